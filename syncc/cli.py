@@ -1,0 +1,244 @@
+"""The `syncc` command line.
+
+    syncc check FILE...                       parse and check; report every problem
+    syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast)
+    syncc run FILE --target fermi-sim         run the host block
+    syncc explain FILE                        what the compiler chose, inserted, and why
+
+Exit status: 0 ok, 1 the program has errors, 2 usage (or a part not built yet),
+3 the program deadlocked or livelocked when run, 101 an internal compiler error.
+Only what `check` needs is imported on the way to checking: no llvmlite, no cupy.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import traceback
+from typing import Callable
+
+import click
+
+from . import __version__
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 101
+
+
+class NotBuiltYet(click.ClickException):
+    """A command or target whose part of the compiler has not landed yet (exit 2)."""
+
+    exit_code = 2
+
+    def __init__(self, what: str, part: str, works_today: str):
+        super().__init__(f"{what} needs {part}, which is not built yet; {works_today}")
+
+    def show(self, file=None) -> None:
+        click.echo(f"syncc: {self.message}", err=True)
+
+
+# ---- shared options -------------------------------------------------------------
+
+def _define(ctx, param, values) -> dict:
+    from .driver import parse_define
+    out = {}
+    for text in values:
+        try:
+            name, value = parse_define(text)
+        except ValueError as e:
+            raise click.BadParameter(str(e), ctx=ctx, param=param) from None
+        out[name] = (value, text.strip())
+    return out
+
+
+def _common(f: Callable) -> Callable:
+    f = click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")(f)
+    f = click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
+                     show_default=True, help="Colour diagnostics (never when NO_COLOR is set).")(f)
+    f = click.option("--error-format", type=click.Choice(["human", "json"]), default="human",
+                     show_default=True, help="human text, or one JSON object per diagnostic per line.")(f)
+    f = click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", callback=_define,
+                     help="Override a `const` (repeatable).")(f)
+    return f
+
+
+class Reporter:
+    """Prints a compilation's diagnostics to stderr in the chosen format."""
+
+    def __init__(self, error_format: str, color: str):
+        from .diagnostics import use_color
+        self.json = error_format == "json"
+        self.color = use_color(sys.stderr, color)
+        self.count_errors = 0
+        self.count_warnings = 0
+
+    def report(self, comp) -> None:
+        from .diagnostics import Renderer
+        renderer = Renderer(comp.sources, color=self.color)
+        for d in comp.diagnostics:
+            if d.is_error:
+                self.count_errors += 1
+            else:
+                self.count_warnings += 1
+            click.echo(renderer.to_json(d) if self.json else renderer.render(d) + "\n", err=True)
+
+    def finish(self, files: int) -> int:
+        if not self.json:
+            parts = []
+            if self.count_errors:
+                parts.append(f"{self.count_errors} error{'s' if self.count_errors != 1 else ''}")
+            if self.count_warnings:
+                parts.append(f"{self.count_warnings} warning{'s' if self.count_warnings != 1 else ''}")
+            what = ", ".join(parts) if parts else "no problems"
+            click.echo(f"syncc: {files} file{'s' if files != 1 else ''} checked: {what}", err=True)
+        return EXIT_ERRORS if self.count_errors else EXIT_OK
+
+
+# ---- commands -----------------------------------------------------------------------
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="syncc", message="%(prog)s %(version)s")
+def cli() -> None:
+    """syncc: a compiler from a small lock DSL to PTX and to a Fermi simulator.
+
+    Programs declare channels, mutexes, semaphores and barriers with a
+    granularity (@thread, @warp, @block, @grid); syncc makes them free of SIMT
+    deadlock and livelock and explains what it did. See docs/language.md.
+    """
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@_common
+def check(files, defines, error_format, color, debug) -> int:
+    """Parse and check FILES; print every problem found."""
+    from .driver import check_file
+    reporter = Reporter(error_format, color)
+    for path in files:
+        reporter.report(check_file(path, defines))
+    return reporter.finish(len(files))
+
+
+_ARCH = re.compile(r"^sm_(\d{2,3})a?$")
+
+
+def _arch(ctx, param, value: str) -> str:
+    m = _ARCH.match(value)
+    if not m or int(m.group(1)) < 70:
+        raise click.BadParameter("expected sm_70 or later, e.g. sm_80 or sm_90", ctx=ctx, param=param)
+    return value
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--target", type=click.Choice(["ptx", "sass", "fermi-sass", "cuda"]), default="ptx",
+              show_default=True, help="What to produce.")
+@click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
+              help="Stop early and print an intermediate form instead.")
+@click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Where to write the result (default: stdout).")
+@click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
+@_common
+def build(file, target, emit, output, arch, defines, error_format, color, debug) -> int:
+    """Compile FILE for a target (today: --emit ast)."""
+    from .driver import check_file
+    reporter = Reporter(error_format, color)
+    comp = check_file(file, defines)
+    reporter.report(comp)
+    if not comp.ok:
+        return reporter.finish(1)
+    if emit == "ast":
+        from .frontend.dump import dump
+        _write(output, dump(comp.module.program))
+        return EXIT_OK
+    if emit == "ir":
+        raise NotBuiltYet("`--emit ir`", "the sync IR (lowering and passes, issue 3)", "`--emit ast` works today")
+    part = {"ptx": "the PTX backend (issue 4)", "sass": "the real-SASS path (issue 4)",
+            "cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
+    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check` and `--emit ast` work today")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
+              help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
+@_common
+def run(file, target, defines, error_format, color, debug) -> int:
+    """Check FILE, then run its host block on a target."""
+    from .driver import check_file
+    reporter = Reporter(error_format, color)
+    comp = check_file(file, defines)
+    reporter.report(comp)
+    if not comp.ok:
+        return reporter.finish(1)
+    part = {"fermi-sim": "the Fermi simulator (issue 5)", "gpu": "the GPU runtime (issue 4)"}[target]
+    raise NotBuiltYet(f"`syncc run --target {target}`", part, f"`syncc check {file}` works today")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@_common
+def explain(file, defines, error_format, color, debug) -> int:
+    """Say what the compiler chose and inserted for FILE, and why."""
+    from .driver import check_file
+    reporter = Reporter(error_format, color)
+    comp = check_file(file, defines)
+    reporter.report(comp)
+    if not comp.ok:
+        return reporter.finish(1)
+    raise NotBuiltYet("`syncc explain`", "the lowering and passes it reports on (issue 3)",
+                      f"`syncc check {file}` works today")
+
+
+def _write(output: str, text: str) -> None:
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+# ---- entry point ----------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> None:
+    sys.exit(run_cli(argv))
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    """Run the CLI and turn every outcome into an exit status (never a traceback, unless --debug)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in args or bool(os.environ.get("SYNCC_DEBUG"))
+    try:
+        result = cli.main(args=args, prog_name="syncc", standalone_mode=False)
+        return result if isinstance(result, int) else EXIT_OK
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return EXIT_USAGE if isinstance(e, click.UsageError) else e.exit_code
+    except click.exceptions.Abort:
+        click.echo("syncc: interrupted", err=True)
+        return 130
+    except KeyboardInterrupt:
+        click.echo("syncc: interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # noqa: BLE001 - the last line of defence
+        return internal_error(e, args, debug)
+
+
+def internal_error(e: BaseException, args: list[str], debug: bool) -> int:
+    frame = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
+    where = f" at {os.path.basename(frame.filename)}:{frame.lineno}" if frame else ""
+    click.echo(f"syncc: internal compiler error: {type(e).__name__}: {e}{where}", err=True)
+    click.echo(f"  while running: syncc {' '.join(args)}", err=True)
+    click.echo("  this is a bug in syncc; please report it with the input file.", err=True)
+    if debug:
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    else:
+        click.echo("  run with --debug (or SYNCC_DEBUG=1) for the traceback.", err=True)
+    return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    main()

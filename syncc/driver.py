@@ -1,0 +1,108 @@
+"""The pipeline, as one readable sequence of phases.
+
+    source.sync ──frontend.parse──▶ AST ──frontend.check──▶ CheckedModule
+                 ──lower (issue 3)──▶ sync IR ──passes──▶ safe IR ──backends──▶ PTX / Fermi SASS
+
+`Compilation` carries what every phase shares: the files read (for quoting in
+diagnostics) and the diagnostics found so far. The CLI and the Python API both
+drive compilations through the functions here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .diagnostics import CompileError, Diagnostic, DiagnosticSink
+from .source import SourceFile, SourceMap
+from .frontend import ast as A
+from .frontend.check import Checker
+from .frontend.modules import ModuleLoader, load_source
+from .frontend.parser import parse
+from .frontend.symbols import CheckedModule
+
+Defines = dict[str, tuple[int | bool, str]]
+
+_DEFINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.+)$")
+
+
+def parse_define(text: str) -> tuple[str, int | bool]:
+    """`N=16` → ("N", 16); `DEBUG=true` → ("DEBUG", True). Raises ValueError."""
+    m = _DEFINE.match(text.strip())
+    if not m:
+        raise ValueError(f"expected NAME=VALUE, got `{text}`")
+    name, raw = m.group(1), m.group(2).strip()
+    if raw in ("true", "false"):
+        return name, raw == "true"
+    try:
+        return name, int(raw.replace("_", ""), 0) if not raw.lstrip("-").isdigit() else int(raw)
+    except ValueError:
+        raise ValueError(f"the value of `{name}` must be an integer or true/false, got `{raw}`") from None
+
+
+@dataclass
+class Compilation:
+    defines: Defines = field(default_factory=dict)
+    sources: SourceMap = field(default_factory=SourceMap)
+    sink: DiagnosticSink = field(default_factory=DiagnosticSink)
+    module: CheckedModule | None = None
+    _loader: ModuleLoader | None = None
+
+    @property
+    def loader(self) -> ModuleLoader:
+        """One loader per compilation, so each module is checked once and cycles are seen."""
+        if self._loader is None:
+            self._loader = ModuleLoader(self.sources, self.sink, self._parse_and_check_module)
+        return self._loader
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.sink.sorted()
+
+    @property
+    def ok(self) -> bool:
+        return not self.sink.has_errors
+
+    def read(self, path: str) -> SourceFile | None:
+        source = load_source(path, self.sources)
+        if isinstance(source, Diagnostic):
+            self.sink.add(source)
+            return None
+        return source
+
+    def parse(self, source: SourceFile) -> A.Program | None:
+        try:
+            return parse(source)
+        except CompileError as e:
+            self.sink.extend(e.diagnostics)
+            return None
+
+    def check(self, source: SourceFile, program: A.Program, is_module: bool = False) -> CheckedModule:
+        defines = {} if is_module else self.defines
+        return Checker(program, source.path, self.sink, self.loader, defines, is_module).run()
+
+    def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
+        errors_before = sum(d.is_error for d in self.sink.items)
+        program = self.parse(source)
+        if program is None:
+            return None
+        module = self.check(source, program, is_module=True)
+        return module if sum(d.is_error for d in self.sink.items) == errors_before else None
+
+
+def parse_file(path: str) -> tuple[Compilation, A.Program | None]:
+    comp = Compilation()
+    source = comp.read(path)
+    return comp, (comp.parse(source) if source is not None else None)
+
+
+def check_file(path: str, defines: Defines | None = None) -> Compilation:
+    """Parse and check one file (and the stdlib modules it imports)."""
+    comp = Compilation(defines=defines or {})
+    source = comp.read(path)
+    if source is None:
+        return comp
+    program = comp.parse(source)
+    if program is None:
+        return comp
+    comp.module = comp.check(source, program)
+    return comp

@@ -1,0 +1,414 @@
+"""The syntax tree: small frozen dataclasses, each carrying the span it came from.
+
+Nodes compare by identity (eq=False), so checker tables can key on them cheaply.
+The grammar rule each node comes from is named in syncc/frontend/build_ast.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from ..source import Span
+
+node = dataclass(frozen=True, eq=False, slots=True)
+
+
+@node
+class Ident:
+    text: str
+    span: Span
+
+
+# ---- expressions -----------------------------------------------------------
+
+@node
+class IntLit:
+    value: int
+    text: str
+    span: Span
+
+
+@node
+class BoolLit:
+    value: bool
+    span: Span
+
+
+@node
+class StrLit:
+    value: str
+    span: Span
+
+
+@node
+class Name:
+    id: str
+    span: Span
+
+
+@node
+class TypeRef:
+    """A scalar type used as a value: a cast `u32(x)` or a dtype `zeros(i32, 4)`."""
+    name: str
+    span: Span
+
+
+@node
+class Unary:
+    op: str
+    operand: Expr
+    span: Span
+
+
+@node
+class Binary:
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@node
+class Index:
+    base: Expr
+    index: Expr
+    span: Span
+
+
+@node
+class Field:
+    base: Expr
+    name: Ident
+    span: Span
+
+
+@node
+class KwArg:
+    name: Ident
+    value: Expr
+    span: Span
+
+
+@node
+class Call:
+    func: Expr
+    args: tuple[Expr, ...]
+    kwargs: tuple[KwArg, ...]
+    span: Span
+
+
+@node
+class ListLit:
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class Place:
+    """A primitive instance named by a synchronization statement: `m`, `locks[h]`."""
+    name: Ident
+    indices: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class Get:
+    """`get c[i]`: wait until the channel slot is full and take its value."""
+    place: Place
+    span: Span
+
+
+@node
+class TryLock:
+    """`trylock m`: one attempt to take the mutex; true on success."""
+    place: Place
+    span: Span
+
+
+Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock]
+
+
+# ---- types ----------------------------------------------------------------
+
+@node
+class ScalarTypeExpr:
+    name: str  # i32 u32 i64 u64 bool
+    span: Span
+
+
+@node
+class ArrayTypeExpr:
+    space: str  # global | shared
+    elem: ScalarTypeExpr
+    dims: tuple[Expr, ...]
+    span: Span
+
+
+TypeExpr = Union[ScalarTypeExpr, ArrayTypeExpr]
+
+
+# ---- statements -------------------------------------------------------------
+
+@node
+class Block:
+    stmts: tuple[Stmt, ...]
+    span: Span
+
+
+@node
+class Let:
+    mutable: bool  # var (True) or let (False)
+    name: Ident
+    type: ScalarTypeExpr | None
+    value: Expr
+    span: Span
+
+
+@node
+class Assign:
+    target: Expr
+    op: str  # "=" or a compound operator such as "+="
+    value: Expr
+    span: Span
+
+
+@node
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+@node
+class If:
+    cond: Expr
+    then: Block
+    orelse: Block | If | None
+    span: Span
+
+
+@node
+class While:
+    cond: Expr
+    body: Block
+    span: Span
+
+
+@node
+class For:
+    var: Ident
+    start: Expr
+    stop: Expr
+    step: Expr | None
+    body: Block
+    span: Span
+
+
+@node
+class Break:
+    span: Span
+
+
+@node
+class Continue:
+    span: Span
+
+
+@node
+class Return:
+    value: Expr | None
+    span: Span
+
+
+@node
+class SharedDecl:
+    name: Ident
+    elem: ScalarTypeExpr
+    dims: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class ImplRef:
+    """`using ticket(backoff=64)`: the implementation chosen for a primitive."""
+    name: Ident
+    args: tuple[Expr, ...]
+    kwargs: tuple[KwArg, ...]
+    span: Span
+
+
+@node
+class PrimDecl:
+    """`mutex m[4] in global @thread using ticket`, `semaphore s(3) ...`, `channel c[N]: i32 ...`."""
+    kind: str  # mutex | semaphore | barrier | channel
+    name: Ident
+    dims: tuple[Expr, ...]
+    args: tuple[Expr, ...]
+    kwargs: tuple[KwArg, ...]
+    elem: ScalarTypeExpr | None
+    placement: str  # shared | global
+    granularity: Ident  # text without the '@'
+    impl: ImplRef | None
+    span: Span
+
+
+@node
+class Critical:
+    target: Place
+    body: Block
+    span: Span
+
+
+@node
+class Acquire:
+    target: Place
+    body: Block
+    span: Span
+
+
+@node
+class WhenBinding:
+    name: Ident
+    source: Place
+    span: Span
+
+
+@node
+class When:
+    bindings: tuple[WhenBinding, ...]
+    body: Block
+    span: Span
+
+
+@node
+class BarrierStmt:
+    """`barrier`: every thread of the block meets here (bar.sync 0)."""
+    span: Span
+
+
+@node
+class Fence:
+    scope: Ident  # cta | gpu | sys
+    span: Span
+
+
+@node
+class PrimOp:
+    """A low-level operation on one primitive instance: lock, unlock, wait, post,
+    signal, await, sync or arrive (the table in check.py says which kind each needs)."""
+    op: str
+    target: Place
+    span: Span
+
+
+@node
+class Put:
+    target: Place
+    value: Expr
+    span: Span
+
+
+@node
+class ShapeDim:
+    """`grid(8)` or `block(32, 32)` in a kernel's launch shape or a host launch."""
+    name: Ident
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class Launch:
+    kernel: Ident
+    args: tuple[Expr, ...]
+    kwargs: tuple[KwArg, ...]
+    shape: tuple[ShapeDim, ...]
+    span: Span
+
+
+@node
+class Check:
+    cond: Expr
+    message: StrLit | None
+    span: Span
+
+
+@node
+class Print:
+    items: tuple[Expr, ...]
+    span: Span
+
+
+@node
+class Save:
+    value: Expr
+    path: StrLit
+    span: Span
+
+
+Stmt = Union[Let, Assign, ExprStmt, If, While, For, Break, Continue, Return, SharedDecl, PrimDecl,
+             Critical, Acquire, When, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
+
+
+# ---- items ------------------------------------------------------------------
+
+@node
+class Import:
+    path: tuple[Ident, ...]  # std . mutex
+    alias: Ident | None
+    span: Span
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(p.text for p in self.path)
+
+    @property
+    def bound_name(self) -> Ident:
+        return self.alias or self.path[-1]
+
+
+@node
+class Const:
+    name: Ident
+    type: ScalarTypeExpr | None
+    value: Expr
+    span: Span
+
+
+@node
+class Param:
+    name: Ident
+    type: TypeExpr
+    span: Span
+
+
+@node
+class Fn:
+    name: Ident
+    params: tuple[Param, ...]
+    ret: ScalarTypeExpr | None
+    body: Block
+    span: Span
+
+
+@node
+class Kernel:
+    name: Ident
+    params: tuple[Param, ...]
+    launch: tuple[ShapeDim, ...]
+    body: Block
+    span: Span
+
+
+@node
+class Host:
+    name: Ident | None
+    body: Block
+    span: Span
+
+
+Item = Union[Import, Const, Fn, Kernel, Host]
+
+
+@node
+class Program:
+    items: tuple[Item, ...]
+    span: Span

@@ -1,0 +1,120 @@
+"""What each primitive kind accepts, and the implementations `using` can name.
+
+The rules of docs/language.md ("Primitives") are data here, so the checker,
+the docs and later the lowering read one table. An implementation lists the
+placements and granularities it supports and its parameters (all integers,
+with defaults). Which implementation a primitive gets when no `using` is
+written is the target's choice (docs/targets.md), not the front end's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GRANULARITIES = ("thread", "warp", "block", "grid")
+PLACEMENTS = ("shared", "global")
+
+
+@dataclass(frozen=True)
+class KindRule:
+    granularities: tuple[str, ...]
+    arg: str | None          # name of the one positional argument, if the kind takes one
+    arg_required: bool
+    carries_values: bool     # channels hold typed slots
+    summary: str
+
+
+KINDS: dict[str, KindRule] = {
+    "mutex": KindRule(("thread", "warp", "block"), None, False, False,
+                      "mutual exclusion: one holder at a time"),
+    "semaphore": KindRule(("thread", "warp", "block"), "count", True, False,
+                          "at most `count` holders at a time"),
+    "barrier": KindRule(("warp", "block", "grid"), "count", False, False,
+                        "every participant waits until all have arrived"),
+    "channel": KindRule(("thread", "warp", "block"), None, False, True,
+                        "write-once slots: one producer puts, consumers wait and get"),
+}
+
+
+@dataclass(frozen=True)
+class ImplParam:
+    name: str
+    default: int
+
+
+@dataclass(frozen=True)
+class Implementation:
+    kind: str
+    name: str
+    placements: tuple[str, ...]
+    granularities: tuple[str, ...]
+    params: tuple[ImplParam, ...]
+    summary: str
+    source: str  # where in the seed papers it comes from
+
+
+def _impl(kind, name, placements, grans, summary, source, params=()):
+    return Implementation(kind, name, tuple(placements.split()), tuple(grans.split()),
+                          tuple(ImplParam(n, d) for n, d in params), summary, source)
+
+
+_BACKOFF = (("min_delay", 32), ("max_delay", 1024))
+
+IMPLEMENTATIONS: tuple[Implementation, ...] = (
+    # mutexes
+    _impl("mutex", "tas", "global shared", "thread warp block",
+          "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1"),
+    _impl("mutex", "ttas", "global", "thread warp block",
+          "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4"),
+    _impl("mutex", "ticket", "global shared", "thread warp block",
+          "fetch-and-add ticket lock: fair, first come first served",
+          "seed 001 Algorithm 3; seed 003 Listing 4.7"),
+    _impl("mutex", "mcs", "global", "thread",
+          "MCS queue lock: each waiter spins on its own node", "seed 003 Listing 4.10"),
+    _impl("mutex", "mcs2", "global", "thread",
+          "MCS with two queue nodes per thread, for lock coupling", "seed 003 section 4.2.2"),
+    _impl("mutex", "backoff", "global shared", "thread warp block",
+          "spin lock with growing delay between attempts", "seed 001 Algorithm 2", _BACKOFF),
+    _impl("mutex", "tinylock", "shared", "thread warp",
+          "Fermi lock bits (LDSLK/STSUL), no mutex word; a warp shares one bit at @warp",
+          "seed 000 Listings 4 and 9"),
+    # semaphores
+    _impl("semaphore", "spin", "global shared", "thread warp block",
+          "spin on a lock-protected counter", "seed 001 Algorithm 4"),
+    _impl("semaphore", "backoff", "global shared", "thread warp block",
+          "spin semaphore with backoff in wait", "seed 001 Algorithm 4", _BACKOFF),
+    _impl("semaphore", "sleeping", "global", "thread warp block",
+          "fetch-and-add count plus tickets: at most two atomics per operation",
+          "seed 001 Algorithm 5"),
+    # barriers
+    _impl("barrier", "bar", "shared", "warp block",
+          "hardware barriers: bar.sync 0 for a block, named bar.sync/bar.arrive with a count",
+          "seed 000 Listing 12"),
+    _impl("barrier", "syncwarp", "shared", "warp",
+          "__syncwarp: the lanes of one warp meet", "seed 003 Listing 3.6"),
+    _impl("barrier", "atomic", "global", "grid",
+          "sense-reversing barrier on one atomic counter", "seed 001 section 5.1"),
+    _impl("barrier", "xf", "global", "grid",
+          "Xiao-Feng barrier: one flag per block, a master block gathers and releases",
+          "seed 001 section 5.1"),
+    _impl("barrier", "hierarchical", "global", "grid",
+          "blocks of one SM meet first, then one block per SM meets globally", "syncc"),
+    # channels
+    _impl("channel", "tinylock", "shared", "thread warp",
+          "one Fermi lock bit per slot: the producer holds it until it puts",
+          "seed 000 Listings 6, 8, 13 and 15"),
+    _impl("channel", "atomlock", "shared global", "thread warp",
+          "one spin-lock word per slot (at @warp, one per warp)", "seed 000 Listings 11 and 14"),
+    _impl("channel", "flag", "shared global", "thread warp block",
+          "data plus a ready flag, written with release and read with acquire",
+          "seed 002 producer-consumer"),
+    _impl("channel", "namedbar", "shared", "warp",
+          "producer warp bar.arrive, consumer warp bar.sync on a named barrier",
+          "seed 000 Listing 12"),
+)
+
+
+def implementations(kind: str) -> dict[str, Implementation]:
+    return {i.name: i for i in IMPLEMENTATIONS if i.kind == kind}
+
+
+MAX_NAMED_BARRIERS = 15  # 16 per block; barrier 0 serves `barrier`

@@ -1,0 +1,521 @@
+"""The checker: names, types, constants and the rules of the language.
+
+    module = Checker(program, sink, loader, defines).run()
+
+It walks the AST once, reporting every problem it finds to the sink, and
+returns a CheckedModule: the AST plus each expression's type, each name's
+symbol, constant values, and per-kernel information (launch shape, primitives
+with their granularity, placement and implementation) for the lowering.
+
+Expression rules are in check_expr.py, primitive rules in check_prims.py and
+host rules in check_host.py; this file holds items, scopes and statements.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..diagnostics import DiagnosticSink, Note
+from . import ast as A
+from .builtins import BUILTIN_FNS, BUILTIN_VALUES
+from .check_expr import ExprRules
+from .check_host import HostRules
+from .check_prims import PrimRules
+from .consts import ConstError, NotConstant, fold
+from .symbols import CheckedModule, ConstInfo, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
+from .types import BOOL, ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
+
+
+@dataclass
+class Ctx:
+    """Where a statement or expression is being checked."""
+    where: str                       # const | fn | kernel | host
+    scope: Scope
+    kernel: KernelInfo | None = None
+    fn: FnInfo | None = None
+    loops: int = 0
+    top_level: bool = False          # directly in a kernel's body block
+    region: str | None = None        # structured sync region that break/continue/return must not leave
+
+    def child(self, **changes) -> "Ctx":
+        return replace(self, scope=Scope(self.scope), top_level=False, **changes)
+
+    def region_child(self, region: str) -> "Ctx":
+        return self.child(region=region, loops=0)
+
+
+def builtin_scope() -> Scope:
+    scope = Scope()
+    for name, fn in BUILTIN_FNS.items():
+        scope.names[name] = Symbol(name, "builtin-fn", None, info=fn)
+    for name, value in BUILTIN_VALUES.items():
+        scope.names[name] = Symbol(name, "builtin-value", None, info=value)
+    return scope
+
+
+_BUILTINS = builtin_scope()
+
+
+class Checker(ExprRules, PrimRules, HostRules):
+    def __init__(self, program: A.Program, path: str, sink: DiagnosticSink, loader=None,
+                 defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False):
+        self.program = program
+        self.sink = sink
+        self.loader = loader
+        self.defines = defines or {}
+        self.module = CheckedModule(path, program, is_module)
+        self.types = self.module.types
+        self.refs = self.module.refs
+        self.scope = Scope(_BUILTINS)
+        self.module.scope = self.scope
+
+    # ---- reporting -------------------------------------------------------------
+
+    def error(self, code, message, span, *, notes=(), help=None):
+        self.sink.error(code, message, span, notes=notes, help=help)
+
+    def warning(self, code, message, span, *, notes=(), help=None):
+        self.sink.warning(code, message, span, notes=notes, help=help)
+
+    def device_only(self, what: str, span, ctx: Ctx, note: Note | None = None) -> None:
+        """Mark a construct that runs only on the GPU."""
+        if ctx.where == "host":
+            self.error("E0506", f"{what} runs on the GPU and cannot be used in a host block", span,
+                       notes=[note] if note else ())
+        elif ctx.where == "const":
+            self.error("E0301", f"{what} is not a constant", span)
+        elif ctx.fn is not None and ctx.fn.device_use is None:
+            ctx.fn.device_use, ctx.fn.device_why = span, what.split(" (")[0]
+
+    def host_only(self, what: str, span, ctx: Ctx) -> bool:
+        if ctx.where != "host":
+            self.error("E0505", f"{what} belongs in a host block", span,
+                       help="host blocks prepare data, launch kernels and check results")
+            return False
+        return True
+
+    def kernel_only(self, what: str, span, ctx: Ctx) -> bool:
+        if ctx.where != "kernel":
+            place = "a host block" if ctx.where == "host" else "a function" if ctx.where == "fn" else "a constant"
+            self.error("E0504", f"{what} can only appear in a kernel, not in {place}", span)
+            return False
+        return True
+
+    # ---- declarations ------------------------------------------------------------
+
+    def declare(self, scope: Scope, sym: Symbol) -> None:
+        if sym.name in _BUILTINS.names:
+            self.error("E0105", f"`{sym.name}` is a built-in name and cannot be redefined", sym.span,
+                       help="choose another name")
+            return
+        prev = scope.names.get(sym.name)
+        if prev is not None:
+            self.error("E0102", f"`{sym.name}` is defined twice", sym.span,
+                       notes=[Note("first defined here", prev.span)] if prev.span else ())
+            return
+        scope.names[sym.name] = sym
+
+    def scalar_of(self, name: str) -> ScalarType:
+        return SCALARS[name]
+
+    def dims(self, exprs, ctx: Ctx, what: str) -> tuple[int, ...] | None:
+        out = []
+        for e in exprs:
+            t = self.value(e, ctx)
+            if t is ERROR:
+                return None
+            if not is_int(t):
+                self.error("E0201", f"{what} must be an integer, found {t}", e.span)
+                return None
+            v = self.constant(e, what)
+            if v is None:
+                return None
+            if v <= 0:
+                self.error("E0306", f"{what} must be positive, found {v}", e.span)
+                return None
+            out.append(v)
+        return tuple(out)
+
+    # ---- the program ---------------------------------------------------------------
+
+    def run(self) -> CheckedModule:
+        items = self.program.items
+        for item in items:
+            self.declare_item(item)
+        self.apply_defines()
+        for item in items:
+            if isinstance(item, A.Const):
+                self.const_value(self.scope.names.get(item.name.text))
+            elif isinstance(item, A.Fn):
+                sym = self.scope.names.get(item.name.text)
+                if sym is not None and sym.decl is item:
+                    self.fn_info(sym, item.span)
+        for item in items:
+            if isinstance(item, A.Kernel):
+                self.check_kernel(item)
+            elif isinstance(item, A.Host):
+                self.check_host(item)
+        return self.module
+
+    def declare_item(self, item) -> None:
+        m = self.module
+        if isinstance(item, A.Import):
+            module = self.loader.load(item) if self.loader is not None else None
+            if module is not None:
+                m.imports[item.dotted] = module
+                self.declare(self.scope, Symbol(item.bound_name.text, "module", None, item, info=module))
+        elif isinstance(item, A.Const):
+            info = ConstInfo(item)
+            self.declare(self.scope, Symbol(item.name.text, "const", None, item, info=info))
+            m.consts.setdefault(item.name.text, info)
+        elif isinstance(item, A.Fn):
+            info = FnInfo(item)
+            self.declare(self.scope, Symbol(item.name.text, "fn", None, item, info=info))
+            m.fns.setdefault(item.name.text, info)
+        elif isinstance(item, A.Kernel):
+            if m.is_module:
+                self.error("E0108", "a stdlib module holds constants and functions, not kernels", item.name.span)
+            info = KernelInfo(item)
+            self.declare(self.scope, Symbol(item.name.text, "kernel", None, item, info=info))
+            m.kernels.setdefault(item.name.text, info)
+        elif isinstance(item, A.Host):
+            if m.is_module:
+                self.error("E0108", "a stdlib module holds constants and functions, not a host block", item.span)
+            elif m.host is not None:
+                self.error("E0109", "a program has one host block", item.span,
+                           notes=[Note("the first one is here", m.host.span)])
+            else:
+                m.host = item
+
+    def apply_defines(self) -> None:
+        for name, (value, text) in self.defines.items():
+            sym = self.scope.names.get(name)
+            if sym is None or sym.kind != "const":
+                self.warning("W0101", f"`-D {text}` matches no constant in this file", None)
+                continue
+            sym.info.defined_by = f"-D {text}"
+            sym.info.value = value
+
+    # ---- constants ---------------------------------------------------------------------
+
+    def const_value(self, sym: Symbol | None):
+        if sym is None or sym.kind != "const":
+            return None
+        info: ConstInfo = sym.info
+        if info.state == "done":
+            return info.value
+        if info.state == "active":
+            self.error("E0303", f"the constant `{sym.name}` depends on itself", info.decl.name.span)
+            info.state, info.type, info.value = "done", ERROR, None
+            return None
+        info.state = "active"
+        decl = info.decl
+        ctx = Ctx("const", self.scope)
+        t = self.value(decl.value, ctx)
+        want = self.scalar_of(decl.type.name) if decl.type is not None else None
+        value = None
+        if t is not ERROR:
+            if want is not None:
+                self.coerce(decl.value, t, want, f"for `{sym.name}`")
+                t = want
+            value = self.constant(decl.value, f"the value of `{sym.name}`")
+        if info.defined_by is not None and info.value is not None:
+            value = self._override(sym, info, t)
+            t = info.type if info.type is not None else t
+        info.type = t if value is not None else ERROR
+        info.value = value
+        info.state = "done"
+        return value
+
+    def _override(self, sym: Symbol, info: ConstInfo, t):
+        """The -D value, checked against the constant's type."""
+        value = info.value
+        note = [Note(f"its value comes from `{info.defined_by}`")]
+        if isinstance(value, bool) != (t == BOOL):
+            want = "true or false" if t == BOOL else "an integer"
+            self.error("E0201", f"`{sym.name}` is {t}; `{info.defined_by}` must give {want}",
+                       info.decl.name.span, notes=note)
+            return None
+        if isinstance(t, ScalarType) and t.is_int:
+            lo, hi = t.range
+            if not lo <= value <= hi:
+                self.error("E0305", f"{value} does not fit in {t} ({lo} to {hi})", info.decl.name.span, notes=note)
+                return None
+        info.type = t if t is not INT_LIT or not isinstance(value, bool) else BOOL
+        return value
+
+    # ---- functions -----------------------------------------------------------------------
+
+    def fn_info(self, sym: Symbol, use_span) -> FnInfo:
+        info: FnInfo = sym.info
+        if info.state == "done":
+            return info
+        if info.state == "active":
+            self.error("E0507", f"`{sym.name}` calls itself; functions are inlined and cannot recurse",
+                       use_span, notes=[Note("declared here", info.decl.name.span)])
+            return info
+        info.state = "active"
+        decl = info.decl
+        scope = Scope(self.scope)
+        for p in decl.params:
+            if isinstance(p.type, A.ArrayTypeExpr):
+                self.error("E0509", "function parameters are scalars; pass an index instead of an array",
+                           p.type.span)
+                t = ERROR
+            else:
+                t = self.scalar_of(p.type.name)
+            info.params.append(t)
+            self.declare(scope, Symbol(p.name.text, "param", t, p))
+        info.ret = self.scalar_of(decl.ret.name) if decl.ret is not None else None
+        ctx = Ctx("fn", scope, fn=info)
+        self.block(decl.body, ctx, new_scope=False)
+        if info.ret is not None and not _always_returns(decl.body):
+            self.error("E0503", f"`{sym.name}` can reach its end without returning a {info.ret}",
+                       decl.body.span.at_end(), help="end every path with `return <value>`")
+        info.state = "done"
+        return info
+
+    # ---- kernels and host ------------------------------------------------------------------
+
+    def check_kernel(self, k: A.Kernel) -> None:
+        sym = self.scope.names.get(k.name.text)
+        info: KernelInfo = sym.info if sym is not None and sym.decl is k else KernelInfo(k)
+        scope = Scope(self.scope)
+        const_ctx = Ctx("const", self.scope)
+        for p in k.params:
+            if isinstance(p.type, A.ArrayTypeExpr):
+                if p.type.space != "global":
+                    self.error("E0605", "kernel arrays come from the host and live in global memory",
+                               p.type.span, help="write `global` here; declare shared arrays in the body")
+                dims = self.dims(p.type.dims, const_ctx, "an array size")
+                t = ArrayType(self.scalar_of(p.type.elem.name), dims, "global") if dims is not None else ERROR
+            else:
+                t = self.scalar_of(p.type.name)
+            info.params.append((p.name.text, t))
+            self.declare(scope, Symbol(p.name.text, "param", t, p))
+        shape = self.launch_shape(k.launch, const_ctx)
+        info.grid, info.block = shape.get("grid"), shape.get("block")
+        if k.launch and info.block is None and "block" not in {d.name.text for d in k.launch}:
+            self.error("E0603", "a launch shape needs `block(...)`", k.launch[0].span)
+        ctx = Ctx("kernel", scope, kernel=info, top_level=True)
+        self.block(k.body, ctx, new_scope=False)
+
+    def check_host(self, h: A.Host) -> None:
+        self.block(h.body, Ctx("host", Scope(self.scope)), new_scope=False)
+
+    # ---- statements ----------------------------------------------------------------------
+
+    def block(self, b: A.Block, ctx: Ctx, new_scope: bool = True) -> None:
+        inner = ctx.child() if new_scope else ctx
+        for s in b.stmts:
+            getattr(self, "_" + type(s).__name__)(s, inner)
+
+    def _Let(self, s: A.Let, ctx):
+        if isinstance(s.value, A.Get):
+            t = self.get_value(s.value, ctx)
+        else:
+            t = self.expr(s.value, ctx)
+        if isinstance(t, ArrayType) and ctx.where == "host" and s.type is None:
+            self.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+            return
+        t = self.as_value(s.value, t)
+        if s.type is not None:
+            want = self.scalar_of(s.type.name)
+            self.coerce(s.value, t, want, f"for `{s.name.text}`")
+            t = want
+        elif t is not ERROR:
+            t = self.concrete(s.value, t)
+        self.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+
+    def _Assign(self, s: A.Assign, ctx):
+        target_t = self.assign_target(s.target, ctx)
+        if isinstance(s.value, A.Get):
+            if s.op != "=":
+                self.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
+            t = self.get_value(s.value, ctx)
+        else:
+            t = self.value(s.value, ctx)
+        if target_t is ERROR or t is ERROR:
+            return
+        if s.op == "=":
+            self.coerce(s.value, t, target_t, "in assignment")
+            return
+        op = s.op[:-1]
+        if not is_int(target_t):
+            self.error("E0201", f"`{s.op}` needs an integer target, found {target_t}", s.target.span)
+        elif op in ("<<", ">>"):
+            if not is_int(t):
+                self.error("E0201", f"a shift amount must be an integer, found {t}", s.value.span)
+        else:
+            self.coerce(s.value, t, target_t, f"in `{s.op}`")
+
+    def assign_target(self, e, ctx):
+        if isinstance(e, A.Name):
+            sym = self.resolve(e.id, e.span, ctx)
+            if sym is None:
+                return ERROR
+            self.refs[e] = sym
+            if sym.kind == "local" and sym.mutable and not isinstance(sym.type, ArrayType):
+                self.types[e] = sym.type
+                return sym.type
+            what = {"local": "declared with `let`", "param": "a parameter", "const": "a constant",
+                    "loopvar": "a loop variable", "binding": "a value received from a channel"}.get(sym.kind)
+            if sym.kind == "prim":
+                return self._assign_prim(e, sym)
+            self.error("E0204", f"cannot assign to `{sym.name}`" + (f": it is {what}" if what else ""), e.span,
+                       notes=[Note("declared here", sym.span)] if sym.span else (),
+                       help="declare it with `var` to change it" if sym.kind == "local" else None)
+            return ERROR
+        if isinstance(e, A.Index):
+            base, _ = self.flatten_index(e)
+            if isinstance(base, A.Name):
+                sym = ctx.scope.lookup(base.id)
+                if sym is not None and sym.kind == "prim":
+                    self.expr(e, ctx)
+                    return self._assign_prim(base, sym)
+            t = self.expr(e, ctx)
+            bt = self.types.get(base)
+            if t is ERROR or isinstance(bt, ArrayType):
+                return t
+        else:
+            self.expr(e, ctx)
+        self.error("E0204", "cannot assign to this expression", e.span,
+                   help="assign to a `var`, or to an element of an array")
+        return ERROR
+
+    def _assign_prim(self, e, sym):
+        if sym.info.kind == "channel":
+            self.error("E0411", f"channel slots are written with `put`, not `=`", e.span,
+                       help=f"write `put {sym.name}[...] = value`")
+        else:
+            self.error("E0411", f"`{sym.name}` is a {sym.info.kind}; it cannot be assigned", e.span)
+        return ERROR
+
+    def _ExprStmt(self, s: A.ExprStmt, ctx):
+        if not isinstance(s.expr, A.Call):
+            self.expr(s.expr, ctx)
+            self.error("E0209", "this expression does nothing", s.span,
+                       help="assign it (`x = ...`) or remove it")
+            return
+        self.expr(s.expr, ctx)
+
+    def _If(self, s: A.If, ctx):
+        self.condition(s.cond, ctx)
+        self.block(s.then, ctx)
+        if isinstance(s.orelse, A.Block):
+            self.block(s.orelse, ctx)
+        elif isinstance(s.orelse, A.If):
+            self._If(s.orelse, ctx.child())
+
+    def _While(self, s: A.While, ctx):
+        self.condition(s.cond, ctx)
+        self.block(s.body, ctx.child(loops=ctx.loops + 1))
+
+    def _For(self, s: A.For, ctx):
+        lo, hi = self.value(s.start, ctx), self.value(s.stop, ctx)
+        t = ERROR
+        if lo is not ERROR and hi is not ERROR:
+            for e, et in ((s.start, lo), (s.stop, hi)):
+                if not is_int(et):
+                    self.error("E0201", f"a `for` range needs integers, found {et}", e.span)
+            if is_int(lo) and is_int(hi):
+                common = lo if hi is INT_LIT else hi if lo is INT_LIT else lo if lo == hi else None
+                if common is None:
+                    self.error("E0201", f"the bounds of a `for` range differ in type: {lo} and {hi}",
+                               s.start.span.to(s.stop.span), help=f"convert one, e.g. `{lo}(...)`")
+                else:
+                    t = self.concrete(s.start, common) if common is INT_LIT else common
+                    for e, et in ((s.start, lo), (s.stop, hi)):
+                        if et is INT_LIT:
+                            self._fits(e, t)
+        if s.step is not None:
+            st = self.value(s.step, ctx)
+            if st is not ERROR and t is not ERROR:
+                self.coerce(s.step, st, t, "for the step")
+                try:
+                    step = fold(s.step, self._const_lookup, self._wrap)
+                except (NotConstant, ConstError):
+                    step = None
+                if step is not None and step <= 0:
+                    self.error("E0306", f"a `for` step must be positive, found {step}", s.step.span)
+        body = ctx.child(loops=ctx.loops + 1)
+        self.declare(body.scope, Symbol(s.var.text, "loopvar", t, s))
+        self.block(s.body, body, new_scope=False)
+
+    def _Break(self, s, ctx):
+        self._leave("break", s.span, ctx, needs_loop=True)
+
+    def _Continue(self, s, ctx):
+        self._leave("continue", s.span, ctx, needs_loop=True)
+
+    def _leave(self, what: str, span, ctx: Ctx, needs_loop: bool) -> bool:
+        if needs_loop and ctx.loops == 0:
+            if ctx.region is not None:
+                self.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+                           help="set a flag and leave the loop after the block")
+            else:
+                self.error("E0501", f"`{what}` outside a loop", span)
+            return False
+        if not needs_loop and ctx.region is not None:
+            self.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+                       help="finish the block first, then return")
+            return False
+        return True
+
+    def _Return(self, s: A.Return, ctx):
+        if not self._leave("return", s.span, ctx, needs_loop=False):
+            if s.value is not None:
+                self.expr(s.value, ctx)
+            return
+        ret = ctx.fn.ret if ctx.fn is not None else None
+        if s.value is None:
+            if ret is not None:
+                self.error("E0502", f"this function returns a {ret}; `return` needs a value", s.span)
+            return
+        t = self.value(s.value, ctx)
+        if ret is None:
+            where = "a kernel" if ctx.where == "kernel" else "a host block" if ctx.where == "host" else \
+                "a function without `-> type`"
+            self.error("E0502", f"{where} returns no value", s.value.span)
+        else:
+            self.coerce(s.value, t, ret, "in `return`")
+
+    def _SharedDecl(self, s: A.SharedDecl, ctx):
+        if not self.kernel_only("a shared array", s.span, ctx):
+            return
+        if not ctx.top_level:
+            self.error("E0412", f"declare the shared array `{s.name.text}` at the top level of the kernel body",
+                       s.span)
+        dims = self.dims(s.dims, ctx, "an array size")
+        t = ArrayType(self.scalar_of(s.elem.name), dims, "shared") if dims is not None else ERROR
+        if dims is not None:
+            ctx.kernel.shared.append(SharedInfo(s, t))
+        self.declare(ctx.scope, Symbol(s.name.text, "shared", t, s))
+
+
+def _always_returns(b: A.Block) -> bool:
+    """Does every path through the block end in `return`? (A structural check.)"""
+    for s in b.stmts:
+        if isinstance(s, A.Return):
+            return True
+        if isinstance(s, A.If) and s.orelse is not None:
+            other = s.orelse if isinstance(s.orelse, A.Block) else A.Block((s.orelse,), s.orelse.span)
+            if _always_returns(s.then) and _always_returns(other):
+                return True
+        if isinstance(s, A.While) and isinstance(s.cond, A.BoolLit) and s.cond.value and not _breaks(s.body):
+            return True
+    return False
+
+
+def _breaks(b: A.Block) -> bool:
+    for s in b.stmts:
+        if isinstance(s, A.Break):
+            return True
+        if isinstance(s, A.If):
+            if _breaks(s.then) or (isinstance(s.orelse, A.Block) and _breaks(s.orelse)) or \
+                    (isinstance(s.orelse, A.If) and _breaks(A.Block((s.orelse,), s.span))):
+                return True
+        if isinstance(s, (A.Critical, A.Acquire, A.When)):
+            if _breaks(s.body):
+                return True
+    return False
+

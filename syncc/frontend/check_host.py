@@ -1,0 +1,147 @@
+"""Host-block rules of the checker: launch, check, print, save, and launch shapes.
+
+A host block is sequential code that prepares arrays, launches kernels and
+verifies results. `launch k(args)` must match k's parameters exactly: an array
+parameter takes a host array of the same element type and shape, a scalar
+parameter a value of its type.
+"""
+from __future__ import annotations
+
+from ..diagnostics import Note
+from . import ast as A
+from .consts import ConstError, NotConstant, fold
+from .types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
+
+MAX_BLOCK_THREADS = 1024
+_BLOCK_LIMITS = (1024, 1024, 64)
+_GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)
+
+
+class HostRules:
+    """Mixin: host statements and launch shapes for Checker."""
+
+    def _Launch(self, s: A.Launch, ctx):
+        if not self.host_only("`launch`", s.span, ctx):
+            return
+        sym = self.resolve(s.kernel.text, s.kernel.span, ctx)
+        if sym is not None:
+            self.refs[s] = sym
+        if sym is None or sym.kind != "kernel":
+            if sym is not None:
+                self.error("E0601", f"`{sym.name}` is not a kernel", s.kernel.span,
+                           notes=[Note("declared here", sym.span)] if sym.span else ())
+            for a in s.args:
+                self.expr(a, ctx)
+            return
+        kernel = sym.info
+        if s.kwargs:
+            self.error("E0602", "kernel arguments are positional", s.kwargs[0].span)
+        params = kernel.params
+        if len(s.args) != len(params):
+            self.error("E0602", f"`{sym.name}` takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
+                       f"got {len(s.args)}", s.span, notes=[Note("declared here", kernel.decl.name.span)])
+        for arg, (pname, ptype) in zip(s.args, params):
+            if isinstance(ptype, ArrayType):
+                t = self.expr(arg, ctx)
+                if t is ERROR:
+                    continue
+                if not (isinstance(t, ArrayType) and t.elem == ptype.elem and t.dims == ptype.dims):
+                    shown = "host array " + str(t) if isinstance(t, ArrayType) else self._kind_of(arg, t)
+                    want = str(ArrayType(ptype.elem, ptype.dims, "host"))
+                    self.error("E0602", f"`{pname}` needs a host array {want}, found {shown}", arg.span,
+                               help=f"allocate it with `zeros({ptype.elem}, [{', '.join(map(str, ptype.dims))}])`")
+            elif ptype is not ERROR:
+                self.coerce(arg, self.value(arg, ctx), ptype, f"for `{pname}`")
+        for arg in s.args[len(params):]:
+            self.expr(arg, ctx)
+        shape = self.launch_shape(s.shape, ctx, host=True)
+        have = {d.name.text for d in s.shape}
+        missing = [n for n, v in (("grid", kernel.grid), ("block", kernel.block)) if v is None and n not in have]
+        if missing and shape is not None:
+            self.error("E0603", f"`{sym.name}` has no launch shape; say `{' '.join(m + '(...)' for m in missing)}`",
+                       s.span)
+
+    def launch_shape(self, dims: tuple[A.ShapeDim, ...], ctx, host: bool = False):
+        """Check grid(...)/block(...); return {"grid": (x, y, z), "block": ...} with constants filled in."""
+        out: dict[str, tuple[int, int, int] | None] = {}
+        for d in dims:
+            name = d.name.text
+            if name not in ("grid", "block"):
+                self.error("E0603", f"a launch shape has `grid(...)` and `block(...)`, not `{name}(...)`", d.name.span)
+                continue
+            if name in out:
+                self.error("E0603", f"`{name}` is given twice", d.name.span)
+                continue
+            if not 1 <= len(d.args) <= 3:
+                self.error("E0603", f"`{name}` takes 1 to 3 sizes (x, y, z), got {len(d.args)}", d.span)
+                continue
+            values: list[int] = []
+            for arg in d.args:
+                t = self.value(arg, ctx)
+                if t is ERROR:
+                    continue
+                if not is_int(t):
+                    self.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
+                    continue
+                if host:
+                    v = self._try_constant(arg)
+                    if v is None:
+                        continue
+                else:
+                    v = self.constant(arg, f"a kernel's {name} size")
+                    if v is None:
+                        continue
+                values.append(v)
+            if len(values) != len(d.args):
+                out[name] = None
+                continue
+            shape = tuple(values) + (1,) * (3 - len(values))
+            out[name] = shape if self._shape_ok(name, shape, d) else None
+        return out
+
+    def _try_constant(self, e):
+        try:
+            return fold(e, self._const_lookup, self._wrap)
+        except (NotConstant, ConstError):
+            return None
+
+    def _shape_ok(self, name: str, shape, d: A.ShapeDim) -> bool:
+        limits = _BLOCK_LIMITS if name == "block" else _GRID_LIMITS
+        for axis, (v, limit) in enumerate(zip(shape, limits)):
+            if not 1 <= v <= limit:
+                span = d.args[axis].span if axis < len(d.args) else d.span
+                self.error("E0604", f"{name} size {'xyz'[axis]} = {v} is outside 1..{limit}", span)
+                return False
+        if name == "block":
+            threads = shape[0] * shape[1] * shape[2]
+            if threads > MAX_BLOCK_THREADS:
+                self.error("E0604", f"a block of {threads} threads is more than {MAX_BLOCK_THREADS}", d.span)
+                return False
+        return True
+
+    def _Check(self, s: A.Check, ctx):
+        if self.host_only("`check`", s.span, ctx):
+            self.condition(s.cond, ctx)
+
+    def _Print(self, s: A.Print, ctx):
+        if not self.host_only("`print`", s.span, ctx):
+            return
+        for item in s.items:
+            t = self.expr(item, ctx)
+            if t is STR or t is ERROR or t is INT_LIT or isinstance(t, ScalarType):
+                continue
+            if isinstance(t, ArrayType) and t.space == "host":
+                continue
+            self.error("E0210", f"cannot print {self._kind_of(item, t)}", item.span,
+                       help=self._value_help(t) if t is not VOID else None)
+
+    def _Save(self, s: A.Save, ctx):
+        if not self.host_only("`save`", s.span, ctx):
+            return
+        t = self.expr(s.value, ctx)
+        if t is not ERROR and not (isinstance(t, ArrayType) and t.space == "host"):
+            self.error("E0210", f"`save` writes a host array, found {self._kind_of(s.value, t)}", s.value.span)
+        if not s.path.value.endswith(".npy"):
+            self.warning("W0601", "`save` writes NumPy's .npy format; this path does not end in `.npy`",
+                         s.path.span)
+

@@ -1,0 +1,273 @@
+"""Primitive rules of the checker: declarations, granularity × placement, implementations,
+and the statements that use primitives (critical, acquire, when, put, get, lock, ...).
+
+The rules, in the order they are checked:
+  * a granularity is @thread, @warp, @block or @grid, and one the kind allows (@grid only for barriers);
+  * shared memory belongs to one block, so a shared primitive cannot be contended by blocks (@block/@grid);
+  * warp and block barriers are SM hardware and live `in shared`;
+  * a semaphore takes its initial count; a named barrier (@warp with a count) counts threads in
+    multiples of 32, no more than the block has, and a kernel has at most 15 of them;
+  * a channel declares its slot type, nothing else does;
+  * `using` names an implementation of that kind that supports the placement and granularity.
+"""
+from __future__ import annotations
+
+import difflib
+
+from ..diagnostics import Note
+from . import ast as A
+from .builtins import FENCE_SCOPES
+from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS, implementations
+from .symbols import PrimInfo, Symbol
+from .types import ERROR, PrimType, is_int
+
+# statement → the primitive kind it works on
+OP_KINDS = {
+    "critical": "mutex", "lock": "mutex", "unlock": "mutex", "trylock": "mutex",
+    "acquire": "semaphore", "wait": "semaphore", "post": "semaphore",
+    "when": "channel", "get": "channel", "put": "channel", "signal": "channel", "await": "channel",
+    "sync": "barrier", "arrive": "barrier",
+}
+# kind → how to use it, for "wrong kind" help
+_USES = {
+    "mutex": "`critical {n} {{ }}`, `lock {n}`, `unlock {n}` or `trylock {n}`",
+    "semaphore": "`acquire {n} {{ }}`, `wait {n}` or `post {n}`",
+    "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
+    "barrier": "`sync {n}` (and `arrive {n}` for a named barrier)",
+}
+
+
+class PrimRules:
+    """Mixin: primitive declarations and synchronization statements for Checker."""
+
+    def _PrimDecl(self, d: A.PrimDecl, ctx):
+        if not self.kernel_only(f"a {d.kind} declaration", d.span, ctx):
+            return
+        if not ctx.top_level:
+            self.error("E0412", f"declare the {d.kind} `{d.name.text}` at the top level of the kernel body",
+                       d.span, help="primitives are allocated once per launch; move the declaration up")
+        rule = KINDS[d.kind]
+        gran = d.granularity.text
+        ok = True
+        if gran not in GRANULARITIES:
+            close = difflib.get_close_matches(gran, GRANULARITIES, n=1)
+            self.error("E0403", f"unknown granularity `@{gran}`", d.granularity.span,
+                       help=f"did you mean `@{close[0]}`?" if close else
+                       "the granularities are @thread, @warp, @block and @grid")
+            ok = False
+        elif gran not in rule.granularities:
+            why = "`@grid` is only for barriers" if gran == "grid" else \
+                f"a barrier's participants are warps, blocks or the grid, not single threads"
+            self.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
+                       help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
+            ok = False
+        elif d.placement == "shared" and gran in ("block", "grid"):
+            self.error("E0402", f"a shared-memory {d.kind} cannot be contended across blocks", d.span,
+                       notes=[Note("each block has its own shared memory, so blocks would never meet")],
+                       help=f"use `in global @{gran}`" + ("" if gran == "grid" else
+                                                          ", or `@thread`/`@warp` to synchronize within a block"))
+            ok = False
+        elif d.kind == "barrier" and gran in ("warp", "block") and d.placement == "global":
+            self.error("E0414", f"a {gran} barrier is SM hardware; declare it `in shared`", d.span)
+            ok = False
+
+        dims = self.dims(d.dims, ctx, "a primitive array size")
+        info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
+        if ok:
+            self._prim_args(d, rule, info, ctx)
+            self._prim_elem(d, rule, info)
+            if d.impl is not None:
+                self._prim_impl(d, info, ctx)
+        else:
+            for a in d.args:
+                self.expr(a, ctx)
+        if ok and dims is not None:
+            ctx.kernel.prims.append(info)
+            if info.is_named_barrier and ctx.kernel.named_barriers > MAX_NAMED_BARRIERS:
+                self.error("E0407", f"the kernel needs {ctx.kernel.named_barriers} named barriers; a block has "
+                           f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", d.span)
+        elem = info.elem if info.elem is not None else None
+        self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, elem), d, info=info))
+
+    def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
+        if d.kwargs:
+            self.error("E0406", f"a {d.kind} takes no named arguments", d.kwargs[0].span,
+                       help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
+        takes = rule.arg is not None and not (d.kind == "barrier" and info.granularity != "warp")
+        if not takes:
+            if d.args:
+                what = f"a {info.granularity} barrier" if d.kind == "barrier" else f"a {d.kind}"
+                self.error("E0406", f"{what} takes no arguments", d.args[0].span,
+                           help="only semaphores (their count) and named @warp barriers (their thread count) do")
+            return
+        if len(d.args) > 1:
+            self.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", d.args[1].span)
+        if not d.args:
+            if rule.arg_required:
+                self.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
+            return
+        arg = d.args[0]
+        t = self.value(arg, ctx)
+        if t is ERROR:
+            return
+        if not is_int(t):
+            self.error("E0201", f"a {d.kind}'s {rule.arg} must be an integer, found {t}", arg.span)
+            return
+        count = self.constant(arg, f"a {d.kind}'s {rule.arg}")
+        if count is None:
+            return
+        if d.kind == "semaphore":
+            if count < 0:
+                self.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
+                return
+        else:
+            threads = ctx.kernel.threads_per_block
+            if count <= 0 or count % 32:
+                self.error("E0405", f"a named barrier counts whole warps: {count} is not a positive multiple of 32",
+                           arg.span, help=f"use {max(32, (count + 31) // 32 * 32)}")
+                return
+            if threads is not None and count > threads:
+                self.error("E0405", f"a named barrier of {count} threads cannot fill in a block of {threads}",
+                           arg.span)
+                return
+        info.count = count
+
+    def _prim_elem(self, d, rule, info: PrimInfo) -> None:
+        if rule.carries_values:
+            if d.elem is None:
+                self.error("E0406", f"a channel needs a slot type: `channel {d.name.text}...: i32 in ...`",
+                           d.name.span)
+                info.elem = ERROR
+            else:
+                info.elem = self.scalar_of(d.elem.name)
+        elif d.elem is not None:
+            self.error("E0406", f"only channels carry values; a {d.kind} has no slot type", d.elem.span)
+
+    def _prim_impl(self, d, info: PrimInfo, ctx) -> None:
+        ref = d.impl
+        known = implementations(d.kind)
+        impl = known.get(ref.name.text)
+        if impl is None:
+            close = difflib.get_close_matches(ref.name.text, known, n=1)
+            self.error("E0408", f"no {d.kind} implementation named `{ref.name.text}`", ref.name.span,
+                       help=f"did you mean `{close[0]}`?" if close else
+                       f"{d.kind} implementations: " + ", ".join(f"`{n}`" for n in known))
+            return
+        if info.placement not in impl.placements or info.granularity not in impl.granularities:
+            fits = [n for n, i in known.items()
+                    if info.placement in i.placements and info.granularity in i.granularities]
+            self.error("E0409", f"`{impl.name}` does not implement a {d.kind} `in {info.placement} @{info.granularity}`",
+                       ref.name.span,
+                       notes=[Note(f"`{impl.name}` supports " + ", ".join(impl.placements) + " memory at "
+                                   + ", ".join(f"@{g}" for g in impl.granularities))],
+                       help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
+            return
+        params = {p.name: p.default for p in impl.params}
+        names = [p.name for p in impl.params]
+        given: list[tuple[str, A.Expr]] = []
+        for i, arg in enumerate(ref.args):
+            if i >= len(names):
+                self.error("E0410", f"`{impl.name}` takes {len(names)} parameter{'s' if len(names) != 1 else ''}",
+                           arg.span, help=_impl_params_help(impl))
+                break
+            given.append((names[i], arg))
+        for kw in ref.kwargs:
+            if kw.name.text not in params:
+                self.error("E0410", f"`{impl.name}` has no parameter `{kw.name.text}`", kw.name.span,
+                           help=_impl_params_help(impl))
+                continue
+            given.append((kw.name.text, kw.value))
+        for name, arg in given:
+            t = self.value(arg, ctx)
+            if t is ERROR:
+                continue
+            if not is_int(t):
+                self.error("E0201", f"`{name}` must be an integer, found {t}", arg.span)
+                continue
+            v = self.constant(arg, f"the parameter `{name}`")
+            if v is not None:
+                if v < 0:
+                    self.error("E0410", f"`{name}` must not be negative, found {v}", arg.span)
+                params[name] = v
+        info.impl = impl
+        info.impl_params = params
+
+    # ---- statements on primitives -------------------------------------------------------
+
+    def prim_place(self, place: A.Place, op: str, ctx) -> PrimInfo | None:
+        """Resolve the primitive a statement works on and check its indices."""
+        if not self.kernel_only(f"`{op}`", place.span, ctx):
+            return None
+        want = OP_KINDS[op]
+        sym = self.resolve(place.name.text, place.name.span, ctx)
+        if sym is None:
+            for i in place.indices:
+                self.expr(i, ctx)
+            return None
+        self.refs[place] = sym
+        if sym.kind != "prim":
+            self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is not a synchronization primitive",
+                       place.name.span, notes=[Note("declared here", sym.span)] if sym.span else ())
+            for i in place.indices:
+                self.expr(i, ctx)
+            return None
+        info: PrimInfo = sym.info
+        if info.kind != want:
+            self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
+                       notes=[Note("declared here", sym.span)],
+                       help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
+            return None
+        if not self.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx):
+            return None
+        if op == "arrive" and not info.is_named_barrier:
+            self.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "
+                       f"`{sym.name}` is a {info.granularity} barrier", place.span,
+                       help="`sync` waits for everyone; `arrive` is the producer half of a named barrier")
+            return None
+        return info
+
+    def _Critical(self, s: A.Critical, ctx):
+        self.prim_place(s.target, "critical", ctx)
+        self.block(s.body, ctx.region_child("critical section"))
+
+    def _Acquire(self, s: A.Acquire, ctx):
+        self.prim_place(s.target, "acquire", ctx)
+        self.block(s.body, ctx.region_child("`acquire` block"))
+
+    def _When(self, s: A.When, ctx):
+        body_ctx = ctx.region_child("`when` block")
+        seen: dict[str, A.Ident] = {}
+        for b in s.bindings:
+            info = self.prim_place(b.source, "when", ctx)
+            if b.name.text in seen:
+                self.error("E0102", f"`{b.name.text}` is bound twice in this `when`", b.name.span,
+                           notes=[Note("first bound here", seen[b.name.text].span)])
+                continue
+            seen[b.name.text] = b.name
+            elem = info.elem if info is not None else ERROR
+            self.declare(body_ctx.scope, Symbol(b.name.text, "binding", elem, b))
+        self.block(s.body, body_ctx, new_scope=False)
+
+    def _Put(self, s: A.Put, ctx):
+        info = self.prim_place(s.target, "put", ctx)
+        t = self.value(s.value, ctx)
+        if info is not None and info.elem is not None:
+            self.coerce(s.value, t, info.elem, "for the channel slot")
+
+    def _PrimOp(self, s: A.PrimOp, ctx):
+        self.prim_place(s.target, s.op, ctx)
+
+    def _BarrierStmt(self, s: A.BarrierStmt, ctx):
+        self.device_only("`barrier`", s.span, ctx)
+
+    def _Fence(self, s: A.Fence, ctx):
+        self.device_only("`fence`", s.span, ctx)
+        if s.scope.text not in FENCE_SCOPES:
+            self.error("E0416", f"unknown fence scope `{s.scope.text}`", s.scope.span,
+                       help="`fence cta` orders within the block, `fence gpu` across the GPU, `fence sys` with the host")
+
+
+def _impl_params_help(impl) -> str:
+    if not impl.params:
+        return f"`{impl.name}` has no parameters"
+    return "parameters: " + ", ".join(f"`{p.name}` (default {p.default})" for p in impl.params)

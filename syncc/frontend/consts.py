@@ -1,0 +1,110 @@
+"""Constant evaluation with the GPU's integer semantics.
+
+`fold(expr, lookup)` computes the value of a constant expression exactly (Python
+ints), with C's truncating division and remainder; the checker wraps results to
+their type's width. `lookup` answers names and module members; anything that
+is not constant raises NotConstant at the offending node.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..source import Span
+from . import ast as A
+
+Value = int | bool
+
+
+class NotConstant(Exception):
+    def __init__(self, span: Span, why: str = "not a constant"):
+        super().__init__(why)
+        self.span = span
+        self.why = why
+
+
+class ConstError(Exception):
+    """A constant expression that is wrong in itself (division by zero, bad shift)."""
+
+    def __init__(self, code: str, span: Span, message: str):
+        super().__init__(message)
+        self.code = code
+        self.span = span
+        self.message = message
+
+
+def c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def c_rem(a: int, b: int) -> int:
+    return a - b * c_div(a, b)
+
+
+def _shift(op: str, a: int, b: int, span: Span) -> int:
+    if b < 0 or b >= 64:
+        raise ConstError("E0307", span, f"shift by {b} is out of range (0 to 63)")
+    return a << b if op == "<<" else a >> b
+
+
+_BINARY: dict[str, Callable[[Value, Value], Value]] = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+_UNARY: dict[str, Callable[[Value], Value]] = {
+    "-": lambda a: -a,
+    "~": lambda a: ~a,
+    "!": lambda a: not a,
+}
+_CALLS: dict[str, Callable[..., Value]] = {"min": min, "max": max, "abs": abs}
+
+
+def fold(expr: A.Expr, lookup: Callable[[A.Expr], Value],
+         wrap: Callable[[A.Expr, Value], Value] = lambda e, v: v) -> Value:
+    """The value of a constant expression; `wrap(node, v)` fits each intermediate
+    result to the node's type, so `u32(-1) / 2` folds as the GPU computes it."""
+
+    def ev(e: A.Expr) -> Value:
+        return wrap(e, _eval(e))
+
+    def _eval(e: A.Expr) -> Value:
+        match e:
+            case A.IntLit(value=v) | A.BoolLit(value=v):
+                return v
+            case A.Name() | A.Field():
+                return lookup(e)
+            case A.Unary(op=op, operand=x):
+                return _UNARY[op](ev(x))
+            case A.Binary(op="&&", left=l, right=r):
+                return bool(ev(l)) and bool(ev(r))
+            case A.Binary(op="||", left=l, right=r):
+                return bool(ev(l)) or bool(ev(r))
+            case A.Binary(op=op, left=l, right=r):
+                a, b = ev(l), ev(r)
+                if op in ("/", "%"):
+                    if b == 0:
+                        raise ConstError("E0302", e.span, "division by zero in a constant")
+                    return c_div(a, b) if op == "/" else c_rem(a, b)
+                if op in ("<<", ">>"):
+                    return _shift(op, a, b, r.span)
+                return _BINARY[op](a, b)
+            case A.Call(func=A.Name(id=fn), args=args, kwargs=()) if fn in _CALLS and args:
+                return _CALLS[fn](*(ev(a) for a in args))
+            case A.Call(func=A.Name(id="select"), args=(c, a, b), kwargs=()):
+                return ev(a) if ev(c) else ev(b)
+            case A.Call(func=A.TypeRef(name=t), args=(x,), kwargs=()):
+                value = ev(x)
+                return bool(value) if t == "bool" else int(value)
+        raise NotConstant(e.span)
+
+    return ev(expr)

@@ -1,0 +1,195 @@
+"""Text → AST: the lark LALR parser and the translation of its errors into diagnostics.
+
+    program = parse(SourceFile(path, text))      # raises CompileError on bad input
+
+A parse error names what was expected in words ("expected an expression or `)`"),
+what was found, and points where the missing piece belongs: when the offending
+token starts a later line than the token before it, the caret goes right after
+that previous token, not at the start of the next line.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from lark import Lark, Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
+from ..diagnostics import CompileError, Diagnostic, Severity
+from ..source import SourceFile, Span
+from . import ast as A
+from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
+from .lexer import MAX_NESTING, NestingTooDeep, StatementBreaks
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+
+_postlex = StatementBreaks()
+_lark: Lark | None = None
+
+
+def lark_parser() -> Lark:
+    """The parser, built once per process (its tables are cached on disk by lark)."""
+    global _lark
+    if _lark is None:
+        _lark = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
+                     propagate_positions=True, maybe_placeholders=True, postlex=_postlex,
+                     cache=True)
+    return _lark
+
+
+def parse(source: SourceFile) -> A.Program:
+    try:
+        tree = lark_parser().parse(source.text)
+        return AstBuilder(source).build(tree)
+    except UnexpectedToken as e:
+        raise CompileError([_unexpected_token(e, source)]) from None
+    except UnexpectedCharacters as e:
+        raise CompileError([_unexpected_character(e, source)]) from None
+    except NestingTooDeep as e:
+        raise CompileError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
+                                   _tok_span(source, e.token),
+                                   help="split the expression or block into smaller pieces")]) from None
+    except TreeTooDeep as e:
+        raise CompileError([_error("E0005", f"nested more than {MAX_NESTING} levels deep", e.span,
+                                   help="split the expression or block into smaller pieces")]) from None
+    except BadLiteral as e:
+        raise CompileError([_error("E0003", str(e), e.span)]) from None
+
+
+def _error(code: str, message: str, span: Span | None, help: str | None = None) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, code, message, span, (), help)
+
+
+def _tok_span(source: SourceFile, tok: Token) -> Span:
+    start = tok.start_pos or 0
+    end = tok.end_pos if tok.end_pos is not None else start
+    return source.span(start, end)
+
+
+# ---- what was found, what was expected -------------------------------------
+
+# Groups of terminals a message names in one phrase, written as token text
+# (NAME/INT/STRING stand for themselves): (marker, covered, words). A group is
+# used when every marker is expected; it then stands for every covered token.
+_EXPR = {"NAME", "INT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock",
+         "i32", "u32", "i64", "u64", "bool"}
+_STMT = {"NAME", "let", "var", "if", "while", "for", "break", "continue", "return", "shared", "mutex",
+         "semaphore", "barrier", "channel", "critical", "acquire", "when", "fence", "put", "lock",
+         "unlock", "wait", "post", "signal", "await", "sync", "arrive", "launch", "check", "print", "save"}
+_ITEM = {"import", "const", "fn", "kernel", "host"}
+_TYPE = {"i32", "u32", "i64", "u64", "bool"}
+_OPS = {"+", "-", "*", "/", "%", "|", "^", "&", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
+        "[", ".", "("}
+_GROUPS = [
+    (_ITEM, _ITEM, "an item (`import`, `const`, `fn`, `kernel` or `host`)"),
+    ({"let", "if", "critical"}, _STMT, "a statement"),
+    ({"NAME", "INT", "(", "-"}, _EXPR, "an expression"),
+    (_TYPE, _TYPE | {"global", "shared"}, "a type"),
+    ({"+", "*", "==", "&&"}, _OPS, "an operator"),
+]
+_SPECIAL = {"NAME": "a name", "INT": "an integer", "STRING": "a string",
+            "GRANULARITY": "a granularity (`@thread`, `@warp`, `@block` or `@grid`)",
+            "_SEMI": "a line break", "$END": "end of file"}
+
+_names_by_text: dict[str, str] | None = None
+
+
+def _terminal_names() -> dict[str, str]:
+    """Token text (or NAME/INT/...) → lark's terminal name."""
+    global _names_by_text
+    if _names_by_text is None:
+        _names_by_text = {t.pattern.value if t.pattern.type == "str" else t.name: t.name
+                          for t in lark_parser().terminals}
+        _names_by_text.update({k: k for k in _SPECIAL})
+    return _names_by_text
+
+
+def _describe_expected(expected: set[str]) -> str:
+    by_text = _terminal_names()
+    text_of = {name: text for text, name in by_text.items()}
+    remaining = set(expected)
+    parts: list[str] = []
+    for marker, covered, words in _GROUPS:
+        if {by_text[t] for t in marker} <= remaining:
+            parts.append(words)
+            remaining -= {by_text[t] for t in covered}
+    for name in sorted(remaining, key=lambda n: (n in ("_SEMI", "$END"), text_of.get(n, n))):
+        parts.append(_SPECIAL.get(name) or f"`{text_of.get(name, name)}`")
+    if len(parts) > 6:
+        parts = parts[:5] + [f"one of {len(parts) - 5} other tokens"]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def _describe_found(tok: Token) -> str:
+    if tok.type == "$END":
+        return "end of file"
+    if tok.type == "_SEMI":
+        return "end of line" if tok.value == "\n" else "`;`"
+    if tok.type == "STRING":
+        return "a string"
+    text = str(tok)
+    shown = text if len(text) <= 24 else text[:24] + "…"
+    if tok.type not in ("NAME", "INT", "GRANULARITY") and text.isidentifier():
+        return f"keyword `{shown}`"
+    return f"`{shown}`"
+
+
+def _unexpected_token(e: UnexpectedToken, source: SourceFile) -> Diagnostic:
+    tok = e.token
+    prev = _postlex.token_before(tok) if tok.type != "$END" else (_postlex.recent[-1] if _postlex.recent else None)
+    if tok.type == "$END" or tok.type == "_SEMI" or (prev is not None and tok.line is not None and prev is not None
+                                                      and tok.line > prev.end_line):
+        # The missing piece belongs right after the previous token.
+        span = _tok_span(source, prev).at_end() if prev is not None else source.span(len(source.text), len(source.text))
+    else:
+        span = _tok_span(source, tok)
+    expected = _acceptable(e)
+    message = f"expected {_describe_expected(expected)}, found {_describe_found(tok)}"
+    return _error("E0002", message, span, _parse_help(tok, expected, prev))
+
+
+def _acceptable(e: UnexpectedToken) -> set[str]:
+    """The terminals the parser could really take here (lark's table can list more)."""
+    try:
+        accepted = e.interactive_parser.accepts()
+    except Exception:  # accepts() replays the parser; fall back to the raw table
+        accepted = set()
+    return set(accepted) or set(e.expected or ())
+
+
+def _parse_help(tok: Token, expected: set[str], prev: Token | None) -> str | None:
+    if tok.type == "EQUAL" and "LBRACE" in expected:
+        return "to compare two values, write `==`"
+    if ("NAME" in expected and "INT" not in expected and tok.type not in ("NAME", "$END", "_SEMI")
+            and str(tok).isidentifier()):
+        return f"`{tok}` is a reserved word; choose another name"
+    if tok.type == "GRANULARITY" and "IN" in expected:
+        return "say where the primitive lives before who contends for it: `in shared @thread`, `in global @block`"
+    if "IN" in expected and tok.type in ("$END", "_SEMI") and prev is not None:
+        return "a primitive needs a placement and a granularity, e.g. `in global @thread`"
+    if tok.type == "LBRACE" and "LBRACE" not in expected and "RPAR" in expected:
+        return "a `)` is missing before the `{`"
+    return None
+
+
+def _unexpected_character(e: UnexpectedCharacters, source: SourceFile) -> Diagnostic:
+    pos = e.pos_in_stream
+    char = source.text[pos] if pos < len(source.text) else ""
+    span = source.span(pos, pos + 1)
+    if char == '"':
+        end = source.text.find("\n", pos)
+        end = len(source.text) if end < 0 else end
+        return _error("E0006", "unterminated string literal", source.span(pos, end),
+                      help='close the string with `"` on the same line')
+    if source.text.startswith("/*", pos):
+        return _error("E0006", "unterminated block comment", source.span(pos, pos + 2),
+                      help="close the comment with `*/`")
+    if char.isprintable() and not char.isspace():
+        message = f"unexpected character `{char}`"
+    else:
+        message = f"unexpected character U+{ord(char):04X}" if char else "unexpected end of input"
+    help = None
+    if char in "'":
+        help = 'strings are written in double quotes: "text"'
+    elif char == "#":
+        help = "comments start with `//`"
+    return _error("E0001", message, span, help)

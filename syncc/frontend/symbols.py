@@ -1,0 +1,136 @@
+"""Symbols, scopes, and what the checker hands to the lowering (CheckedModule)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..source import Span
+from . import ast as A
+from .catalogue import Implementation
+
+
+@dataclass(eq=False)
+class Symbol:
+    name: str
+    kind: str        # const fn kernel param local loopvar binding shared prim module builtin-fn builtin-value
+    type: Any
+    decl: Any = None             # the AST node that declared it (None for built-ins)
+    mutable: bool = False
+    info: Any = None             # ConstInfo, FnInfo, KernelInfo, PrimInfo, CheckedModule, BuiltinFn, ...
+
+    @property
+    def span(self) -> Span | None:
+        decl = self.decl
+        if decl is None:
+            return None
+        name = getattr(decl, "name", None)
+        return name.span if isinstance(name, A.Ident) else decl.span
+
+
+class Scope:
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.names: dict[str, Symbol] = {}
+
+    def lookup(self, name: str) -> Symbol | None:
+        scope: Scope | None = self
+        while scope is not None:
+            sym = scope.names.get(name)
+            if sym is not None:
+                return sym
+            scope = scope.parent
+        return None
+
+    def visible_names(self) -> list[str]:
+        names: set[str] = set()
+        scope: Scope | None = self
+        while scope is not None:
+            names.update(scope.names)
+            scope = scope.parent
+        return sorted(names)
+
+
+@dataclass(eq=False)
+class ConstInfo:
+    decl: A.Const
+    type: Any = None
+    value: int | bool | None = None
+    state: str = "todo"          # todo | active | done
+    defined_by: str | None = None  # "-D N=16" when overridden on the command line
+
+
+@dataclass(eq=False)
+class FnInfo:
+    decl: A.Fn
+    params: list[Any] = field(default_factory=list)
+    ret: Any = None
+    state: str = "todo"
+    device_use: Span | None = None   # first construct that needs a GPU; None = callable from host too
+    device_why: str = ""
+
+
+@dataclass(eq=False)
+class PrimInfo:
+    decl: A.PrimDecl
+    kind: str
+    dims: tuple[int, ...]
+    placement: str
+    granularity: str
+    elem: Any = None               # a channel's slot type
+    count: int | None = None       # semaphore permits / named-barrier thread count
+    impl: Implementation | None = None
+    impl_params: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def instances(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    @property
+    def is_named_barrier(self) -> bool:
+        return self.kind == "barrier" and self.granularity == "warp" and self.count is not None
+
+
+@dataclass(eq=False)
+class SharedInfo:
+    decl: A.SharedDecl
+    type: Any
+
+
+@dataclass(eq=False)
+class KernelInfo:
+    decl: A.Kernel
+    params: list[tuple[str, Any]] = field(default_factory=list)
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    prims: list[PrimInfo] = field(default_factory=list)
+    shared: list[SharedInfo] = field(default_factory=list)
+
+    @property
+    def threads_per_block(self) -> int | None:
+        if self.block is None:
+            return None
+        x, y, z = self.block
+        return x * y * z
+
+    @property
+    def named_barriers(self) -> int:
+        return sum(p.instances for p in self.prims if p.is_named_barrier)
+
+
+@dataclass(eq=False)
+class CheckedModule:
+    """A checked program or stdlib module: the AST plus everything the checker learned."""
+    path: str
+    program: A.Program
+    is_module: bool
+    consts: dict[str, ConstInfo] = field(default_factory=dict)
+    fns: dict[str, FnInfo] = field(default_factory=dict)
+    kernels: dict[str, KernelInfo] = field(default_factory=dict)
+    host: A.Host | None = None
+    imports: dict[str, "CheckedModule"] = field(default_factory=dict)
+    scope: Scope | None = None
+    types: dict[Any, Any] = field(default_factory=dict)      # expression node → type
+    refs: dict[Any, Symbol] = field(default_factory=dict)    # Name / Place / Field node → symbol
