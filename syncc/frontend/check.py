@@ -20,7 +20,6 @@ from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .check_expr import ExprRules
 from .check_host import HostRules
 from .check_prims import PrimRules
-from .consts import ConstError, NotConstant, fold
 from .symbols import CheckedModule, ConstInfo, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
 from .types import BOOL, ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
 
@@ -53,6 +52,7 @@ def builtin_scope() -> Scope:
 
 
 _BUILTINS = builtin_scope()
+MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
 class Checker(ExprRules, PrimRules, HostRules):
@@ -67,6 +67,7 @@ class Checker(ExprRules, PrimRules, HostRules):
         self.refs = self.module.refs
         self.scope = Scope(_BUILTINS)
         self.module.scope = self.scope
+        self.reported: set = set()   # constant errors already reported (code, span)
 
     # ---- reporting -------------------------------------------------------------
 
@@ -133,6 +134,12 @@ class Checker(ExprRules, PrimRules, HostRules):
                 self.error("E0306", f"{what} must be positive, found {v}", e.span)
                 return None
             out.append(v)
+        total = 1
+        for v in out:
+            total *= v
+        if total > MAX_ELEMENTS:
+            self.error("E0306", f"{total} elements are too many (at most {MAX_ELEMENTS})", exprs[0].span.to(exprs[-1].span))
+            return None
         return tuple(out)
 
     # ---- the program ---------------------------------------------------------------
@@ -269,7 +276,7 @@ class Checker(ExprRules, PrimRules, HostRules):
         ctx = Ctx("fn", scope, fn=info)
         self.block(decl.body, ctx, new_scope=False)
         if info.ret is not None and not _always_returns(decl.body):
-            self.error("E0503", f"`{sym.name}` can reach its end without returning a {info.ret}",
+            self.error("E0503", f"`{sym.name}` can reach its end without returning a value of type {info.ret}",
                        decl.body.span.at_end(), help="end every path with `return <value>`")
         info.state = "done"
         return info
@@ -332,6 +339,8 @@ class Checker(ExprRules, PrimRules, HostRules):
             if s.op != "=":
                 self.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
             t = self.get_value(s.value, ctx)
+        elif isinstance(target_t, ArrayType):
+            t = self.expr(s.value, ctx)
         else:
             t = self.value(s.value, ctx)
         if target_t is ERROR or t is ERROR:
@@ -354,7 +363,7 @@ class Checker(ExprRules, PrimRules, HostRules):
             if sym is None:
                 return ERROR
             self.refs[e] = sym
-            if sym.kind == "local" and sym.mutable and not isinstance(sym.type, ArrayType):
+            if sym.kind == "local" and sym.mutable:   # (host arrays too: `out = zeros(i32, 8)`)
                 self.types[e] = sym.type
                 return sym.type
             what = {"local": "declared with `let`", "param": "a parameter", "const": "a constant",
@@ -431,10 +440,7 @@ class Checker(ExprRules, PrimRules, HostRules):
             st = self.value(s.step, ctx)
             if st is not ERROR and t is not ERROR:
                 self.coerce(s.step, st, t, "for the step")
-                try:
-                    step = fold(s.step, self._const_lookup, self._wrap)
-                except (NotConstant, ConstError):
-                    step = None
+                step = self.try_fold(s.step)
                 if step is not None and step <= 0:
                     self.error("E0306", f"a `for` step must be positive, found {step}", s.step.span)
         body = ctx.child(loops=ctx.loops + 1)

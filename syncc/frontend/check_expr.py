@@ -25,6 +25,10 @@ _LOGIC = {"&&", "||"}
 _RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
 
 
+class AlreadyReported(Exception):
+    """A constant that is wrong in itself; its error has been reported once already."""
+
+
 class ExprRules:
     """Mixin: expression typing for Checker (see check.py for the state it uses)."""
 
@@ -80,36 +84,59 @@ class ExprRules:
     def constant(self, e: A.Expr, what: str):
         """The value of a constant expression, or None after reporting why not."""
         try:
-            return fold(e, self._const_lookup, self._wrap)
+            return self.fold(e)
+        except AlreadyReported:
+            return None
         except NotConstant as nc:
             self.error("E0301", f"{what} must be a constant", nc.span,
                        notes=[Note(nc.why, nc.span)] if nc.why != "not a constant" else (),
                        help="use literals, `const`s and operators on them")
-        except ConstError as ce:
-            self.error(ce.code, ce.message, ce.span)
         return None
+
+    def try_fold(self, e: A.Expr):
+        """The value of `e` if it is a valid constant, else None (errors in it are reported)."""
+        try:
+            return self.fold(e)
+        except (NotConstant, AlreadyReported):
+            return None
+
+    def fold(self, e: A.Expr):
+        """fold() with this module's constants; a constant that is wrong in itself
+        (division by zero, overflow) is reported once and counts as not constant."""
+        try:
+            return fold(e, self._const_lookup, self._wrap)
+        except ConstError as ce:
+            if ce.code and (ce.code, ce.span) not in self.reported:
+                self.reported.add((ce.code, ce.span))
+                self.error(ce.code, ce.message, ce.span)
+            raise AlreadyReported() from None
 
     def _const_lookup(self, e):
         sym = self.refs.get(e)
         if sym is not None and sym.kind == "const":
             value = self.const_value(sym)
             if value is None:
-                raise ConstError("E0301", e.span, "")   # reported where that const is declared
+                raise ConstError("", e.span, "")   # already reported where that const is declared
             return value
         name = e.id if isinstance(e, A.Name) else e.name.text
         raise NotConstant(e.span, f"`{name}` is not a constant")
 
     def _wrap(self, e, v):
+        """Fit a folded value to its node's type: conversions wrap, arithmetic must not overflow."""
         t = self.types.get(e)
-        return t.wrap(v) if isinstance(t, ScalarType) and t.is_int and isinstance(v, int) else v
+        if not (isinstance(t, ScalarType) and t.is_int and isinstance(v, int)):
+            return v
+        if isinstance(e, A.Call) and isinstance(e.func, A.TypeRef):
+            return t.wrap(v)
+        lo, hi = t.range
+        if not lo <= v <= hi and not isinstance(e, (A.IntLit, A.Name, A.Field)):
+            raise ConstError("E0305", e.span, f"this constant expression overflows {t}: {v} is outside {lo} to {hi}")
+        return v
 
     def _fits(self, e: A.Expr, t: ScalarType) -> bool:
-        try:
-            v = fold(e, self._const_lookup, self._wrap)
-        except (NotConstant, ConstError):
-            return True  # reported elsewhere (or not constant: nothing to check)
+        v = self.try_fold(e)
         lo, hi = t.range
-        if isinstance(v, int) and not lo <= v <= hi:
+        if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
             self.error("E0305", f"{v} does not fit in {t} ({lo} to {hi})", e.span)
             return False
         return True
@@ -264,9 +291,8 @@ class ExprRules:
                 self.error("E0201", f"an index must be an integer, found {t}", idx.span)
                 ok = False
                 continue
-            try:
-                v = fold(idx, self._const_lookup, self._wrap)
-            except (NotConstant, ConstError):
+            v = self.try_fold(idx)
+            if v is None:
                 continue
             if not 0 <= v < dim:
                 self.error("E0304", f"index {v} is out of bounds for a dimension of size {dim}", idx.span)
@@ -550,7 +576,8 @@ class ExprRules:
         if isinstance(t, tuple) and t and t[0] == "fn":
             return f"`{t[1].name}` ({_sym_kind(t[1])})"
         if isinstance(t, ArrayType):
-            return f"the array `{_name_of(e)}` ({t})"
+            name = _name_of(e)
+            return f"the array `{name}` ({t})" if name != "expression" else f"an array ({t})"
         if isinstance(t, PrimType):
             return f"the {t.kind} `{_name_of(e)}`"
         if isinstance(t, DType):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ..diagnostics import Note
 from . import ast as A
-from .consts import ConstError, NotConstant, fold
 from .types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
 
 MAX_BLOCK_THREADS = 1024
@@ -84,7 +83,7 @@ class HostRules:
                     self.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
                     continue
                 if host:
-                    v = self._try_constant(arg)
+                    v = self.try_fold(arg)
                     if v is None:
                         continue
                 else:
@@ -98,12 +97,6 @@ class HostRules:
             shape = tuple(values) + (1,) * (3 - len(values))
             out[name] = shape if self._shape_ok(name, shape, d) else None
         return out
-
-    def _try_constant(self, e):
-        try:
-            return fold(e, self._const_lookup, self._wrap)
-        except (NotConstant, ConstError):
-            return None
 
     def _shape_ok(self, name: str, shape, d: A.ShapeDim) -> bool:
         limits = _BLOCK_LIMITS if name == "block" else _GRID_LIMITS

@@ -23,7 +23,7 @@ class Symbol:
         decl = self.decl
         if decl is None:
             return None
-        name = getattr(decl, "name", None)
+        name = getattr(decl, "name", None) or getattr(decl, "var", None)   # (a `for` declares `var`)
         return name.span if isinstance(name, A.Ident) else decl.span
 
 

@@ -1,0 +1,70 @@
+"""Shared test helpers: run the syncc CLI in-process, and FileCheck its output."""
+from __future__ import annotations
+
+import io
+import os
+import re
+import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+from syncc.cli import run_cli
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
+STDLIB = sorted((ROOT / "stdlib").rglob("*.sync"))
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def syncc(*args: str) -> Run:
+    """Run `syncc ARGS` in this process, from the repository root, without colour."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = run_cli(list(args))
+    finally:
+        os.chdir(cwd)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def filecheck(check_file: Path, text: str) -> str | None:
+    """None when `text` matches the CHECK lines of `check_file`, else FileCheck's report."""
+    from filecheck.matcher import Matcher
+    from filecheck.options import parse_argv_options
+
+    with tempfile.NamedTemporaryFile("w", suffix=".out", delete=False, encoding="utf-8") as f:
+        f.write(text)
+    report = io.StringIO()
+    try:
+        opts = parse_argv_options(["filecheck", str(check_file), "--input-file", f.name])
+        with redirect_stderr(report), redirect_stdout(report):
+            code = Matcher.from_opts(opts).run()
+    finally:
+        os.unlink(f.name)
+    return None if code == 0 else report.getvalue() or f"filecheck exited {code}"
+
+
+_RUN = re.compile(r"^\s*//\s*RUN:\s*(.*)$", re.M)
+_EXIT = re.compile(r"^\s*//\s*EXIT:\s*(\d+)\s*$", re.M)
+
+
+def run_lines(path: Path) -> tuple[list[list[str]], int]:
+    """The `// RUN: syncc ...` commands of a golden file (with %s for its path) and its expected exit."""
+    text = path.read_text(encoding="utf-8")
+    rel = str(path.relative_to(ROOT))
+    commands = []
+    for line in _RUN.findall(text):
+        words = line.split()
+        assert words and words[0] == "syncc", f"{path}: RUN lines start with `syncc`"
+        commands.append([rel if w == "%s" else w for w in words[1:]])
+    m = _EXIT.search(text)
+    return commands, int(m.group(1)) if m else 0
