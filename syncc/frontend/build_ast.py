@@ -1,17 +1,22 @@
-"""Parse tree (lark) → AST (syncc.frontend.ast), without recursion.
+"""Grammar rules → AST nodes, built while lark parses (its inline transformer).
 
-Each method is named after the grammar rule (or alias) it builds from and gets
-the rule's span and its kept children: NAME/INT/STRING/GRANULARITY tokens and
-already-built nodes; keywords and punctuation were filtered out by lark, and an
-absent `[optional]` part arrives as None.
+lark calls the method named after each rule (or alias) with all of the rule's
+children (keep_all_tokens). The @rule wrapper turns them into the rule's span,
+drops keywords and punctuation, and passes the rest: NAME/INT/STRING/GRANULARITY
+tokens, WORD tokens (an operator or keyword a rule keeps, like `+=` or `var`),
+already-built nodes, tuples of nodes, and None for an absent `[optional]` part.
+It also measures nesting, so no tree deeper than MAX_NESTING reaches the
+recursive phases after parsing.
 """
 from __future__ import annotations
 
-from lark import Token, Tree
+from lark import Token
 
-from ..source import SourceFile, Span
+from ..source import Span
 from . import ast as A
 from .lexer import MAX_NESTING
+
+KEPT = frozenset({"NAME", "INT", "STRING", "GRANULARITY", "WORD"})
 
 
 class TreeTooDeep(Exception):
@@ -26,51 +31,85 @@ class BadLiteral(Exception):
         self.span = span
 
 
-class AstBuilder:
-    def __init__(self, source: SourceFile):
-        self.source = source
+class Seq(tuple):
+    """A tuple of nodes that remembers the span it was parsed from."""
+    span: Span | None = None
 
-    # ---- driving -----------------------------------------------------------
 
-    def build(self, tree: Tree) -> A.Program:
-        """Post-order walk with explicit stacks, so deep trees cannot overflow Python's."""
-        order: list = []
-        todo = [tree]
-        while todo:
-            t = todo.pop()
-            order.append(t)
-            if isinstance(t, Tree):
-                todo.extend(t.children)
-        values: list = []
-        depths: list[int] = []
-        for t in reversed(order):
-            if isinstance(t, Tree):
-                n = len(t.children)
-                kids = values[len(values) - n:] if n else []
-                depth = 1 + max(depths[len(depths) - n:], default=0)
-                if n:
-                    del values[-n:]
-                    del depths[-n:]
-                span = self.span_of(t)
-                if depth > MAX_NESTING:
-                    raise TreeTooDeep(span)
-                values.append(getattr(self, t.data)(span, *kids))
-                depths.append(depth)
+def rule(build):
+    """Wrap a builder `build(self, span, *kept_children)` as a lark callback."""
+
+    def callback(self, children):
+        depths = self.depths
+        kept = []
+        depth = 0
+        first = last = None
+        for c in children:
+            if c is None:
+                kept.append(None)
+            elif type(c) is Token:
+                if first is None:
+                    first = c
+                last = c
+                if c.type in KEPT:
+                    kept.append(c)
             else:
-                values.append(t)
-                depths.append(0)
-        (program,) = values
-        return program
+                if c.span is not None:
+                    if first is None:
+                        first = c
+                    last = c
+                kept.append(c)
+                d = depths.get(id(c))
+                if d is not None and d > depth:
+                    depth = d
+        depth += 1
+        span = self.span_between(first, last)
+        if depth > MAX_NESTING:
+            raise TreeTooDeep(span)
+        result = build(self, span, *kept)
+        if isinstance(result, tuple):
+            result = Seq(result)
+            result.span = span if first is not None else None
+        if result is not None:
+            depths[id(result)] = depth
+        return result
 
-    def span_of(self, t: Tree) -> Span:
-        m = t.meta
-        if m.empty:
-            return self.source.span(0, 0)
-        return Span(self.source.path, m.start_pos, m.end_pos, m.line, m.column, m.end_line, m.end_column)
+    callback.__name__ = build.__name__
+    return callback
+
+
+def word(self, children):
+    """A rule that keeps its one keyword or operator token (`!add_op: "+" | "-"`)."""
+    return children[0].update("WORD")
+
+
+class AstBuilder:
+    """The inline transformer. `reset(path)` before each parse (the parser is shared)."""
+
+    def __init__(self) -> None:
+        self.path = "<input>"
+        self.depths: dict[int, int] = {}
+
+    def reset(self, path: str) -> None:
+        self.path = path
+        self.depths = {}
+
+    def span_between(self, first, last) -> Span:
+        if first is None:
+            return Span(self.path, 0, 0, 1, 1, 1, 1)
+        if type(first) is Token:
+            if type(last) is Token:
+                return Span(self.path, first.start_pos, last.end_pos, first.line, first.column,
+                            last.end_line, last.end_column)
+            b = last.span
+            return Span(self.path, first.start_pos, b.end, first.line, first.column, b.end_line, b.end_col)
+        a = first.span
+        if type(last) is Token:
+            return Span(self.path, a.start, last.end_pos, a.line, a.col, last.end_line, last.end_column)
+        return a.to(last.span)
 
     def tok_span(self, tok: Token) -> Span:
-        return Span(self.source.path, tok.start_pos, tok.end_pos, tok.line, tok.column,
-                    tok.end_line, tok.end_column)
+        return Span(self.path, tok.start_pos, tok.end_pos, tok.line, tok.column, tok.end_line, tok.end_column)
 
     def ident(self, tok: Token) -> A.Ident:
         return A.Ident(str(tok), self.tok_span(tok))
@@ -86,193 +125,235 @@ class AstBuilder:
 
     # ---- items ---------------------------------------------------------------
 
+    @rule
     def start(self, span, *items):
         return A.Program(tuple(items), span)
 
+    @rule
     def import_decl(self, span, path, alias):
         return A.Import(path, alias, span)
 
+    @rule
     def module_path(self, span, *names):
         return tuple(self.ident(n) for n in names)
 
+    @rule
     def import_alias(self, span, name):
         return self.ident(name)
 
+    @rule
     def const_decl(self, span, name, type_, value):
         return A.Const(self.ident(name), type_, value, span)
 
+    @rule
     def type_annot(self, span, type_):
         return type_
 
+    @rule
     def fn_decl(self, span, name, params, ret, body):
         return A.Fn(self.ident(name), params, ret, body, span)
 
+    @rule
     def ret_type(self, span, type_):
         return type_
 
+    @rule
     def kernel_decl(self, span, name, params, launch, body):
         return A.Kernel(self.ident(name), params, launch or (), body, span)
 
+    @rule
     def launch_shape(self, span, *dims):
         return tuple(dims)
 
+    @rule
     def shape_dim(self, span, name, args):
         positional, kwargs = self.split_args(args)
         return A.ShapeDim(self.ident(name), positional + tuple(k.value for k in kwargs), span)
 
+    @rule
     def host_decl(self, span, name, body):
         return A.Host(self.opt_ident(name), body, span)
 
+    @rule
     def params(self, span, *params):
         return tuple(params)
 
+    @rule
     def param(self, span, name, type_):
         return A.Param(self.ident(name), type_, span)
 
+    @rule
     def array_type(self, span, space, elem, dims):
-        return A.ArrayTypeExpr(space, elem, dims, span)
+        return A.ArrayTypeExpr(str(space), elem, dims, span)
 
+    @rule
     def dims(self, span, *exprs):
         return tuple(exprs)
 
-    def scalar_type(self, span, tok):
-        return A.ScalarTypeExpr(str(tok), span)
-
-    def space(self, span, tok):
-        return str(tok)
+    def scalar_type(self, children):
+        tok = children[0]   # (a `!` rule: its one keyword token, i32 ... bool)
+        return A.ScalarTypeExpr(str(tok), self.tok_span(tok))
 
     # ---- statements ------------------------------------------------------------
 
+    @rule
     def block(self, span, *stmts):
         return A.Block(tuple(stmts), span)
 
+    @rule
     def let_stmt(self, span, kw, name, type_, value):
         return A.Let(kw == "var", self.ident(name), type_, value, span)
 
-    def binding_kw(self, span, tok):
-        return str(tok)
-
+    @rule
     def assign_stmt(self, span, target, op, value):
-        return A.Assign(target, op, value, span)
+        return A.Assign(target, str(op), value, span)
 
-    def assign_op(self, span, tok):
-        return str(tok)
-
+    @rule
     def expr_stmt(self, span, expr):
         return A.ExprStmt(expr, span)
 
+    @rule
     def if_stmt(self, span, cond, then, orelse):
         return A.If(cond, then, orelse, span)
 
+    @rule
     def else_clause(self, span, body):
         return body
 
+    @rule
     def while_stmt(self, span, cond, body):
         return A.While(cond, body, span)
 
+    @rule
     def for_stmt(self, span, var, start, stop, step, body):
         return A.For(self.ident(var), start, stop, step, body, span)
 
+    @rule
     def for_step(self, span, expr):
         return expr
 
+    @rule
     def break_stmt(self, span):
         return A.Break(span)
 
+    @rule
     def continue_stmt(self, span):
         return A.Continue(span)
 
+    @rule
     def return_stmt(self, span, value):
         return A.Return(value, span)
 
+    @rule
     def shared_decl(self, span, name, elem, dims):
         return A.SharedDecl(self.ident(name), elem, dims, span)
 
+    @rule
     def prim_decl(self, span, kind, name, dims, args, elem, placement, gran, impl):
         positional, kwargs = self.split_args(args)
         granularity = A.Ident(str(gran)[1:], self.tok_span(gran))
-        return A.PrimDecl(kind, self.ident(name), dims or (), positional, kwargs, elem, placement,
+        return A.PrimDecl(str(kind), self.ident(name), dims or (), positional, kwargs, elem, str(placement),
                           granularity, impl, span)
 
-    def prim_kind(self, span, tok):
-        return str(tok)
-
+    @rule
     def prim_args(self, span, args):
         return args or ()
 
+    @rule
     def impl_clause(self, span, name, args):
         positional, kwargs = self.split_args(args)
         return A.ImplRef(self.ident(name), positional, kwargs, span)
 
+    @rule
     def critical_stmt(self, span, place, body):
         return A.Critical(place, body, span)
 
+    @rule
     def acquire_stmt(self, span, place, body):
         return A.Acquire(place, body, span)
 
+    @rule
     def when_stmt(self, span, *parts):
         *bindings, body = parts
         return A.When(tuple(bindings), body, span)
 
+    @rule
     def when_binding(self, span, name, place):
         return A.WhenBinding(self.ident(name), place, span)
 
+    @rule
     def place(self, span, name, *indices):
         return A.Place(self.ident(name), tuple(indices), span)
 
+    @rule
     def barrier_stmt(self, span):
         return A.BarrierStmt(span)
 
+    @rule
     def fence_stmt(self, span, scope):
         return A.Fence(self.ident(scope), span)
 
+    @rule
     def prim_op_stmt(self, span, op, place):
-        return A.PrimOp(op, place, span)
+        return A.PrimOp(str(op), place, span)
 
-    def prim_op(self, span, tok):
-        return str(tok)
-
+    @rule
     def put_stmt(self, span, place, value):
         return A.Put(place, value, span)
 
+    @rule
     def launch_stmt(self, span, name, args, *shape):
         positional, kwargs = self.split_args(args)
         return A.Launch(self.ident(name), positional, kwargs, tuple(shape), span)
 
+    @rule
     def check_stmt(self, span, cond, message):
-        msg = None if message is None else self.str_lit(self.tok_span(message), message)
-        return A.Check(cond, msg, span)
+        return A.Check(cond, message, span)
 
+    @rule
+    def check_msg(self, span, message):
+        return self.string(message)
+
+    @rule
     def print_stmt(self, span, *items):
         return A.Print(tuple(items), span)
 
+    @rule
     def save_stmt(self, span, value, path):
-        return A.Save(value, self.str_lit(self.tok_span(path), path), span)
+        return A.Save(value, self.string(path), span)
 
     # ---- expressions -------------------------------------------------------------
 
+    @rule
     def binary(self, span, left, op, right):
-        return A.Binary(op, left, right, span)
+        return A.Binary(str(op), left, right, span)
 
+    @rule
     def unary(self, span, op, operand):
-        return A.Unary(op, operand, span)
+        return A.Unary(str(op), operand, span)
 
+    @rule
     def get_expr(self, span, place):
         return A.Get(place, span)
 
+    @rule
     def trylock_expr(self, span, place):
         return A.TryLock(place, span)
 
+    @rule
     def index(self, span, base, idx):
         return A.Index(base, idx, span)
 
+    @rule
     def field(self, span, base, name):
         return A.Field(base, self.ident(name), span)
 
+    @rule
     def call(self, span, func, args):
         positional, kwargs = self.split_args(args)
         return A.Call(func, positional, kwargs, span)
 
+    @rule
     def int_lit(self, span, tok):
         text = str(tok)
         digits, base = text.replace("_", ""), 10
@@ -285,35 +366,49 @@ class AstBuilder:
             raise BadLiteral(span, f"integer literal `{_clip(text)}` does not fit in 64 bits")
         return A.IntLit(value, text, span)
 
+    @rule
     def true_lit(self, span):
         return A.BoolLit(True, span)
 
+    @rule
     def false_lit(self, span):
         return A.BoolLit(False, span)
 
+    @rule
     def str_lit(self, span, tok):
-        return A.StrLit(_unescape(str(tok)[1:-1]), span)
+        return self.string(tok)
 
+    def string(self, tok: Token) -> A.StrLit:
+        return A.StrLit(_unescape(str(tok)[1:-1]), self.tok_span(tok))
+
+    @rule
     def name(self, span, tok):
         return A.Name(str(tok), span)
 
+    @rule
     def type_ref(self, span, type_):
         return A.TypeRef(type_.name, span)
 
+    @rule
     def list_lit(self, span, args):
         positional, kwargs = self.split_args(args)
         return A.ListLit(positional + tuple(k.value for k in kwargs), span)
 
+    @rule
     def args(self, span, *items):
         return tuple(items)
 
+    @rule
     def kwarg(self, span, name, value):
         return A.KwArg(self.ident(name), value, span)
 
-    def _op(self, span, tok):
-        return str(tok)
+    binding_kw = assign_op = prim_kind = prim_op = space = word
+    or_op = and_op = cmp_op = bor_op = bxor_op = band_op = shift_op = add_op = mul_op = unary_op = word
 
-    or_op = and_op = cmp_op = bor_op = bxor_op = band_op = shift_op = add_op = mul_op = unary_op = _op
+    @rule
+    def atom(self, span, expr):
+        """`( expr )`: the parentheses only group."""
+        return expr
 
 
 def _clip(text: str, limit: int = 24) -> str:

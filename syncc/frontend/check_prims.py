@@ -263,7 +263,7 @@ class PrimRules:
     def _Fence(self, s: A.Fence, ctx):
         self.device_only("`fence`", s.span, ctx)
         if s.scope.text not in FENCE_SCOPES:
-            self.error("E0416", f"unknown fence scope `{s.scope.text}`", s.scope.span,
+            self.error("E0415", f"unknown fence scope `{s.scope.text}`", s.scope.span,
                        help="`fence cta` orders within the block, `fence gpu` across the GPU, `fence sys` with the host")
 
 

@@ -73,38 +73,35 @@ def fold(expr: A.Expr, lookup: Callable[[A.Expr], Value],
          wrap: Callable[[A.Expr, Value], Value] = lambda e, v: v) -> Value:
     """The value of a constant expression; `wrap(node, v)` fits each intermediate
     result to the node's type, so `u32(-1) / 2` folds as the GPU computes it."""
+    return wrap(expr, _eval(expr, lookup, wrap))
 
-    def ev(e: A.Expr) -> Value:
-        return wrap(e, _eval(e))
 
-    def _eval(e: A.Expr) -> Value:
-        match e:
-            case A.IntLit(value=v) | A.BoolLit(value=v):
-                return v
-            case A.Name() | A.Field():
-                return lookup(e)
-            case A.Unary(op=op, operand=x):
-                return _UNARY[op](ev(x))
-            case A.Binary(op="&&", left=l, right=r):
-                return bool(ev(l)) and bool(ev(r))
-            case A.Binary(op="||", left=l, right=r):
-                return bool(ev(l)) or bool(ev(r))
-            case A.Binary(op=op, left=l, right=r):
-                a, b = ev(l), ev(r)
-                if op in ("/", "%"):
-                    if b == 0:
-                        raise ConstError("E0302", e.span, "division by zero in a constant")
-                    return c_div(a, b) if op == "/" else c_rem(a, b)
-                if op in ("<<", ">>"):
-                    return _shift(op, a, b, r.span)
-                return _BINARY[op](a, b)
-            case A.Call(func=A.Name(id=fn), args=args, kwargs=()) if fn in _CALLS and args:
-                return _CALLS[fn](*(ev(a) for a in args))
-            case A.Call(func=A.Name(id="select"), args=(c, a, b), kwargs=()):
-                return ev(a) if ev(c) else ev(b)
-            case A.Call(func=A.TypeRef(name=t), args=(x,), kwargs=()):
-                value = ev(x)
-                return bool(value) if t == "bool" else int(value)
-        raise NotConstant(e.span)
-
-    return ev(expr)
+def _eval(e: A.Expr, lookup, wrap) -> Value:
+    match e:
+        case A.IntLit(value=v) | A.BoolLit(value=v):
+            return v
+        case A.Name() | A.Field():
+            return lookup(e)
+        case A.Unary(op=op, operand=x):
+            return _UNARY[op](fold(x, lookup, wrap))
+        case A.Binary(op="&&", left=l, right=r):
+            return bool(fold(l, lookup, wrap)) and bool(fold(r, lookup, wrap))
+        case A.Binary(op="||", left=l, right=r):
+            return bool(fold(l, lookup, wrap)) or bool(fold(r, lookup, wrap))
+        case A.Binary(op=op, left=l, right=r):
+            a, b = fold(l, lookup, wrap), fold(r, lookup, wrap)
+            if op in ("/", "%"):
+                if b == 0:
+                    raise ConstError("E0302", e.span, "division by zero in a constant")
+                return c_div(a, b) if op == "/" else c_rem(a, b)
+            if op in ("<<", ">>"):
+                return _shift(op, a, b, r.span)
+            return _BINARY[op](a, b)
+        case A.Call(func=A.Name(id=fn), args=args, kwargs=()) if fn in _CALLS and args:
+            return _CALLS[fn](*(fold(a, lookup, wrap) for a in args))
+        case A.Call(func=A.Name(id="select"), args=(c, a, b), kwargs=()):
+            return fold(a, lookup, wrap) if fold(c, lookup, wrap) else fold(b, lookup, wrap)
+        case A.Call(func=A.TypeRef(name=t), args=(x,), kwargs=()):
+            value = fold(x, lookup, wrap)
+            return bool(value) if t == "bool" else int(value)
+    raise NotConstant(e.span)

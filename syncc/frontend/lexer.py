@@ -1,40 +1,61 @@
-"""Statement breaks and nesting limits, applied to lark's token stream.
+"""The lexer: text → lark tokens, with statement breaks and a nesting limit.
 
-`StatementBreaks` is a lark postlexer. It inserts a `;` token (type _SEMI, value
-"\\n") at a line break when, as in Go, the line could end a statement and the
-next line starts one, outside ( ) and [ ]. The inserted token sits at the end of
-the previous token, so "expected an expression, found end of line" points right
-after the `=` that is missing its right-hand side.
+One master regular expression matches every token; keywords and punctuation
+take the terminal names lark gave them in grammar.lark, so this lexer and the
+grammar cannot drift apart (an unknown keyword would fail at startup).
 
-It also refuses bracket nesting deeper than MAX_NESTING with a located error,
-and remembers the last tokens it passed on, so the parser's error report can
-say where the token before an unexpected one ended.
+Statement breaks: at a line break where, as in Go, the line could end a
+statement and the next line starts one (outside ( ) and [ ]), a `;` token
+(type _SEMI, value "\\n") is produced, placed at the end of the previous token,
+so "expected an expression, found end of line" points right after the `=` that
+lacks its right-hand side.
+
+Nesting deeper than MAX_NESTING brackets stops the lexer with a located error.
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Iterator
 
 from lark import Token
+from lark.lexer import Lexer
 
 MAX_NESTING = 200
 
 # A line that ends with one of these can end a statement.
-_ENDS_STATEMENT = {"true", "false", "return", "break", "continue", "barrier",
-                   "i32", "u32", "i64", "u64", "bool", ")", "]", "}"}
-_ENDS_STATEMENT_TYPES = {"NAME", "INT", "STRING", "GRANULARITY"}
+_ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
+                   "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}"}
 
 # A line that starts with one of these starts a new statement or item.
 _STARTS_STATEMENT = {
-    "import", "const", "fn", "kernel", "host",
+    "NAME", "import", "const", "fn", "kernel", "host",
     "let", "var", "if", "while", "for", "break", "continue", "return",
     "shared", "mutex", "semaphore", "barrier", "channel",
     "critical", "acquire", "when", "fence", "put",
     "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive",
     "check", "print", "save",
 }
-_OPEN = {"(": ")", "[": "]", "{": "}"}
-_CLOSE = {")", "]", "}"}
+_OPEN = {"(": 1, "[": 1, "{": 0}
+_CLOSE = {")": 1, "]": 1, "}": 0}
+
+_PATTERNS = [
+    ("skip", r"[ \t\f\r]+|//[^\n]*|/\*[\s\S]*?\*/"),
+    ("open_comment", r"/\*"),          # a block comment that never closes
+    ("newline", r"\n"),
+    ("NAME", r"[A-Za-z_][A-Za-z0-9_]*"),
+    ("INT", r"0[xX][0-9A-Fa-f_]+|0[bB][01_]+|[0-9][0-9_]*"),
+    ("STRING", r'"(?:[^"\\\n]|\\.)*"'),
+    ("GRANULARITY", r"@[A-Za-z_][A-Za-z0-9_]*"),
+]
+
+
+class LexError(Exception):
+    """A character no token starts with (or an unterminated string or comment)."""
+
+    def __init__(self, pos: int):
+        super().__init__(f"unexpected character at offset {pos}")
+        self.pos = pos
 
 
 class NestingTooDeep(Exception):
@@ -43,61 +64,97 @@ class NestingTooDeep(Exception):
         self.token = token
 
 
-def _ends_statement(tok: Token) -> bool:
-    return tok.type in _ENDS_STATEMENT_TYPES or tok.value in _ENDS_STATEMENT
+class SynccLexer(Lexer):
+    """lark custom lexer (lexer=SynccLexer); lark builds it once per grammar."""
 
+    recent: deque = deque(maxlen=4)   # the last tokens produced, for parse-error positions
 
-def _starts_statement(tok: Token, braces: int) -> bool:
-    if tok.type == "NAME":
-        return True
-    if tok.type in ("INT", "STRING", "GRANULARITY"):
-        return False
-    # `launch` opens a host statement inside braces; at the top level it
-    # continues a kernel header (`kernel k(...)` / `launch grid(1) block(32)`).
-    return tok.value in _STARTS_STATEMENT or (tok.value == "launch" and braces > 0)
+    def __init__(self, lexer_conf) -> None:
+        literal: dict[str, str] = {}          # token text → terminal name, for keywords and punctuation
+        for t in lexer_conf.terminals:
+            if t.pattern.type == "str":
+                literal[t.pattern.value] = t.name
+        self.keywords = {k: v for k, v in literal.items() if k.isidentifier()}
+        punct = sorted((k for k in literal if not k.isidentifier()), key=len, reverse=True)
+        self.punct = {k: literal[k] for k in punct}
+        parts = [f"(?P<{name}>{rx})" for name, rx in _PATTERNS]
+        parts.append("(?P<punct>" + "|".join(re.escape(p) for p in punct) + ")")
+        self.master = re.compile("|".join(parts)).match
 
+    __future_interface__ = 0   # lark passes the whole text to lex()
 
-class StatementBreaks:
-    """lark postlexer: Go-style statement breaks plus a nesting limit."""
-
-    always_accept = ()
-
-    def __init__(self) -> None:
-        self.recent: deque[Token] = deque(maxlen=4)
-
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        self.recent = recent = deque(maxlen=4)
-        parens = 0       # depth of ( and [: line breaks inside them never end statements
-        braces = 0
+    def lex(self, text: str) -> Iterator[Token]:
+        match, keywords, punct = self.master, self.keywords, self.punct
+        recent = SynccLexer.recent = deque(maxlen=4)
+        pos, line, line_start, end = 0, 1, 0, len(text)
+        parens = braces = 0
         prev: Token | None = None
-        for tok in stream:
-            if (prev is not None and tok.line > prev.end_line and parens == 0
-                    and _ends_statement(prev) and _starts_statement(tok, braces)):
+        prev_key = ""           # what prev is, in the terms of _ENDS_STATEMENT
+        broke = False           # a line break since prev
+        while pos < end:
+            m = match(text, pos)
+            if m is None:
+                raise LexError(pos)
+            kind = m.lastgroup
+            value = m.group()
+            start = pos
+            pos = m.end()
+            if kind == "open_comment":
+                raise LexError(start)
+            if kind == "skip":
+                if "\n" in value:   # a block comment spanning lines counts as a line break
+                    broke = True
+                    line += value.count("\n")
+                    line_start = start + value.rfind("\n") + 1
+                continue
+            if kind == "newline":
+                broke = True
+                line += 1
+                line_start = pos
+                continue
+            if kind == "NAME":
+                ttype = keywords.get(value, "NAME")
+                key = value if ttype != "NAME" else "NAME"
+            elif kind == "punct":
+                ttype = punct[value]
+                key = value
+            else:
+                ttype = key = kind
+            if (broke and prev is not None and parens == 0 and prev_key in _ENDS_STATEMENT
+                    and (key in _STARTS_STATEMENT or (key == "launch" and braces > 0))):
+                # `launch` inside braces opens a host statement; at the top level it
+                # continues a kernel header (`kernel k(...)` / `launch grid(1) block(32)`).
                 semi = Token("_SEMI", "\n", prev.end_pos, prev.end_line, prev.end_column,
                              prev.end_line, prev.end_column, prev.end_pos)
                 recent.append(semi)
                 yield semi
-            value = tok.value
-            if value in _OPEN and tok.type != "STRING":
-                if value == "{":
-                    braces += 1
-                else:
+            col = start - line_start + 1
+            tok = Token(ttype, value, start, line, col, line, col + len(value), pos)
+            if key in _OPEN:
+                if _OPEN[key]:
                     parens += 1
+                else:
+                    braces += 1
                 if parens + braces > MAX_NESTING:
                     raise NestingTooDeep(tok)
-            elif value in _CLOSE and tok.type != "STRING":
-                if value == "}":
-                    braces = max(0, braces - 1)
-                else:
+            elif key in _CLOSE:
+                if _CLOSE[key]:
                     parens = max(0, parens - 1)
+                else:
+                    braces = max(0, braces - 1)
             recent.append(tok)
-            prev = tok
+            prev, prev_key, broke = tok, key, False
             yield tok
 
-    def token_before(self, tok: Token) -> Token | None:
-        """The token passed on just before `tok` (None when `tok` was the first)."""
-        items = list(self.recent)
-        for i in range(len(items) - 1, 0, -1):
-            if items[i] is tok:
-                return items[i - 1]
-        return items[-1] if items and items[-1] is not tok else None
+
+def token_before(tok: Token) -> Token | None:
+    """The token produced just before `tok` (None when `tok` was the first)."""
+    items = list(SynccLexer.recent)
+    for i in range(len(items) - 1, 0, -1):
+        if items[i] is tok:
+            return items[i - 1]
+    return items[-1] if items and items[-1] is not tok else None
+
+
+def last_token() -> Token | None:
+    return SynccLexer.recent[-1] if SynccLexer.recent else None

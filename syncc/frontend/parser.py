@@ -12,38 +12,62 @@ from __future__ import annotations
 from pathlib import Path
 
 from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
 from ..diagnostics import CompileError, Diagnostic, Severity
 from ..source import SourceFile, Span
 from . import ast as A
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
-from .lexer import MAX_NESTING, NestingTooDeep, StatementBreaks
+from .lalr import ParseError, Tables
+from .lexer import MAX_NESTING, LexError, NestingTooDeep, SynccLexer, last_token, token_before
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
-_postlex = StatementBreaks()
+_builder = AstBuilder()
 _lark: Lark | None = None
+_machine: tuple[SynccLexer, Tables] | None = None
 
 
 def lark_parser() -> Lark:
-    """The parser, built once per process (its tables are cached on disk by lark)."""
+    """The grammar's LALR tables, built once per process (lark caches them on disk).
+
+    The callbacks build the AST during the parse (`transformer=`); syncc supplies
+    the lexer and drives the tables itself (lalr.py). One parser serves the
+    process, so parsing is not re-entrant across threads.
+    """
     global _lark
     if _lark is None:
-        _lark = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer="basic",
-                     propagate_positions=True, maybe_placeholders=True, postlex=_postlex,
-                     cache=True)
+        _lark = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer=SynccLexer,
+                     keep_all_tokens=True, maybe_placeholders=True, transformer=_builder, cache=True)
     return _lark
 
 
+def _parse_machine() -> tuple[SynccLexer, Tables]:
+    global _machine
+    if _machine is None:
+        parser = lark_parser()
+        _machine = (SynccLexer(parser.lexer_conf), Tables(parser))
+    return _machine
+
+
+MAX_SOURCE_BYTES = 1 << 20   # 1 MiB: 300 times the largest example; parsing is pure Python
+
+
 def parse(source: SourceFile) -> A.Program:
+    text = source.text
+    if len(text) > MAX_SOURCE_BYTES and len(text.encode("utf-8")) > MAX_SOURCE_BYTES:
+        cut = len(text.encode("utf-8")[:MAX_SOURCE_BYTES].decode("utf-8", errors="ignore"))
+        raise CompileError([_error(
+            "E0008", f"this file is {len(text.encode('utf-8')) / (1 << 20):.1f} MiB; syncc reads programs "
+            f"of up to {MAX_SOURCE_BYTES >> 20} MiB", source.span(cut, cut + 1),
+            help="the limit is reached here; split the program or generate less code")])
+    lexer, tables = _parse_machine()
+    _builder.reset(source.path)
     try:
-        tree = lark_parser().parse(source.text)
-        return AstBuilder(source).build(tree)
-    except UnexpectedToken as e:
-        raise CompileError([_unexpected_token(e, source)]) from None
-    except UnexpectedCharacters as e:
-        raise CompileError([_unexpected_character(e, source)]) from None
+        return tables.parse(lexer.lex(text))
+    except ParseError as e:
+        raise CompileError([_unexpected_token(e.token, e.acceptable(), source)]) from None
+    except LexError as e:
+        raise CompileError([_unexpected_character(e.pos, source)]) from None
     except NestingTooDeep as e:
         raise CompileError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
                                    _tok_span(source, e.token),
@@ -53,6 +77,7 @@ def parse(source: SourceFile) -> A.Program:
                                    help="split the expression or block into smaller pieces")]) from None
     except BadLiteral as e:
         raise CompileError([_error("E0003", str(e), e.span)]) from None
+
 
 
 def _error(code: str, message: str, span: Span | None, help: str | None = None) -> Diagnostic:
@@ -133,27 +158,16 @@ def _describe_found(tok: Token) -> str:
     return f"`{shown}`"
 
 
-def _unexpected_token(e: UnexpectedToken, source: SourceFile) -> Diagnostic:
-    tok = e.token
-    prev = _postlex.token_before(tok) if tok.type != "$END" else (_postlex.recent[-1] if _postlex.recent else None)
+def _unexpected_token(tok: Token, expected: set[str], source: SourceFile) -> Diagnostic:
+    prev = token_before(tok) if tok.type != "$END" else last_token()
     if tok.type == "$END" or tok.type == "_SEMI" or (prev is not None and tok.line is not None and prev is not None
                                                       and tok.line > prev.end_line):
         # The missing piece belongs right after the previous token.
         span = _tok_span(source, prev).at_end() if prev is not None else source.span(len(source.text), len(source.text))
     else:
         span = _tok_span(source, tok)
-    expected = _acceptable(e)
     message = f"expected {_describe_expected(expected)}, found {_describe_found(tok)}"
     return _error("E0002", message, span, _parse_help(tok, expected, prev))
-
-
-def _acceptable(e: UnexpectedToken) -> set[str]:
-    """The terminals the parser could really take here (lark's table can list more)."""
-    try:
-        accepted = e.interactive_parser.accepts()
-    except Exception:  # accepts() replays the parser; fall back to the raw table
-        accepted = set()
-    return set(accepted) or set(e.expected or ())
 
 
 def _parse_help(tok: Token, expected: set[str], prev: Token | None) -> str | None:
@@ -171,8 +185,7 @@ def _parse_help(tok: Token, expected: set[str], prev: Token | None) -> str | Non
     return None
 
 
-def _unexpected_character(e: UnexpectedCharacters, source: SourceFile) -> Diagnostic:
-    pos = e.pos_in_stream
+def _unexpected_character(pos: int, source: SourceFile) -> Diagnostic:
     char = source.text[pos] if pos < len(source.text) else ""
     span = source.span(pos, pos + 1)
     if char == '"':
