@@ -79,7 +79,8 @@ class Reporter:
                 self.count_errors += 1
             else:
                 self.count_warnings += 1
-            click.echo(renderer.to_json(d) if self.json else renderer.render(d) + "\n", err=True)
+            click.echo(renderer.to_json(d) if self.json else renderer.render(d) + "\n", err=True,
+                       color=self.color)   # (click strips escapes off a terminal unless told)
 
     def finish(self, files: int) -> int:
         if not self.json:

@@ -27,10 +27,11 @@ MAX_NESTING = 200
 _ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
                    "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}"}
 
-# A line that starts with one of these starts a new statement or item.
+# A line that starts with one of these starts a new item (outside braces) ...
+_STARTS_ITEM = {"import", "const", "fn", "kernel", "host"}
+# ... or a new statement (inside braces).
 _STARTS_STATEMENT = {
-    "NAME", "import", "const", "fn", "kernel", "host",
-    "let", "var", "if", "while", "for", "break", "continue", "return",
+    "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
     "shared", "mutex", "semaphore", "barrier", "channel",
     "critical", "acquire", "when", "fence", "put",
     "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive",
@@ -121,9 +122,9 @@ class SynccLexer(Lexer):
             else:
                 ttype = key = kind
             if (broke and prev is not None and parens == 0 and prev_key in _ENDS_STATEMENT
-                    and (key in _STARTS_STATEMENT or (key == "launch" and braces > 0))):
-                # `launch` inside braces opens a host statement; at the top level it
-                # continues a kernel header (`kernel k(...)` / `launch grid(1) block(32)`).
+                    and key in (_STARTS_STATEMENT if braces else _STARTS_ITEM)):
+                # Outside braces only item keywords start a line anew, so a kernel
+                # header may continue with `launch grid(1)` or `block(32)` lines.
                 semi = Token("_SEMI", "\n", prev.end_pos, prev.end_line, prev.end_column,
                              prev.end_line, prev.end_column, prev.end_pos)
                 recent.append(semi)

@@ -1,0 +1,106 @@
+"""Front-end timings, each beside a baseline measured in the same run.
+
+    python bench/frontend.py [--runs 300] [--process-runs 30] [--csv results.csv]
+
+1. parse + check of examples/wavefront.sync in this process (warm), beside
+   CPython's compile() of the same program written in Python
+   (bench/baselines/wavefront_equivalent.py);
+2. `syncc check examples/wavefront.sync` as a whole process, beside a bare
+   `python -c pass` and `python -c "import click"`.
+
+Reports medians and the ratio to each baseline. Absolute times depend on the
+machine; the ratios travel better. Tests never assert on these numbers.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = ROOT / "examples" / "wavefront.sync"
+BASELINE = ROOT / "bench" / "baselines" / "wavefront_equivalent.py"
+
+
+def median_ms(fn, runs: int, warmup: int = 20) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def in_process(runs: int) -> list[tuple[str, float, str]]:
+    sys.path.insert(0, str(ROOT))
+    from syncc.driver import check_file
+
+    result = check_file(str(SOURCE))
+    assert result.ok, "wavefront.sync must check clean"
+    python_source = BASELINE.read_text()
+    syncc_ms = median_ms(lambda: check_file(str(SOURCE)), runs)
+    python_ms = median_ms(lambda: compile(python_source, str(BASELINE), "exec"), runs)
+    return [
+        ("parse+check wavefront.sync (in-process)", syncc_ms, ""),
+        ("CPython compile() of the same program in Python", python_ms, "baseline"),
+        ("ratio syncc / CPython compile", syncc_ms / python_ms, "x"),
+    ]
+
+
+def process_ms(argv: list[str], runs: int) -> float:
+    env = dict(os.environ, NO_COLOR="1")
+    subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, check=False)   # warm the disk caches
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        p = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True)
+        times.append(time.perf_counter() - t)
+        assert p.returncode == 0, p.stderr
+    return statistics.median(times) * 1000
+
+
+def whole_process(runs: int) -> list[tuple[str, float, str]]:
+    py = sys.executable
+    syncc_ms = process_ms([py, "-m", "syncc", "check", str(SOURCE.relative_to(ROOT))], runs)
+    bare_ms = process_ms([py, "-c", "pass"], runs)
+    click_ms = process_ms([py, "-c", "import click"], runs)
+    return [
+        ("syncc check wavefront.sync (whole process)", syncc_ms, ""),
+        ("python -c pass", bare_ms, "baseline"),
+        ("python -c 'import click'", click_ms, "baseline"),
+        ("ratio syncc check / python -c pass", syncc_ms / bare_ms, "x"),
+        ("ratio syncc check / python -c 'import click'", syncc_ms / click_ms, "x"),
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=300, help="warm in-process runs (median)")
+    ap.add_argument("--process-runs", type=int, default=30, help="whole-process runs (median)")
+    ap.add_argument("--csv", type=Path, help="also write the rows to this CSV file")
+    args = ap.parse_args()
+
+    rows = in_process(args.runs) + whole_process(args.process_runs)
+    print(f"# {platform.node()} · {platform.processor() or platform.machine()} · Python {platform.python_version()}"
+          f" · {time.strftime('%Y-%m-%d')}")
+    for name, value, unit in rows:
+        shown = f"{value:8.2f} x " if unit == "x" else f"{value:8.2f} ms"
+        print(f"{shown}  {name}{'  (baseline)' if unit == 'baseline' else ''}")
+    if args.csv:
+        with args.csv.open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["measure", "value", "unit"])
+            for name, value, unit in rows:
+                w.writerow([name, f"{value:.4f}", "ratio" if unit == "x" else "ms"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,155 @@
+"""The command line: exit statuses, output formats, options, and what is not built yet."""
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT, syncc
+from syncc import driver
+
+LOCATED = re.compile(r"^\S+:\d+:\d+: error\[E\d{4}\]: ", re.M)
+GOOD = "examples/wavefront.sync"
+
+
+@pytest.fixture
+def bad_file(tmp_path):
+    p = tmp_path / "bad.sync"
+    p.write_text("kernel k(a: global i32[4]) launch grid(1) block(32) {\n    a[0] = nope\n}\n")
+    return str(p)
+
+
+def test_version():
+    r = syncc("--version")
+    assert r.code == 0 and re.fullmatch(r"syncc \d+\.\d+\.\d+\n", r.out)
+
+
+def test_check_ok_is_quiet_but_for_a_summary():
+    r = syncc("check", GOOD)
+    assert r.code == 0, r.err
+    assert r.out == ""
+    assert r.err == "syncc: 1 file checked: no problems\n"
+
+
+def test_check_errors_exit_1_with_located_diagnostic(bad_file):
+    r = syncc("check", bad_file)
+    assert r.code == 1
+    assert LOCATED.search(r.err), r.err
+    assert f"{bad_file}:2:12: error[E0101]: unknown name `nope`" in r.err
+    assert "    a[0] = nope\n" in r.err and "           ^^^^" in r.err
+    assert r.err.rstrip().endswith("syncc: 1 file checked: 1 error")
+
+
+def test_check_several_files_reports_all(bad_file):
+    r = syncc("check", GOOD, bad_file, bad_file)
+    assert r.code == 1
+    assert r.err.count("error[E0101]") == 2
+    assert "3 files checked: 2 errors" in r.err
+
+
+def test_json_format_is_one_object_per_line(bad_file):
+    r = syncc("check", "--error-format=json", bad_file)
+    assert r.code == 1
+    lines = r.err.strip().splitlines()
+    assert len(lines) == 1
+    d = json.loads(lines[0])
+    assert d["severity"] == "error" and d["code"] == "E0101"
+    assert (d["file"], d["line"], d["column"], d["end_line"], d["end_column"]) == (bad_file, 2, 12, 2, 16)
+    assert d["rendered"].startswith(f"{bad_file}:2:12: error[E0101]")
+
+
+def test_unreadable_file_is_a_file_level_error(tmp_path):
+    missing = str(tmp_path / "missing.sync")
+    r = syncc("check", missing)
+    assert r.code == 1
+    assert r.err.startswith(f"{missing}: error[E0007]: cannot read")
+
+
+@pytest.mark.parametrize("args", [
+    ["check"],                                   # no file
+    ["frobnicate", GOOD],                        # no such command
+    ["check", "--nope", GOOD],                   # no such option
+    ["check", "-D", "N", GOOD],                  # -D without a value
+    ["check", "-D", "N=abc", GOOD],              # -D with a non-integer
+    ["build", GOOD, "--arch", "sm_60"],          # too old for PTX targets
+    ["build", GOOD, "--target", "x86"],
+    ["run", GOOD, "--target", "cpu"],
+])
+def test_usage_errors_exit_2(args):
+    r = syncc(*args)
+    assert r.code == 2, (r.code, r.err)
+    assert "Traceback" not in r.err
+
+
+@pytest.mark.parametrize("args, part", [
+    (["build", GOOD], "the PTX backend"),
+    (["build", GOOD, "--target", "sass"], "the real-SASS path"),
+    (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
+    (["build", GOOD, "--target", "cuda"], "the CUDA header generator"),
+    (["build", GOOD, "--emit", "ir"], "the sync IR"),
+    (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),
+    (["run", GOOD, "--target", "gpu"], "the GPU runtime"),
+    (["explain", GOOD], "the lowering and passes"),
+])
+def test_parts_not_built_yet_say_so_and_exit_2(args, part):
+    r = syncc(*args)
+    assert r.code == 2
+    assert part in r.err and "not built yet" in r.err
+    assert "Usage:" not in r.err
+
+
+def test_not_built_yet_still_reports_compile_errors_first(bad_file):
+    r = syncc("run", bad_file, "--target", "fermi-sim")
+    assert r.code == 1 and "error[E0101]" in r.err and "not built yet" not in r.err
+
+
+def test_emit_ast_to_a_file(tmp_path):
+    out = tmp_path / "nw.ast"
+    r = syncc("build", GOOD, "--emit", "ast", "-o", str(out))
+    assert r.code == 0 and r.out == ""
+    assert out.read_text().startswith("Program @")
+    assert "Kernel name=nw" in out.read_text()
+
+
+def test_defines_override_constants():
+    assert syncc("check", GOOD, "-D", "N=15").code == 0
+    r = syncc("check", GOOD, "-D", "N=32")            # a 33 x 33 block has 1089 threads
+    assert r.code == 1 and "error[E0604]" in r.err
+    r = syncc("check", GOOD, "-D", "N=true")
+    assert r.code == 1 and "error[E0201]" in r.err and "-D N=true" in r.err
+    r = syncc("check", GOOD, "-D", "NOPE=1")
+    assert r.code == 0 and "warning[W0101]" in r.err
+
+
+def test_internal_error_exits_101_with_a_short_report(monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+    monkeypatch.setattr(driver, "check_file", broken)
+    r = syncc("check", GOOD)
+    assert r.code == 101
+    assert "internal compiler error: RuntimeError: simulated bug" in r.err
+    assert "Traceback" not in r.err and "--debug" in r.err
+    r = syncc("check", "--debug", GOOD)
+    assert r.code == 101 and "Traceback" in r.err
+
+
+def test_no_color_unless_a_terminal_and_never_with_no_color(bad_file, monkeypatch):
+    assert "\x1b[" not in syncc("check", bad_file).err
+    assert "\x1b[" in syncc("check", "--color=always", bad_file).err
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in syncc("check", "--color=always", bad_file).err
+
+
+def test_entry_point_runs_as_a_module():
+    p = subprocess.run([sys.executable, "-m", "syncc", "check", GOOD], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+
+
+def test_check_imports_nothing_heavy():
+    """`syncc check` loads neither the code generator nor the GPU runtime."""
+    code = ("import sys; from syncc.cli import run_cli; rc = run_cli(['check', 'examples/wavefront.sync']); "
+            "print(rc, sorted({m.split('.')[0] for m in sys.modules} & {'llvmlite', 'cupy', 'numpy', 'jinja2'}))")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "0 []", p.stdout + p.stderr
