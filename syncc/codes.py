@@ -8,7 +8,7 @@ CODES: dict[str, str] = {
     # syntax and files
     "E0001": "unexpected character",
     "E0002": "unexpected token",
-    "E0003": "invalid integer literal",
+    "E0003": "invalid literal",
     "E0004": "file is not valid UTF-8",
     "E0005": "nesting too deep",
     "E0006": "unterminated string or comment",
@@ -24,6 +24,7 @@ CODES: dict[str, str] = {
     "E0107": "import cycle",
     "E0108": "kernel or host block in a stdlib module",
     "E0109": "more than one host block",
+    "E0110": "imported module has errors",
     # types
     "E0201": "mismatched types",
     "E0202": "wrong number of subscripts",

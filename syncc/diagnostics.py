@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO, Iterable
@@ -102,7 +103,18 @@ _STYLES = {
     "gutter": "\x1b[1;34m",
 }
 _RESET = "\x1b[0m"
-_TAB = "    "
+_TAB = 4
+_MAX_SHOWN = 160   # characters of a source line a snippet shows
+
+
+def _expand(text: str) -> str:
+    return text.expandtabs(_TAB)
+
+
+def _width(text: str) -> int:
+    """Terminal columns: wide (CJK) characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
 
 
 def use_color(stream: IO[str], choice: str = "auto") -> bool:
@@ -155,14 +167,18 @@ class Renderer:
         if source is None:
             return []
         raw = source.line_text(span.line)
-        text = raw.expandtabs(len(_TAB))
-        # Column in the tab-expanded line where the span starts, and how wide it is.
-        start = len(raw[: span.col - 1].expandtabs(len(_TAB)))
-        if span.end_line == span.line:
-            end = len(raw[: max(span.end_col - 1, span.col - 1)].expandtabs(len(_TAB)))
-        else:
-            end = len(text)
-        width = max(1, end - start)
+        first = span.col - 1
+        last = max(span.end_col - 1, first) if span.end_line == span.line else len(raw)
+        if len(raw) > _MAX_SHOWN:
+            # A minified or generated line: show a window around the span.
+            lo = max(0, min(first - _MAX_SHOWN // 3, len(raw) - _MAX_SHOWN))
+            hi = lo + _MAX_SHOWN
+            shown = ("…" if lo else "") + raw[lo:hi] + ("…" if hi < len(raw) else "")
+            shift = lo - (1 if lo else 0)
+            raw, first, last = shown, first - shift, min(last - shift, len(shown))
+        text = _expand(raw)
+        start = _width(_expand(raw[:first]))
+        width = max(1, _width(_expand(raw[:last])) - start)
         number = str(span.line)
         pad = " " * len(number)
         bar = self._c("gutter", "|")

@@ -25,6 +25,11 @@ class Span:
         """A zero-width span just after self (where a missing token belongs)."""
         return Span(self.file, self.end, self.end, self.end_line, self.end_col, self.end_line, self.end_col)
 
+    def last_char(self) -> "Span":
+        """The span of the last character of self (a closing brace, say)."""
+        start = max(self.start, self.end - 1)
+        return Span(self.file, start, self.end, self.end_line, max(1, self.end_col - 1), self.end_line, self.end_col)
+
     def short(self) -> str:
         return f"{self.line}:{self.col}-{self.end_line}:{self.end_col}"
 

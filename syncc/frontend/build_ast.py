@@ -10,6 +10,8 @@ recursive phases after parsing.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from lark import Token
 
 from ..source import Span
@@ -43,6 +45,7 @@ def rule(build):
         depths = self.depths
         kept = []
         depth = 0
+        deepest = None
         first = last = None
         for c in children:
             if c is None:
@@ -61,11 +64,12 @@ def rule(build):
                 kept.append(c)
                 d = depths.get(id(c))
                 if d is not None and d > depth:
-                    depth = d
+                    depth, deepest = d, c
         depth += 1
         span = self.span_between(first, last)
         if depth > MAX_NESTING:
-            raise TreeTooDeep(span)
+            # Point into the deep part, not at the enclosing statement or kernel.
+            raise TreeTooDeep(deepest.span if deepest is not None and deepest.span is not None else span)
         result = build(self, span, *kept)
         if isinstance(result, tuple):
             result = Seq(result)
@@ -379,7 +383,14 @@ class AstBuilder:
         return self.string(tok)
 
     def string(self, tok: Token) -> A.StrLit:
-        return A.StrLit(_unescape(str(tok)[1:-1]), self.tok_span(tok))
+        span = self.tok_span(tok)
+        try:
+            return A.StrLit(_unescape(str(tok)[1:-1]), span)
+        except _BadEscape as e:
+            at = span.start + 1 + e.offset   # (a string token is on one line)
+            raise BadLiteral(Span(self.path, at, at + 2, span.line, span.col + 1 + e.offset, span.line,
+                                  span.col + 3 + e.offset),
+                             f"unknown escape `\\{e.char}` in a string") from None
 
     @rule
     def name(self, span, tok):
@@ -407,8 +418,8 @@ class AstBuilder:
 
     @rule
     def atom(self, span, expr):
-        """`( expr )`: the parentheses only group."""
-        return expr
+        """`( expr )`: the parentheses only group; the node's span takes them in."""
+        return dataclasses.replace(expr, span=span)
 
 
 def _clip(text: str, limit: int = 24) -> str:
@@ -418,12 +429,20 @@ def _clip(text: str, limit: int = 24) -> str:
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"'}
 
 
+class _BadEscape(Exception):
+    def __init__(self, offset: int, char: str):
+        super().__init__(char)
+        self.offset, self.char = offset, char
+
+
 def _unescape(body: str) -> str:
     out, i = [], 0
     while i < len(body):
         c = body[i]
         if c == "\\" and i + 1 < len(body):
-            out.append(_ESCAPES.get(body[i + 1], body[i + 1]))
+            if body[i + 1] not in _ESCAPES:
+                raise _BadEscape(i, body[i + 1])
+            out.append(_ESCAPES[body[i + 1]])
             i += 2
         else:
             out.append(c)

@@ -7,39 +7,23 @@ returns a CheckedModule: the AST plus each expression's type, each name's
 symbol, constant values, and per-kernel information (launch shape, primitives
 with their granularity, placement and implementation) for the lowering.
 
-Expression rules are in check_expr.py, primitive rules in check_prims.py and
-host rules in check_host.py; this file holds items, scopes and statements.
+Definitions (constants, functions) are in check_defs.py, expressions in
+check_expr.py, primitives in check_prims.py and the host block in
+check_host.py; this file holds items, scopes and statements.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import difflib
 
-from ..diagnostics import DiagnosticSink, Note
+from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity
 from . import ast as A
 from .builtins import BUILTIN_FNS, BUILTIN_VALUES
-from .check_expr import ExprRules
+from .check_defs import DefRules
+from .check_expr import SUGGESTION_BUDGET, ExprRules
 from .check_host import HostRules
 from .check_prims import PrimRules
-from .symbols import CheckedModule, ConstInfo, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
+from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
 from .types import BOOL, ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
-
-
-@dataclass
-class Ctx:
-    """Where a statement or expression is being checked."""
-    where: str                       # const | fn | kernel | host
-    scope: Scope
-    kernel: KernelInfo | None = None
-    fn: FnInfo | None = None
-    loops: int = 0
-    top_level: bool = False          # directly in a kernel's body block
-    region: str | None = None        # structured sync region that break/continue/return must not leave
-
-    def child(self, **changes) -> "Ctx":
-        return replace(self, scope=Scope(self.scope), top_level=False, **changes)
-
-    def region_child(self, region: str) -> "Ctx":
-        return self.child(region=region, loops=0)
 
 
 def builtin_scope() -> Scope:
@@ -55,7 +39,7 @@ _BUILTINS = builtin_scope()
 MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
-class Checker(ExprRules, PrimRules, HostRules):
+class Checker(DefRules, ExprRules, PrimRules, HostRules):
     def __init__(self, program: A.Program, path: str, sink: DiagnosticSink, loader=None,
                  defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False):
         self.program = program
@@ -68,6 +52,7 @@ class Checker(ExprRules, PrimRules, HostRules):
         self.scope = Scope(_BUILTINS)
         self.module.scope = self.scope
         self.reported: set = set()   # constant errors already reported (code, span)
+        self.suggestion_budget = SUGGESTION_BUDGET   # see ExprRules.resolve
 
     # ---- reporting -------------------------------------------------------------
 
@@ -77,15 +62,16 @@ class Checker(ExprRules, PrimRules, HostRules):
     def warning(self, code, message, span, *, notes=(), help=None):
         self.sink.warning(code, message, span, notes=notes, help=help)
 
-    def device_only(self, what: str, span, ctx: Ctx, note: Note | None = None) -> None:
-        """Mark a construct that runs only on the GPU."""
+    def device_only(self, what: str, span, ctx: Ctx, note: Note | None = None) -> bool:
+        """Mark a construct that runs only on the GPU; False (reported) in a host block.
+        (In a constant it is left to constant evaluation to say what is not constant.)"""
         if ctx.where == "host":
             self.error("E0506", f"{what} runs on the GPU and cannot be used in a host block", span,
                        notes=[note] if note else ())
-        elif ctx.where == "const":
-            self.error("E0301", f"{what} is not a constant", span)
-        elif ctx.fn is not None and ctx.fn.device_use is None:
+            return False
+        if ctx.fn is not None and ctx.fn.device_use is None:
             ctx.fn.device_use, ctx.fn.device_why = span, what.split(" (")[0]
+        return True
 
     def host_only(self, what: str, span, ctx: Ctx) -> bool:
         if ctx.where != "host":
@@ -104,10 +90,15 @@ class Checker(ExprRules, PrimRules, HostRules):
     # ---- declarations ------------------------------------------------------------
 
     def declare(self, scope: Scope, sym: Symbol) -> None:
-        if sym.name in _BUILTINS.names:
-            self.error("E0105", f"`{sym.name}` is a built-in name and cannot be redefined", sym.span,
+        builtin = _BUILTINS.names.get(sym.name)
+        if builtin is not None and (builtin.kind == "builtin-value" or scope is self.scope):
+            # Built-in values (`tid`, `lane`, ...) are never redefined; built-in functions may be
+            # shadowed by locals (`let sum = 0`) but not by top-level names, which constants
+            # would fold as the built-in. Declared anyway, so its uses do not cascade.
+            what = "value" if builtin.kind == "builtin-value" else "function"
+            self.error("E0105", f"`{sym.name}` is a built-in {what} and cannot be redefined"
+                       + ("" if builtin.kind == "builtin-value" else " at the top level"), sym.span,
                        help="choose another name")
-            return
         prev = scope.names.get(sym.name)
         if prev is not None:
             self.error("E0102", f"`{sym.name}` is defined twice", sym.span,
@@ -149,13 +140,7 @@ class Checker(ExprRules, PrimRules, HostRules):
         for item in items:
             self.declare_item(item)
         self.apply_defines()
-        for item in items:
-            if isinstance(item, A.Const):
-                self.const_value(self.scope.names.get(item.name.text))
-            elif isinstance(item, A.Fn):
-                sym = self.scope.names.get(item.name.text)
-                if sym is not None and sym.decl is item:
-                    self.fn_info(sym, item.span)
+        self.check_definitions()
         for item in items:
             if isinstance(item, A.Kernel):
                 self.check_kernel(item)
@@ -169,7 +154,8 @@ class Checker(ExprRules, PrimRules, HostRules):
             module = self.loader.load(item) if self.loader is not None else None
             if module is not None:
                 m.imports[item.dotted] = module
-                self.declare(self.scope, Symbol(item.bound_name.text, "module", None, item, info=module))
+            # A failed import is declared too (info None), so its uses add no errors of their own.
+            self.declare(self.scope, Symbol(item.bound_name.text, "module", None, item, info=module))
         elif isinstance(item, A.Const):
             info = ConstInfo(item)
             self.declare(self.scope, Symbol(item.name.text, "const", None, item, info=info))
@@ -197,89 +183,14 @@ class Checker(ExprRules, PrimRules, HostRules):
         for name, (value, text) in self.defines.items():
             sym = self.scope.names.get(name)
             if sym is None or sym.kind != "const":
-                self.warning("W0101", f"`-D {text}` matches no constant in this file", None)
+                consts = [n for n, s in self.scope.names.items() if s.kind == "const"]
+                close = difflib.get_close_matches(name, consts, n=1)
+                self.sink.add(Diagnostic(Severity.WARNING, "W0101", f"`-D {text}` matches no constant in this file",
+                                         None, help=f"did you mean `{close[0]}`?" if close else None,
+                                         file=self.module.path))
                 continue
             sym.info.defined_by = f"-D {text}"
             sym.info.value = value
-
-    # ---- constants ---------------------------------------------------------------------
-
-    def const_value(self, sym: Symbol | None):
-        if sym is None or sym.kind != "const":
-            return None
-        info: ConstInfo = sym.info
-        if info.state == "done":
-            return info.value
-        if info.state == "active":
-            self.error("E0303", f"the constant `{sym.name}` depends on itself", info.decl.name.span)
-            info.state, info.type, info.value = "done", ERROR, None
-            return None
-        info.state = "active"
-        decl = info.decl
-        ctx = Ctx("const", self.scope)
-        t = self.value(decl.value, ctx)
-        want = self.scalar_of(decl.type.name) if decl.type is not None else None
-        value = None
-        if t is not ERROR:
-            if want is not None:
-                self.coerce(decl.value, t, want, f"for `{sym.name}`")
-                t = want
-            value = self.constant(decl.value, f"the value of `{sym.name}`")
-        if info.defined_by is not None and info.value is not None:
-            value = self._override(sym, info, t)
-            t = info.type if info.type is not None else t
-        info.type = t if value is not None else ERROR
-        info.value = value
-        info.state = "done"
-        return value
-
-    def _override(self, sym: Symbol, info: ConstInfo, t):
-        """The -D value, checked against the constant's type."""
-        value = info.value
-        note = [Note(f"its value comes from `{info.defined_by}`")]
-        if isinstance(value, bool) != (t == BOOL):
-            want = "true or false" if t == BOOL else "an integer"
-            self.error("E0201", f"`{sym.name}` is {t}; `{info.defined_by}` must give {want}",
-                       info.decl.name.span, notes=note)
-            return None
-        if isinstance(t, ScalarType) and t.is_int:
-            lo, hi = t.range
-            if not lo <= value <= hi:
-                self.error("E0305", f"{value} does not fit in {t} ({lo} to {hi})", info.decl.name.span, notes=note)
-                return None
-        info.type = t if t is not INT_LIT or not isinstance(value, bool) else BOOL
-        return value
-
-    # ---- functions -----------------------------------------------------------------------
-
-    def fn_info(self, sym: Symbol, use_span) -> FnInfo:
-        info: FnInfo = sym.info
-        if info.state == "done":
-            return info
-        if info.state == "active":
-            self.error("E0507", f"`{sym.name}` calls itself; functions are inlined and cannot recurse",
-                       use_span, notes=[Note("declared here", info.decl.name.span)])
-            return info
-        info.state = "active"
-        decl = info.decl
-        scope = Scope(self.scope)
-        for p in decl.params:
-            if isinstance(p.type, A.ArrayTypeExpr):
-                self.error("E0509", "function parameters are scalars; pass an index instead of an array",
-                           p.type.span)
-                t = ERROR
-            else:
-                t = self.scalar_of(p.type.name)
-            info.params.append(t)
-            self.declare(scope, Symbol(p.name.text, "param", t, p))
-        info.ret = self.scalar_of(decl.ret.name) if decl.ret is not None else None
-        ctx = Ctx("fn", scope, fn=info)
-        self.block(decl.body, ctx, new_scope=False)
-        if info.ret is not None and not _always_returns(decl.body):
-            self.error("E0503", f"`{sym.name}` can reach its end without returning a value of type {info.ret}",
-                       decl.body.span.at_end(), help="end every path with `return <value>`")
-        info.state = "done"
-        return info
 
     # ---- kernels and host ------------------------------------------------------------------
 
@@ -379,7 +290,8 @@ class Checker(ExprRules, PrimRules, HostRules):
             if isinstance(base, A.Name):
                 sym = ctx.scope.lookup(base.id)
                 if sym is not None and sym.kind == "prim":
-                    self.expr(e, ctx)
+                    for index in self.flatten_index(e)[1]:
+                        self.expr(index, ctx)
                     return self._assign_prim(base, sym)
             t = self.expr(e, ctx)
             bt = self.types.get(base)
@@ -475,7 +387,7 @@ class Checker(ExprRules, PrimRules, HostRules):
         ret = ctx.fn.ret if ctx.fn is not None else None
         if s.value is None:
             if ret is not None:
-                self.error("E0502", f"this function returns a {ret}; `return` needs a value", s.span)
+                self.error("E0502", f"this function returns {ret}; `return` needs a value", s.span)
             return
         t = self.value(s.value, ctx)
         if ret is None:
@@ -496,32 +408,4 @@ class Checker(ExprRules, PrimRules, HostRules):
         if dims is not None:
             ctx.kernel.shared.append(SharedInfo(s, t))
         self.declare(ctx.scope, Symbol(s.name.text, "shared", t, s))
-
-
-def _always_returns(b: A.Block) -> bool:
-    """Does every path through the block end in `return`? (A structural check.)"""
-    for s in b.stmts:
-        if isinstance(s, A.Return):
-            return True
-        if isinstance(s, A.If) and s.orelse is not None:
-            other = s.orelse if isinstance(s.orelse, A.Block) else A.Block((s.orelse,), s.orelse.span)
-            if _always_returns(s.then) and _always_returns(other):
-                return True
-        if isinstance(s, A.While) and isinstance(s.cond, A.BoolLit) and s.cond.value and not _breaks(s.body):
-            return True
-    return False
-
-
-def _breaks(b: A.Block) -> bool:
-    for s in b.stmts:
-        if isinstance(s, A.Break):
-            return True
-        if isinstance(s, A.If):
-            if _breaks(s.then) or (isinstance(s.orelse, A.Block) and _breaks(s.orelse)) or \
-                    (isinstance(s.orelse, A.If) and _breaks(A.Block((s.orelse,), s.span))):
-                return True
-        if isinstance(s, (A.Critical, A.Acquire, A.When)):
-            if _breaks(s.body):
-                return True
-    return False
 

@@ -23,6 +23,7 @@ _ORDER = {"<", "<=", ">", ">="}
 _EQUALITY = {"==", "!="}
 _LOGIC = {"&&", "||"}
 _RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
+SUGGESTION_BUDGET = 100_000   # names compared for "did you mean" hints per file (keeps 10 000 typos fast)
 
 
 class AlreadyReported(Exception):
@@ -88,8 +89,8 @@ class ExprRules:
         except AlreadyReported:
             return None
         except NotConstant as nc:
-            self.error("E0301", f"{what} must be a constant", nc.span,
-                       notes=[Note(nc.why, nc.span)] if nc.why != "not a constant" else (),
+            why = f": {nc.why}" if nc.why != "not a constant" else ""
+            self.error("E0301", f"{what} must be a constant{why}", nc.span,
                        help="use literals, `const`s and operators on them")
         return None
 
@@ -106,10 +107,15 @@ class ExprRules:
         try:
             return fold(e, self._const_lookup, self._wrap)
         except ConstError as ce:
-            if ce.code and (ce.code, ce.span) not in self.reported:
-                self.reported.add((ce.code, ce.span))
-                self.error(ce.code, ce.message, ce.span)
+            if ce.code:
+                self.const_error(ce.code, ce.span, ce.message)
             raise AlreadyReported() from None
+
+    def const_error(self, code: str, span, message: str) -> None:
+        """Report a constant that is wrong in itself, once however often it is folded."""
+        if (code, span) not in self.reported:
+            self.reported.add((code, span))
+            self.error(code, message, span)
 
     def _const_lookup(self, e):
         sym = self.refs.get(e)
@@ -180,7 +186,11 @@ class ExprRules:
     def resolve(self, name: str, span, ctx) -> Symbol | None:
         sym = ctx.scope.lookup(name)
         if sym is None:
-            close = difflib.get_close_matches(name, ctx.scope.visible_names(), n=1)
+            close = None
+            if self.suggestion_budget > 0:
+                names = ctx.scope.visible_names()
+                self.suggestion_budget -= len(names)
+                close = difflib.get_close_matches(name, names, n=1)
             self.error("E0101", f"unknown name `{name}`", span,
                        help=f"did you mean `{close[0]}`?" if close else None)
         return sym
@@ -230,7 +240,13 @@ class ExprRules:
                 return ERROR
         if op in _SHIFT:
             # The result has the left operand's type; an untyped left takes the right's.
-            return lt if lt is not INT_LIT else rt
+            t = lt if lt is not INT_LIT else rt
+            amount = self.try_fold(e.right)
+            if isinstance(t, ScalarType) and isinstance(amount, int) and not 0 <= amount < t.bits:
+                self.const_error("E0307", e.right.span, f"shift by {amount} is out of range for {t} (0 to {t.bits - 1})")
+            return t
+        if op in ("/", "%") and self.try_fold(e.right) == 0:
+            self.const_error("E0302", e.span, "division by zero" if op == "/" else "remainder by zero")
         t = common_int(lt, rt)
         if t is None:
             self.error("E0201", f"mismatched types: `{op}` between {lt} and {rt}", e.span,
@@ -267,20 +283,24 @@ class ExprRules:
         elif isinstance(bt, ArrayType):
             dims, elem = bt.dims, bt.elem
         else:
-            self.error("E0203", f"cannot index {self._kind_of(base, bt)}", base.span)
+            what = f"`{base.id}`: it is a scalar ({bt})" if isinstance(base, A.Name) and isinstance(bt, ScalarType) \
+                else self._kind_of(base, bt)
+            self.error("E0203", f"cannot index {what}", base.span)
             return ERROR
         if not self.check_indices(_name_of(base), dims, indices, e.span, ctx):
             return ERROR
         return elem
 
-    def check_indices(self, name: str, dims, indices, span, ctx) -> bool:
+    def check_indices(self, name: str, dims, indices, span, ctx, primitive: bool = False) -> bool:
         ok = True
         if len(indices) != len(dims):
             n = len(dims)
+            help = None
+            if len(indices) < n:
+                help = (f"a primitive array is used one element at a time: `{name}[i]`" if primitive else
+                        "a whole array can only be passed to `launch`, `print`, `save` or compared in host code")
             self.error("E0202", f"`{name}` has {n} dimension{'s' if n != 1 else ''} but is indexed with "
-                       f"{len(indices)} subscript{'s' if len(indices) != 1 else ''}", span,
-                       help="a whole array can only be passed to `launch`, `print`, `save` or compared in host code"
-                       if len(indices) < n else None)
+                       f"{len(indices)} subscript{'s' if len(indices) != 1 else ''}", span, help=help)
             ok = False
         for dim, idx in zip(dims, indices):
             t = self.value(idx, ctx)
@@ -328,6 +348,8 @@ class ExprRules:
 
     def module_member(self, module_sym: Symbol, name: A.Ident) -> Symbol | None:
         module = module_sym.info
+        if module is None:
+            return None           # the import failed, and said so
         member = module.scope.names.get(name.text) if module.scope else None
         if member is None or name.text.startswith("_") or member.kind not in ("const", "fn"):
             exported = sorted(n for n, s in (module.scope.names.items() if module.scope else ())
@@ -395,7 +417,7 @@ class ExprRules:
         return target
 
     def fn_call(self, sym: Symbol, e, ctx):
-        info = self.fn_info(sym, e.span)
+        info = sym.info          # (signatures are known before any body is checked)
         decl = info.decl
         if e.kwargs:
             self.error("E0205", f"`{sym.name}` takes positional arguments only", e.kwargs[0].span)
@@ -406,16 +428,18 @@ class ExprRules:
             self.coerce(arg, self.value(arg, ctx), want, "in argument")
         for arg in e.args[len(info.params):]:
             self.expr(arg, ctx)
-        if info.device_use is not None:
+        if ctx.fn is not None:
+            ctx.fn.calls.append((info, e.span))   # GPU use and recursion are settled on the call graph
+        elif info.device_use is not None:
             self.device_only(f"`{sym.name}` (it uses {info.device_why})", e.span, ctx,
                              note=Note(f"{info.device_why} is used here", info.device_use))
         return info.ret if info.ret is not None else VOID
 
     def builtin_call(self, fn: BuiltinFn, e, ctx):
-        if fn.where == "device":
-            self.device_only(f"`{fn.name}`", e.func.span, ctx)
-        elif fn.where == "host":
-            self.host_only(f"`{fn.name}`", e.func.span, ctx)
+        if fn.where == "device" and not self.device_only(f"`{fn.name}`", e.func.span, ctx):
+            return self._args_unchecked(e, ctx)
+        if fn.where == "host" and not self.host_only(f"`{fn.name}`", e.func.span, ctx):
+            return self._args_unchecked(e, ctx)
         n_min = len(fn.params)
         if len(e.args) < n_min or (len(e.args) > n_min and not fn.variadic):
             count = f"at least {n_min}" if fn.variadic else str(n_min)
@@ -424,7 +448,7 @@ class ExprRules:
             return self._args_unchecked(e, ctx)
         bound: dict[str, object] = {}
         ok = True
-        patterns = list(fn.params) + [fn.params[-1]] * (len(e.args) - n_min)
+        patterns = list(fn.params) + [fn.params[-1]] * (len(e.args) - n_min) if e.args else []
         for pattern, arg in zip(patterns, e.args):
             ok &= self._match(pattern, arg, bound, fn, ctx)
         for k in e.kwargs:
@@ -530,27 +554,15 @@ class ExprRules:
         return ERROR
 
     def shape(self, e, ctx) -> tuple[int, ...] | None:
+        """A host array's shape: a constant size or a list of them."""
         items = e.items if isinstance(e, A.ListLit) else (e,)
-        self.expr(e, ctx)
-        dims = []
-        for item in items:
-            t = self.types.get(item)
-            if t is ERROR:
-                return None
-            if not is_int(t):
-                self.error("E0201", f"a size must be an integer, found {t}", item.span)
-                return None
-            v = self.constant(item, "an array size")
-            if v is None:
-                return None
-            if v <= 0:
-                self.error("E0306", f"an array size must be positive, found {v}", item.span)
-                return None
-            dims.append(v)
-        if not dims:
+        if not items:
             self.error("E0306", "a shape needs at least one size", e.span)
             return None
-        return tuple(dims)
+        dims = self.dims(items, ctx, "an array size")
+        if isinstance(e, A.ListLit):
+            self.types[e] = ListType(tuple(self.types.get(i, ERROR) for i in items))
+        return dims
 
     # ---- channel reads and trylock (kernel only) ---------------------------------------
 

@@ -53,12 +53,21 @@ class HostRules:
                 self.coerce(arg, self.value(arg, ctx), ptype, f"for `{pname}`")
         for arg in s.args[len(params):]:
             self.expr(arg, ctx)
-        shape = self.launch_shape(s.shape, ctx, host=True)
+        self.launch_shape(s.shape, ctx, host=True)
         have = {d.name.text for d in s.shape}
-        missing = [n for n, v in (("grid", kernel.grid), ("block", kernel.block)) if v is None and n not in have]
-        if missing and shape is not None:
+        declared = {d.name.text for d in kernel.decl.launch}
+        missing = [n for n in ("grid", "block") if n not in declared and n not in have]
+        if missing:
             self.error("E0603", f"`{sym.name}` has no launch shape; say `{' '.join(m + '(...)' for m in missing)}`",
                        s.span)
+        for d in s.shape:
+            if d.name.text == "block" and "block" in declared:
+                # Its primitives (named-barrier counts, a block's worth of channel slots) were
+                # checked against the declared block; a launch may only change the grid.
+                self.error("E0603", f"`{sym.name}` declares its block shape; a launch may change only the grid",
+                           d.span, notes=[Note("declared here", next(x.span for x in kernel.decl.launch
+                                                                    if x.name.text == "block"))],
+                           help="drop `block(...)` here, or leave it out of the kernel's launch shape")
 
     def launch_shape(self, dims: tuple[A.ShapeDim, ...], ctx, host: bool = False):
         """Check grid(...)/block(...); return {"grid": (x, y, z), "block": ...} with constants filled in."""

@@ -28,6 +28,8 @@ OP_KINDS = {
     "when": "channel", "get": "channel", "put": "channel", "signal": "channel", "await": "channel",
     "sync": "barrier", "arrive": "barrier",
 }
+# barrier implementations at @warp: does the barrier take a thread count (a named barrier)?
+_WARP_BARRIER_COUNTED = {"bar": True, "syncwarp": False}
 # kind → how to use it, for "wrong kind" help
 _USES = {
     "mutex": "`critical {n} {{ }}`, `lock {n}`, `unlock {n}` or `trylock {n}`",
@@ -61,7 +63,8 @@ class PrimRules:
             self.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
                        help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
             ok = False
-        elif d.placement == "shared" and gran in ("block", "grid"):
+        elif d.placement == "shared" and (gran == "grid" or (gran == "block" and d.kind != "barrier")):
+            # (A block barrier is the block's own threads meeting: it belongs in shared.)
             self.error("E0402", f"a shared-memory {d.kind} cannot be contended across blocks", d.span,
                        notes=[Note("each block has its own shared memory, so blocks would never meet")],
                        help=f"use `in global @{gran}`" + ("" if gran == "grid" else
@@ -90,23 +93,28 @@ class PrimRules:
         self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, elem), d, info=info))
 
     def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
-        if d.kwargs:
-            self.error("E0406", f"a {d.kind} takes no named arguments", d.kwargs[0].span,
-                       help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
+        args = list(d.args)
+        for kw in d.kwargs:
+            if rule.arg is not None and kw.name.text == rule.arg and not args:
+                args.append(kw.value)          # `semaphore s(count=4)` says the same as `s(4)`
+            else:
+                self.error("E0406", f"a {d.kind} has no argument named `{kw.name.text}`", kw.name.span,
+                           help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
         takes = rule.arg is not None and not (d.kind == "barrier" and info.granularity != "warp")
+        info.named = d.kind == "barrier" and info.granularity == "warp" and bool(args)
         if not takes:
-            if d.args:
+            if args:
                 what = f"a {info.granularity} barrier" if d.kind == "barrier" else f"a {d.kind}"
-                self.error("E0406", f"{what} takes no arguments", d.args[0].span,
+                self.error("E0406", f"{what} takes no arguments", args[0].span,
                            help="only semaphores (their count) and named @warp barriers (their thread count) do")
             return
-        if len(d.args) > 1:
-            self.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", d.args[1].span)
-        if not d.args:
+        if len(args) > 1:
+            self.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", args[1].span)
+        if not args:
             if rule.arg_required:
                 self.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
             return
-        arg = d.args[0]
+        arg = args[0]
         t = self.value(arg, ctx)
         if t is ERROR:
             return
@@ -161,6 +169,13 @@ class PrimRules:
                        notes=[Note(f"`{impl.name}` supports " + ", ".join(impl.placements) + " memory at "
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
                        help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
+            return
+        needs_count = _WARP_BARRIER_COUNTED.get(impl.name) if info.granularity == "warp" else None
+        if needs_count is not None and needs_count != info.named:
+            why = ("`bar` at @warp is a named barrier: give the thread count, `barrier b(64) ...`, or use `syncwarp`"
+                   if needs_count else
+                   "`syncwarp` joins the lanes of one warp; a barrier with a thread count needs `bar`")
+            self.error("E0409", why, ref.name.span)
             return
         params = {p.name: p.default for p in impl.params}
         names = [p.name for p in impl.params]
@@ -217,7 +232,7 @@ class PrimRules:
                        notes=[Note("declared here", sym.span)],
                        help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
             return None
-        if not self.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx):
+        if not self.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx, primitive=True):
             return None
         if op == "arrive" and not info.is_named_barrier:
             self.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "

@@ -10,6 +10,7 @@ the field they sit in, and every node ends with its span (line:col-line:col).
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from . import ast as A
 
@@ -24,7 +25,7 @@ def _inline(value) -> str | None:
     if isinstance(value, A.Ident):
         return value.text
     if isinstance(value, str):
-        return value if value.isidentifier() else '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return value if value.isidentifier() else json.dumps(value, ensure_ascii=False)
     if isinstance(value, (bool, int)) or value is None:
         return str(value).lower() if isinstance(value, bool) or value is None else str(value)
     if isinstance(value, tuple) and value and all(isinstance(v, A.Ident) for v in value):

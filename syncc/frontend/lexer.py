@@ -45,7 +45,7 @@ _PATTERNS = [
     ("open_comment", r"/\*"),          # a block comment that never closes
     ("newline", r"\n"),
     ("NAME", r"[A-Za-z_][A-Za-z0-9_]*"),
-    ("INT", r"0[xX][0-9A-Fa-f_]+|0[bB][01_]+|[0-9][0-9_]*"),
+    ("INT", r"0[xX][0-9A-Fa-f_]*|0[bB][01_]*|[0-9][0-9_]*"),
     ("STRING", r'"(?:[^"\\\n]|\\.)*"'),
     ("GRANULARITY", r"@[A-Za-z_][A-Za-z0-9_]*"),
 ]

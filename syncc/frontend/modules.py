@@ -17,6 +17,7 @@ from ..source import SourceFile, SourceMap
 from . import ast as A
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
+MAX_IMPORT_DEPTH = 32   # modules importing modules; each level is checked inside the one above
 
 
 def stdlib_search_path() -> list[Path]:
@@ -84,7 +85,7 @@ class ModuleLoader:
         if path is None:
             close = difflib.get_close_matches(dotted, available, n=1)
             self.sink.error("E0103", f"no module `{dotted}` in the standard library", imp.span,
-                            notes=[Note(f"searched {', '.join(str(p) for p in self.search_path) or 'nothing (no stdlib found)'}")],
+                            notes=[Note(f"searched {', '.join(_shown(p) for p in self.search_path) or 'nothing (no stdlib found)'}")],
                             help=f"did you mean `{close[0]}`?" if close else _listing(available))
             return None
         if dotted in self.loading:
@@ -93,6 +94,10 @@ class ModuleLoader:
             return None
         if path in self.done:
             return self.done[path]
+        if len(self.loading) >= MAX_IMPORT_DEPTH:
+            self.sink.error("E0005", f"imports nested more than {MAX_IMPORT_DEPTH} deep", imp.span,
+                            notes=[Note(f"imported through {' → '.join(self.loading[:3])} → …")])
+            return None
         source = load_source(str(path), self.sources)
         if isinstance(source, Diagnostic):
             self.sink.add(source)
@@ -105,7 +110,8 @@ class ModuleLoader:
             self.loading.pop()
         self.done[path] = module
         if module is None:
-            self.sink.error("E0103", f"module `{dotted}` has errors (reported above)", imp.span)
+            self.sink.error("E0110", f"module `{dotted}` has errors", imp.span,
+                            notes=[Note(f"they are reported in {_shown(path)}")])
         return module
 
     def _find(self, rel: list[str]) -> Path | None:
@@ -114,6 +120,14 @@ class ModuleLoader:
             if candidate.is_file():
                 return candidate
         return None
+
+
+def _shown(path: Path) -> str:
+    """A path as a message shows it: relative to the working directory when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _listing(available: list[str]) -> str:

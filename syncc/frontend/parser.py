@@ -18,7 +18,8 @@ from ..source import SourceFile, Span
 from . import ast as A
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables
-from .lexer import MAX_NESTING, LexError, NestingTooDeep, SynccLexer, last_token, token_before
+from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, LexError, NestingTooDeep, SynccLexer,
+                    last_token, token_before)
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
@@ -73,11 +74,11 @@ def parse(source: SourceFile) -> A.Program:
                                    _tok_span(source, e.token),
                                    help="split the expression or block into smaller pieces")]) from None
     except TreeTooDeep as e:
-        raise CompileError([_error("E0005", f"nested more than {MAX_NESTING} levels deep", e.span,
-                                   help="split the expression or block into smaller pieces")]) from None
+        raise CompileError([_error("E0005", f"this is nested more than {MAX_NESTING} levels deep "
+                                   "(counting every operator of a chain like `a + b + c`)", e.span,
+                                   help="split it up with `let`s, functions or smaller blocks")]) from None
     except BadLiteral as e:
         raise CompileError([_error("E0003", str(e), e.span)]) from None
-
 
 
 def _error(code: str, message: str, span: Span | None, help: str | None = None) -> Diagnostic:
@@ -97,19 +98,17 @@ def _tok_span(source: SourceFile, tok: Token) -> Span:
 # used when every marker is expected; it then stands for every covered token.
 _EXPR = {"NAME", "INT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock",
          "i32", "u32", "i64", "u64", "bool"}
-_STMT = {"NAME", "let", "var", "if", "while", "for", "break", "continue", "return", "shared", "mutex",
-         "semaphore", "barrier", "channel", "critical", "acquire", "when", "fence", "put", "lock",
-         "unlock", "wait", "post", "signal", "await", "sync", "arrive", "launch", "check", "print", "save"}
-_ITEM = {"import", "const", "fn", "kernel", "host"}
 _TYPE = {"i32", "u32", "i64", "u64", "bool"}
-_OPS = {"+", "-", "*", "/", "%", "|", "^", "&", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&", "||",
-        "[", ".", "("}
+_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+_COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+_OPS = {"+", "-", "*", "/", "%", "|", "^", "&", "<<", ">>", "&&", "||", "[", ".", "("} | _COMPARE
 _GROUPS = [
-    (_ITEM, _ITEM, "an item (`import`, `const`, `fn`, `kernel` or `host`)"),
-    ({"let", "if", "critical"}, _STMT, "a statement"),
+    (_STARTS_ITEM, _STARTS_ITEM, "an item (`import`, `const`, `fn`, `kernel` or `host`)"),
+    ({"let", "if", "critical"}, _STARTS_STATEMENT, "a statement"),
     ({"NAME", "INT", "(", "-"}, _EXPR, "an expression"),
     (_TYPE, _TYPE | {"global", "shared"}, "a type"),
-    ({"+", "*", "==", "&&"}, _OPS, "an operator"),
+    ({"+", "*", "&&"}, _OPS, "an operator"),
+    ({"=", "+="}, _ASSIGN, "`=` or another assignment"),
 ]
 _SPECIAL = {"NAME": "a name", "INT": "an integer", "STRING": "a string",
             "GRANULARITY": "a granularity (`@thread`, `@warp`, `@block` or `@grid`)",
@@ -160,28 +159,40 @@ def _describe_found(tok: Token) -> str:
 
 def _unexpected_token(tok: Token, expected: set[str], source: SourceFile) -> Diagnostic:
     prev = token_before(tok) if tok.type != "$END" else last_token()
-    if tok.type == "$END" or tok.type == "_SEMI" or (prev is not None and tok.line is not None and prev is not None
-                                                      and tok.line > prev.end_line):
-        # The missing piece belongs right after the previous token.
-        span = _tok_span(source, prev).at_end() if prev is not None else source.span(len(source.text), len(source.text))
+    if prev is not None and (tok.type in ("$END", "_SEMI") or (tok.line is not None and tok.line > prev.end_line)):
+        span = _tok_span(source, prev).at_end()   # the missing piece belongs right after `prev`
+    elif tok.type == "$END":
+        span = source.span(len(source.text), len(source.text))
     else:
         span = _tok_span(source, tok)
     message = f"expected {_describe_expected(expected)}, found {_describe_found(tok)}"
-    return _error("E0002", message, span, _parse_help(tok, expected, prev))
+    return _error("E0002", message, span, _parse_help(tok, expected, prev, source))
 
 
-def _parse_help(tok: Token, expected: set[str], prev: Token | None) -> str | None:
+def _parse_help(tok: Token, expected: set[str], prev: Token | None, source: SourceFile) -> str | None:
+    names = _terminal_names()
+    value = str(tok)
     if tok.type == "EQUAL" and "LBRACE" in expected:
         return "to compare two values, write `==`"
-    if ("NAME" in expected and "INT" not in expected and tok.type not in ("NAME", "$END", "_SEMI")
-            and str(tok).isidentifier()):
-        return f"`{tok}` is a reserved word; choose another name"
+    if names["="] in expected:                        # a statement that is only an expression
+        if source.text.startswith(("++", "--"), tok.start_pos or 0):
+            return f"syncc has no `{value * 2}`; write `x {value}= 1`"
+        if value in _COMPARE:
+            return "a comparison on its own does nothing; to assign, write `=`"
+        if value in _OPS:
+            return "an expression on its own does nothing; assign it with `=` or `+=`"
+    if value in _COMPARE and names["&&"] in expected:
+        return "comparisons do not chain: write `a < b && b < c`"
+    if expected == {"NAME"} and tok.type not in ("NAME", "$END", "_SEMI") and value.isidentifier():
+        return f"`{value}` is a reserved word; choose another name"
     if tok.type == "GRANULARITY" and "IN" in expected:
         return "say where the primitive lives before who contends for it: `in shared @thread`, `in global @block`"
-    if "IN" in expected and tok.type in ("$END", "_SEMI") and prev is not None:
+    if "IN" in expected and tok.type in ("$END", "_SEMI", "RBRACE") and prev is not None:
         return "a primitive needs a placement and a granularity, e.g. `in global @thread`"
     if tok.type == "LBRACE" and "LBRACE" not in expected and "RPAR" in expected:
         return "a `)` is missing before the `{`"
+    if "LBRACE" in expected and prev is not None and tok.line is not None and tok.line > prev.end_line:
+        return "a `{` is missing at the end of this line"
     return None
 
 
@@ -200,9 +211,5 @@ def _unexpected_character(pos: int, source: SourceFile) -> Diagnostic:
         message = f"unexpected character `{char}`"
     else:
         message = f"unexpected character U+{ord(char):04X}" if char else "unexpected end of input"
-    help = None
-    if char in "'":
-        help = 'strings are written in double quotes: "text"'
-    elif char == "#":
-        help = "comments start with `//`"
+    help = {"'": 'strings are written in double quotes: "text"', "#": "comments start with `//`"}.get(char)
     return _error("E0001", message, span, help)

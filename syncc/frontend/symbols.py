@@ -1,7 +1,7 @@
 """Symbols, scopes, and what the checker hands to the lowering (CheckedModule)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..source import Span
@@ -50,6 +50,24 @@ class Scope:
         return sorted(names)
 
 
+@dataclass
+class Ctx:
+    """Where a statement or expression is being checked."""
+    where: str                       # const | fn | kernel | host
+    scope: Scope
+    kernel: "KernelInfo | None" = None
+    fn: "FnInfo | None" = None
+    loops: int = 0
+    top_level: bool = False          # directly in a kernel's body block
+    region: str | None = None        # structured sync region that break/continue/return must not leave
+
+    def child(self, **changes) -> "Ctx":
+        return replace(self, scope=Scope(self.scope), top_level=False, **changes)
+
+    def region_child(self, region: str) -> "Ctx":
+        return self.child(region=region, loops=0)
+
+
 @dataclass(eq=False)
 class ConstInfo:
     decl: A.Const
@@ -64,7 +82,8 @@ class FnInfo:
     decl: A.Fn
     params: list[Any] = field(default_factory=list)
     ret: Any = None
-    state: str = "todo"
+    scope: Scope | None = None       # the parameters
+    calls: list[tuple["FnInfo", Span]] = field(default_factory=list)   # (callee, call site)
     device_use: Span | None = None   # first construct that needs a GPU; None = callable from host too
     device_why: str = ""
 
@@ -80,6 +99,7 @@ class PrimInfo:
     count: int | None = None       # semaphore permits / named-barrier thread count
     impl: Implementation | None = None
     impl_params: dict[str, int] = field(default_factory=dict)
+    named: bool = False            # a barrier @warp declared with a thread count (bar.sync/bar.arrive)
 
     @property
     def instances(self) -> int:
@@ -90,7 +110,7 @@ class PrimInfo:
 
     @property
     def is_named_barrier(self) -> bool:
-        return self.kind == "barrier" and self.granularity == "warp" and self.count is not None
+        return self.named
 
 
 @dataclass(eq=False)

@@ -1,0 +1,90 @@
+"""Checker regressions: each program gets exactly the listed diagnostic codes (no cascades)."""
+import pytest
+
+from syncc.driver import check_file
+from syncc.frontend.dump import dump
+
+K = "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
+
+CASES = {
+    # zero-argument built-ins once crashed the checker
+    "zero-argument built-ins": (K + "syncwarp()\nlet c = clock()\nlet m = activemask()\n}", []),
+    # a block barrier is the block's own threads meeting: in shared
+    "block barrier in shared": (K + "barrier b in shared @block using bar\nsync b\n}", []),
+    "grid barrier in shared": (K + "barrier b in shared @grid\n}", ["E0402"]),
+    "named barrier needs bar": (K + "barrier b(64) in shared @warp using syncwarp\n}", ["E0409"]),
+    "bar at warp needs a count": (K + "barrier b in shared @warp using bar\n}", ["E0409"]),
+    "a rejected count still names the barrier": (K + "barrier p(48) in shared @warp\narrive p\n}", ["E0405"]),
+    "semaphore count by keyword": (K + "semaphore s(count=2) in global @thread\n}", []),
+    "semaphore unknown keyword": (K + "semaphore s(size=2) in global @thread\n}", ["E0406", "E0406"]),
+    "host arrays have the element limit too": ("host { let a = zeros(i32, [2, 1 << 30]) }", ["E0306"]),
+    "unknown string escape": ('host { print "a\\q" }', ["E0003"]),
+    "0x without digits": ("const N = 0x", ["E0003"]),
+    # shadowing built-ins
+    "locals may shadow built-in functions": (K + "let sum = 1\nlet min = 2\na[0] = sum + min\n}", []),
+    "top-level names may not": ("const min = 3\nconst X = min + 1", ["E0105"]),
+    "built-in values may never be shadowed": (K + "let lane = 1\na[0] = lane\n}", ["E0105"]),
+    # cascades
+    "assigning a primitive array element": (K + "mutex m[2] in global @thread\nm[0] = 1\n}", ["E0411"]),
+    "host function in a kernel": (K + "let z = zeros(i32, 4)\n}", ["E0505"]),
+    "GPU function in host": ("host { let c = clock() + 1 }", ["E0506"]),
+    "a failing launch shape is reported once": (
+        "const Z = 1 / 0\nkernel k() launch grid(1) block(Z) { }\nhost {\nlaunch k()\nlaunch k()\n}", ["E0302"]),
+    "const from a GPU value": ("const N = tid", ["E0301"]),
+    # recursion and GPU use on the call graph
+    "mutual recursion": ("fn f(x: i32) -> i32 { return g(x) }\nfn g(x: i32) -> i32 { return f(x) }", ["E0507"]),
+    "GPU use spreads through calls": (
+        "fn f() -> i32 { return lane }\nfn g() -> i32 { return f() }\nhost { let y = g() }", ["E0506"]),
+    "a cycle of constants": ("const A = B\nconst B = C\nconst C = A", ["E0303"]),
+    # shifts and division by constants
+    "shift wider than the type": (K + "a[0] = a[1] << 32\n}", ["E0307"]),
+    "64-bit shift is fine": (K + "let x = i64(a[1]) << 32\n}", []),
+    "division by a constant zero": (K + "a[0] = a[1] / 0\n}", ["E0302"]),
+    "launch may not change a declared block": (
+        "kernel k() launch grid(1) block(32) { }\nhost { launch k() grid(4) block(64) }", ["E0603"]),
+    "launch may change the grid": ("kernel k() launch grid(1) block(32) { }\nhost { launch k() grid(4) }", []),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_exact_codes(name, tmp_path):
+    source, codes = CASES[name]
+    path = tmp_path / "t.sync"
+    path.write_text(source + "\n")
+    diagnostics = check_file(str(path)).diagnostics
+    assert [d.code for d in diagnostics] == codes, "\n".join(f"{d.code}: {d.message}" for d in diagnostics)
+
+
+def test_messages_name_the_chain(tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text("fn f(x: i32) -> i32 { return g(x) }\nfn g(x: i32) -> i32 { return f(x) }\n")
+    (d,) = check_file(str(path)).diagnostics
+    assert "f → g → f" in d.message and (d.span.line, d.span.col) == (2, 30)
+
+
+def test_unknown_escape_points_at_the_escape(tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text('host { print "ab\\q" }\n')
+    (d,) = check_file(str(path)).diagnostics
+    assert (d.span.col, d.span.end_col) == (17, 19) and "`\\q`" in d.message
+
+
+def test_define_that_matches_nothing_names_the_file_and_a_near_miss(tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text("const THREADS = 32\n")
+    (d,) = check_file(str(path), {"THREAD": (64, "THREAD=64")}).diagnostics
+    assert (d.code, d.file, d.help) == ("W0101", str(path), "did you mean `THREADS`?")
+
+
+def test_parentheses_belong_to_the_span(tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text("const A = (1 + 2) * 3\n")
+    text = dump(check_file(str(path)).module.program)
+    assert 'value: Binary op="*" @1:11-1:22' in text and 'left: Binary op="+" @1:11-1:18' in text
+
+
+def test_dump_escapes_control_characters(tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text('host { print "a\\nb" }\n')
+    text = dump(check_file(str(path)).module.program)
+    assert 'StrLit value="a\\nb"' in text and len(text.splitlines()) == 5
