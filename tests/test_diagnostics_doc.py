@@ -1,0 +1,327 @@
+"""docs/diagnostics.md, syncc/codes.py and the compiler agree.
+
+  * the page documents exactly the codes of `CODES`, each under its own title;
+  * every code the compiler's source mentions is registered in `CODES`, and
+    every registered code is emitted somewhere;
+  * each ```sync wrong example makes `syncc check` report its code (and only
+    that code), each ```sync right example checks without errors;
+  * the codes whose examples cannot be inline (marked
+    `<!-- example not inline: ... -->`) are produced by tests below that build
+    the situation: non-UTF-8 bytes, an unreadable path, a file over 1 MiB,
+    10 000-deep nesting, a stdlib directory with an import cycle or a kernel.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, syncc
+from syncc.codes import CODES
+
+DOC = ROOT / "docs" / "diagnostics.md"
+CODE_RE = re.compile(r"\b[EW]\d{4}\b")
+HEADING = re.compile(r"^## ([EW]\d{4}): (.+?)\s*$")
+NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
+ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
+
+# The codes that cannot be shown as a program on the page; each has a test below.
+NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0107", "E0108", "E0110"}
+
+
+@dataclass
+class Section:
+    code: str
+    title: str
+    line: int
+    wrong: list[str] = field(default_factory=list)
+    right: list[str] = field(default_factory=list)
+    not_inline: str | None = None
+
+
+def parse_doc(text: str) -> list[Section]:
+    """The `## CODE: title` sections of the page with their example blocks."""
+    sections: list[Section] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = HEADING.match(line)
+        if m:
+            sections.append(Section(m.group(1), m.group(2), i + 1))
+        elif re.match(r"^##\s*[EW]\d", line):
+            raise AssertionError(f"diagnostics.md:{i + 1}: malformed code heading {line!r}")
+        elif line.startswith("## "):
+            assert not sections, f"diagnostics.md:{i + 1}: a heading that is not a code among the codes: {line!r}"
+        elif line.startswith("```"):
+            info = line[3:].strip()
+            body = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                body.append(lines[i])
+                i += 1
+            assert i < len(lines), "diagnostics.md: unclosed code block"
+            if info.startswith("sync"):
+                assert sections, f"diagnostics.md: a sync example before the first code section"
+                assert info in ("sync wrong", "sync right"), \
+                    f"diagnostics.md: info string must be `sync wrong` or `sync right`, got {info!r}"
+                target = sections[-1].wrong if info == "sync wrong" else sections[-1].right
+                target.append("\n".join(body) + "\n")
+        elif sections:
+            m = NOT_INLINE.search(line)
+            if m:
+                sections[-1].not_inline = m.group(1)
+        i += 1
+    return sections
+
+
+SECTIONS = parse_doc(DOC.read_text(encoding="utf-8"))
+BY_CODE = {s.code: s for s in SECTIONS}
+
+
+def check_example(tmp_path: Path, source: str):
+    """`syncc check` on an example (honouring `// syncc-args:`): exit status and the diagnostics."""
+    path = tmp_path / "example.sync"
+    path.write_text(source, encoding="utf-8")
+    args = [w for m in ARGS.finditer(source) for w in shlex.split(m.group(1))]
+    run = syncc("check", str(path), "--error-format=json", *args)
+    records = [json.loads(line) for line in run.err.splitlines() if line.startswith("{")]
+    assert all(line.startswith("{") for line in run.err.splitlines()), run.err
+    return run.code, records
+
+
+def show(records) -> str:
+    return "\n".join(r["rendered"] for r in records) or "(no diagnostics)"
+
+
+# ---- the page and the registry --------------------------------------------------
+
+def test_every_code_is_documented_once_under_its_title():
+    documented = [s.code for s in SECTIONS]
+    duplicates = sorted({c for c in documented if documented.count(c) > 1})
+    assert not duplicates, f"documented more than once: {duplicates}"
+    assert set(documented) == set(CODES), (
+        f"missing from docs/diagnostics.md: {sorted(set(CODES) - set(documented))}; "
+        f"documented but not in syncc/codes.py: {sorted(set(documented) - set(CODES))}")
+    wrong_titles = {s.code: (s.title, CODES[s.code]) for s in SECTIONS if s.title != CODES[s.code]}
+    assert not wrong_titles, f"heading title differs from codes.py (doc, codes.py): {wrong_titles}"
+
+
+def test_sections_have_examples():
+    for s in SECTIONS:
+        if s.code in NOT_INLINE_CODES:
+            assert s.not_inline, f"{s.code} needs `<!-- example not inline: REASON -->`"
+            assert not s.wrong, f"{s.code} is tested by a dedicated test, not by an inline example"
+        else:
+            assert s.not_inline is None, f"{s.code} is marked not inline but has no dedicated test here"
+            assert len(s.wrong) == 1 and len(s.right) == 1, \
+                f"{s.code} (diagnostics.md:{s.line}) needs one `sync wrong` and one `sync right` example"
+
+
+def _source_codes() -> dict[str, list[str]]:
+    """code → the files of syncc/ (other than codes.py) that mention it."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "syncc").rglob("*")):
+        if path.suffix not in (".py", ".lark") or path.name == "codes.py":
+            continue
+        for code in set(CODE_RE.findall(path.read_text(encoding="utf-8"))):
+            found.setdefault(code, []).append(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_code_in_the_source_is_registered():
+    unknown = {c: files for c, files in _source_codes().items() if c not in CODES}
+    assert not unknown, f"codes used in syncc/ but missing from syncc/codes.py: {unknown}"
+
+
+def test_every_registered_code_is_emitted_somewhere():
+    unused = sorted(set(CODES) - set(_source_codes()))
+    assert not unused, f"codes in syncc/codes.py that no part of the compiler emits: {unused}"
+
+
+# ---- the inline examples ------------------------------------------------------------
+
+INLINE = [s for s in SECTIONS if s.code not in NOT_INLINE_CODES]
+
+
+@pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
+def test_wrong_example_reports_its_code(section, tmp_path):
+    assert section.wrong, f"{section.code} has no `sync wrong` example"
+    code, records = check_example(tmp_path, section.wrong[0])
+    codes = {r["code"] for r in records}
+    assert section.code in codes, f"expected {section.code}, got:\n{show(records)}"
+    assert codes == {section.code}, f"the example should report only {section.code}:\n{show(records)}"
+    if section.code.startswith("E"):
+        assert code == 1, f"exit status {code} for an error"
+    else:
+        assert code == 0, f"exit status {code} for a program with only warnings"
+        assert all(r["severity"] == "warning" for r in records)
+
+
+@pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
+def test_right_example_is_accepted(section, tmp_path):
+    assert section.right, f"{section.code} has no `sync right` example"
+    code, records = check_example(tmp_path, section.right[0])
+    errors = [r for r in records if r["severity"] == "error"]
+    assert not errors, f"the right example of {section.code} has errors:\n{show(errors)}"
+    assert section.code not in {r["code"] for r in records}, show(records)
+    assert code == 0
+
+
+# ---- the codes that need a situation built ------------------------------------------
+
+def _check(path: Path, *args: str):
+    run = syncc("check", str(path), "--error-format=json", *args)
+    return run.code, [json.loads(line) for line in run.err.splitlines()]
+
+
+def _not_utf8(tmp_path, monkeypatch):
+    path = tmp_path / "latin1.sync"
+    path.write_bytes(b'const A = 1\nconst B = "caf\xe9"\n')
+    code, records = _check(path)
+    [r] = records
+    assert (r["line"], r["column"]) == (2, 15)        # at the bad byte
+    assert "e9" in r["message"] and r["help"]
+    return code, records
+
+
+def _unreadable(tmp_path, monkeypatch):
+    path = tmp_path / "no such dir" / "missing.sync"
+    code, records = _check(path)
+    [r] = records
+    assert r["file"] == str(path) and r["line"] is None   # about the whole file
+    return code, records
+
+
+def _permission_denied(tmp_path, monkeypatch):
+    path = tmp_path / "secret.sync"
+    path.write_text("const A = 1\n", encoding="utf-8")
+    path.chmod(0)
+    if os.access(path, os.R_OK):
+        pytest.skip("this user can read a file with no permissions (root)")
+    try:
+        code, records = _check(path)
+    finally:
+        path.chmod(0o644)
+    [r] = records
+    assert r["line"] is None and "secret.sync" in r["message"]
+    return code, records
+
+
+def _too_large(tmp_path, monkeypatch):
+    path = tmp_path / "big.sync"
+    line = "const A = 1\n"
+    path.write_text(line * ((1 << 20) // len(line) + 1), encoding="utf-8")
+    assert path.stat().st_size > 1 << 20
+    return _check(path)
+
+
+def _too_deep(tmp_path, monkeypatch):
+    path = tmp_path / "deep.sync"
+    path.write_text("const A = " + "(" * 10_000 + "1" + ")" * 10_000 + "\n", encoding="utf-8")
+    code, records = _check(path)
+    [r] = records
+    assert r["line"] == 1 and r["column"] == len("const A = ") + 201   # the 201st bracket
+    return code, records
+
+
+def _too_deep_blocks(tmp_path, monkeypatch):
+    path = tmp_path / "deep_blocks.sync"
+    path.write_text("host {\n" + "if true {\n" * 10_000 + "}\n" * 10_001, encoding="utf-8")
+    return _check(path)
+
+
+def _too_deep_operators(tmp_path, monkeypatch):
+    path = tmp_path / "deep_unary.sync"
+    path.write_text("const A = " + "-" * 10_000 + "1\n", encoding="utf-8")
+    return _check(path)
+
+
+def _stdlib(tmp_path, monkeypatch, modules: dict[str, str]) -> Path:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name, text in modules.items():
+        (lib / f"{name}.sync").write_text(text, encoding="utf-8")
+    monkeypatch.setenv("SYNCC_STDLIB", str(lib))
+    return lib
+
+
+def _import_cycle(tmp_path, monkeypatch):
+    _stdlib(tmp_path, monkeypatch, {"a": "import std.b\nconst X = 1\n", "b": "import std.a\nconst Y = 2\n"})
+    main = tmp_path / "main.sync"
+    main.write_text("import std.a\n", encoding="utf-8")
+    code, records = _check(main)
+    [cycle] = [r for r in records if r["code"] == "E0107"]
+    assert "std.a → std.b → std.a" in cycle["message"]
+    assert cycle["file"].endswith("b.sync")
+    return code, records
+
+
+def _kernel_in_module(tmp_path, monkeypatch):
+    _stdlib(tmp_path, monkeypatch, {"k": "fn f() -> i32 { return 1 }\nkernel k() launch grid(1) block(32) { }\n"})
+    main = tmp_path / "main.sync"
+    main.write_text("import std.k\n", encoding="utf-8")
+    code, records = _check(main)
+    [r] = [r for r in records if r["code"] == "E0108"]
+    assert r["file"].endswith("k.sync") and r["line"] == 2
+    return code, records
+
+
+def _host_in_module(tmp_path, monkeypatch):
+    _stdlib(tmp_path, monkeypatch, {"h": "host {\n    print 1\n}\n"})
+    main = tmp_path / "main.sync"
+    main.write_text("import std.h\n", encoding="utf-8")
+    return _check(main)
+
+
+def _broken_module(tmp_path, monkeypatch):
+    """The module's own error, then E0110 at the import, and nothing more at the module's uses."""
+    _stdlib(tmp_path, monkeypatch, {"broken": "const X = nope\n"})
+    main = tmp_path / "main.sync"
+    main.write_text("import std.broken\nconst Y = broken.X + 1\n", encoding="utf-8")
+    code, records = _check(main)
+    assert [r["code"] for r in records] == ["E0101", "E0110"], show(records)
+    assert records[0]["file"].endswith("broken.sync")
+    assert records[1]["line"] == 1 and "broken.sync" in records[1]["notes"][0]["message"]
+    return code, records
+
+
+def _import_too_deep(tmp_path, monkeypatch):
+    modules = {f"m{i}": f"import std.m{i + 1}\n" for i in range(40)}
+    modules["m40"] = "const X = 1\n"
+    _stdlib(tmp_path, monkeypatch, modules)
+    main = tmp_path / "main.sync"
+    main.write_text("import std.m0\n", encoding="utf-8")
+    return _check(main)
+
+
+BUILT = [
+    ("E0004", _not_utf8),
+    ("E0005", _too_deep),
+    ("E0005", _too_deep_blocks),
+    ("E0005", _too_deep_operators),
+    ("E0007", _unreadable),
+    ("E0007", _permission_denied),
+    ("E0008", _too_large),
+    ("E0107", _import_cycle),
+    ("E0108", _kernel_in_module),
+    ("E0108", _host_in_module),
+    ("E0110", _broken_module),
+    ("E0005", _import_too_deep),
+]
+
+
+@pytest.mark.parametrize("code,build", BUILT, ids=[f"{c}-{b.__name__.strip('_')}" for c, b in BUILT])
+def test_not_inline_code_is_produced(code, build, tmp_path, monkeypatch):
+    status, records = build(tmp_path, monkeypatch)
+    assert code in {r["code"] for r in records}, f"expected {code}, got:\n{show(records)}"
+    assert status == 1
+
+
+def test_not_inline_codes_are_all_built():
+    assert {c for c, _ in BUILT} == NOT_INLINE_CODES
