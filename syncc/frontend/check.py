@@ -112,13 +112,7 @@ class Checker(DefRules, ExprRules, PrimRules, HostRules):
     def dims(self, exprs, ctx: Ctx, what: str) -> tuple[int, ...] | None:
         out = []
         for e in exprs:
-            t = self.value(e, ctx)
-            if t is ERROR:
-                return None
-            if not is_int(t):
-                self.error("E0201", f"{what} must be an integer, found {t}", e.span)
-                return None
-            v = self.constant(e, what)
+            v = self.int_constant(e, ctx, what)
             if v is None:
                 return None
             if v <= 0:

@@ -94,6 +94,16 @@ class ExprRules:
                        help="use literals, `const`s and operators on them")
         return None
 
+    def int_constant(self, e: A.Expr, ctx, what: str):
+        """The value of an integer constant expression, or None after reporting why not."""
+        t = self.value(e, ctx)
+        if t is ERROR:
+            return None
+        if not is_int(t):
+            self.error("E0201", f"{what} must be an integer, found {t}", e.span)
+            return None
+        return self.constant(e, what)
+
     def try_fold(self, e: A.Expr):
         """The value of `e` if it is a valid constant, else None (errors in it are reported)."""
         try:

@@ -85,21 +85,15 @@ class HostRules:
                 continue
             values: list[int] = []
             for arg in d.args:
-                t = self.value(arg, ctx)
-                if t is ERROR:
-                    continue
-                if not is_int(t):
-                    self.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
-                    continue
-                if host:
-                    v = self.try_fold(arg)
-                    if v is None:
-                        continue
+                if host:   # run-time sizes are allowed at a launch; constant ones are checked
+                    t = self.value(arg, ctx)
+                    if t is not ERROR and not is_int(t):
+                        self.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
+                    v = self.try_fold(arg) if is_int(t) else None
                 else:
-                    v = self.constant(arg, f"a kernel's {name} size")
-                    if v is None:
-                        continue
-                values.append(v)
+                    v = self.int_constant(arg, ctx, f"a kernel's {name} size")
+                if v is not None:
+                    values.append(v)
             if len(values) != len(d.args):
                 out[name] = None
                 continue

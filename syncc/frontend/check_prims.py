@@ -19,7 +19,7 @@ from . import ast as A
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS, implementations
 from .symbols import PrimInfo, Symbol
-from .types import ERROR, PrimType, is_int
+from .types import ERROR, PrimType
 
 # statement → the primitive kind it works on
 OP_KINDS = {
@@ -115,13 +115,7 @@ class PrimRules:
                 self.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
             return
         arg = args[0]
-        t = self.value(arg, ctx)
-        if t is ERROR:
-            return
-        if not is_int(t):
-            self.error("E0201", f"a {d.kind}'s {rule.arg} must be an integer, found {t}", arg.span)
-            return
-        count = self.constant(arg, f"a {d.kind}'s {rule.arg}")
+        count = self.int_constant(arg, ctx, f"a {d.kind}'s {rule.arg}")
         if count is None:
             return
         if d.kind == "semaphore":
@@ -193,13 +187,7 @@ class PrimRules:
                 continue
             given.append((kw.name.text, kw.value))
         for name, arg in given:
-            t = self.value(arg, ctx)
-            if t is ERROR:
-                continue
-            if not is_int(t):
-                self.error("E0201", f"`{name}` must be an integer, found {t}", arg.span)
-                continue
-            v = self.constant(arg, f"the parameter `{name}`")
+            v = self.int_constant(arg, ctx, f"the parameter `{name}`")
             if v is not None:
                 if v < 0:
                     self.error("E0410", f"`{name}` must not be negative, found {v}", arg.span)

@@ -71,11 +71,11 @@ class Tables:
         end = self.end
         state_stack = [self.start]
         value_stack: list = []
-        for tok in tokens:
+        for tok in _then_end(tokens):
             ttype = tok.type
             while True:
                 action = states[state_stack[-1]].get(ttype)
-                if action is None:
+                if action is None or (ttype == "$END" and action[0] == _SHIFT):
                     raise ParseError(tok, self, state_stack)
                 kind, arg = action
                 if kind == _SHIFT:
@@ -91,21 +91,13 @@ class Tables:
                     children = []
                 value_stack.append(callback(children))
                 state_stack.append(states[state_stack[-1]][origin][1])
-        # End of input: reduce until the start symbol is accepted.
-        last = value_stack and value_stack[-1]
-        eof = Token("$END", "", getattr(last, "end_pos", 0), None, None, None, None, None)
-        while True:
-            action = states[state_stack[-1]].get("$END")
-            if action is None or action[0] == _SHIFT:
-                raise ParseError(eof, self, state_stack)
-            size, origin, callback = action[1]
-            if size:
-                children = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
-            else:
-                children = []
-            value_stack.append(callback(children))
-            state_stack.append(states[state_stack[-1]][origin][1])
-            if state_stack[-1] == end:
-                return value_stack[-1]
+                if ttype == "$END" and state_stack[-1] == end:
+                    return value_stack[-1]
+
+
+def _then_end(tokens: Iterable[Token]):
+    """The tokens, then lark's end-of-input token placed after the last of them."""
+    last = None
+    for last in tokens:
+        yield last
+    yield Token("$END", "", getattr(last, "end_pos", 0), None, None, None, None, None)
