@@ -56,7 +56,9 @@ def in_process(runs: int) -> list[tuple[str, float, str]]:
 
 
 def process_ms(argv: list[str], runs: int) -> float:
-    env = dict(os.environ, NO_COLOR="1")
+    # As installed: with bytecode (pip compiles it at install time; some sandboxes turn it off).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["NO_COLOR"] = "1"
     subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, check=False)   # warm the disk caches
     times = []
     for _ in range(runs):

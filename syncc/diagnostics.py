@@ -14,7 +14,6 @@ or, with --error-format=json, one JSON object per diagnostic per line.
 """
 from __future__ import annotations
 
-import json
 import os
 import unicodedata
 from dataclasses import dataclass, field
@@ -205,7 +204,15 @@ class Renderer:
             "help": d.help,
             "rendered": plain.render(d),
         }
+        import json   # (only --error-format=json needs it)
         return json.dumps(record, ensure_ascii=False)
+
+
+def did_you_mean(name: str, candidates, prefix: str = "") -> str | None:
+    """'did you mean `x`?' for the candidate closest to a misspelt name, or None."""
+    import difflib   # (only a misspelling pays for it)
+    close = difflib.get_close_matches(name, list(candidates), n=1)
+    return f"did you mean `{prefix}{close[0]}`?" if close else None
 
 
 def summary(diagnostics: list[Diagnostic]) -> str | None:

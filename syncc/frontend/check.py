@@ -13,9 +13,7 @@ check_host.py; this file holds items, scopes and statements.
 """
 from __future__ import annotations
 
-import difflib
-
-from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity
+from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
 from . import ast as A
 from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .check_defs import DefRules
@@ -178,9 +176,8 @@ class Checker(DefRules, ExprRules, PrimRules, HostRules):
             sym = self.scope.names.get(name)
             if sym is None or sym.kind != "const":
                 consts = [n for n, s in self.scope.names.items() if s.kind == "const"]
-                close = difflib.get_close_matches(name, consts, n=1)
                 self.sink.add(Diagnostic(Severity.WARNING, "W0101", f"`-D {text}` matches no constant in this file",
-                                         None, help=f"did you mean `{close[0]}`?" if close else None,
+                                         None, help=did_you_mean(name, consts),
                                          file=self.module.path))
                 continue
             sym.info.defined_by = f"-D {text}"

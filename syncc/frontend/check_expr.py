@@ -7,9 +7,7 @@ no implicit conversions otherwise; casts are written `u32(x)`.
 """
 from __future__ import annotations
 
-import difflib
-
-from ..diagnostics import Note
+from ..diagnostics import Note, did_you_mean
 from . import ast as A
 from .builtins import BUILTIN_FNS, BuiltinFn
 from .consts import ConstError, NotConstant, fold
@@ -196,13 +194,12 @@ class ExprRules:
     def resolve(self, name: str, span, ctx) -> Symbol | None:
         sym = ctx.scope.lookup(name)
         if sym is None:
-            close = None
+            help = None
             if self.suggestion_budget > 0:
                 names = ctx.scope.visible_names()
                 self.suggestion_budget -= len(names)
-                close = difflib.get_close_matches(name, names, n=1)
-            self.error("E0101", f"unknown name `{name}`", span,
-                       help=f"did you mean `{close[0]}`?" if close else None)
+                help = did_you_mean(name, names)
+            self.error("E0101", f"unknown name `{name}`", span, help=help)
         return sym
 
     # ---- operators -----------------------------------------------------------------
@@ -364,10 +361,9 @@ class ExprRules:
         if member is None or name.text.startswith("_") or member.kind not in ("const", "fn"):
             exported = sorted(n for n, s in (module.scope.names.items() if module.scope else ())
                               if not n.startswith("_") and s.kind in ("const", "fn"))
-            close = difflib.get_close_matches(name.text, exported, n=1)
             what = "private to" if member is not None and name.text.startswith("_") else "not in"
             self.error("E0106", f"`{name.text}` is {what} module `{module_sym.name}`", name.span,
-                       help=f"did you mean `{close[0]}`?" if close else
+                       help=did_you_mean(name.text, exported) or
                        ("it exports " + ", ".join(f"`{n}`" for n in exported) if exported else None))
             return None
         return member

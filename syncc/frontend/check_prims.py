@@ -12,9 +12,7 @@ The rules, in the order they are checked:
 """
 from __future__ import annotations
 
-import difflib
-
-from ..diagnostics import Note
+from ..diagnostics import Note, did_you_mean
 from . import ast as A
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS, implementations
@@ -52,9 +50,8 @@ class PrimRules:
         gran = d.granularity.text
         ok = True
         if gran not in GRANULARITIES:
-            close = difflib.get_close_matches(gran, GRANULARITIES, n=1)
             self.error("E0403", f"unknown granularity `@{gran}`", d.granularity.span,
-                       help=f"did you mean `@{close[0]}`?" if close else
+                       help=did_you_mean(gran, GRANULARITIES, "@") or
                        "the granularities are @thread, @warp, @block and @grid")
             ok = False
         elif gran not in rule.granularities:
@@ -150,9 +147,8 @@ class PrimRules:
         known = implementations(d.kind)
         impl = known.get(ref.name.text)
         if impl is None:
-            close = difflib.get_close_matches(ref.name.text, known, n=1)
             self.error("E0408", f"no {d.kind} implementation named `{ref.name.text}`", ref.name.span,
-                       help=f"did you mean `{close[0]}`?" if close else
+                       help=did_you_mean(ref.name.text, known) or
                        f"{d.kind} implementations: " + ", ".join(f"`{n}`" for n in known))
             return
         if info.placement not in impl.placements or info.granularity not in impl.granularities:

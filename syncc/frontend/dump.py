@@ -10,7 +10,7 @@ the field they sit in, and every node ends with its span (line:col-line:col).
 from __future__ import annotations
 
 import dataclasses
-import json
+import json   # (string escapes, as JSON writes them)
 
 from . import ast as A
 

@@ -7,12 +7,11 @@ stdlib shipped inside the installed package, else the checkout's stdlib/.
 """
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Callable
 
-from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity
+from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
 from ..source import SourceFile, SourceMap
 from . import ast as A
 
@@ -83,10 +82,9 @@ class ModuleLoader:
             return None
         path = self._find(parts[1:])
         if path is None:
-            close = difflib.get_close_matches(dotted, available, n=1)
             self.sink.error("E0103", f"no module `{dotted}` in the standard library", imp.span,
                             notes=[Note(f"searched {', '.join(_shown(p) for p in self.search_path) or 'nothing (no stdlib found)'}")],
-                            help=f"did you mean `{close[0]}`?" if close else _listing(available))
+                            help=did_you_mean(dotted, available) or _listing(available))
             return None
         if dotted in self.loading:
             cycle = " → ".join(self.loading[self.loading.index(dotted):] + [dotted])
