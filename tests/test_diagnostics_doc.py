@@ -67,7 +67,7 @@ def parse_doc(text: str) -> list[Section]:
                 i += 1
             assert i < len(lines), "diagnostics.md: unclosed code block"
             if info.startswith("sync"):
-                assert sections, f"diagnostics.md: a sync example before the first code section"
+                assert sections, "diagnostics.md: a sync example before the first code section"
                 assert info in ("sync wrong", "sync right"), \
                     f"diagnostics.md: info string must be `sync wrong` or `sync right`, got {info!r}"
                 target = sections[-1].wrong if info == "sync wrong" else sections[-1].right

@@ -1,6 +1,6 @@
 """The checker: names, types, constants and the rules of the language.
 
-    module = Checker(program, sink, loader, defines).run()
+    module = Checker(program, path, sink, loader, defines).run()
 
 It walks the AST once, reporting every problem it finds to the sink, and
 returns a CheckedModule: the AST plus each expression's type, each name's
@@ -21,7 +21,7 @@ from .check_expr import SUGGESTION_BUDGET, ExprRules
 from .check_host import HostRules
 from .check_prims import PrimRules
 from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
-from .types import BOOL, ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
+from .types import ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
 
 
 def builtin_scope() -> Scope:
@@ -296,7 +296,7 @@ class Checker(DefRules, ExprRules, PrimRules, HostRules):
 
     def _assign_prim(self, e, sym):
         if sym.info.kind == "channel":
-            self.error("E0411", f"channel slots are written with `put`, not `=`", e.span,
+            self.error("E0411", "channel slots are written with `put`, not `=`", e.span,
                        help=f"write `put {sym.name}[...] = value`")
         else:
             self.error("E0411", f"`{sym.name}` is a {sym.info.kind}; it cannot be assigned", e.span)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from ..diagnostics import Note, did_you_mean
 from . import ast as A
-from .builtins import BUILTIN_FNS, BuiltinFn
+from .builtins import BuiltinFn
 from .consts import ConstError, NotConstant, fold
 from .symbols import Symbol
 from .types import (BOOL, ERROR, I32, I64, INT_LIT, STR, U32, VOID, ArrayType, DType, ListType, PrimType,
                     ScalarType, common_int, is_int)
 
-_ARITH = {"+", "-", "*", "/", "%", "&", "|", "^"}
 _SHIFT = {"<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _EQUALITY = {"==", "!="}
@@ -115,8 +114,7 @@ class ExprRules:
         try:
             return fold(e, self._const_lookup, self._wrap)
         except ConstError as ce:
-            if ce.code:
-                self.const_error(ce.code, ce.span, ce.message)
+            self.const_error(ce.code, ce.span, ce.message)
             raise AlreadyReported() from None
 
     def const_error(self, code: str, span, message: str) -> None:
@@ -130,7 +128,7 @@ class ExprRules:
         if sym is not None and sym.kind == "const":
             value = self.const_value(sym)
             if value is None:
-                raise ConstError("", e.span, "")   # already reported where that const is declared
+                raise AlreadyReported()   # (where that constant is declared)
             return value
         name = e.id if isinstance(e, A.Name) else e.name.text
         raise NotConstant(e.span, f"`{name}` is not a constant")
@@ -642,5 +640,5 @@ def _prim_help(kind: str, name: str | None) -> str:
         "mutex": f"use it with `critical {n} {{ ... }}` or `lock`/`unlock`",
         "semaphore": f"use it with `acquire {n} {{ ... }}` or `wait`/`post`",
         "barrier": f"use it with `sync {n}`",
-        "channel": f"read a slot with `get` or `when`, write it with `put`",
+        "channel": "read a slot with `get` or `when`, write it with `put`",
     }[kind]

@@ -56,7 +56,7 @@ class PrimRules:
             ok = False
         elif gran not in rule.granularities:
             why = "`@grid` is only for barriers" if gran == "grid" else \
-                f"a barrier's participants are warps, blocks or the grid, not single threads"
+                "a barrier's participants are warps, blocks or the grid, not single threads"
             self.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
                        help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
             ok = False

@@ -1,4 +1,4 @@
-"""Symbols, scopes, and what the checker hands to the lowering (CheckedModule)."""
+"""Symbols, scopes, the checking context (Ctx), and what the checker hands to the lowering (CheckedModule)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
