@@ -86,8 +86,7 @@ class PrimRules:
             if info.is_named_barrier and ctx.kernel.named_barriers > MAX_NAMED_BARRIERS:
                 self.error("E0407", f"the kernel needs {ctx.kernel.named_barriers} named barriers; a block has "
                            f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", d.span)
-        elem = info.elem if info.elem is not None else None
-        self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, elem), d, info=info))
+        self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
 
     def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
         args = list(d.args)
