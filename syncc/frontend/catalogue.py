@@ -49,12 +49,14 @@ class Implementation:
     granularities: tuple[str, ...]
     params: tuple[ImplParam, ...]
     summary: str
-    source: str  # where in the seed papers it comes from
+    source: str                 # where in the seed papers it comes from
+    abandonable: bool = False   # a waiter may give up (so `trylock`/`trywait` exist): no ticket taken
+    lock_bits: bool = False     # uses Fermi lock bits (emulated with a shared flag on PTX)
 
 
-def _impl(kind, name, placements, grans, summary, source, params=()):
+def _impl(kind, name, placements, grans, summary, source, params=(), **props):
     return Implementation(kind, name, tuple(placements.split()), tuple(grans.split()),
-                          tuple(ImplParam(n, d) for n, d in params), summary, source)
+                          tuple(ImplParam(n, d) for n, d in params), summary, source, **props)
 
 
 _BACKOFF = (("min_delay", 32), ("max_delay", 1024))
@@ -62,9 +64,11 @@ _BACKOFF = (("min_delay", 32), ("max_delay", 1024))
 IMPLEMENTATIONS: tuple[Implementation, ...] = (
     # mutexes
     _impl("mutex", "tas", "global shared", "thread warp block",
-          "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1"),
+          "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1",
+          abandonable=True),
     _impl("mutex", "ttas", "global", "thread warp block",
-          "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4"),
+          "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4",
+          abandonable=True),
     _impl("mutex", "ticket", "global shared", "thread warp block",
           "fetch-and-add ticket lock: fair, first come first served",
           "seed 001 Algorithm 3; seed 003 Listing 4.7"),
@@ -73,15 +77,15 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
     _impl("mutex", "mcs2", "global", "thread",
           "MCS with two queue nodes per thread, for lock coupling", "seed 003 section 4.2.2"),
     _impl("mutex", "backoff", "global shared", "thread warp block",
-          "spin lock with growing delay between attempts", "seed 001 Algorithm 2", _BACKOFF),
+          "spin lock with growing delay between attempts", "seed 001 Algorithm 2", _BACKOFF, abandonable=True),
     _impl("mutex", "tinylock", "shared", "thread warp",
           "Fermi lock bits (LDSLK/STSUL), no mutex word; a warp shares one bit at @warp",
-          "seed 000 Listings 4 and 9"),
+          "seed 000 Listings 4 and 9", abandonable=True, lock_bits=True),
     # semaphores
     _impl("semaphore", "spin", "global shared", "thread warp block",
-          "spin on a lock-protected counter", "seed 001 Algorithm 4"),
+          "spin on a lock-protected counter", "seed 001 Algorithm 4", abandonable=True),
     _impl("semaphore", "backoff", "global shared", "thread warp block",
-          "spin semaphore with backoff in wait", "seed 001 Algorithm 4", _BACKOFF),
+          "spin semaphore with backoff in wait", "seed 001 Algorithm 4", _BACKOFF, abandonable=True),
     _impl("semaphore", "sleeping", "global", "thread warp block",
           "fetch-and-add count plus tickets: at most two atomics per operation",
           "seed 001 Algorithm 5"),
@@ -97,11 +101,11 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
           "Xiao-Feng barrier: one flag per block, a master block gathers and releases",
           "seed 001 section 5.1"),
     _impl("barrier", "hierarchical", "global", "grid",
-          "blocks of one SM meet first, then one block per SM meets globally", "syncc"),
+          "blocks meet in groups of 8 first, then one block per group meets the other groups", "syncc"),
     # channels
     _impl("channel", "tinylock", "shared", "thread warp",
           "one Fermi lock bit per slot: the producer holds it until it puts",
-          "seed 000 Listings 6, 8, 13 and 15"),
+          "seed 000 Listings 6, 8, 13 and 15", lock_bits=True),
     _impl("channel", "atomlock", "shared global", "thread warp",
           "one spin-lock word per slot (at @warp, one per warp)", "seed 000 Listings 11 and 14"),
     _impl("channel", "flag", "shared global", "thread warp block",

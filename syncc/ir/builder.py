@@ -1,0 +1,155 @@
+"""Building kernels: a mutable workspace that lowering and passes fill, then freeze.
+
+    b = KernelBuilder.thaw(kernel)        # or KernelBuilder(name, ...) for a new one
+    b.at(label)
+    x = b.op("add", I32, a, imm(1))       # a new register holding a + 1
+    b.branch(cond, "then", "else")
+    kernel = b.freeze()
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..frontend.types import ScalarType
+from ..source import Span
+from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Reg, Return, Terminator
+
+
+class KernelBuilder:
+    def __init__(self, name: str, params=(), arrays=(), prims=(), grid=None, block=None, span: Span | None = None):
+        self.name = name
+        self.params = list(params)
+        self.arrays: list[Array] = list(arrays)
+        self.prims: list[Prim] = list(prims)
+        self.grid, self.block, self.span = grid, block, span
+        self.order: list[str] = []
+        self.code: dict[str, list[Instr]] = {}
+        self.terms: dict[str, Terminator | None] = {}
+        self.current: str | None = None
+        self.taken: set[str] = set()
+        self.span_now: Span | None = None    # given to what is emitted without a span of its own
+
+    # ---- from and to frozen kernels
+    @classmethod
+    def thaw(cls, k: Kernel) -> "KernelBuilder":
+        b = cls(k.name, k.params, k.arrays, k.prims, k.grid, k.block, k.span)
+        for blk in k.blocks:
+            b.order.append(blk.label)
+            b.code[blk.label] = list(blk.instrs)
+            b.terms[blk.label] = blk.term
+        b.taken = {p.name for p in k.params if isinstance(p, Reg)}
+        b.taken |= {d.name for _, _, ins in k.instructions() for d in ins.dests}
+        b.taken |= set(b.order)
+        return b
+
+    def freeze(self) -> Kernel:
+        blocks = []
+        for label in self.order:
+            term = self.terms.get(label)
+            if term is None:
+                raise ValueError(f"block {label} of @{self.name} has no terminator")
+            blocks.append(Block(label, tuple(self.code[label]), term))
+        return Kernel(self.name, tuple(self.params), tuple(self.arrays), tuple(self.prims), self.grid, self.block,
+                      tuple(blocks), self.span)
+
+    # ---- names
+    def fresh(self, hint: str) -> str:
+        hint = hint or "t"
+        name, n = hint, 0
+        while name in self.taken:
+            n += 1
+            name = f"{hint}.{n}"
+        self.taken.add(name)
+        return name
+
+    def reg(self, type: ScalarType, hint: str = "t") -> Reg:
+        return Reg(self.fresh(hint), type)
+
+    # ---- blocks
+    def new_block(self, hint: str, after: str | None = None) -> str:
+        label = self.fresh(hint)
+        if after is not None and after in self.order:
+            self.order.insert(self.order.index(after) + 1, label)
+        else:
+            self.order.append(label)
+        self.code[label] = []
+        self.terms[label] = None
+        return label
+
+    def at(self, label: str) -> None:
+        self.current = label
+
+    @property
+    def open(self) -> bool:
+        """Is there a current block still waiting for its terminator?"""
+        return self.current is not None and self.terms.get(self.current) is None
+
+    # ---- instructions
+    def emit(self, op: str, dests=(), args=(), span: Span | None = None, **attrs) -> Instr:
+        if not self.open:   # code after a return/break: keep it, in a block nothing reaches
+            self.at(self.new_block("dead"))
+        ins = Instr(op, tuple(dests), tuple(args), tuple((k, v) for k, v in attrs.items() if v is not None),
+                    span or self.span_now)
+        self.code[self.current].append(ins)
+        return ins
+
+    def op(self, op: str, type: ScalarType, *args, hint: str = "t", span: Span | None = None, **attrs) -> Reg:
+        dest = self.reg(type, hint)
+        self.emit(op, (dest,), args, span, **attrs)
+        return dest
+
+    def assign(self, dest: Reg, value, span: Span | None = None) -> None:
+        self.emit("mov", (dest,), (value,), span)
+
+    # ---- terminators
+    def terminate(self, term: Terminator) -> None:
+        if not self.open:
+            self.at(self.new_block("dead"))
+        self.terms[self.current] = term
+        self.current = None
+
+    def jump(self, target: str, span: Span | None = None) -> None:
+        self.terminate(Jump(target, span or self.span_now))
+
+    def branch(self, cond, if_true: str, if_false: str, span: Span | None = None) -> None:
+        self.terminate(Branch(cond, if_true, if_false, span or self.span_now))
+
+    def ret(self, span: Span | None = None) -> None:
+        self.terminate(Return(span or self.span_now))
+
+    # ---- declarations
+    def add_array(self, array: Array) -> Array:
+        self.arrays.append(array)
+        return array
+
+    def replace_prim(self, prim: Prim) -> None:
+        self.prims = [prim if p.name == prim.name else p for p in self.prims]
+
+    def prim(self, name: str) -> Prim | None:
+        return next((p for p in self.prims if p.name == name), None)
+
+    def set_term(self, label: str, term: Terminator) -> None:
+        self.terms[label] = term
+
+    def replace_targets(self, label: str, old: str, new: str) -> None:
+        term = self.terms[label]
+        if isinstance(term, Jump) and term.target == old:
+            self.terms[label] = replace(term, target=new)
+        elif isinstance(term, Branch):
+            self.terms[label] = replace(term, if_true=new if term.if_true == old else term.if_true,
+                                        if_false=new if term.if_false == old else term.if_false)
+
+    def drop_unreachable(self) -> None:
+        seen, todo = set(), [self.order[0]]
+        while todo:
+            label = todo.pop()
+            if label in seen:
+                continue
+            seen.add(label)
+            term = self.terms.get(label)
+            if term is not None:
+                todo.extend(term.targets)
+        self.order = [label for label in self.order if label in seen]
+
+
+__all__ = ["KernelBuilder", "Branch", "Jump", "Return"]

@@ -1,0 +1,29 @@
+"""What lowering and every pass share: the target, the optimization level, where
+diagnostics go, and the remarks `syncc explain` prints (what was chosen, inserted
+or restructured, and why, each at a source location)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..diagnostics import DiagnosticSink
+from ..source import Span
+from ..targets import PTX, Target
+
+
+@dataclass(frozen=True)
+class Remark:
+    kernel: str
+    topic: str          # implementation | structure | fence | syncwarp | lockbits | init | elide | combine | barrier
+    message: str
+    span: Span | None = None
+
+
+@dataclass
+class PassContext:
+    target: Target = PTX
+    opt: int = 2
+    sink: DiagnosticSink = field(default_factory=DiagnosticSink)
+    remarks: list[Remark] = field(default_factory=list)
+
+    def remark(self, kernel: str, topic: str, message: str, span: Span | None = None) -> None:
+        self.remarks.append(Remark(kernel, topic, message, span))

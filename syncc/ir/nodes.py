@@ -1,0 +1,238 @@
+"""The sync IR: kernels as control-flow graphs of basic blocks of three-address instructions.
+
+Everything is a small frozen dataclass; passes build new kernels rather than
+editing old ones (builder.py thaws a kernel into a mutable form and freezes
+it again). Registers are typed and may be assigned more than once (not SSA):
+structuring moves code between blocks, and a register simply keeps its name.
+
+Operands are registers (%x), typed immediates (5:i32, true) and references to
+an element of an array or primitive (@buf[%i]; the index is linear, row-major).
+The operations are the table in ops.py. docs/ir.md describes the text form.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Union
+
+from ..frontend.types import BOOL, I32, ScalarType
+from ..source import Span
+from .ops import OPS, OpInfo
+
+node = dataclass(frozen=True, slots=True)
+
+
+@node
+class Reg:
+    name: str
+    type: ScalarType
+
+    def __str__(self) -> str:
+        return f"%{self.name}"
+
+
+@node
+class Imm:
+    value: int | bool
+    type: ScalarType
+
+    def __str__(self) -> str:
+        if self.type == BOOL:
+            return "true" if self.value else "false"
+        return f"{self.value}:{self.type}"
+
+
+@node
+class Ref:
+    """One element of an array or one instance of a primitive: @name[index]."""
+    name: str
+    index: Union[Reg, Imm]
+
+    def __str__(self) -> str:
+        return f"@{self.name}[{self.index}]"
+
+
+Operand = Union[Reg, Imm, Ref]
+
+
+def imm(value: int | bool, type: ScalarType = I32) -> Imm:
+    return Imm(bool(value) if type == BOOL else type.wrap(int(value)), type)
+
+
+@node
+class Instr:
+    op: str
+    dests: tuple[Reg, ...]
+    args: tuple[Operand, ...]
+    attrs: tuple[tuple[str, object], ...] = ()
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def info(self) -> OpInfo:
+        return OPS[self.op]
+
+    def attr(self, key: str, default=None):
+        for k, v in self.attrs:
+            if k == key:
+                return v
+        return default
+
+    def with_attrs(self, **changes) -> "Instr":
+        attrs = dict(self.attrs)
+        attrs.update(changes)
+        return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
+
+    @property
+    def ref(self) -> Ref | None:
+        return self.args[0] if self.args and isinstance(self.args[0], Ref) else None
+
+
+# ---- terminators ------------------------------------------------------------
+
+@node
+class Jump:
+    target: str
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,)
+
+
+@node
+class Branch:
+    cond: Union[Reg, Imm]
+    if_true: str
+    if_false: str
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.if_true, self.if_false)
+
+
+@node
+class Return:
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return ()
+
+
+Terminator = Union[Jump, Branch, Return]
+
+
+@node
+class Block:
+    label: str
+    instrs: tuple[Instr, ...]
+    term: Terminator
+
+
+# ---- declarations -------------------------------------------------------------
+
+@node
+class Array:
+    """Memory a kernel addresses: a parameter, a shared array, or primitive state."""
+    name: str
+    space: str                      # global | shared
+    elem: ScalarType
+    dims: tuple[int, ...]
+    kind: str = "data"              # param | data | state
+    init: int | str | None = None   # every word starts at this value; "locked": its lock bit taken
+    per: str | None = None          # None: dims is the size; "block"/"thread": dims per block/thread launched
+    offset: int | None = None       # word offset in shared memory, where a pass laid it out
+    span: Span | None = field(default=None, compare=False)   # the declaration, for user arrays
+
+    @property
+    def length(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+
+@node
+class Prim:
+    """A declared primitive: `kind`, where it lives, who contends, and how it is implemented."""
+    name: str
+    kind: str                       # mutex | semaphore | barrier | channel
+    dims: tuple[int, ...]
+    placement: str                  # shared | global
+    granularity: str                # thread | warp | block | grid
+    impl: str
+    params: tuple[tuple[str, int], ...] = ()
+    elem: ScalarType | None = None  # a channel's slot type
+    count: int | None = None        # semaphore permits, named-barrier threads
+    attrs: tuple[tuple[str, object], ...] = ()   # what passes decided: lock bits, barrier ids, ...
+    span: Span | None = field(default=None, compare=False)
+
+    @property
+    def instances(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    def attr(self, key: str, default=None):
+        for k, v in self.attrs:
+            if k == key:
+                return v
+        return default
+
+    def with_attrs(self, **changes) -> "Prim":
+        attrs = dict(self.attrs)
+        attrs.update(changes)
+        return replace(self, attrs=tuple(attrs.items()))
+
+
+@node
+class Kernel:
+    name: str
+    params: tuple[Union[Reg, Array], ...]   # in launch order: scalars are registers, arrays global arrays
+    arrays: tuple[Array, ...]               # shared arrays and primitive state (not the parameters)
+    prims: tuple[Prim, ...]
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+    blocks: tuple[Block, ...]               # blocks[0] is the entry
+    span: Span | None = field(default=None, compare=False)
+
+    def array(self, name: str) -> Array | None:
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        for p in self.params:
+            if isinstance(p, Array) and p.name == name:
+                return p
+        return None
+
+    def prim(self, name: str) -> Prim | None:
+        for p in self.prims:
+            if p.name == name:
+                return p
+        return None
+
+    def block_map(self) -> dict[str, Block]:
+        return {b.label: b for b in self.blocks}
+
+    @property
+    def threads_per_block(self) -> int | None:
+        return None if self.block is None else self.block[0] * self.block[1] * self.block[2]
+
+    def instructions(self):
+        """Every (block, index, instruction), in block order."""
+        for b in self.blocks:
+            for i, ins in enumerate(b.instrs):
+                yield b, i, ins
+
+
+@node
+class Module:
+    kernels: tuple[Kernel, ...]
+    source: str | None = None      # the file the kernels came from
+
+    def kernel(self, name: str) -> Kernel | None:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        return None

@@ -1,0 +1,88 @@
+"""The operations of the sync IR, as one table.
+
+Each operation has a name (as printed), a group, how many results it defines
+and how many operands it takes, and what it does to memory and to the other
+threads. Passes ask the table (`op.blocking`, `op.group`), never chains of ifs.
+
+Groups:
+  arith     pure arithmetic on registers and immediates
+  special   reads of special registers (thread and block indices, clock)
+  memory    loads and stores of array elements
+  atomic    read-modify-write of one word, with an ordering and a scope
+  fence     orders this thread's memory operations, at a scope
+  barrier   block barriers (bar.sync/bar.arrive with an id and a thread count)
+  warp      warp-level operations: __syncwarp, votes, ballot, leader election
+  prim      operations on a declared primitive (mutex, semaphore, channel,
+            barrier), abstract until `expand_primitives` replaces them by the
+            chosen implementation's atomics, loads, fences and lock-bit ops
+  lockbit   Fermi lock bits (LDSLK / STSUL); emulated with a shared flag on PTX
+  misc      nanosleep
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    group: str
+    results: int            # registers defined
+    operands: int | None    # operand count (None: checked by the op's own rule)
+    memory: bool = False    # reads or writes memory
+    blocking: bool = False  # may wait for another thread
+    ref: bool = False       # first operand is an array or primitive reference @x[i]
+    bare: str | None = None  # an attribute printed as a bare word after the name: `sreg tid.x`, `fence acq_rel`
+
+
+def _ops(group: str, spec: str, **flags) -> list[OpInfo]:
+    out = []
+    for item in spec.split():
+        name, shape = item.split("/")
+        results, operands = shape.split(":")
+        out.append(OpInfo(name, group, int(results), None if operands == "*" else int(operands), **flags))
+    return out
+
+
+_TABLE: list[OpInfo] = [
+    # name/results:operands
+    *_ops("arith", "mov/1:1 neg/1:1 not/1:1 abs/1:1 popc/1:1 cvt/1:1 "
+                   "add/1:2 sub/1:2 mul/1:2 div/1:2 rem/1:2 and/1:2 or/1:2 xor/1:2 shl/1:2 shr/1:2 "
+                   "min/1:2 max/1:2 select/1:3 "
+                   "cmp.eq/1:2 cmp.ne/1:2 cmp.lt/1:2 cmp.le/1:2 cmp.gt/1:2 cmp.ge/1:2"),
+    *_ops("special", "sreg/1:0", bare="reg"),
+    *_ops("memory", "ld/1:1 st/0:2", memory=True, ref=True),
+    *_ops("atomic", "atom.add/1:2 atom.sub/1:2 atom.exch/1:2 atom.min/1:2 atom.max/1:2 atom.and/1:2 "
+                    "atom.or/1:2 atom.xor/1:2 atom.cas/1:3", memory=True, ref=True),
+    *_ops("fence", "fence/0:0", memory=True, bare="order"),
+    *_ops("barrier", "bar.sync/0:* bar.arrive/0:2", memory=True, blocking=True),
+    *_ops("warp", "warp.sync/0:1 ballot/1:1 vote.any/1:1 vote.all/1:1 activemask/1:0 elect/1:0"),
+    # On a primitive reference @p[i]. lock/unlock, wait/post, get/await/put/signal and sync/arrive
+    # are what the program says; structuring turns the blocking ones into enter/poll/exit loops.
+    *_ops("prim", "mutex.lock/0:1 mutex.trylock/1:1 mutex.unlock/0:1 "
+                  "sem.wait/0:1 sem.trywait/1:1 sem.post/0:1 "
+                  "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
+                  "prim.sync/0:1 prim.arrive/0:1", memory=True, ref=True),
+    # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop.
+    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1",
+          memory=True, ref=True),
+    *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
+    *_ops("misc", "nanosleep/0:1"),
+    # The end of a `when` body (region=N); structuring removes it.
+    *_ops("misc", "region.end/0:0"),
+]
+
+OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
+
+BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await"}   # waits structuring rewrites
+RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal"}       # what a waiter may be waiting for
+
+SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
+                     "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "clock")
+ORDERS = ("relaxed", "acquire", "release", "acq_rel", "sc")
+SCOPES = ("cta", "gpu", "sys")
+CACHE = ("cg", "volatile")
+
+
+def info(name: str) -> OpInfo:
+    return OPS[name]

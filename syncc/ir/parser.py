@@ -1,0 +1,229 @@
+"""Reading the IR's text form (printer.py) back into nodes, for golden pass tests.
+
+    module = parse_ir(text)
+
+Register types come from their definitions (`%x: i32 = ...`) and from the
+kernel's parameters; a use may come before its definition in block order.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from lark import Lark, Transformer, v_args
+
+from ..frontend.types import SCALARS
+from ..source import Span
+from .nodes import Array, Block, Branch, Imm, Instr, Jump, Kernel, Module, Prim, Ref, Reg, Return
+
+_parser: Lark | None = None
+
+
+class IRSyntaxError(ValueError):
+    pass
+
+
+def _lark() -> Lark:
+    global _parser
+    if _parser is None:
+        _parser = Lark(Path(__file__).with_name("ir.lark").read_text(), parser="lalr", maybe_placeholders=True,
+                       cache=True)
+    return _parser
+
+
+def parse_ir(text: str) -> Module:
+    from lark.exceptions import UnexpectedInput
+    try:
+        tree = _lark().parse(text if text.endswith("\n") else text + "\n")
+    except UnexpectedInput as e:
+        raise IRSyntaxError(f"line {e.line}, column {e.column}: {e}") from None
+    return _Build().transform(tree)
+
+
+def _type(name: str):
+    if name not in SCALARS:
+        raise IRSyntaxError(f"unknown type `{name}`")
+    return SCALARS[name]
+
+
+class _PendingReg:
+    """A register named in an operand, typed once the kernel's definitions are known."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+@v_args(inline=True)
+class _Build(Transformer):
+    source = None
+
+    def start(self, header, *kernels):
+        return Module(tuple(kernels), header)
+
+    def module_header(self, s):
+        self.source = str(s)[1:-1]
+        return self.source
+
+    # ---- declarations
+    def scalar_param(self, reg, type_):
+        return Reg(str(reg)[1:], _type(str(type_)))
+
+    def array_param(self, name, elem, dims):
+        return Array(str(name)[1:], "global", _type(str(elem)), dims, "param")
+
+    def shape(self, name, *ints):
+        values = tuple(int(i) for i in ints)
+        return str(name), values + (1,) * (3 - len(values))
+
+    def dims(self, *ints):
+        return tuple(int(i) for i in ints)
+
+    def elem(self, name):
+        return _type(str(name))
+
+    def placement(self, tok):
+        return str(tok)
+
+    def primkind(self, tok):
+        return str(tok)
+
+    def attr(self, key, value):
+        return str(key)[:-1], value
+
+    def word(self, name):
+        return str(name)
+
+    def number(self, n):
+        return int(n)
+
+    def numbers(self, *ns):
+        return tuple(int(n) for n in ns if n is not None)
+
+    def call(self, name, *kv):
+        pairs = tuple((str(kv[i])[:-1], int(kv[i + 1])) for i in range(0, len(kv), 2))
+        return str(name), pairs
+
+    def prim_decl(self, kind, name, dims, elem, placement, gran, *attrs):
+        attrs = dict(attrs)
+        impl = attrs.pop("impl", None)
+        params = ()
+        if isinstance(impl, tuple):
+            impl, params = impl
+        count = attrs.pop("count", None)
+        return Prim(str(name)[1:], str(kind), dims or (), placement, str(gran), impl, params, elem, count,
+                    tuple(attrs.items()))
+
+    def shared_decl(self, name, elem, dims, *attrs):
+        a = dict(attrs)
+        return Array(str(name)[1:], "shared", _type(str(elem)), dims, "data", a.get("init"), a.get("per"),
+                     a.get("offset"))
+
+    def state_decl(self, name, elem, dims, placement, *attrs):
+        a = dict(attrs)
+        return Array(str(name)[1:], placement, _type(str(elem)), dims, "state", a.get("init"), a.get("per"),
+                     a.get("offset"))
+
+    # ---- code
+    def params(self, *ps):
+        return list(ps)
+
+    def shapes(self, *ss):
+        return dict(ss)
+
+    def decls(self, *ds):
+        return list(ds)
+
+    def blocks(self, *bs):
+        return list(bs)
+
+    def kernel(self, name, params, shapes, decls, blocks):
+        types = {r.name: r.type for r in params if isinstance(r, Reg)}
+        for _, instrs, _ in blocks:
+            for dests, *_ in instrs:
+                for d in dests:
+                    if types.setdefault(d.name, d.type) != d.type:
+                        raise IRSyntaxError(f"%{d.name} is defined with two types")
+        built = tuple(Block(label, tuple(self._instr(i, types) for i in instrs), self._term(term, types))
+                      for label, instrs, term in blocks)
+        return Kernel(str(name)[1:], tuple(params), tuple(d for d in decls if isinstance(d, Array)),
+                      tuple(d for d in decls if isinstance(d, Prim)), shapes.get("grid"), shapes.get("block"),
+                      built)
+
+    def block(self, label, *items):
+        *instrs, term = items
+        return str(label)[:-1], list(instrs), term
+
+    def dest(self, reg, type_):
+        return Reg(str(reg)[1:], _type(str(type_)))
+
+    def dests(self, *ds):
+        return tuple(ds)
+
+    def operands(self, *os):
+        return list(os)
+
+    def attrs(self, *attrs):
+        return list(attrs)
+
+    def instr(self, dests, op, bare, operands, attrs, loc):
+        return (dests or (), str(op), None if bare is None else str(bare), operands or [], attrs, loc)
+
+    def _instr(self, raw, types) -> Instr:
+        from .ops import OPS
+        dests, op, bare, args, attrs, loc = raw
+        if op not in OPS:
+            raise IRSyntaxError(f"unknown operation `{op}`")
+        if bare is not None:
+            attrs = [(OPS[op].bare, bare)] + attrs
+        return Instr(op, dests, tuple(self._operand(a, types) for a in args), tuple(attrs), self._loc(loc))
+
+    def _operand(self, a, types):
+        if isinstance(a, _PendingReg):
+            if a.name not in types:
+                raise IRSyntaxError(f"%{a.name} is used but never defined")
+            return Reg(a.name, types[a.name])
+        if isinstance(a, tuple) and a[0] == "ref":
+            return Ref(a[1], self._operand(a[2], types))
+        return a
+
+    def _term(self, raw, types):
+        kind, *rest = raw
+        loc = self._loc(rest[-1])
+        if kind == "jmp":
+            return Jump(rest[0], loc)
+        if kind == "br":
+            return Branch(self._operand(rest[0], types), rest[1], rest[2], loc)
+        return Return(loc)
+
+    def _loc(self, tok):
+        if tok is None:
+            return None
+        line, col = (int(x) for x in str(tok)[1:].split(":"))
+        return Span(self.source or "<ir>", 0, 0, line, col, line, col)
+
+    def reg(self, tok):
+        return _PendingReg(str(tok)[1:])
+
+    def ref(self, name, index):
+        return ("ref", str(name)[1:], index)
+
+    def imm(self, value, type_):
+        t = _type(str(type_))
+        return Imm(t.wrap(int(value)), t)
+
+    def true(self):
+        from ..frontend.types import BOOL
+        return Imm(True, BOOL)
+
+    def false(self):
+        from ..frontend.types import BOOL
+        return Imm(False, BOOL)
+
+    def jump(self, label, loc):
+        return ("jmp", str(label), loc)
+
+    def branch(self, cond, t, f, loc):
+        return ("br", cond, str(t), str(f), loc)
+
+    def ret(self, loc):
+        return ("ret", loc)
