@@ -1,7 +1,7 @@
 """The `syncc` command line.
 
     syncc check FILE...                       parse and check; report every problem
-    syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast)
+    syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast, --emit ir, --dump-after PASS)
     syncc run FILE --target fermi-sim         run the host block
     syncc explain FILE                        what the compiler chose, inserted, and why
 
@@ -20,6 +20,7 @@ from typing import Callable
 import click
 
 from . import __version__
+from .ir.pipeline import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 101
 
@@ -59,6 +60,20 @@ def _common(f: Callable) -> Callable:
     f = click.option("-D", "defines", multiple=True, metavar="NAME=VALUE", callback=_define,
                      help="Override a `const` (repeatable).")(f)
     return f
+
+
+_MACHINES = ["ptx", "sass", "cuda", "gpu", "fermi-sass", "fermi-sim"]
+
+
+def _opt_level(f: Callable) -> Callable:
+    return click.option("-O", "opt", type=click.IntRange(0, 2), default=2, show_default=True, metavar="LEVEL",
+                        help="-O0 keeps every lock as written; -O2 (default) also elides locks and combines warps.")(f)
+
+
+def _machine(f: Callable) -> Callable:
+    return click.option("--target", type=click.Choice(_MACHINES), default="ptx", show_default=True,
+                        help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
+                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
 class Reporter:
@@ -109,13 +124,15 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@_machine
+@_opt_level
 @_common
-def check(files, defines, error_format, color, debug) -> int:
-    """Parse and check FILES; print every problem found."""
-    from .driver import check_file
+def check(files, target, opt, defines, error_format, color, debug) -> int:
+    """Check FILES for a target, through every safety pass; print every problem found."""
+    from .driver import compile_file
     reporter = Reporter(error_format, color)
     for path in files:
-        reporter.report(check_file(path, defines))
+        reporter.report(compile_file(path, defines, target, opt))
     return reporter.finish(len(files))
 
 
@@ -135,39 +152,55 @@ def _arch(ctx, param, value: str) -> str:
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
+@click.option("--dump-after", type=click.Choice(PASS_NAMES), default=None, metavar="PASS",
+              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ".")
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Where to write the result (default: stdout).")
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
+@_opt_level
 @_common
-def build(file, target, emit, output, arch, defines, error_format, color, debug) -> int:
-    """Compile FILE for a target (today: --emit ast)."""
+def build(file, target, emit, dump_after, output, arch, opt, defines, error_format, color, debug) -> int:
+    """Compile FILE for a target (today: --emit ast or --emit ir)."""
     from .driver import check_file
     reporter = Reporter(error_format, color)
     comp = check_file(file, defines)
+    if not comp.ok or emit == "ast":
+        reporter.report(comp)
+        if comp.ok:
+            from .frontend.dump import dump
+            _write(output, dump(comp.module.program))
+            return EXIT_OK
+        return reporter.finish(1)
+    from .ir.printer import print_module
+    from .targets import FOR_OUTPUT
+    dumped: list[str] = []
+    comp.lower(FOR_OUTPUT[target], opt, dump_after,
+               lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)))
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
-    if emit == "ast":
-        from .frontend.dump import dump
-        _write(output, dump(comp.module.program))
+    if dump_after is not None:
+        _write(output, "".join(dumped))
         return EXIT_OK
     if emit == "ir":
-        raise NotBuiltYet("`--emit ir`", "the sync IR (lowering and passes, issue 3)", "`--emit ast` works today")
+        _write(output, print_module(comp.ir))
+        return EXIT_OK
     part = {"ptx": "the PTX backend (issue 4)", "sass": "the real-SASS path (issue 4)",
             "cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
-    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check` and `--emit ast` work today")
+    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check`, `syncc explain` and `--emit ir` work today")
 
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
+@_opt_level
 @_common
-def run(file, target, defines, error_format, color, debug) -> int:
+def run(file, target, opt, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target."""
-    from .driver import check_file
+    from .driver import compile_file
     reporter = Reporter(error_format, color)
-    comp = check_file(file, defines)
+    comp = compile_file(file, defines, target, opt)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -177,17 +210,19 @@ def run(file, target, defines, error_format, color, debug) -> int:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
+@_machine
+@_opt_level
 @_common
-def explain(file, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, defines, error_format, color, debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
-    from .driver import check_file
+    from .driver import compile_file
+    from .explain import explain_text
     reporter = Reporter(error_format, color)
-    comp = check_file(file, defines)
+    comp = compile_file(file, defines, target, opt)
     reporter.report(comp)
-    if not comp.ok:
-        return reporter.finish(1)
-    raise NotBuiltYet("`syncc explain`", "the lowering and passes it reports on (issue 3)",
-                      f"`syncc check {file}` works today")
+    if comp.context is not None:
+        click.echo(explain_text(comp, target), nl=False)
+    return EXIT_ERRORS if not comp.ok else EXIT_OK
 
 
 def _write(output: str, text: str) -> None:

@@ -82,6 +82,10 @@ class DiagnosticSink:
     def has_errors(self) -> bool:
         return any(d.is_error for d in self.items)
 
+    @property
+    def error_count(self) -> int:
+        return sum(d.is_error for d in self.items)
+
     def sorted(self) -> list[Diagnostic]:
         """Diagnostics in source order (file, then position); file-level ones first."""
         def key(d: Diagnostic):

@@ -1,7 +1,7 @@
 """The pipeline, as one readable sequence of phases.
 
     source.sync ──frontend.parse──▶ AST ──frontend.check──▶ CheckedModule
-                 ──lower (issue 3)──▶ sync IR ──passes──▶ safe IR ──backends──▶ PTX / Fermi SASS
+                 ──Compilation.lower──▶ sync IR ──passes──▶ safe IR ──backends──▶ PTX / Fermi SASS
 
 `Compilation` carries what every phase shares: the files read (for quoting in
 diagnostics) and the diagnostics found so far. The CLI and the Python API both
@@ -13,6 +13,7 @@ import gc
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 from .diagnostics import CompileError, Diagnostic, DiagnosticSink
 from .source import SourceFile, SourceMap
@@ -21,6 +22,11 @@ from .frontend.check import Checker
 from .frontend.modules import ModuleLoader, load_source
 from .frontend.parser import parse
 from .frontend.symbols import CheckedModule
+
+if TYPE_CHECKING:
+    from .ir.context import PassContext
+    from .ir.nodes import Module
+    from .targets import Target
 
 Defines = dict[str, tuple[int | bool, str]]
 
@@ -47,6 +53,8 @@ class Compilation:
     sources: SourceMap = field(default_factory=SourceMap)
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     module: CheckedModule | None = None
+    ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
+    context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
     _loader: ModuleLoader | None = None
 
     @property
@@ -82,6 +90,17 @@ class Compilation:
         defines = {} if is_module else self.defines
         return Checker(program, source.path, self.sink, self.loader, defines, is_module).run()
 
+    def lower(self, target: Target, opt: int = 2, dump_after: str | None = None,
+              dump: Callable[[str, Module], None] | None = None) -> Module | None:
+        """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
+        None when a pass reported an error."""
+        from .ir.context import PassContext
+        from .ir.pipeline import compile_module
+        self.context = PassContext(target, opt, self.sink)
+        with collector_paused():
+            self.ir = compile_module(self.module, self.context, dump_after, dump)
+        return self.ir
+
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
         errors_before = sum(d.is_error for d in self.sink.items)
         program = self.parse(source)
@@ -115,4 +134,14 @@ def check_file(path: str, defines: Defines | None = None) -> Compilation:
         if program is None:
             return comp
         comp.module = comp.check(source, program)
+    return comp
+
+
+def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,
+                 dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None) -> Compilation:
+    """Check one file, then lower it and run every pass for `target` (a name of targets.FOR_OUTPUT)."""
+    from .targets import FOR_OUTPUT
+    comp = check_file(path, defines)
+    if comp.ok:
+        comp.lower(FOR_OUTPUT[target], opt, dump_after, dump)
     return comp

@@ -87,10 +87,8 @@ def test_usage_errors_exit_2(args):
     (["build", GOOD, "--target", "sass"], "the real-SASS path"),
     (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
     (["build", GOOD, "--target", "cuda"], "the CUDA header generator"),
-    (["build", GOOD, "--emit", "ir"], "the sync IR"),
     (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),
     (["run", GOOD, "--target", "gpu"], "the GPU runtime"),
-    (["explain", GOOD], "the lowering and passes"),
 ])
 def test_parts_not_built_yet_say_so_and_exit_2(args, part):
     r = syncc(*args)

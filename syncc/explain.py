@@ -1,0 +1,49 @@
+"""`syncc explain`: the remarks the passes left, per kernel, in the order a reader needs them.
+
+    examples/wavefront.sync: kernel nw, for ptx (sm_70+, independent thread scheduling), -O2
+
+    implementations
+      14:5   channel `score` (shared @thread): flag — the ptx default: ...
+    structuring
+      25:9   the consumer on `score` runs inside the polling loop up to its release, ...
+
+Each line starts with the source position the remark is about.
+"""
+from __future__ import annotations
+
+from .driver import Compilation
+
+# topic → heading, in the order they are printed
+TOPICS = {
+    "implementation": "implementations",
+    "elide": "lock elision (-O2)",
+    "combine": "warp combining (-O2)",
+    "structure": "SIMT-safe structuring",
+    "fence": "memory ordering",
+    "syncwarp": "livelock prevention (__syncwarp)",
+    "barrier": "barriers",
+    "init": "producer-first initialization",
+    "lockbits": "lock bits",
+}
+
+
+def explain_text(comp: Compilation, target: str) -> str:
+    ctx = comp.context
+    path = comp.module.path if comp.module else "?"
+    out = []
+    kernels = [k.name for k in comp.ir.kernels] if comp.ir else list(dict.fromkeys(r.kernel for r in ctx.remarks))
+    for kernel in kernels:
+        remarks = [r for r in ctx.remarks if r.kernel == kernel]
+        out.append(f"{path}: kernel {kernel}, for {target} ({ctx.target.title}), -O{ctx.opt}")
+        if not remarks:
+            out.append("  nothing to report: it uses no synchronization")
+        for topic, heading in TOPICS.items():
+            lines = [r for r in remarks if r.topic == topic]
+            if not lines:
+                continue
+            out.append(f"  {heading}")
+            for r in lines:
+                where = f"{r.span.line}:{r.span.col}" if r.span else ""
+                out.append(f"    {where:<8} {r.message}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,1 @@
+"""The static hazard analyses that check_hazards (passes/hazards.py) runs, one module each."""

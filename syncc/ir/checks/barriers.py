@@ -1,0 +1,96 @@
+"""Checks on collective operations: everyone they wait for must reach them.
+
+    E0704  a barrier under control flow that splits the threads it waits for
+    E0707  an operation of a @warp primitive where only part of a warp may be
+    E0708  a grid barrier in a launch larger than the GPU can hold at once
+
+A block barrier (`barrier`, `sync b` of a @block barrier, any operation on a
+@block primitive, which the leader spreads with bar.sync 0) needs every thread
+of the block: no branch between it and the kernel's start may depend on the
+thread (divergence at most BLOCK). A named barrier counts whole warps (WARP).
+A grid barrier needs every thread of the grid (GRID). A @warp primitive's
+operations are the warp's, as a party: the warp must not be split (WARP).
+The compiler's own leader branches (elect, tid == 0) are not counted.
+"""
+from __future__ import annotations
+
+from ...diagnostics import Note
+from ..context import PassContext
+from ..nodes import Instr, Kernel
+from ..uniformity import BLOCK, GRID, LEVEL_NAMES, WARP
+from .facts import Facts
+
+_ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
+
+
+def check_collectives(facts: Facts, ctx: PassContext) -> None:
+    k = facts.k
+    told = set()
+    for b, _, ins in k.instructions():
+        if b.label not in facts.cfg.reachable:
+            continue
+        need = _needs(k, ins)
+        if need is None or ins.span in told:
+            continue
+        level, what = need
+        split = facts.divergence(b.label)
+        if split <= level:
+            continue
+        told.add(ins.span)
+        if level == WARP and what.startswith("@warp"):
+            ctx.sink.error("E0707", f"{what} runs where the lanes of a warp may have split: the warp acts as one "
+                           "party, so all of its lanes must reach it together", ins.span,
+                           help="move it out of the branch, or make the condition the same for the whole warp "
+                                "(e.g. test `warp`, not `lane`)")
+        else:
+            ctx.sink.error("E0704", f"{what} is under control flow that differs between the threads of "
+                           f"{_ARRAY_WORD[level]} (it varies across {LEVEL_NAMES[split]}): threads that skip it "
+                           "leave the others waiting forever", ins.span,
+                           help=f"move it out of the branch or loop, or make the condition the same for all of "
+                                f"{_ARRAY_WORD[level]}")
+    _grid_residency(facts, ctx)
+
+
+def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
+    """(the widest divergence allowed, what the operation is) for a collective operation. A
+    @warp/@block statement is judged once, at its acquiring operation: not at the meetings the
+    compiler added around it (party=sync), nor at its release, which follows it."""
+    if ins.attr("party") is not None or ins.op in ("mutex.unlock", "sem.post"):
+        return None
+    if ins.op == "bar.sync" and len(ins.args) == 1:
+        return BLOCK, "a block barrier"
+    if ins.op in ("bar.sync", "bar.arrive"):
+        return WARP, "a named barrier"
+    if ins.info.group != "prim" or ins.ref is None:
+        return None
+    prim = k.prim(ins.ref.name)
+    if prim is None:
+        return None
+    if prim.granularity == "grid":
+        return GRID, f"the grid barrier `{prim.name}`"
+    if prim.granularity == "block":
+        return BLOCK, f"`{_stmt(ins)}` on the @block {prim.kind} `{prim.name}`"
+    if prim.granularity == "warp":
+        if prim.kind == "barrier" and prim.count is not None or prim.impl == "namedbar":
+            return WARP, f"the named barrier `{prim.name}`"
+        return WARP, f"@warp {prim.kind} `{prim.name}`"
+    return None
+
+
+def _stmt(ins: Instr) -> str:
+    return ins.op.split(".")[1]
+
+
+def _grid_residency(facts: Facts, ctx: PassContext) -> None:
+    k = facts.k
+    if k.grid is None or k.block is None:
+        return
+    blocks = k.grid[0] * k.grid[1] * k.grid[2]
+    fit = ctx.target.co_resident_blocks(k.threads_per_block)
+    for prim in k.prims:
+        if prim.kind == "barrier" and prim.granularity == "grid" and blocks > fit:
+            ctx.sink.error("E0708", f"the grid barrier `{prim.name}` needs all {blocks} blocks resident at once, but "
+                           f"{ctx.target.title} holds at most {fit} blocks of {k.threads_per_block} threads "
+                           f"({ctx.target.sms} SMs): the blocks that run first wait for blocks that cannot start",
+                           prim.span, notes=[Note("the launch is declared here", k.span)],
+                           help=f"launch at most {fit} blocks and loop over the work inside the kernel")

@@ -1,0 +1,197 @@
+"""Waits whose release can come from the waiter's own warp, after the warp has split.
+
+    E0701  potential SIMT deadlock (stack-based targets: Fermi)
+    W0702  a spin that may livelock under independent thread scheduling (sm_70+)
+
+A wait is a hand-written spin loop (a loop that only reads memory and exits on
+what it read: `while atomic_cas(l[0], 0, 1) != 0 {}`, `while load_cg(f[i]) == 0 {}`)
+or a blocking operation on a @thread primitive (`get`, `await`, `wait`). What
+releases it is a write to the location it waits on: a store or atomic, a `put`
+or `signal`, a `post`.
+
+On a stack-based GPU the lanes of a warp that leave a loop wait at its
+reconvergence point for the lanes still in it. If the write a spinning lane
+needs is made by a lane of the same warp only after that point, neither ever
+moves: seed 000 §4.4.1, seed 003 Listing 3.1, seed 004. The write is safe when
+it runs inside the wait's own loop (structuring puts a `when` body there, seed
+000 Listing 8) or before the wait on every path. With independent thread
+scheduling the same shape can livelock instead (seed 003 Listing 3.3); syncc
+adds `__syncwarp` to the loops it structures, but not to hand-written ones, and
+not where the release lies outside the loop, so those get W0702.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...diagnostics import Note
+from ..context import PassContext
+from ..nodes import Instr, Kernel
+from ..passes.structure import UNPAIRED, release_point, waits_together
+from .facts import Facts, Loop
+
+_SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
+_WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
+          "sem.wait": ("sem.post",)}
+
+
+@dataclass(frozen=True)
+class Wait:
+    site: Instr                     # the read the loop exits on, or the blocking operation
+    label: str
+    inside: frozenset[str]          # blocks that run inside the wait's loop
+    releases: tuple[str, ...]       # operations that can end the wait
+    hand_written: bool
+    syncwarp: bool                  # the loop already has a __syncwarp
+
+
+def check_waits(facts: Facts, ctx: PassContext) -> None:
+    for wait in _spin_loops(facts) + _primitive_waits(facts):
+        culprit = _same_warp_release(facts, wait)
+        if culprit is None:
+            continue
+        release, why = culprit
+        where = wait.site.ref.name
+        if ctx.target.stack_based:
+            ctx.sink.error(
+                "E0701", f"potential SIMT deadlock: this wait on `{where}` can need a write by {why}, which "
+                "that lane makes only after the warp reconverges, and the warp cannot reconverge while this "
+                "lane spins", wait.site.span,
+                notes=[Note("the write that would end the wait", release.span)],
+                help=_help(wait))
+        elif not wait.syncwarp:
+            ctx.sink.warning(
+                "W0702", f"this spin on `{where}` may livelock: the write that ends it is made by {why}, "
+                "and the scheduler can keep running the spinning lanes instead of that one", wait.site.span,
+                notes=[Note("the write that would end the wait", release.span)],
+                help=_help(wait))
+
+
+def _help(wait: Wait) -> str:
+    if wait.hand_written:
+        return ("use a primitive, whose waits syncc structures: `critical m { ... }` for a lock, `when v = c[i] "
+                "{ ... }` or `await c[i]` for a flag; or make the write in the loop, before leaving it")
+    return "move the release into the waiting path: `when v = c[i] { ...; put c[j] = ... }` (seed 000 Listing 15)"
+
+
+# ---- the waits ------------------------------------------------------------------------------------
+
+def _spin_loops(facts: Facts) -> list[Wait]:
+    out = []
+    for loop in facts.loops:
+        code = [ins for label in loop.blocks for ins in facts.cfg.blocks[label].instrs]
+        if any(ins.info.group not in _SPIN_OK | {"memory", "atomic"} or ins.op == "st" for ins in code):
+            continue
+        reads = _exit_reads(facts, loop)
+        syncwarp = any(ins.op == "warp.sync" for ins in code)
+        for read in reads:
+            label = facts.where[id(read)][0]
+            out.append(Wait(read, label, loop.blocks, ("st", "atom"), True, syncwarp))
+    return out
+
+
+def _exit_reads(facts: Facts, loop: Loop) -> list[Instr]:
+    """The loads and atomics inside the loop that its exit branches test."""
+    found: dict[int, Instr] = {}
+    for inside, _ in loop.exits:
+        term = facts.cfg.blocks[inside].term
+        cond = getattr(term, "cond", None)
+        for ins in facts.sources(cond):
+            if ins.op in ("ld",) or ins.info.group == "atomic":
+                if facts.where[id(ins)][0] in loop.blocks and facts.k.array(ins.ref.name) is not None:
+                    found[id(ins)] = ins
+    return list(found.values())
+
+
+def _primitive_waits(facts: Facts) -> list[Wait]:
+    k, out = facts.k, []
+    for b in k.blocks:
+        for i, ins in enumerate(b.instrs):
+            if ins.op not in _WAITS or ins.attr("party") is not None:
+                continue
+            prim = k.prim(ins.ref.name)
+            if prim is None or prim.granularity != "thread":
+                continue
+            waits = waits_together(b, i)
+            end = release_point(k, facts.cfg, b.label, waits[-1], ins)
+            inside = _between(facts, b.label, end)
+            out.append(Wait(ins, b.label, inside, _WAITS[ins.op], False, False))
+    return out
+
+
+def _between(facts: Facts, label: str, end) -> frozenset[str]:
+    """The blocks from the wait to its release point (what structuring puts in the loop)."""
+    if end is None or end == UNPAIRED:
+        return frozenset({label})
+    end_label = end[0]
+    inside, todo = set(), [label]
+    while todo:
+        x = todo.pop()
+        if x in inside:
+            continue
+        inside.add(x)
+        if x != end_label:
+            todo.extend(facts.cfg.succs[x])
+    return frozenset(inside)
+
+
+# ---- who can end a wait ------------------------------------------------------------------------------
+
+def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
+    """A write that can end the wait, made outside its loop after a possible split, by another lane
+    of the waiter's warp: (the write, who makes it). None when every such write is safe."""
+    k = facts.k
+    target = wait.site.ref.name
+    waiter_index = facts.column(wait.site.ref.index)
+    waiters = facts.runs(wait.label)
+    for b, _, ins in k.instructions():
+        if ins.ref is None or ins.ref.name != target or b.label not in facts.cfg.reachable:
+            continue
+        if not (ins.op in wait.releases or ins.op.split(".")[0] in wait.releases):
+            continue
+        if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site):
+            continue
+        who = _lane_of_same_warp(facts, waiter_index, waiters, facts.column(ins.ref.index), facts.runs(b.label),
+                                 _is_semaphore(k, target))
+        if who is not None:
+            return ins, who
+    return None
+
+
+def _before(facts: Facts, write: Instr, wait: Instr) -> bool:
+    """Does the write come before the wait, on a path to it that never comes back? Then the
+    writer makes it before it can be held up at any reconvergence point the waiter spins before."""
+    w, s = facts.where[id(write)], facts.where[id(wait)]
+    return facts.reaches(w, s) and not facts.reaches(s, w)
+
+
+def _is_semaphore(k: Kernel, name: str) -> bool:
+    prim = k.prim(name)
+    return prim is not None and prim.kind == "semaphore"
+
+
+def _lane_of_same_warp(facts: Facts, wait_index, waiters, write_index, writers, any_instance: bool) -> str | None:
+    """Describe a lane of a waiter's warp whose write can end its wait, or None."""
+    warps = facts.columns["warp"]
+    n = facts.threads
+    if any_instance or wait_index is None or write_index is None or wait_index[1] != write_index[1]:
+        # unknown indices: another lane of a waiting warp that writes is enough
+        for start in range(0, n, 32):
+            lanes = range(start, min(n, start + 32))
+            writing = [u for u in lanes if writers[u]]
+            if writing and any(waiters[t] and (len(writing) > 1 or writing[0] != t) for t in lanes):
+                return "another lane of the same warp"
+        return None
+    by_value: dict[tuple[int, int], list[int]] = {}
+    for u in range(n):
+        if writers[u]:
+            lanes = by_value.setdefault((write_index[0][u], warps[u]), [])
+            if len(lanes) < 2:
+                lanes.append(u)
+    for t in range(n):
+        if not waiters[t]:
+            continue
+        lanes = by_value.get((wait_index[0][t], warps[t]), ())
+        for u in lanes:
+            if u != t:
+                return f"lane {u % 32} of the same warp (thread {u}, for the waiting thread {t})"
+    return None

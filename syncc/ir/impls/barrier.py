@@ -1,0 +1,132 @@
+"""Barrier implementations: what sync and arrive become.
+
+    bar        @block: bar.sync 0 (the whole block). @warp with a thread count: a named barrier,
+               bar.sync id, count / bar.arrive id, count, one id per instance (seed 000 L12)
+    syncwarp   @warp without a count: __syncwarp of all 32 lanes
+    atomic     @grid, sense reversal: each block's thread 0 reads the sense, counts itself in; the
+               last block resets the count and flips the sense, the others wait for the flip
+    xf         @grid, Xiao and Feng: thread 0 of each block raises its arrival flag to the round's
+               goal; block 0 waits for every flag, then raises every block's release flag; each
+               block waits for its own (seed 001 §5.1: no contended atomic)
+    hierarchical  @grid: blocks meet in groups of 8 first, then each group's last arriver meets
+               the other groups: a sense-reversing barrier with one contended counter per group
+Every grid barrier begins and ends with bar.sync 0, so the block's threads arrive together and
+leave together.
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32, U32
+from ..nodes import Imm, Instr, Prim, imm
+from .base import Emitter
+
+GROUP = 8
+
+
+def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
+    op = ins.op.split(".")[1]
+    if prim.impl == "bar":
+        if prim.granularity == "block":
+            em.b.emit("bar.sync", (), (imm(0),))
+            return
+        bars = prim.attr("bars")
+        index = ins.ref.index
+        bar = imm(bars[0] + index.value) if isinstance(index, Imm) else \
+            em.op("add", I32, index, imm(bars[0]), hint="bar")
+        em.b.emit("bar.sync" if op == "sync" else "bar.arrive", (), (bar, imm(prim.count)))
+    elif prim.impl == "syncwarp":
+        em.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),))
+    else:
+        em.b.emit("bar.sync", (), (imm(0),))
+        _GRID[prim.impl](em, prim, ins)
+        em.b.emit("bar.sync", (), (imm(0),))
+
+
+def _thread0(em: Emitter, work) -> None:
+    em.when(em.eq(em.builtin("tid"), imm(0)), work, hint="thread0")
+
+
+def _sense_reversal(em: Emitter, prim: Prim, ins: Instr) -> None:
+    count = em.state(prim, "count", prim.instances, 0, space="global")
+    sense = em.state(prim, "sense", prim.instances, 0, space="global")
+    i = ins.ref.index
+
+    def arrive():
+        was = em.ld(sense, i, hint="sense", cache="cg")
+        arrived = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="arrived")
+        last = em.eq(arrived, em.op("sub", I32, em.builtin("nbid"), imm(1), hint="others"))
+
+        def release():
+            em.st(count, i, imm(0))
+            em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
+        em.either(last, release, lambda: em.spin(
+            lambda: em.op("cmp.ne", BOOL, em.ld(sense, i, hint="now", cache="cg", order="acquire", scope="gpu"),
+                          was), hint="flip"), hint="last")
+    _thread0(em, arrive)
+
+
+def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
+    arrived = em.state(prim, "arrive", prim.instances, 0, space="global", per="block")
+    released = em.state(prim, "release", prim.instances, 0, space="global", per="block")
+    goal = em.kernel_register(f"{prim.name}.goal", I32, imm(0))
+    em.b.emit("add", (goal,), (goal, imm(1)))
+    bid, tid, nbid, ntid = (em.builtin(n) for n in ("bid", "tid", "nbid", "ntid"))
+    here = em.op("add", I32, em.op("mul", I32, ins.ref.index, nbid, hint="row"), bid, hint="mine")
+
+    def each_block(work):          # block 0's threads visit the blocks tid, tid + ntid, ...
+        j = em.b.reg(I32, "block")
+        em.b.assign(j, tid)
+        head = em.b.new_block("blocks", after=em.b.current)
+        body = em.b.new_block("blocks.each", after=head)
+        done = em.b.new_block("blocks.done", after=body)
+        em.b.jump(head)
+        em.b.at(head)
+        em.b.branch(em.op("cmp.lt", BOOL, j, nbid), body, done)
+        em.b.at(body)
+        work(em.op("add", I32, em.op("mul", I32, ins.ref.index, nbid, hint="row"), j, hint="slot"))
+        em.b.emit("add", (j,), (j, ntid))
+        em.b.jump(head)
+        em.b.at(done)
+
+    _thread0(em, lambda: em.st(arrived, here, goal, order="release", scope="gpu"))
+
+    def master():
+        each_block(lambda s: em.spin(lambda: em.eq(em.ld(arrived, s, hint="in", cache="cg", order="acquire",
+                                                            scope="gpu"), goal), hint="gather"))
+        em.b.emit("bar.sync", (), (imm(0),))
+        each_block(lambda s: em.st(released, s, goal, order="release", scope="gpu"))
+    em.when(em.eq(bid, imm(0)), master, hint="master")
+    _thread0(em, lambda: em.spin(lambda: em.eq(em.ld(released, here, hint="out", cache="cg", order="acquire",
+                                                      scope="gpu"), goal), hint="released"))
+
+
+def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
+    local = em.state(prim, "group", prim.instances, 0, space="global", per="block")
+    count = em.state(prim, "count", prim.instances, 0, space="global")
+    sense = em.state(prim, "sense", prim.instances, 0, space="global")
+    i = ins.ref.index
+    bid, nbid = em.builtin("bid"), em.builtin("nbid")
+
+    def arrive():
+        was = em.ld(sense, i, hint="sense", cache="cg")
+        group = em.op("div", I32, bid, imm(GROUP), hint="group")
+        first = em.op("mul", I32, group, imm(GROUP), hint="first")
+        size = em.op("min", I32, imm(GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
+        groups = em.op("div", I32, em.op("add", I32, nbid, imm(GROUP - 1), hint="n"), imm(GROUP), hint="groups")
+        slot = em.op("add", I32, em.op("mul", I32, i, nbid, hint="row"), group, hint="slot")
+        here = em.atom("add", local, slot, imm(1), order="acq_rel", scope="gpu", hint="here")
+
+        def group_done():
+            em.st(local, slot, imm(0))
+            total = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="groups_in")
+
+            def release():
+                em.st(count, i, imm(0))
+                em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
+            em.when(em.eq(total, em.op("sub", I32, groups, imm(1), hint="others")), release, hint="last")
+        em.when(em.eq(here, em.op("sub", I32, size, imm(1), hint="mates")), group_done, hint="group_last")
+        em.spin(lambda: em.op("cmp.ne", BOOL, em.ld(sense, i, hint="now", cache="cg", order="acquire", scope="gpu"),
+                              was), hint="flip")
+    _thread0(em, arrive)
+
+
+_GRID = {"atomic": _sense_reversal, "xf": _xiao_feng, "hierarchical": _hierarchical}

@@ -1,0 +1,134 @@
+"""What every implementation's expansion uses: state arrays, memory operations with the
+orderings the fence pass asked for, single-lane spin loops, and the parties of @warp
+and @block primitives."""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32, U32, ScalarType
+from ..builder import KernelBuilder
+from ..context import PassContext
+from ..nodes import Array, Imm, Instr, Prim, Ref, Reg, imm
+
+
+class Emitter:
+    """Emits one primitive operation's expansion into a KernelBuilder at its current block."""
+
+    def __init__(self, b: KernelBuilder, ctx: PassContext, prims: dict[str, Prim], builtin):
+        self.b, self.ctx, self.prims = b, ctx, prims
+        self.target = ctx.target
+        self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
+
+    # ---- state
+    def state(self, prim: Prim, role: str, count: int, init=None, elem: ScalarType = I32,
+              space: str | None = None, per: str | None = None) -> str:
+        """The array `prim.role` (created on first use)."""
+        name = f"{prim.name}.{role}"
+        if not any(a.name == name for a in self.b.arrays):
+            self.b.add_array(Array(name, space or prim.placement, elem, (count,), "state", init, per))
+        return name
+
+    # ---- operations
+    def order(self, ins: Instr | None) -> dict:
+        """The ordering an instruction asked for, where the target's memory operations carry it."""
+        if ins is None or not self.target.ordered_atomics or ins.attr("order") is None:
+            return {}
+        return {"order": ins.attr("order"), "scope": ins.attr("scope")}
+
+    def poll_cache(self, array: str) -> dict:
+        """Polling loads of global memory bypass L1 (ld.global.cg), which is not coherent."""
+        return {"cache": "cg"} if self._array(array).space == "global" else {}
+
+    def _array(self, name: str) -> Array:
+        return next(a for a in self.b.arrays if a.name == name)
+
+    def ld(self, array: str, index, hint="v", **attrs) -> Reg:
+        return self.b.op("ld", self._array(array).elem, Ref(array, index), hint=hint, **attrs)
+
+    def st(self, array: str, index, value, **attrs) -> None:
+        self.b.emit("st", (), (Ref(array, index), value), **attrs)
+
+    def atom(self, op: str, array: str, index, *values, hint="old", **attrs) -> Reg:
+        elem = self._array(array).elem
+        return self.b.op(f"atom.{op}", elem, Ref(array, index), *values, hint=hint,
+                         scope=attrs.pop("scope", None) or ("cta" if self._array(array).space == "shared" else "gpu"),
+                         order=attrs.pop("order", "relaxed"), **attrs)
+
+    def op(self, op: str, type: ScalarType, *args, hint="t", **attrs) -> Reg:
+        return self.b.op(op, type, *args, hint=hint, **attrs)
+
+    def eq(self, a, b) -> Reg:
+        return self.b.op("cmp.eq", BOOL, a, b, hint="eq")
+
+    def fence_if_needed(self, ins: Instr) -> None:
+        """A fence after an acquire that succeeded, where atomics carry no ordering."""
+        if not self.target.ordered_atomics and ins.attr("order") is not None:
+            self.b.emit("fence", (), (), order="acq_rel", scope=ins.attr("scope"))
+
+    # ---- control flow
+    def spin(self, attempt, on_fail=None, hint="wait") -> None:
+        """Repeat `attempt()` (returning a bool register) until it is true: a loop for one lane,
+        or a warp-uniform loop (Listing 9's vote)."""
+        head = self.b.new_block(hint, after=self.b.current)
+        exit_ = self.b.new_block(f"{hint}.done", after=head)
+        self.b.jump(head)
+        self.b.at(head)
+        ok = attempt()
+        if on_fail is None:
+            self.b.branch(ok, exit_, head)
+        else:
+            retry = self.b.new_block(f"{hint}.retry", after=head)
+            self.b.branch(ok, exit_, retry)
+            self.b.at(retry)
+            on_fail()
+            self.b.jump(head)
+        self.b.at(exit_)
+
+    def when(self, cond, emit, hint="then") -> None:
+        """if cond { emit() }"""
+        then = self.b.new_block(hint, after=self.b.current)
+        join = self.b.new_block(f"{hint}.end", after=then)
+        self.b.branch(cond, then, join)
+        self.b.at(then)
+        emit()
+        if self.b.open:
+            self.b.jump(join)
+        self.b.at(join)
+
+    def either(self, cond, yes, no, hint="choose") -> None:
+        """if cond { yes() } else { no() }"""
+        then = self.b.new_block(hint, after=self.b.current)
+        other = self.b.new_block(f"{hint}.else", after=then)
+        join = self.b.new_block(f"{hint}.end", after=other)
+        self.b.branch(cond, then, other)
+        self.b.at(then)
+        yes()
+        self.b.jump(join)
+        self.b.at(other)
+        no()
+        self.b.jump(join)
+        self.b.at(join)
+
+    # ---- parties of @warp and @block primitives
+    def party(self, gran: str):
+        """(mask, leader): the warp's active lanes and its lowest one, or the block and thread 0."""
+        if gran == "warp":
+            return self.b.op("activemask", U32, hint="lanes"), self.b.op("elect", BOOL, hint="leader")
+        return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", party="leader")
+
+    def meet(self, gran: str, mask) -> None:
+        if gran == "warp":
+            self.b.emit("warp.sync", (), (mask,))
+        elif gran == "block":
+            self.b.emit("bar.sync", (), (imm(0),))
+
+    def group(self, prim: Prim, index) -> object:
+        """The slot group a @warp (32 slots) or @block (one per thread) channel publishes at once."""
+        size = 32 if prim.granularity == "warp" else self.builtin("ntid")
+        if isinstance(index, Imm) and isinstance(size, Imm):
+            return imm(index.value // size.value)
+        return self.b.op("div", I32, index, size, hint="group")
+
+    def groups(self, prim: Prim, block_threads: int | None) -> int:
+        if prim.granularity == "thread":
+            return prim.instances
+        size = 32 if prim.granularity == "warp" else (block_threads or 1)
+        return max(1, -(-prim.instances // size))

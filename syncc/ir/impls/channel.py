@@ -1,0 +1,224 @@
+"""Channel implementations: what put, signal, poll, get, await and read become.
+
+A channel is an array of write-once slots (`data`). At @thread each slot is
+published on its own; at @warp a group of 32 consecutive slots is published
+when the warp has stored them all, at @block a group of one slot per thread.
+
+    flag      a ready flag per group: the producer stores the data, then the flag with release;
+              the consumer polls the flag with acquire, then loads the data (seed 002)
+    tinylock  Fermi lock bits. @thread: the slot's own word carries the bit, held from the start
+              (producer-first initialization), released by the put's STSUL that also stores the
+              value; a consumer's LDSLK that succeeds gives the token straight back (one-to-many,
+              seed 000 §6). @warp: one bit per group in a word of its own, taken by the warp's
+              lanes together and confirmed with a vote (Listing 9). On targets without lock
+              bits, a flag.
+    atomlock  a spin-lock word per group, locked from the start; the put unlocks it; a consumer
+              takes it, reads, and unlocks it again (seed 000 Listings 11 and 14)
+    namedbar  the producer warp arrives at the group's named barrier, the consumer warp syncs on
+              it, 64 threads: one warp each side (seed 000 Listing 12)
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32, U32
+from ..nodes import Imm, Instr, Prim, Ref, imm
+from .base import Emitter
+
+
+def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
+    impl = prim.impl
+    if impl == "tinylock" and em.target.lock_bits is None:
+        impl = "flag"
+    getattr(_IMPLS[impl], "do_" + ins.op.split(".")[1])(em, prim, ins)
+
+
+class Channel:
+    """What all implementations share: the data array, slot groups, and get = wait then read."""
+
+    @staticmethod
+    def data(em: Emitter, prim: Prim) -> str:
+        return em.state(prim, "data", prim.instances, None, elem=prim.elem)
+
+    @classmethod
+    def where(cls, em, prim, ins):
+        """(the slot, its group)"""
+        i = ins.ref.index
+        return i, (i if prim.granularity == "thread" else em.group(prim, i))
+
+    @classmethod
+    def do_read(cls, em, prim, ins):
+        em.b.emit("ld", ins.dests, (Ref(cls.data(em, prim), ins.ref.index),))
+
+    @classmethod
+    def do_put(cls, em, prim, ins):
+        em.st(cls.data(em, prim), ins.ref.index, ins.args[1])
+        cls.publish(em, prim, ins)
+
+    @classmethod
+    def do_signal(cls, em, prim, ins):
+        cls.publish(em, prim, ins)
+
+    @classmethod
+    def do_get(cls, em, prim, ins):
+        cls.wait(em, prim, ins)
+        em.b.emit("ld", ins.dests, (Ref(cls.data(em, prim), ins.ref.index),))
+
+    @classmethod
+    def do_await(cls, em, prim, ins):
+        cls.wait(em, prim, ins)
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        ok, value = ins.dests
+        em.b.assign(ok, cls.attempt(em, prim, ins))
+        em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),))
+
+    @classmethod
+    def by_party(cls, em, prim, leader_work, after=None) -> None:
+        """At @warp or @block: the party meets, its leader does `leader_work`, the party meets again."""
+        mask, leader = em.party(prim.granularity)
+        if after is None:
+            em.meet(prim.granularity, mask)
+        em.when(leader, leader_work, hint="leader")
+        if after is not None:
+            em.meet(prim.granularity, mask)
+
+
+class Flag(Channel):
+    @staticmethod
+    def flags(em, prim):
+        return em.state(prim, "flag", em.groups(prim, em.block_threads), 0)
+
+    @classmethod
+    def publish(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
+        flag = cls.flags(em, prim)
+        if prim.granularity == "thread":
+            em.st(flag, g, imm(1), **em.order(ins))
+        else:     # after everyone's stores: the warp or block meets, then its leader raises the flag
+            cls.by_party(em, prim, lambda: em.st(flag, g, imm(1), **em.order(ins)))
+
+    @classmethod
+    def attempt(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
+        flag = cls.flags(em, prim)
+        return em.op("cmp.ne", BOOL, em.ld(flag, g, hint="ready", **em.poll_cache(flag), **em.order(ins)), imm(0))
+
+    @classmethod
+    def wait(cls, em, prim, ins):
+        if prim.granularity == "thread":
+            em.spin(lambda: cls.attempt(em, prim, ins), hint="await")
+        else:
+            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins), hint="await"), after=True)
+
+
+class TinyLock(Channel):
+    @classmethod
+    def data(cls, em, prim):
+        if prim.granularity == "thread":      # the slots' own words carry the bits, held from the start
+            return em.state(prim, "data", prim.instances, "locked", elem=prim.elem, space="shared")
+        return em.state(prim, "data", prim.instances, None, elem=prim.elem, space="shared")
+
+    @staticmethod
+    def lock(em, prim):
+        return em.state(prim, "lock", em.groups(prim, em.block_threads), "locked", space="shared")
+
+    @classmethod
+    def publish(cls, em, prim, ins):
+        if prim.granularity == "thread":     # do_put stored already; STSUL stores again and unlocks
+            data = cls.data(em, prim)
+            value = ins.args[1] if ins.op == "chan.put" else em.ld(data, ins.ref.index)
+            em.b.emit("lockbit.release", (), (Ref(data, ins.ref.index), value))
+            return
+        _, g = cls.where(em, prim, ins)
+        cls.by_party(em, prim, lambda: em.b.emit("lockbit.release", (), (Ref(cls.lock(em, prim), g), imm(0))))
+
+    @classmethod
+    def do_put(cls, em, prim, ins):
+        if prim.granularity == "thread":
+            cls.publish(em, prim, ins)
+        else:
+            super().do_put(em, prim, ins)
+
+    @classmethod
+    def attempt(cls, em, prim, ins, value=None):
+        """@thread: LDSLK the slot; on success give the token back at once (STSUL, same value)."""
+        data = cls.data(em, prim)
+        ok = em.b.reg(BOOL, "ok")
+        value = value or em.b.reg(prim.elem, "value")
+        em.b.emit("lockbit.try", (ok, value), (Ref(data, ins.ref.index),))
+        em.when(ok, lambda: em.b.emit("lockbit.release", (), (Ref(data, ins.ref.index), value)), hint="restore")
+        return ok
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        ok, value = ins.dests
+        em.b.assign(ok, cls.attempt(em, prim, ins, value))
+
+    @classmethod
+    def wait(cls, em, prim, ins):
+        if prim.granularity == "thread":
+            em.spin(lambda: cls.attempt(em, prim, ins), hint="await")
+            return
+        # Listing 9: every lane tries the group's bit; a vote tells the warp when one lane got it,
+        # and that lane gives the token back for the warp's other consumers.
+        _, g = cls.where(em, prim, ins)
+        lock = cls.lock(em, prim)
+        ok = em.b.reg(BOOL, "got")
+
+        def attempt():
+            em.b.emit("lockbit.try", (ok, em.b.reg(I32, "word")), (Ref(lock, g),))
+            return em.op("vote.any", BOOL, ok, hint="any")
+        em.spin(attempt, hint="vote")
+        em.when(ok, lambda: em.b.emit("lockbit.release", (), (Ref(lock, g), imm(0))), hint="restore")
+        em.meet("warp", em.b.op("activemask", U32, hint="lanes"))
+
+
+class AtomLock(Channel):
+    @staticmethod
+    def lock(em, prim):
+        return em.state(prim, "lock", em.groups(prim, em.block_threads), 1)   # 1: empty, held by the producer
+
+    @classmethod
+    def publish(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
+        lock = cls.lock(em, prim)
+        if prim.granularity == "thread":
+            em.atom("exch", lock, g, imm(0), **em.order(ins))
+        else:
+            cls.by_party(em, prim, lambda: em.atom("exch", lock, g, imm(0), **em.order(ins)))
+
+    @classmethod
+    def attempt(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
+        lock = cls.lock(em, prim)
+        ok = em.eq(em.atom("cas", lock, g, imm(0), imm(1), **em.order(ins)), imm(0))
+        em.when(ok, lambda: em.atom("exch", lock, g, imm(0)), hint="restore")   # the token, for other consumers
+        return ok
+
+    @classmethod
+    def wait(cls, em, prim, ins):
+        if prim.granularity == "thread":
+            em.spin(lambda: cls.attempt(em, prim, ins), hint="await")
+        else:
+            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins), hint="await"), after=True)
+
+
+class NamedBar(Channel):
+    COUNT = 64    # the producer warp and the consumer warp
+
+    @classmethod
+    def barrier(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
+        base = prim.attr("bars")[0]
+        return imm(g.value + base) if isinstance(g, Imm) else em.op("add", I32, g, imm(base), hint="bar")
+
+    @classmethod
+    def publish(cls, em, prim, ins):
+        em.b.emit("bar.arrive", (), (cls.barrier(em, prim, ins), imm(cls.COUNT)))
+
+    @classmethod
+    def wait(cls, em, prim, ins):
+        em.b.emit("bar.sync", (), (cls.barrier(em, prim, ins), imm(cls.COUNT)))
+
+
+_IMPLS = {"flag": Flag, "tinylock": TinyLock, "atomlock": AtomLock, "namedbar": NamedBar}

@@ -1,0 +1,234 @@
+"""Mutex implementations: what enter, poll, lock, trylock and unlock become.
+
+    tas       word: cas(word, 0, 1) == 0 to acquire, exch(word, 0) to release   (seed 003 L4.2, 4.3)
+    ttas      as tas, but first poll the word with an L1-bypassing load       (seed 003 L4.4)
+    backoff   as tas, sleeping a growing delay after each failure               (seed 001 Alg. 2)
+    ticket    enter takes next++; poll waits for serving == ticket; unlock serving++  (seed 003 L4.7)
+    mcs/mcs2  each waiter spins on its own queue node (one per thread, or two)  (seed 003 §4.2)
+    tinylock  a Fermi lock bit: LDSLK to try, STSUL to release (seed 000 L4); on targets without
+              lock bits, a shared-memory word handled like tas
+
+Every implementation has `enter` (once, before a polling loop: the token is a ticket, a delay or a
+queue node), `attempt` (one try, a bool), and `unlock`; lock and trylock are built from them.
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32
+from ..nodes import Instr, Prim, Ref, imm
+from .base import Emitter
+
+NONE = -1   # an empty MCS queue link
+
+
+def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
+    impl = prim.impl
+    if impl == "tinylock" and em.target.lock_bits is None:
+        impl = "tas"
+    cls = _IMPLS[impl]
+    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+
+
+class Tas:
+    @classmethod
+    def word(cls, em: Emitter, prim: Prim) -> str:
+        return em.state(prim, "word", prim.instances, 0)
+
+    @classmethod
+    def enter(cls, em: Emitter, prim: Prim, ins: Instr):
+        return imm(0)
+
+    @classmethod
+    def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
+        old = em.atom("cas", cls.word(em, prim), ins.ref.index, imm(0), imm(1), **em.order(ins))
+        return em.eq(old, imm(0))
+
+    @classmethod
+    def unlock(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.atom("exch", cls.word(em, prim), ins.ref.index, imm(0), **em.order(ins))
+
+    # ---- the operations, from the three above
+    @classmethod
+    def do_enter(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
+
+    @classmethod
+    def do_lock(cls, em, prim, ins):
+        token = em.b.reg(I32, "ticket")
+        em.b.assign(token, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="lock")
+
+    @classmethod
+    def once(cls, em: Emitter, prim: Prim, ins: Instr):
+        """A single attempt, for trylock: no ticket is taken and nothing waits."""
+        return cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+
+    @classmethod
+    def do_trylock(cls, em, prim, ins):
+        ok = cls.once(em, prim, ins)
+        em.when(ok, lambda: em.fence_if_needed(ins), hint="locked")
+        em.b.assign(ins.dests[0], ok)
+
+    @classmethod
+    def do_unlock(cls, em, prim, ins):
+        cls.unlock(em, prim, ins)
+
+
+class Ttas(Tas):
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        word = cls.word(em, prim)
+        ok = em.b.reg(BOOL, "ok")
+        seen = em.ld(word, ins.ref.index, hint="seen", **em.poll_cache(word))
+
+        def try_cas():
+            old = em.atom("cas", word, ins.ref.index, imm(0), imm(1), **em.order(ins))
+            em.b.emit("cmp.eq", (ok,), (old, imm(0)))
+        em.either(em.eq(seen, imm(0)), try_cas, lambda: em.b.assign(ok, imm(False, BOOL)), hint="free")
+        return ok
+
+
+class Backoff(Tas):
+    """The token is the current delay: min_delay at first, doubling after each failure up to max_delay."""
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        return imm(dict(prim.params).get("min_delay", 32))
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        ok = super().attempt(em, prim, ins, token)
+        limit = imm(dict(prim.params).get("max_delay", 1024))
+
+        def back_off():
+            em.b.emit("nanosleep", (), (token,))
+            em.b.emit("shl", (token,), (token, imm(1)))
+            em.b.emit("min", (token,), (token, limit))
+        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
+        return ok
+
+    @classmethod
+    def once(cls, em, prim, ins):
+        return Tas.attempt(em, prim, ins, None)    # a trylock fails at once: no delay
+
+    @classmethod
+    def do_lock(cls, em, prim, ins):
+        token = em.b.reg(I32, "delay")
+        em.b.assign(token, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="lock")
+
+
+class Ticket(Tas):
+    """Fair: enter takes next++, and the holder is the ticket equal to serving."""
+
+    @staticmethod
+    def arrays(em, prim):
+        return em.state(prim, "next", prim.instances, 0), em.state(prim, "serving", prim.instances, 0)
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        nxt, _ = cls.arrays(em, prim)
+        return em.atom("add", nxt, ins.ref.index, imm(1), hint="ticket")
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        _, serving = cls.arrays(em, prim)
+        now = em.ld(serving, ins.ref.index, hint="serving", **em.poll_cache(serving), **em.order(ins))
+        return em.eq(now, token)
+
+    @classmethod
+    def unlock(cls, em, prim, ins):
+        _, serving = cls.arrays(em, prim)
+        em.atom("add", serving, ins.ref.index, imm(1), **em.order(ins))
+
+
+class Mcs(Tas):
+    """Queue nodes per thread (two for mcs2, for lock coupling); the holder's node is kept in `head`."""
+    nodes_per_thread = 1
+
+    @classmethod
+    def arrays(cls, em, prim):
+        n = cls.nodes_per_thread
+        return (em.state(prim, "tail", prim.instances, NONE), em.state(prim, "head", prim.instances, NONE),
+                em.state(prim, "link", n, NONE, space="global", per="thread"),
+                em.state(prim, "waiting", n, 0, space="global", per="thread"),
+                em.state(prim, "busy", n, 0, space="global", per="thread"))
+
+    @classmethod
+    def node(cls, em, prim):
+        gtid = em.builtin("gtid")
+        if cls.nodes_per_thread == 1:
+            return gtid
+        busy = cls.arrays(em, prim)[4]
+        first = em.op("mul", I32, gtid, imm(2), hint="node")
+        return em.op("add", I32, first, em.ld(busy, first, hint="taken"), hint="node")  # second node if busy
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        tail, _, link, waiting, busy = cls.arrays(em, prim)
+        me = cls.node(em, prim)
+        em.st(busy, me, imm(1))
+        em.st(link, me, imm(NONE))
+        em.st(waiting, me, imm(1))
+        prev = em.atom("exch", tail, ins.ref.index, me, order="acq_rel", hint="prev")
+        em.either(em.eq(prev, imm(NONE)), lambda: em.st(waiting, me, imm(0)),
+                  lambda: em.st(link, prev, me, order="release", scope="gpu"), hint="queue")
+        return me
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        _, head, _, waiting, _ = cls.arrays(em, prim)
+        ok = em.eq(em.ld(waiting, token, hint="waiting", cache="cg", **em.order(ins)), imm(0))
+        em.when(ok, lambda: em.st(head, ins.ref.index, token), hint="own")
+        return ok
+
+    @classmethod
+    def unlock(cls, em, prim, ins):
+        tail, head, link, waiting, busy = cls.arrays(em, prim)
+        me = em.ld(head, ins.ref.index, hint="me")
+        succ = em.ld(link, me, hint="succ", cache="cg")
+
+        def hand_over():
+            em.st(waiting, succ, imm(0), **em.order(ins))
+
+        def maybe_last():
+            old = em.atom("cas", tail, ins.ref.index, me, imm(NONE), order="release", hint="tail")
+
+            def wait_for_successor():   # it swapped itself into the tail but has not linked yet
+                def linked():
+                    em.b.emit("ld", (succ,), (Ref(link, me),), cache="cg")
+                    return em.op("cmp.ne", BOOL, succ, imm(NONE))
+                em.spin(linked, hint="link")
+                hand_over()
+            em.when(em.op("cmp.ne", BOOL, old, me), wait_for_successor, hint="successor")
+        em.either(em.eq(succ, imm(NONE)), maybe_last, hand_over, hint="handoff")
+        em.st(busy, me, imm(0))
+
+
+class Mcs2(Mcs):
+    nodes_per_thread = 2
+
+
+class TinyLock(Tas):
+    """Lock bits (Fermi): LDSLK takes the bit and says whether it was free; STSUL frees it."""
+
+    @classmethod
+    def word(cls, em, prim):
+        return em.state(prim, "word", prim.instances, None, space="shared")
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        ok = em.b.reg(BOOL, "ok")
+        em.b.emit("lockbit.try", (ok, em.b.reg(I32, "word")), (Ref(cls.word(em, prim), ins.ref.index),))
+        return ok
+
+    @classmethod
+    def unlock(cls, em, prim, ins):
+        em.b.emit("lockbit.release", (), (Ref(cls.word(em, prim), ins.ref.index), imm(0)))
+
+
+_IMPLS = {"tas": Tas, "ttas": Ttas, "backoff": Backoff, "ticket": Ticket, "mcs": Mcs, "mcs2": Mcs2,
+          "tinylock": TinyLock}

@@ -1,0 +1,124 @@
+"""Semaphore implementations: what enter, poll, wait, trywait and post become.
+
+    spin      count starts at N; wait: read count, and if positive cas it one lower; post: count++
+              (seed 001 Algorithm 4)
+    backoff   as spin, sleeping a growing delay after each failure (seed 001 Algorithm 4)
+    sleeping  fetch-and-add: enter does C++; with the old value below N the waiter holds a permit
+              at once, else it waits for turn > its ticket (old - N); post does C-- and, if waiters
+              remain (old C > N), turn++. At most two atomics per operation (seed 001 Algorithm 5)
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32
+from ..nodes import Instr, Prim, imm
+from .base import Emitter
+
+
+def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
+    cls = _IMPLS[prim.impl]
+    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+
+
+class Spin:
+    @staticmethod
+    def count(em, prim):
+        return em.state(prim, "count", prim.instances, prim.count or 0)
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        return imm(0)
+
+    @classmethod
+    def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
+        count = cls.count(em, prim)
+        ok = em.b.reg(BOOL, "ok")
+        seen = em.ld(count, ins.ref.index, hint="permits", **em.poll_cache(count))
+
+        def take():
+            less = em.op("sub", I32, seen, imm(1), hint="less")
+            old = em.atom("cas", count, ins.ref.index, seen, less, **em.order(ins))
+            em.b.emit("cmp.eq", (ok,), (old, seen))
+        em.either(em.op("cmp.gt", BOOL, seen, imm(0)), take, lambda: em.b.assign(ok, imm(False, BOOL)),
+                  hint="permit")
+        return ok
+
+    @classmethod
+    def post(cls, em, prim, ins):
+        em.atom("add", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
+
+    # ---- the operations, from the three above
+    @classmethod
+    def do_enter(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
+
+    @classmethod
+    def do_wait(cls, em, prim, ins):
+        token = em.b.reg(I32, "ticket")
+        em.b.assign(token, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="wait")
+
+    @classmethod
+    def do_trywait(cls, em, prim, ins):
+        ok = cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+        em.when(ok, lambda: em.fence_if_needed(ins), hint="permitted")
+        em.b.assign(ins.dests[0], ok)
+
+    @classmethod
+    def do_post(cls, em, prim, ins):
+        cls.post(em, prim, ins)
+
+
+class Backoff(Spin):
+    @classmethod
+    def enter(cls, em, prim, ins):
+        return imm(dict(prim.params).get("min_delay", 32))
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        ok = super().attempt(em, prim, ins, token)
+        limit = imm(dict(prim.params).get("max_delay", 1024))
+
+        def back_off():
+            em.b.emit("nanosleep", (), (token,))
+            em.b.emit("shl", (token,), (token, imm(1)))
+            em.b.emit("min", (token,), (token, limit))
+        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
+        return ok
+
+
+class Sleeping(Spin):
+    @staticmethod
+    def arrays(em, prim):
+        return em.state(prim, "holders", prim.instances, 0), em.state(prim, "turn", prim.instances, 0)
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        holders, _ = cls.arrays(em, prim)
+        old = em.atom("add", holders, ins.ref.index, imm(1), hint="arrived")
+        return em.op("sub", I32, old, imm(prim.count or 0), hint="ticket")   # negative: a permit at once
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        _, turn = cls.arrays(em, prim)
+        ok = em.b.reg(BOOL, "ok")
+
+        def queued():
+            now = em.ld(turn, ins.ref.index, hint="turn", **em.poll_cache(turn), **em.order(ins))
+            em.b.emit("cmp.gt", (ok,), (now, token))
+        em.either(em.op("cmp.lt", BOOL, token, imm(0)), lambda: em.b.assign(ok, imm(True, BOOL)), queued,
+                  hint="permit")
+        return ok
+
+    @classmethod
+    def post(cls, em, prim, ins):
+        holders, turn = cls.arrays(em, prim)
+        old = em.atom("sub", holders, ins.ref.index, imm(1), **em.order(ins))
+        em.when(em.op("cmp.gt", BOOL, old, imm(prim.count or 0)),
+                lambda: em.atom("add", turn, ins.ref.index, imm(1), **em.order(ins)), hint="waiters")
+
+
+_IMPLS = {"spin": Spin, "backoff": Backoff, "sleeping": Sleeping}

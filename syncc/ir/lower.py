@@ -1,0 +1,529 @@
+"""Lowering: a checked program → the sync IR, one kernel at a time.
+
+Expressions become three-address instructions on typed registers; `if`,
+`while`, `for`, `&&` and `||` become branches; functions are inlined; array
+subscripts become row-major linear indices; built-in values (`tid`, `lane`,
+...) are computed once in the entry block. Synchronization statements are
+lowered by lower_sync.py. The program has been checked: lowering assumes it
+is well typed and reports nothing but choices (remarks).
+"""
+from __future__ import annotations
+
+from ..frontend import ast as A
+from ..frontend.consts import NotConstant, c_div, c_rem, fold
+from ..frontend.symbols import CheckedModule, KernelInfo, Symbol
+from ..frontend.types import BOOL, I32, I64, INT_LIT, SCALARS, U32, ArrayType, PrimType, ScalarType
+from .builder import KernelBuilder
+from .context import PassContext
+from .lower_sync import SyncLowering
+from .nodes import Array, Imm, Kernel, Module, Ref, Reg, imm
+from .specials import Specials
+
+BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or", "^": "xor",
+          "<<": "shl", ">>": "shr"}
+COMPARE = {"==": "cmp.eq", "!=": "cmp.ne", "<": "cmp.lt", "<=": "cmp.le", ">": "cmp.gt", ">=": "cmp.ge"}
+ATOMIC = {f"atomic_{op}": f"atom.{op}" for op in ("add", "sub", "exch", "min", "max", "and", "or", "xor", "cas")}
+
+# Constant folding with the GPU's semantics (c_div and c_rem truncate toward zero).
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+         "div": lambda a, b: c_div(a, b) if b else None, "rem": lambda a, b: c_rem(a, b) if b else None,
+         "min": min, "max": max,
+         "cmp.eq": lambda a, b: a == b, "cmp.ne": lambda a, b: a != b, "cmp.lt": lambda a, b: a < b,
+         "cmp.le": lambda a, b: a <= b, "cmp.gt": lambda a, b: a > b, "cmp.ge": lambda a, b: a >= b}
+
+
+def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
+    modules = [checked, *_imports(checked)]
+    types, refs = {}, {}
+    for m in modules:
+        types.update(m.types)
+        refs.update(m.refs)
+    kernels = tuple(KernelLowering(checked, info, types, refs, ctx).run() for info in checked.kernels.values())
+    return Module(kernels, checked.path)
+
+
+def _imports(m: CheckedModule):
+    seen, todo = [], list(m.imports.values())
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.append(x)
+            todo.extend(x.imports.values())
+    return seen
+
+
+class LoweringError(Exception):
+    """Lowering met something the checker should have refused (a bug in syncc)."""
+
+
+class KernelLowering(SyncLowering):
+    def __init__(self, checked: CheckedModule, info: KernelInfo, types: dict, refs: dict, ctx: PassContext):
+        self.checked, self.info, self.types, self.refs, self.ctx = checked, info, types, refs, ctx
+        k = info.decl
+        params = []
+        self.vars: dict = {}          # declaring node (Let, Param, For, WhenBinding) → register
+        self.arrays: dict = {}        # declaring node (Param, SharedDecl) → array name
+        self.b = KernelBuilder(k.name.text, grid=info.grid, block=info.block, span=k.span)
+        for p, (name, t) in zip(k.params, info.params):
+            if isinstance(t, ArrayType):
+                arr = Array(name, "global", t.elem, t.dims, "param")
+                params.append(arr)
+                self.arrays[p] = name
+            else:
+                reg = Reg(self.b.fresh(name), t)
+                params.append(reg)
+                self.vars[p] = reg
+        self.b.params = params
+        self.loops: list[tuple[str, str]] = []          # (break to, continue to)
+        self.returns: list[tuple[str, Reg | None]] = []  # inlined functions: (exit block, result)
+        self.entry = self.b.new_block("entry")
+        self.specials = Specials(self.b, self.entry, info.block, info.grid)
+        body = self.b.new_block("body")
+        self.b.at(self.entry)
+        self.b.jump(body)
+        self.b.at(body)
+        self.sync_init()
+
+    def run(self) -> Kernel:
+        self.block(self.info.decl.body)
+        if self.b.open:
+            self.b.ret(self.info.decl.body.span.last_char())
+        self.b.drop_unreachable()
+        return self.b.freeze()
+
+    # ---- names and built-in values ---------------------------------------------------
+
+    def symbol(self, e) -> Symbol:
+        sym = self.refs.get(e)
+        if sym is None:
+            raise LoweringError(f"unresolved name at {e.span.line}:{e.span.col}")
+        return sym
+
+    def builtin(self, name: str):
+        """`tid`, `tid.x`, `lane`, `warp`, ...: computed once, in the entry block (specials.py)."""
+        return self.specials.get(name)
+
+    # ---- expressions --------------------------------------------------------------------
+
+    def type_of(self, e, want: ScalarType | None = None) -> ScalarType:
+        t = self.types.get(e)
+        if t is INT_LIT or t is None:
+            return want if isinstance(want, ScalarType) and want != BOOL else I32
+        return t
+
+    def const_value(self, e):
+        def lookup(x):
+            sym = self.refs.get(x)
+            if sym is not None and sym.kind == "const" and sym.info.value is not None:
+                return sym.info.value
+            raise NotConstant(x.span)
+        return fold(e, lookup)
+
+    def expr(self, e, want: ScalarType | None = None, dest: Reg | None = None):
+        """Lower an expression to an operand (into `dest` when given)."""
+        result = None
+        if self.types.get(e) is INT_LIT:      # an untyped constant, unless it has a runtime part
+            try:                              # (`select(x > 0, 10, 100)` is untyped, not constant)
+                result = imm(self.const_value(e), self.type_of(e, want))
+            except NotConstant:
+                pass
+        if result is None:
+            result = getattr(self, "_" + type(e).__name__)(e, want, dest)
+        if dest is not None and result != dest:
+            self.b.assign(dest, result, e.span)
+            return dest
+        return result
+
+    def _IntLit(self, e, want, dest):
+        return imm(e.value, self.type_of(e, want))
+
+    def _BoolLit(self, e, want, dest):
+        return imm(e.value, BOOL)
+
+    def _Name(self, e, want, dest):
+        sym = self.symbol(e)
+        if sym.kind == "const":
+            return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
+                       self.type_of(e, want))
+        if sym.kind == "builtin-value":
+            return self.builtin(sym.name)
+        reg = self.vars.get(sym.decl)
+        if reg is None:
+            raise LoweringError(f"`{sym.name}` has no register")
+        return reg
+
+    def _Field(self, e, want, dest):
+        sym = self.refs.get(e)
+        if sym is not None:      # a module's constant
+            return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
+                       self.type_of(e, want))
+        base = self.symbol(e.base)
+        return self.builtin(f"{base.name}.{e.name.text}")
+
+    def _Unary(self, e, want, dest):
+        t = self.type_of(e, want)
+        x = self.expr(e.operand, t)
+        if isinstance(x, Imm):
+            value = (not x.value) if e.op == "!" else (-x.value if e.op == "-" else ~x.value)
+            return imm(value, t)
+        op = "neg" if e.op == "-" else "not"
+        return self.binop_into(dest, op, t, x, span=e.span)
+
+    def _Binary(self, e, want, dest):
+        op = e.op
+        if op in ("&&", "||"):
+            return self.logic(e, dest)
+        if op in COMPARE:
+            lt, rt = self.types.get(e.left), self.types.get(e.right)
+            operand_t = lt if isinstance(lt, ScalarType) else rt if isinstance(rt, ScalarType) else I32
+            if isinstance(lt, ArrayType):      # whole host arrays: not in kernels
+                raise LoweringError("array comparison in a kernel")
+            a, b = self.expr(e.left, operand_t), self.expr(e.right, operand_t)
+            return self.binop_into(dest, COMPARE[op], BOOL, a, b, span=e.span)
+        t = self.type_of(e, want)
+        a = self.expr(e.left, t)
+        b = self.expr(e.right, self.type_of(e.right, t) if op in ("<<", ">>") else t)
+        if op in ("<<", ">>") and isinstance(b, (Imm, Reg)) and b.type != t:
+            b = imm(b.value, t) if isinstance(b, Imm) else self.b.op("cvt", t, b, span=e.span)
+        return self.binop_into(dest, BINARY[op], t, a, b, span=e.span)
+
+    def binop_into(self, dest, op, t, *args, span=None):
+        """Emit `op` (folding it when every operand is an immediate)."""
+        if all(isinstance(a, Imm) for a in args) and op in _FOLD:
+            value = _FOLD[op](*(a.value for a in args))
+            if value is not None:
+                return imm(value, t)
+        if dest is not None and dest.type == t:
+            self.b.emit(op, (dest,), args, span)
+            return dest
+        return self.b.op(op, t, *args, span=span)
+
+    def logic(self, e, dest):
+        """`&&` and `||`: evaluated only as far as needed, unless the right side has no effects."""
+        if _harmless(e.right):
+            a, b = self.expr(e.left, BOOL), self.expr(e.right, BOOL)
+            return self.binop_into(dest, "and" if e.op == "&&" else "or", BOOL, a, b, span=e.span)
+        result = dest if dest is not None and dest.type == BOOL else self.b.reg(BOOL, "cond")
+        rhs, done = self.b.new_block("rhs"), self.b.new_block("logic")
+        self.expr(e.left, BOOL, result)
+        if e.op == "&&":
+            self.b.branch(result, rhs, done, e.span)
+        else:
+            self.b.branch(result, done, rhs, e.span)
+        self.b.at(rhs)
+        self.expr(e.right, BOOL, result)
+        self.b.jump(done)
+        self.b.at(done)
+        return result
+
+    def condition(self, e, if_true: str, if_false: str) -> None:
+        """Branch on a bool expression, short-circuiting && and || into control flow."""
+        if isinstance(e, A.Binary) and e.op in ("&&", "||") and not _harmless(e.right):
+            mid = self.b.new_block("cond")
+            if e.op == "&&":
+                self.condition(e.left, mid, if_false)
+            else:
+                self.condition(e.left, if_true, mid)
+            self.b.at(mid)
+            self.condition(e.right, if_true, if_false)
+            return
+        c = self.expr(e, BOOL)
+        if isinstance(c, Imm):
+            self.b.jump(if_true if c.value else if_false, e.span)
+        else:
+            self.b.branch(c, if_true, if_false, e.span)
+
+    def element(self, e) -> tuple[str, object, ScalarType]:
+        """An indexed array or channel element: (name, linear index, element type)."""
+        base, indices = _flatten(e)
+        t = self.types.get(base)
+        sym = self.symbol(base)
+        dims = t.dims
+        index = self.linear(indices, dims)
+        if isinstance(t, PrimType):
+            return self.prim_name(sym), index, t.elem
+        return self.arrays[sym.decl], index, t.elem
+
+    def linear(self, indices, dims):
+        """Row-major linear index of a subscript list."""
+        total = None
+        for idx, dim in zip(indices, dims):
+            i = self.expr(idx, I32)
+            if isinstance(i, Reg) and i.type != I32:
+                i = self.b.op("cvt", I32, i, span=idx.span)
+            total = i if total is None else self.binop_into(None, "add", I32,
+                                                            self.binop_into(None, "mul", I32, total, imm(dim)), i)
+        return total if total is not None else imm(0)
+
+    def _Index(self, e, want, dest):
+        name, index, elem = self.element(e)
+        if self.b.prim(name) is not None:
+            return self.emit_value(dest, "chan.read", elem, Ref(name, index), span=e.span)
+        return self.emit_value(dest, "ld", elem, Ref(name, index), span=e.span)
+
+    def emit_value(self, dest, op, t, *args, span=None, **attrs):
+        if dest is not None and dest.type == t:
+            self.b.emit(op, (dest,), args, span, **attrs)
+            return dest
+        return self.b.op(op, t, *args, span=span, **attrs)
+
+    def _Call(self, e, want, dest):
+        func = e.func
+        if isinstance(func, A.TypeRef):
+            t = self.type_of(e)
+            x = self.expr(e.args[0], t if self.types.get(e.args[0]) is INT_LIT else None)
+            if isinstance(x, Imm):
+                return imm(x.value != 0 if t == BOOL else x.value, t)
+            if x.type == t:
+                return x
+            if t == BOOL:
+                return self.binop_into(dest, "cmp.ne", BOOL, x, imm(0, x.type), span=e.span)
+            return self.emit_value(dest, "cvt", t, x, span=e.span)
+        sym = self.refs.get(func)
+        if sym is None:
+            raise LoweringError("unresolved call")
+        if sym.kind == "fn":
+            return self.inline(sym, e, dest)
+        return self.builtin_call(sym.info.name, e, want, dest)
+
+    def builtin_call(self, name, e, want, dest):
+        t = self.type_of(e, want)
+        args = e.args
+        if name in ATOMIC:
+            elem_name, index, elem = self.element(args[0])
+            values = [self.expr(a, elem) for a in args[1:]]
+            return self.emit_value(dest, ATOMIC[name], elem, Ref(elem_name, index), *values, span=e.span,
+                                   order="relaxed", scope="gpu" if self.b_array(elem_name).space == "global"
+                                   else "cta")
+        if name == "load_cg":
+            elem_name, index, elem = self.element(args[0])
+            return self.emit_value(dest, "ld", elem, Ref(elem_name, index), span=e.span, cache="cg")
+        if name in ("min", "max"):
+            acc = self.expr(args[0], t)
+            for a in args[1:]:
+                acc = self.binop_into(None, name, t, acc, self.expr(a, t), span=e.span)
+            return self.expr_result(acc, dest)
+        if name == "abs":
+            return self.binop_into(dest, "abs", t, self.expr(args[0], t), span=e.span)
+        if name == "select":
+            c = self.expr(args[0], BOOL)
+            a, b = self.expr(args[1], t), self.expr(args[2], t)
+            if isinstance(c, Imm):
+                return self.expr_result(a if c.value else b, dest)
+            return self.emit_value(dest, "select", t, c, a, b, span=e.span)
+        if name == "popc":
+            return self.emit_value(dest, "popc", I32, self.expr(args[0]), span=e.span)
+        if name == "ballot":
+            return self.emit_value(dest, "ballot", t, self.expr(args[0], BOOL), span=e.span)
+        if name in ("vote_any", "vote_all"):
+            return self.emit_value(dest, name.replace("_", "."), BOOL, self.expr(args[0], BOOL), span=e.span)
+        if name == "activemask":
+            return self.emit_value(dest, "activemask", t, span=e.span)
+        if name == "syncwarp":
+            self.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),), e.span)
+            return None
+        if name == "nanosleep":
+            x = self.expr(args[0], I32)
+            self.b.emit("nanosleep", (), (x,), e.span)
+            return None
+        if name == "clock":
+            return self.emit_value(dest, "sreg", I64, span=e.span, reg="clock")
+        raise LoweringError(f"built-in `{name}` is not for kernels")
+
+    def b_array(self, name: str) -> Array:
+        arr = next((a for a in self.b.arrays if a.name == name), None) or \
+            next((p for p in self.b.params if isinstance(p, Array) and p.name == name), None)
+        if arr is None:
+            raise LoweringError(f"unknown array {name}")
+        return arr
+
+    def expr_result(self, value, dest):
+        if dest is not None and value != dest:
+            self.b.assign(dest, value)
+            return dest
+        return value
+
+    def inline(self, sym: Symbol, e, dest):
+        """A call to a user function: its body, inlined, with `return` jumping to the end."""
+        info = sym.info
+        decl = info.decl
+        args = [self.expr(a, want) for a, want in zip(e.args, info.params)]
+        saved_vars = self.vars
+        self.vars = {}
+        for p, a, t in zip(decl.params, args, info.params):
+            reg = self.b.reg(t, p.name.text)
+            self.b.assign(reg, a, p.span)
+            self.vars[p] = reg
+        result = None
+        if info.ret is not None:
+            result = dest if dest is not None and dest.type == info.ret else self.b.reg(info.ret, decl.name.text)
+        exit_ = self.b.new_block(f"{decl.name.text}.end")
+        self.returns.append((exit_, result))
+        saved_loops, self.loops = self.loops, []
+        self.block(decl.body)
+        if self.b.open:
+            self.b.jump(exit_)
+        self.loops = saved_loops
+        self.returns.pop()
+        self.vars = saved_vars
+        self.b.at(exit_)
+        return result
+
+    def _Get(self, e, want, dest):
+        return self.sync_get(e, dest)
+
+    def _TryLock(self, e, want, dest):
+        return self.sync_trylock(e, dest)
+
+    # ---- statements -------------------------------------------------------------------------
+
+    def block(self, b: A.Block) -> None:
+        for s in b.stmts:
+            self.b.span_now = s.span
+            getattr(self, "_" + type(s).__name__)(s)
+        self.b.span_now = None
+
+    def _Let(self, s: A.Let) -> None:
+        t = self.types.get(s.value)
+        t = self.scalar_of(s.type.name) if s.type is not None else (t if isinstance(t, ScalarType) else I32)
+        reg = self.b.reg(t, s.name.text)
+        self.vars[s] = reg
+        self.expr(s.value, t, reg)
+
+    def scalar_of(self, name):
+        return SCALARS[name]
+
+    def _Assign(self, s: A.Assign) -> None:
+        target = s.target
+        if isinstance(target, A.Name):
+            reg = self.vars[self.symbol(target).decl]
+            if s.op == "=":
+                self.expr(s.value, reg.type, reg)
+            else:
+                value = self.expr(s.value, reg.type)
+                self.binop_into(reg, BINARY[s.op[:-1]], reg.type, reg, self.shift_amount(s.op, value, reg.type),
+                                span=s.span)
+            return
+        name, index, elem = self.element(target)
+        if s.op == "=":
+            value = self.expr(s.value, elem)
+        else:
+            old = self.b.op("ld", elem, Ref(name, index), span=s.span)
+            value = self.binop_into(None, BINARY[s.op[:-1]], elem, old,
+                                    self.shift_amount(s.op, self.expr(s.value, elem), elem), span=s.span)
+        self.b.emit("st", (), (Ref(name, index), value), s.span)
+
+    def shift_amount(self, op, value, t):
+        if op in ("<<=", ">>=") and value.type != t:
+            return imm(value.value, t) if isinstance(value, Imm) else self.b.op("cvt", t, value)
+        return value
+
+    def _ExprStmt(self, s: A.ExprStmt) -> None:
+        self.expr(s.expr)
+
+    def _If(self, s: A.If) -> None:
+        then, done = self.b.new_block("then"), None
+        orelse = self.b.new_block("else") if s.orelse is not None else None
+        done = self.b.new_block("endif")
+        self.condition(s.cond, then, orelse or done)
+        self.b.at(then)
+        self.block(s.then)
+        if self.b.open:
+            self.b.jump(done)
+        if orelse is not None:
+            self.b.at(orelse)
+            if isinstance(s.orelse, A.If):
+                self._If(s.orelse)
+            else:
+                self.block(s.orelse)
+            if self.b.open:
+                self.b.jump(done)
+        self.b.at(done)
+
+    def _While(self, s: A.While) -> None:
+        head, body, done = self.b.new_block("while"), self.b.new_block("do"), self.b.new_block("endwhile")
+        self.b.jump(head)
+        self.b.at(head)
+        self.condition(s.cond, body, done)
+        self.b.at(body)
+        self.loops.append((done, head))
+        self.block(s.body)
+        self.loops.pop()
+        if self.b.open:
+            self.b.jump(head)
+        self.b.at(done)
+
+    def _For(self, s: A.For) -> None:
+        t = self.types.get(s.start)
+        t = t if isinstance(t, ScalarType) else self.type_of(s.stop)
+        var = self.b.reg(t, s.var.text)
+        self.vars[s] = var
+        self.expr(s.start, t, var)
+        stop = self.expr(s.stop, t)
+        if isinstance(stop, Reg):      # the bound is evaluated once
+            frozen = self.b.reg(t, f"{s.var.text}.stop")
+            self.b.assign(frozen, stop, s.stop.span)
+            stop = frozen
+        step = self.expr(s.step, t) if s.step is not None else imm(1, t)
+        head, body, latch, done = (self.b.new_block(h) for h in ("for", "loop", "next", "endfor"))
+        self.b.jump(head)
+        self.b.at(head)
+        cond = self.b.op("cmp.lt", BOOL, var, stop, span=s.span)
+        self.b.branch(cond, body, done, s.span)
+        self.b.at(body)
+        self.loops.append((done, latch))
+        self.block(s.body)
+        self.loops.pop()
+        if self.b.open:
+            self.b.jump(latch)
+        self.b.at(latch)
+        self.b.emit("add", (var,), (var, step), s.span)
+        self.b.jump(head)
+        self.b.at(done)
+
+    def _Break(self, s) -> None:
+        self.b.jump(self.loops[-1][0], s.span)
+
+    def _Continue(self, s) -> None:
+        self.b.jump(self.loops[-1][1], s.span)
+
+    def _Return(self, s: A.Return) -> None:
+        if self.returns:
+            exit_, result = self.returns[-1]
+            if s.value is not None and result is not None:
+                self.expr(s.value, result.type, result)
+            self.b.jump(exit_, s.span)
+        else:
+            self.b.ret(s.span)
+
+    def _SharedDecl(self, s: A.SharedDecl) -> None:
+        t = next(x.type for x in self.info.shared if x.decl is s)
+        name = self.b.fresh(s.name.text)
+        self.b.add_array(Array(name, "shared", t.elem, t.dims, "data", span=s.span))
+        self.arrays[s] = name
+
+
+def _flatten(e):
+    indices = []
+    while isinstance(e, A.Index):
+        indices.append(e.index)
+        e = e.base
+    return e, indices[::-1]
+
+
+def _harmless(e) -> bool:
+    """May `e` be evaluated even when && / || would skip it? (No loads, calls or waits.)"""
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (A.Index, A.Call, A.Get, A.TryLock)):
+            if isinstance(x, A.Call) and isinstance(x.func, A.TypeRef):
+                todo.extend(x.args)
+                continue
+            return False
+        if isinstance(x, A.Unary):
+            todo.append(x.operand)
+        elif isinstance(x, A.Binary):
+            todo.extend((x.left, x.right))
+    return True

@@ -1,0 +1,201 @@
+"""Lowering of synchronization: primitive declarations and the statements that use them.
+
+For @thread primitives the statements lower to the primitive's blocking
+operations, structured ones tagged with a region number (`critical`:
+mutex.lock ... mutex.unlock; `acquire`: sem.wait ... sem.post; `when`:
+chan.get for each input, the body, region.end). The passes take it from there:
+elision and warp combining (-O2), then SIMT-safe structuring into spin loops.
+
+A @warp or @block primitive is held by the whole warp or block: a leader lane
+(`elect` / thread 0) acquires it, and the warp (__syncwarp) or block (bar.sync 0)
+meets before anyone proceeds; at the release the party meets again and the
+leader releases. Channel operations stay abstract at every granularity:
+expand_primitives gives them the shape of their implementation.
+"""
+from __future__ import annotations
+
+from ..frontend import ast as A
+from ..frontend.catalogue import implementations
+from ..frontend.types import BOOL, I32, U32
+from ..targets import default_implementation
+from .nodes import Prim, Ref, imm
+
+
+class SyncLowering:
+    """Mixin for KernelLowering: the synchronization statements."""
+
+    def sync_init(self) -> None:
+        self.prims_of: dict = {}      # PrimDecl node → primitive name
+        self.region_count = 0
+        # primitives used with `trylock`: their default implementation must let a waiter give up
+        self.tried = {self.symbol(n.place).decl for n in A.walk(self.info.decl.body) if isinstance(n, A.TryLock)}
+
+    def prim_name(self, sym) -> str:
+        return self.prims_of[sym.decl]
+
+    def new_region(self) -> int:
+        self.region_count += 1
+        return self.region_count
+
+    # ---- declarations ------------------------------------------------------------------
+
+    def _PrimDecl(self, d: A.PrimDecl) -> None:
+        info = next(p for p in self.info.prims if p.decl is d)
+        name = self.b.fresh(d.name.text)
+        if info.impl is not None:
+            impl, params = info.impl.name, tuple(info.impl_params.items())
+            why = "chosen with `using`"
+        else:
+            impl, why = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
+                                               info.named, d in self.tried)
+            defaults = implementations(info.kind)[impl].params
+            params = tuple((p.name, p.default) for p in defaults)
+            why = f"the {self.ctx.target.name} default: {why}"
+        chosen = implementations(info.kind)[impl]
+        if chosen.lock_bits and self.ctx.target.lock_bits is None:
+            why += "; this target has no lock bits, so it becomes a flag in shared memory"
+        prim = Prim(name, info.kind, info.dims, info.placement, info.granularity, impl, params, info.elem,
+                    info.count, (), d.span)
+        self.b.prims.append(prim)
+        self.prims_of[d] = name
+        self.ctx.remark(self.b.name, "implementation",
+                        f"{info.kind} `{d.name.text}` ({info.placement} @{info.granularity}): {impl} — {why}",
+                        d.span)
+
+    def place(self, p: A.Place) -> tuple[Prim, Ref]:
+        sym = self.symbol(p)
+        name = self.prims_of[sym.decl]
+        prim = self.b.prim(name)
+        index = self.linear(list(p.indices), prim.dims) if p.indices else imm(0)
+        return prim, Ref(name, index)
+
+    # ---- parties: who acts for a @warp or @block primitive ----------------------------------
+
+    def leader(self, gran: str, span):
+        """(mask, is-leader) for a warp, or (None, is-thread-0) for a block."""
+        if gran == "warp":
+            mask = self.b.op("activemask", U32, hint="mask", span=span)
+            return mask, self.b.op("elect", BOOL, hint="leader", span=span)
+        # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
+        return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", span=span,
+                               party="leader")
+
+    def party_sync(self, gran: str, mask, span) -> None:
+        # party=sync: the meeting belongs to the statement (hazard checks judge the statement)
+        if gran == "warp":
+            self.b.emit("warp.sync", (), (mask,), span, party="sync")
+        else:
+            self.b.emit("bar.sync", (), (imm(0),), span, party="sync")
+
+    def by_leader(self, is_leader, emit, span, hint: str) -> None:
+        """Run `emit()` on the leader only."""
+        then, done = self.b.new_block(hint), self.b.new_block(f"{hint}.done")
+        self.b.branch(is_leader, then, done, span)
+        self.b.at(then)
+        emit()
+        self.b.jump(done)
+        self.b.at(done)
+
+    def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span):
+        mask, lead = self.leader(prim.granularity, span)
+        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span), span, "acquire")
+        self.party_sync(prim.granularity, mask, span)
+        return mask, lead
+
+    def release_as_party(self, prim: Prim, ref: Ref, op: str, span, mask=None, lead=None) -> None:
+        if lead is None:
+            mask, lead = self.leader(prim.granularity, span)
+        self.party_sync(prim.granularity, mask, span)
+        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span), span, "release")
+
+    # ---- structured statements -----------------------------------------------------------------
+
+    def _Critical(self, s: A.Critical) -> None:
+        prim, ref = self.place(s.target)
+        self.guarded(prim, ref, "mutex.lock", "mutex.unlock", s.body, s.span)
+
+    def _Acquire(self, s: A.Acquire) -> None:
+        prim, ref = self.place(s.target)
+        self.guarded(prim, ref, "sem.wait", "sem.post", s.body, s.span)
+
+    def guarded(self, prim: Prim, ref: Ref, acquire: str, release: str, body: A.Block, span) -> None:
+        end = body.span.last_char()
+        if prim.granularity == "thread":
+            region = self.new_region()
+            self.b.emit(acquire, (), (ref,), span, region=region)
+            self.block(body)
+            self.b.emit(release, (), (ref,), end, region=region)
+            return
+        mask, lead = self.acquire_as_party(prim, ref, acquire, span)
+        self.block(body)
+        self.release_as_party(prim, ref, release, end, mask, lead)
+
+    def _When(self, s: A.When) -> None:
+        region = self.new_region()
+        for binding in s.bindings:
+            prim, ref = self.place(binding.source)
+            reg = self.b.reg(prim.elem, binding.name.text)
+            self.vars[binding] = reg
+            self.b.emit("chan.get", (reg,), (ref,), binding.span, region=region)
+        self.block(s.body)
+        self.b.emit("region.end", (), (), s.body.span.last_char(), region=region)
+
+    # ---- low-level statements ------------------------------------------------------------------
+
+    _PRIM_OPS = {"lock": "mutex.lock", "unlock": "mutex.unlock", "wait": "sem.wait", "post": "sem.post",
+                 "signal": "chan.signal", "await": "chan.await", "sync": "prim.sync", "arrive": "prim.arrive"}
+
+    def _PrimOp(self, s: A.PrimOp) -> None:
+        prim, ref = self.place(s.target)
+        op = self._PRIM_OPS[s.op]
+        if prim.kind in ("mutex", "semaphore") and prim.granularity != "thread":
+            if op in ("mutex.lock", "sem.wait"):
+                self.acquire_as_party(prim, ref, op, s.span)
+            else:
+                self.release_as_party(prim, ref, op, s.span)
+            return
+        self.b.emit(op, (), (ref,), s.span)
+
+    def _Put(self, s: A.Put) -> None:
+        prim, ref = self.place(s.target)
+        value = self.expr(s.value, prim.elem)
+        self.b.emit("chan.put", (), (ref, value), s.span)
+
+    def sync_get(self, e: A.Get, dest):
+        prim, ref = self.place(e.place)
+        return self.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
+
+    def sync_trylock(self, e: A.TryLock, dest):
+        prim, ref = self.place(e.place)
+        if prim.granularity == "thread":
+            return self.emit_value(dest, "mutex.trylock", BOOL, ref, span=e.span)
+        mask, lead = self.leader(prim.granularity, e.span)
+        got = self.b.reg(BOOL, "got")
+        self.b.assign(got, imm(False, BOOL), e.span)
+        self.by_leader(lead, lambda: self.b.emit("mutex.trylock", (got,), (ref,), e.span), e.span, "try")
+        if prim.granularity == "warp":   # the leader's answer, for every lane
+            return self.emit_value(dest, "vote.any", BOOL, got, span=e.span)
+        # thread 0 tells the block through a shared word: the first barrier lets every thread
+        # finish reading the word's last answer, the second publishes the new one
+        shared = self.trylock_slot()
+        self.b.emit("bar.sync", (), (imm(0),), e.span)
+        self.by_leader(lead, lambda: self.b.emit("st", (), (Ref(shared, imm(0)), self.b.op(
+            "cvt", I32, got, span=e.span)), e.span), e.span, "tell")
+        self.b.emit("bar.sync", (), (imm(0),), e.span)
+        word = self.b.op("ld", I32, Ref(shared, imm(0)), span=e.span, uniform="block")
+        return self.binop_into(dest, "cmp.ne", BOOL, word, imm(0), span=e.span)
+
+    def trylock_slot(self) -> str:
+        """A shared word through which thread 0 tells its block whether a @block trylock succeeded."""
+        from .nodes import Array
+        for a in self.b.arrays:
+            if a.name == "trylock.result":
+                return a.name
+        self.b.add_array(Array("trylock.result", "shared", I32, (1,), "data"))
+        return "trylock.result"
+
+    def _BarrierStmt(self, s) -> None:
+        self.b.emit("bar.sync", (), (imm(0),), s.span)
+
+    def _Fence(self, s: A.Fence) -> None:
+        self.b.emit("fence", (), (), s.span, order="sc", scope=s.scope.text)

@@ -1,0 +1,198 @@
+"""Lock elision and warp combining (-O2; off at -O0).
+
+elide_locks guarantees: a @thread critical section whose body is one
+read-modify-write of one memory word (`x[i] = x[i] + e`, or -, &, |, ^, min,
+max; `e` not computed from the word) becomes that one native atomic, with
+acq_rel ordering at the word's scope, so it orders memory as the lock and
+unlock did. Mutual exclusion on one word is what the atomic gives, and the
+program order of each thread is unchanged. A mutex left with no operations is
+dropped.
+
+combine_warps guarantees: a @thread critical section whose lock is the same
+for every lane of a warp (its index is warp-uniform), and whose body neither
+waits, meets a barrier nor uses warp operations, is entered once per warp: the
+warp's lowest active lane acquires, then each active lane runs its body in
+lane order, one at a time (a __syncwarp between turns orders their memory),
+and the leader releases. Mutual exclusion holds (the warp holds the lock and
+its lanes take turns) and each thread's program order is kept; the lock sees
+one acquisition per warp instead of one per lane.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...frontend.types import BOOL, I32, U32
+from ..builder import KernelBuilder
+from ..cfg import CFG
+from ..context import PassContext
+from ..nodes import Instr, Kernel, Reg, imm
+from ..regions import encloses, isolate
+from ..uniformity import WARP, Uniformity
+
+_ATOMIC_FOR = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "min": "min", "max": "max"}
+_COMMUTES = {"add", "and", "or", "xor", "min", "max"}
+_NOT_IN_COMBINED = {"barrier", "warp", "prim", "lockbit"}
+
+
+def _regions(k: Kernel) -> dict[int, tuple[tuple[str, int], tuple[str, int]]]:
+    """region id → (its mutex.lock, its mutex.unlock) for @thread critical sections."""
+    locks, unlocks = {}, {}
+    for b in k.blocks:
+        for i, ins in enumerate(b.instrs):
+            region = ins.attr("region")
+            if region is None or ins.op not in ("mutex.lock", "mutex.unlock") \
+                    or k.prim(ins.ref.name).granularity != "thread":
+                continue
+            if ins.op == "mutex.lock":
+                locks[region] = (b.label, i)
+            elif ins.op == "mutex.unlock":
+                unlocks[region] = (b.label, i)
+    return {r: (locks[r], unlocks[r]) for r in locks if r in unlocks}
+
+
+# ---- elision ------------------------------------------------------------------------------
+
+def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
+    changed = False
+    new_code = {b.label: list(b.instrs) for b in k.blocks}
+    for region, ((label, i), (end_label, j)) in sorted(_regions(k).items(), reverse=True):
+        if label != end_label:
+            continue
+        code = new_code[label]
+        atomic = _single_rmw(k, code[i + 1:j])
+        if atomic is None:
+            continue
+        lock, unlock = code[i], code[j]
+        body = [ins for ins in code[i + 1:j] if ins is not atomic[0] and ins is not atomic[1]]
+        load = atomic[0]
+        array = k.array(load.ref.name)
+        scope = "cta" if array.space == "shared" else "gpu"
+        rmw = Instr(f"atom.{atomic[2]}", load.dests, (load.ref, atomic[3]), (("order", "acq_rel"), ("scope", scope)),
+                    atomic[1].span)
+        before = [ins for ins in body if _index(ins, code) < _index(load, code)]
+        after = [ins for ins in body if ins not in before]
+        new_code[label] = code[:i] + before + [rmw] + after + code[j + 1:]
+        changed = True
+        ctx.remark(k.name, "elide", f"the critical section on `{lock.ref.name}` is one atomic {atomic[2]} on "
+                   f"`{load.ref.name}`: the lock is elided for atom.{atomic[2]} with acq_rel ordering (-O2)",
+                   lock.span.to(unlock.span) if lock.span and unlock.span else lock.span)
+    if not changed:
+        return k
+    out = replace(k, blocks=tuple(replace(b, instrs=tuple(new_code[b.label])) for b in k.blocks))
+    used = {ins.ref.name for _, _, ins in out.instructions() if ins.info.group == "prim"}
+    return replace(out, prims=tuple(p for p in out.prims if p.name in used or p.kind != "mutex"))
+
+
+def _index(ins: Instr, code: list[Instr]) -> int:
+    return next(n for n, x in enumerate(code) if x is ins)
+
+
+def _single_rmw(k: Kernel, body: list[Instr]):
+    """(load, store, atomic op, operand) when `body` is pure arithmetic around one x = x ∘ e."""
+    memory = [ins for ins in body if ins.info.group not in ("arith", "special")]
+    if len(memory) != 2 or memory[0].op != "ld" or memory[1].op != "st" or memory[0].ref != memory[1].ref:
+        return None
+    load, store = memory
+    if load.attr("cache") is not None:
+        return None
+    loaded = load.dests[0]
+    value = store.args[1]
+    tainted = {loaded.name}
+    producer = None
+    for ins in body[body.index(load) + 1:body.index(store)]:
+        if any(isinstance(a, Reg) and a.name in tainted for a in ins.args):
+            tainted.update(d.name for d in ins.dests)
+        if value in ins.dests:
+            producer = ins
+        if isinstance(load.ref.index, Reg) and load.ref.index in ins.dests:
+            return None      # the index changes between the load and the store
+    if producer is None or producer.op not in _ATOMIC_FOR or producer.dests[0] != value:
+        return None
+    a, b = producer.args
+    if a == loaded and not (isinstance(b, Reg) and b.name in tainted):
+        return load, store, _ATOMIC_FOR[producer.op], b
+    if b == loaded and producer.op in _COMMUTES and not (isinstance(a, Reg) and a.name in tainted):
+        return load, store, _ATOMIC_FOR[producer.op], a
+    return None
+
+
+# ---- warp combining ----------------------------------------------------------------------
+
+def combine_warps(k: Kernel, ctx: PassContext) -> Kernel:
+    while True:
+        regions = _regions(k)
+        if not regions:
+            return k
+        uniform = Uniformity(k)
+        cfg = CFG(k)
+        for region, (start, end) in sorted(regions.items()):
+            lock = k.block_map()[start[0]].instrs[start[1]]
+            if uniform.level(lock.ref.index) > WARP or not encloses(cfg, *start, *end) \
+                    or not _combinable(k, cfg, start, end):
+                continue
+            k = _combine(k, start, end, ctx)
+            break
+        else:
+            return k
+
+
+def _combinable(k: Kernel, cfg: CFG, start, end) -> bool:
+    blocks = k.block_map()
+    label, i = start
+    end_label, j = end
+    if label == end_label:
+        body = list(blocks[label].instrs[i + 1:j])
+    else:
+        inside, todo = set(), list(cfg.succs[label])
+        while todo:
+            x = todo.pop()
+            if x not in inside and x != end_label:
+                inside.add(x)
+                todo.extend(cfg.succs[x])
+        body = list(blocks[label].instrs[i + 1:]) + list(blocks[end_label].instrs[:j])
+        body += [ins for x in inside for ins in blocks[x].instrs]
+    return all(ins.info.group not in _NOT_IN_COMBINED for ins in body)
+
+
+def _combine(k: Kernel, start, end, ctx: PassContext) -> Kernel:
+    b = KernelBuilder.thaw(k)
+    pre, entry, exit_, after, lock, unlock = isolate(b, start, end, hint="combined")
+    b.at(pre)
+    b.span_now = lock.span
+    mask = b.op("activemask", U32, hint="lanes")
+    leader = b.op("elect", BOOL, hint="leader")
+    acquire = b.new_block("combined.acquire", after=pre)
+    go = b.new_block("combined.go", after=acquire)
+    b.branch(leader, acquire, go)
+    b.at(acquire)
+    b.emit("mutex.lock", (), lock.args, lock.span, party="warp")
+    b.jump(go)
+    b.at(go)
+    b.emit("warp.sync", (), (mask,))
+    turn = b.reg(I32, "turn")
+    b.assign(turn, imm(0))
+    head = b.new_block("combined.turn", after=go)
+    pick = b.new_block("combined.pick", after=head)
+    nxt = b.new_block("combined.next", after=exit_)
+    done = b.new_block("combined.done", after=nxt)
+    b.jump(head)
+    b.at(head)
+    b.branch(b.op("cmp.lt", BOOL, turn, imm(32), hint="more"), pick, done)
+    b.at(pick)
+    lane = b.op("sreg", I32, hint="lane", reg="laneid")
+    b.branch(b.op("cmp.eq", BOOL, lane, turn, hint="mine"), entry, nxt)
+    b.at(exit_)
+    b.jump(nxt)
+    b.at(nxt)
+    b.emit("warp.sync", (), (mask,))
+    b.emit("add", (turn,), (turn, imm(1)))
+    b.jump(head)
+    b.at(done)
+    release = b.new_block("combined.release", after=done)
+    b.branch(leader, release, after)
+    b.at(release)
+    b.emit("mutex.unlock", (), unlock.args, unlock.span, party="warp")
+    b.jump(after)
+    ctx.remark(k.name, "combine", f"the critical section on `{lock.ref.name}` is taken once per warp: its lowest "
+               "active lane acquires, then the lanes run their sections in lane order (-O2)", lock.span)
+    return b.freeze()

@@ -1,0 +1,95 @@
+"""Expansion of primitives into the operations of their implementations.
+
+Guarantee: afterwards no primitive operation is left. Each became its
+implementation's atomics, loads and stores on state arrays (`m.word`,
+`s.count`, `c.data`, ...), lock-bit operations, barriers and spin loops
+(syncc/ir/impls/), with the orderings the fence pass chose placed on the
+atomics and loads that carry them. Named barriers get their ids here: one per
+named-barrier instance and one per warp group of a `namedbar` channel, after
+id 0 when the kernel also uses the block barrier; more than the 16 a block has
+is E0716.
+
+State in global memory is initialized by the runtime before a launch (an
+array's `init`); state in shared memory by the next pass.
+"""
+from __future__ import annotations
+
+from ...frontend.types import ScalarType
+from ..builder import KernelBuilder
+from ..context import PassContext
+from ..impls import barrier, channel, mutex, semaphore
+from ..impls.base import Emitter
+from ..nodes import Imm, Instr, Kernel, Prim
+from ..specials import Specials
+
+_KINDS = {"mutex": mutex.expand, "semaphore": semaphore.expand, "channel": channel.expand,
+          "barrier": barrier.expand}
+
+
+def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
+    b = KernelBuilder.thaw(k)
+    b.prims = _allocate_barriers(k, ctx)
+    prims = {p.name: p for p in b.prims}
+    specials = Specials(b, b.order[0], k.block)
+    em = Emitter(b, ctx, prims, specials.get)
+    em.block_threads = k.threads_per_block
+
+    def kernel_register(name: str, type: ScalarType, init):
+        reg = b.reg(type, name)
+        b.code[b.order[0]].append(Instr("mov", (reg,), (init,)))
+        return reg
+    em.kernel_register = kernel_register
+
+    for label in list(b.order):
+        instrs, term = b.code[label], b.terms[label]
+        b.code[label], b.terms[label] = [], None
+        b.at(label)
+        for ins in instrs:
+            if ins.info.group == "prim":
+                b.span_now = ins.span
+                _KINDS[prims[ins.ref.name].kind](em, prims[ins.ref.name], ins)
+                b.span_now = None
+            else:
+                b.code[b.current].append(ins)
+        b.terms[b.current] = term
+        b.current = None
+    return b.freeze()
+
+
+def _uses_block_barrier(k: Kernel) -> bool:
+    """Will the expanded kernel use barrier 0 (the block barrier)?"""
+    if any(ins.op == "bar.sync" and ins.args[0] == Imm(0, ins.args[0].type) for _, _, ins in k.instructions()):
+        return True
+    for p in k.prims:
+        if p.granularity in ("block", "grid"):
+            return True
+        if p.placement == "shared" and p.impl not in ("namedbar", "bar", "syncwarp") and \
+                not (p.kind == "mutex" and p.impl == "tinylock"):
+            return True   # shared state, initialized behind a block barrier
+    return False
+
+
+def _allocate_barriers(k: Kernel, ctx: PassContext) -> list[Prim]:
+    limit = ctx.target.named_barriers
+    next_id = 1 if _uses_block_barrier(k) else 0
+    out = []
+    for p in k.prims:
+        if p.kind == "barrier" and p.impl == "bar" and p.granularity == "warp":
+            n = p.instances
+        elif p.impl == "namedbar":
+            n = max(1, -(-p.instances // 32))
+        else:
+            out.append(p)
+            continue
+        ids = tuple(range(next_id, next_id + n))
+        next_id += n
+        if next_id > limit:
+            ctx.sink.error("E0716", f"`{p.name}` needs named barriers {ids[0]} to {ids[-1]}, but a block has "
+                           f"{limit} ({'barrier 0 is the block barrier; ' if ids[0] > 0 else ''}"
+                           f"a `namedbar` channel takes one per warp of slots)", p.span,
+                           help="use fewer warps of slots, or `using flag` for this channel")
+        out.append(p.with_attrs(bars=ids))
+        ctx.remark(k.name, "barrier", f"`{p.name}` uses named barrier{'s' if n > 1 else ''} "
+                   f"{ids[0]}{f' to {ids[-1]}' if n > 1 else ''}", p.span)
+    return out
+

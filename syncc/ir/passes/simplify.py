@@ -1,0 +1,71 @@
+"""Clean-up, last: no semantics change, only less to read and to run.
+
+Guarantee: afterwards no block but the entry is unreachable, no block is an
+empty `jmp` (its predecessors jump straight on), a block that is the only
+successor of its only predecessor is merged into it, and no arithmetic or
+special-register read defines a register that nothing reads (what expansion
+and elision leave behind, like a lock's unused ticket).
+"""
+from __future__ import annotations
+
+from ..builder import KernelBuilder
+from ..context import PassContext
+from ..nodes import Branch, Jump, Kernel, Reg
+
+_PURE = ("arith", "special")
+
+
+def simplify_cfg(k: Kernel, ctx: PassContext) -> Kernel:
+    b = KernelBuilder.thaw(k)
+    _drop_dead_values(b)
+    changed = True
+    while changed:
+        changed = False
+        b.drop_unreachable()
+        entry = b.order[0]
+        # empty blocks that only jump on
+        for label in list(b.order[1:]):
+            term = b.terms[label]
+            if not b.code[label] and isinstance(term, Jump) and term.target != label:
+                for other in b.order:
+                    b.replace_targets(other, label, term.target)
+                changed = True
+        # a block whose one predecessor jumps only to it
+        preds: dict[str, list[str]] = {label: [] for label in b.order}
+        for label in b.order:
+            for t in b.terms[label].targets:
+                if t in preds:
+                    preds[t].append(label)
+        for label in b.order:
+            term = b.terms[label]
+            if isinstance(term, Jump) and term.target != entry and preds.get(term.target) == [label] \
+                    and term.target != label:
+                target = term.target
+                b.code[label] = b.code[label] + b.code[target]
+                b.terms[label] = b.terms[target]
+                b.terms[target] = Jump(target)   # now unreachable; dropped next round
+                changed = True
+                break
+    b.drop_unreachable()
+    return b.freeze()
+
+
+def _drop_dead_values(b: KernelBuilder) -> None:
+    """Remove pure instructions whose results are never read, until none is left."""
+    while True:
+        read = set()
+        for label in b.order:
+            for ins in b.code[label]:
+                read.update(a.name for a in ins.args if isinstance(a, Reg))
+                read.update(a.index.name for a in ins.args if isinstance(getattr(a, "index", None), Reg))
+            term = b.terms[label]
+            if isinstance(term, Branch) and isinstance(term.cond, Reg):
+                read.add(term.cond.name)
+        dropped = False
+        for label in b.order:
+            kept = [ins for ins in b.code[label]
+                    if ins.info.group not in _PURE or any(d.name in read for d in ins.dests)]
+            dropped |= len(kept) != len(b.code[label])
+            b.code[label] = kept
+        if not dropped:
+            return

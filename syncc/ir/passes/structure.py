@@ -1,0 +1,242 @@
+"""SIMT-safe structuring: every blocking wait of a @thread primitive becomes a polling loop.
+
+Guarantee: afterwards no @thread primitive has a blocking wait (mutex.lock,
+sem.wait, chan.get, chan.await). Each became
+
+    pre:    enter (a ticket, or nothing), done = false
+    head:   poll each input once (those not already had)    ── seed 000 Listing 15
+            br ready, body, latch
+    body:   the work up to and including the release         ── Listings 7 and 8
+            done = true; jmp latch
+    latch:  br done, after, head
+
+so a lane that acquires runs its critical section and releases *inside* the
+divergent path, before the warp reconverges at `after`. No lane of a warp can
+then wait at the reconvergence point for a lane that waits for it: the SIMT
+deadlock of stack-based reconvergence cannot happen.
+
+Where the release lies: for `critical`, `acquire` and `when` (region=N) it is
+the unlock, the post or the end of the body. For low-level `lock m` it is the
+matching `unlock m`, which must close a single-entry single-exit region
+(E0715 otherwise). For a low-level `get`, `await` or `wait` it is the last
+release (put, signal, post, unlock) inside the code that only runs after the
+wait; with none, the loop body is empty (a plain spin), which is safe unless
+the value comes from the waiter's own warp (see hazards.py).
+"""
+from __future__ import annotations
+
+from ...diagnostics import Note
+from ...frontend.types import BOOL, I32
+from ..builder import KernelBuilder
+from ..cfg import CFG
+from ..context import PassContext
+from ..nodes import Instr, Kernel, Reg, imm
+from ..regions import encloses
+from ..ops import BLOCKING_PRIM, RELEASES
+
+_POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll"}
+_ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter"}
+
+
+def structure(k: Kernel, ctx: PassContext) -> Kernel:
+    refused: set[tuple] = set()
+    while True:
+        found = _next_wait(k, refused)
+        if found is None:
+            return k
+        label, index = found
+        result = _restructure(k, label, index, ctx)
+        if result is None:
+            refused.add((label, index, k.block_map()[label].instrs[index]))
+        else:
+            k = result
+
+
+def _next_wait(k: Kernel, refused) -> tuple[str, int] | None:
+    for b in k.blocks:
+        for i, ins in enumerate(b.instrs):
+            # a lock taken by a party's leader (party=warp, from combine_warps) is one lane's wait
+            if ins.op in BLOCKING_PRIM and ins.attr("party") is None and (b.label, i, ins) not in refused:
+                prim = k.prim(ins.ref.name)
+                if prim is not None and prim.granularity == "thread":
+                    return b.label, i
+    return None
+
+
+def _pure(ins: Instr) -> bool:
+    return ins.info.group in ("arith", "special")
+
+
+def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel | None:
+    block = k.block_map()[label]
+    first = block.instrs[index]
+    region = first.attr("region")
+    # The waits that poll together: a tagged region's, or this one alone.
+    waits = waits_together(block, index)
+    last = waits[-1]
+    cfg = CFG(k)
+    end = release_point(k, cfg, label, last, first)
+    if end is UNPAIRED:
+        _report_unpaired(k, first, ctx)
+        return None
+    b = KernelBuilder.thaw(k)
+    span = first.span
+    b.span_now = span
+    before = list(block.instrs[:index])
+    between = [ins for j, ins in enumerate(block.instrs[index:last + 1], index) if j not in waits]
+    after_waits = list(block.instrs[last + 1:])
+    wait_instrs = [block.instrs[j] for j in waits]
+
+    # pre: what came before, the index arithmetic between the waits, enter, flags
+    b.code[label] = before + between
+    b.terms[label] = None
+    b.at(label)
+    done = b.reg(BOOL, "done")
+    b.assign(done, imm(False, BOOL))
+    tokens, flags = [], []
+    for w in wait_instrs:
+        tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span) if w.op in _ENTER else None)
+        if len(wait_instrs) > 1:
+            got = b.reg(BOOL, "got")
+            b.assign(got, imm(False, BOOL))
+            flags.append(got)
+            for d in w.dests:
+                b.assign(d, imm(0, d.type))
+    head = b.new_block("spin", after=label)
+    b.jump(head)
+
+    # the rest of the block is the start of the loop body; the region's end closes it
+    body = b.new_block("crit" if first.op == "mutex.lock" else "fire", after=head)
+    latch = b.new_block("latch", after=body)
+    after = b.new_block("reconverge", after=latch)
+    b.code[body] = after_waits
+    b.terms[body] = block.term
+    end_label, end_index = end if end is not None else (body, -1)
+    if end_label == label:
+        end_label, end_index = body, end_index - (last + 1)
+    end_block = b.code[end_label]
+    end_ins = end_block[end_index] if end_index >= 0 else None
+    tail = end_block[end_index + 1:]
+    keep = end_block[:end_index + 1]
+    if end_ins is not None and end_ins.op == "region.end":
+        keep = keep[:-1]
+    b.code[after] = tail
+    b.terms[after] = b.terms[end_label]
+    b.code[end_label] = keep
+    b.terms[end_label] = None
+    b.at(end_label)
+    b.assign(done, imm(True, BOOL), end_ins.span if end_ins else span)
+    b.jump(latch)
+
+    # head: poll every input not had yet
+    b.at(head)
+    ready = None
+    attrs = dict(region=region, loop=head, body=body, latch=latch)
+    for n, (w, tok) in enumerate(zip(wait_instrs, tokens)):
+        if flags:
+            poll = b.new_block("poll", after=b.current)
+            had = b.new_block("had", after=poll)
+            b.branch(flags[n], had, poll, w.span)
+            b.at(poll)
+        ok = _emit_poll(b, w, tok, attrs)
+        if flags:
+            b.assign(flags[n], ok, w.span)
+            b.jump(had)
+            b.at(had)
+        else:
+            ready = ok
+    if flags:
+        ready = flags[0]
+        for f in flags[1:]:
+            ready = b.op("and", BOOL, ready, f, hint="ready")
+    b.branch(ready, body, latch, span)
+    b.at(latch)
+    b.branch(done, after, head, span)
+    what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
+            "chan.await": "consumer"}[first.op]
+    prims = ", ".join(sorted({f"`{w.ref.name}`" for w in wait_instrs}))
+    if end is None:
+        message = f"the wait on {prims} became a polling loop (nothing after it releases anything)"
+    else:
+        message = (f"the {what} on {prims} runs inside the polling loop up to its release, so a warp "
+                   f"cannot deadlock on itself (seed 000 Listings 7, 8, 15)")
+    ctx.remark(k.name, "structure", message, span)
+    return b.freeze()
+
+
+def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
+    op = _POLL[w.op]
+    if op == "chan.poll":
+        ok = b.reg(BOOL, "ok")
+        value = b.reg(b.prim(w.ref.name).elem, "value")
+        b.emit(op, (ok, value), (w.ref,), w.span, **attrs)
+        for d in w.dests:
+            b.assign(d, value, w.span)
+        return ok
+    return b.op(op, BOOL, w.ref, tok, hint="ok", span=w.span, **attrs)
+
+
+def waits_together(block, index: int) -> list[int]:
+    """The waits that poll together, starting at instruction `index`: a `when`'s inputs
+    (one region, nothing but index arithmetic between them), or the one wait alone."""
+    region = block.instrs[index].attr("region")
+    waits = [index]
+    if region is not None:
+        for j in range(index + 1, len(block.instrs)):
+            ins = block.instrs[j]
+            if ins.op in BLOCKING_PRIM and ins.attr("region") == region:
+                waits.append(j)
+            elif not _pure(ins):
+                break
+    return waits
+
+
+UNPAIRED = "unpaired"
+
+
+def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
+    """Where the work that must run inside the polling loop ends: (block, index of its last
+    instruction); None for an empty body; UNPAIRED for a `lock` no `unlock` closes."""
+    region = first.attr("region")
+    if region is not None:
+        for b in k.blocks:
+            for j, ins in enumerate(b.instrs):
+                if ins.attr("region") == region and ins.op in ("mutex.unlock", "sem.post", "region.end"):
+                    return b.label, j
+        return None
+    if first.op == "mutex.lock":
+        for end_label, j in _unlocks(k, first):
+            if encloses(cfg, label, last, end_label, j):
+                return end_label, j
+        return UNPAIRED
+    # get / await / wait: the latest release that closes a region with the wait, among the
+    # code that only runs after it (a release elsewhere is the hazard analysis's business)
+    releases = [(b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
+                for j, ins in enumerate(b.instrs) if ins.op in RELEASES and (b.label != label or j > last)]
+    for end_label, j in sorted(releases, key=lambda r: _order(k, r), reverse=True):
+        if encloses(cfg, label, last, end_label, j):
+            return end_label, j
+    return None
+
+
+def _unlocks(k: Kernel, lock: Instr) -> list[tuple[str, int]]:
+    return [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
+            if ins.op == "mutex.unlock" and ins.ref == lock.ref]
+
+
+def _report_unpaired(k: Kernel, lock: Instr, ctx: PassContext) -> None:
+    blocks = k.block_map()
+    notes = [Note("the unlock is here", blocks[lbl].instrs[j].span) for lbl, j in _unlocks(k, lock)[:1]]
+    ctx.sink.error("E0715", f"`lock` of `{lock.ref.name}` has no `unlock` that every path from it reaches "
+                   "within the same block structure", lock.span, notes=notes,
+                   help="unlock in the same block as the lock, or write `critical m { ... }`")
+
+
+def _order(k: Kernel, pos) -> int:
+    label, j = pos
+    n = 0
+    for b in k.blocks:
+        if b.label == label:
+            return n + j
+        n += len(b.instrs) + 1
+    return n

@@ -1,0 +1,68 @@
+"""The compiler's passes, in order: one flat list, a verifier between every two.
+
+    module = compile_module(checked, ctx, dump_after="structure")
+
+Each pass is a function (Kernel, PassContext) -> Kernel in syncc/ir/passes/,
+whose docstring states what it guarantees. `--dump-after NAME` prints the IR
+after the pass of that name (or after `lower`).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .context import PassContext
+from .lower import lower_program
+from .nodes import Kernel, Module
+from .passes.elide import combine_warps, elide_locks
+from .passes.expand import expand_primitives
+from .passes.fences import insert_fences
+from .passes.hazards import check_hazards
+from .passes.initialize import initialize_shared_state
+from .passes.livelock import prevent_livelock
+from .passes.lockbits import allocate_lock_bits
+from .passes.simplify import simplify_cfg
+from .passes.structure import structure
+from .verify import verify_kernel
+
+Pass = Callable[[Kernel, PassContext], Kernel]
+
+# (name, pass, IR stage afterwards, the least -O at which it runs)
+PASSES: list[tuple[str, Pass, str, int]] = [
+    ("check_hazards", check_hazards, "lowered", 0),
+    ("elide_locks", elide_locks, "lowered", 2),
+    ("combine_warps", combine_warps, "lowered", 2),
+    ("structure", structure, "structured", 0),
+    ("insert_fences", insert_fences, "structured", 0),
+    ("prevent_livelock", prevent_livelock, "structured", 0),
+    ("expand_primitives", expand_primitives, "expanded", 0),
+    ("initialize_shared_state", initialize_shared_state, "expanded", 0),
+    ("allocate_lock_bits", allocate_lock_bits, "expanded", 0),
+    ("simplify_cfg", simplify_cfg, "expanded", 0),
+]
+PASS_NAMES = ["lower"] + [name for name, *_ in PASSES]
+
+
+def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
+                   dump: Callable[[str, Module], None] | None = None) -> Module | None:
+    """Lower a checked program and run every pass, verifying the IR after each.
+
+    A pass that reports an error stops the pipeline after it has seen every
+    kernel (so one run reports all the kernels' problems): None is returned."""
+    module = lower_program(checked, ctx)
+    for k in module.kernels:
+        verify_kernel(k, "lowered", "lower")
+    if dump_after == "lower" and dump:
+        dump("lower", module)
+    for name, run, stage, min_opt in PASSES:
+        if ctx.opt < min_opt:
+            continue
+        errors = ctx.sink.error_count
+        kernels = tuple(run(k, ctx) for k in module.kernels)
+        if ctx.sink.error_count > errors:
+            return None
+        for k in kernels:
+            verify_kernel(k, stage, name)
+        module = Module(kernels, module.source)
+        if dump_after == name and dump:
+            dump(name, module)
+    return module

@@ -1,0 +1,87 @@
+"""Small valid programs covering every implementation of every primitive kind,
+at every placement and granularity it supports, in every statement form.
+
+Used by test_pipeline_matrix.py: each program must compile through every pass,
+on every target, at -O0 and -O2, with the verifier content after each pass.
+"""
+from __future__ import annotations
+
+from syncc.frontend.catalogue import IMPLEMENTATIONS
+
+# What a party does with each kind: statement bodies, by form. `{p}` is the primitive.
+_BODIES = {
+    "mutex": {
+        "critical": "critical {p}[0] {{ out[0] += 1 }}",
+        "critical-rmw": "critical {p}[1] {{ out[1] = out[1] + tid }}",
+        "critical-two": "critical {p}[warp] {{\n        out[0] += 1\n        out[1] += tid\n    }}",
+        "lock": "lock {p}[0]\n    out[2] += 1\n    unlock {p}[0]",
+        "trylock": "if trylock {p}[1] {{\n        out[3] += 1\n        unlock {p}[1]\n    }}",
+    },
+    "semaphore": {
+        "acquire": "acquire {p}[0] {{ out[0] += 1 }}",
+        "wait": "wait {p}[1]\n    out[1] += 1\n    post {p}[1]",
+    },
+    "channel": {
+        "when": "if tid == 0 {{ put {p}[0] = 7 }}\n    when x = {p}[0] {{ out[tid] = x }}",
+        "get": "if tid == 0 {{ put {p}[1] = 5 }}\n    let y = get {p}[1]\n    out[tid] = y",
+        "await": "if tid == 0 {{ signal {p}[2] }}\n    await {p}[2]",
+        "read": "put {p}[64 + tid] = tid\n    out[tid] = {p}[64 + tid]",
+    },
+}
+
+# Channel slots at @warp/@block are filled by the whole party: keep every form per party.
+_PARTY_CHANNEL = {
+    "get": "if {lead} {{ put {p}[tid] = 5 }}\n    let y = get {p}[tid % 32]\n    out[tid] = y",
+    "when": "if {lead} {{ put {p}[tid] = tid }}\n    when x = {p}[tid % 32] {{ out[tid] = x }}",
+}
+_LEAD = {"warp": "warp == 0", "block": "bid == 0"}
+
+
+def programs():
+    """(name, source) for every implementation × placement × granularity × form."""
+    for impl in IMPLEMENTATIONS:
+        for placement in impl.placements:
+            for gran in impl.granularities:
+                if placement == "shared" and gran == "block" and impl.kind != "barrier":
+                    continue          # E0402: a shared primitive is not contended across blocks
+                if impl.kind == "barrier":
+                    yield from _barriers(impl, placement, gran)
+                    continue
+                bodies = _BODIES[impl.kind]
+                if impl.kind == "channel" and gran != "thread":
+                    bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
+                for form, body in bodies.items():
+                    if form == "trylock" and not impl.abandonable:
+                        continue
+                    yield _program(impl, placement, gran, form, body)
+
+
+def _decl(impl, placement, gran) -> str:
+    arg = "(2)" if impl.kind == "semaphore" else ""
+    slot = ": i32" if impl.kind == "channel" else ""
+    size = 128 if impl.kind == "channel" else 8
+    return f"{impl.kind} p[{size}]{arg}{slot} in {placement} @{gran} using {impl.name}"
+
+
+def _program(impl, placement, gran, form, body) -> tuple[str, str]:
+    grid = 1 if placement == "shared" or impl.kind == "channel" else 2
+    name = f"{impl.kind}-{impl.name}-{placement}-{gran}-{form}"
+    src = (f"kernel k(out: global i32[256]) launch grid({grid}) block(64) {{\n"
+           f"    {_decl(impl, placement, gran)}\n"
+           f"    {body.format(p='p')}\n}}\n")
+    return name, src
+
+
+def _barriers(impl, placement, gran):
+    name = f"barrier-{impl.name}-{placement}-{gran}"
+    if gran == "warp" and impl.name == "bar":
+        yield name + "-named", ("kernel k(out: global i32[256]) launch grid(1) block(128) {\n"
+                                "    barrier b[2](128) in shared @warp using bar\n"
+                                "    if warp < 2 { out[tid] = tid\n        arrive b[0] }"
+                                " else { sync b[0]\n        out[tid] = out[tid - 64] }\n"
+                                "    sync b[1]\n}\n")
+        return
+    grid = 4 if gran == "grid" else 1
+    yield name, (f"kernel k(out: global i32[256]) launch grid({grid}) block(64) {{\n"
+                 f"    barrier b in {placement} @{gran} using {impl.name}\n"
+                 f"    out[gtid] = 1\n    sync b\n    out[gtid] += out[(gtid + 1) % {grid * 64}]\n}}\n")
