@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..frontend.types import ScalarType
 from ..source import Span
-from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Reg, Return, Terminator
+from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Ref, Reg, Return, Terminator
 
 
 class KernelBuilder:
@@ -150,6 +150,23 @@ class KernelBuilder:
             if term is not None:
                 todo.extend(term.targets)
         self.order = [label for label in self.order if label in seen]
+
+
+
+    def rename(self, names: dict[str, Reg]) -> None:
+        """Replace every read of the registers named in `names` (operands, indices, branch conditions)."""
+        def sub(v):
+            if isinstance(v, Reg):
+                return names.get(v.name, v)
+            if isinstance(v, Ref) and isinstance(v.index, Reg) and v.index.name in names:
+                return replace(v, index=names[v.index.name])
+            return v
+        for label in self.order:
+            self.code[label] = [replace(ins, args=tuple(sub(a) for a in ins.args))
+                                if any(sub(a) is not a for a in ins.args) else ins for ins in self.code[label]]
+            term = self.terms[label]
+            if isinstance(term, Branch) and isinstance(term.cond, Reg) and term.cond.name in names:
+                self.terms[label] = replace(term, cond=names[term.cond.name])
 
 
 __all__ = ["KernelBuilder", "Branch", "Jump", "Return"]

@@ -8,6 +8,9 @@ from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Array, Imm, Instr, Prim, Ref, Reg, imm
 
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "xor": lambda a, b: a ^ b}
+
 
 class Emitter:
     """Emits one primitive operation's expansion into a KernelBuilder at its current block."""
@@ -16,6 +19,7 @@ class Emitter:
         self.b, self.ctx, self.prims = b, ctx, prims
         self.target = ctx.target
         self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
+        self.spinning: list[set[str]] = []   # per enclosing spin: scopes of acquires it owes a fence
 
     # ---- state
     def state(self, prim: Prim, role: str, count: int, init=None, elem: ScalarType = I32,
@@ -41,18 +45,50 @@ class Emitter:
         return next(a for a in self.b.arrays if a.name == name)
 
     def ld(self, array: str, index, hint="v", **attrs) -> Reg:
-        return self.b.op("ld", self._array(array).elem, Ref(array, index), hint=hint, **attrs)
+        return self.ordered(lambda extra: self.b.op("ld", self._array(array).elem, Ref(array, index), hint=hint,
+                                                    **extra), array, attrs)
 
     def st(self, array: str, index, value, **attrs) -> None:
-        self.b.emit("st", (), (Ref(array, index), value), **attrs)
+        self.ordered(lambda extra: self.b.emit("st", (), (Ref(array, index), value), **extra), array, attrs)
 
     def atom(self, op: str, array: str, index, *values, hint="old", **attrs) -> Reg:
         elem = self._array(array).elem
-        return self.b.op(f"atom.{op}", elem, Ref(array, index), *values, hint=hint,
-                         scope=attrs.pop("scope", None) or ("cta" if self._array(array).space == "shared" else "gpu"),
-                         order=attrs.pop("order", "relaxed"), **attrs)
+        attrs.setdefault("order", "relaxed")
+        return self.ordered(lambda extra: self.b.op(f"atom.{op}", elem, Ref(array, index), *values, hint=hint,
+                                                    **extra), array, attrs)
 
-    def op(self, op: str, type: ScalarType, *args, hint="t", **attrs) -> Reg:
+    def ordered(self, emit, array: str, attrs: dict):
+        """Emit a memory operation with the ordering `attrs` asks for: on the operation itself where
+        the target's loads, stores and atomics carry one (PTX), else as explicit fences around it, a
+        release before and an acquire after (Fermi)."""
+        order, scope = attrs.pop("order", None), attrs.pop("scope", None)
+        scope = scope or ("cta" if self._array(array).space == "shared" else "gpu")
+        if self.target.ordered_atomics:
+            if order is not None:
+                attrs.update(order=order, scope=scope)
+            return emit(attrs)
+        if order in ("release", "acq_rel"):
+            self.b.emit("fence", (), (), order="acq_rel", scope=scope)
+        result = emit(attrs)
+        if order in ("acquire", "acq_rel"):
+            if self.spinning and order == "acquire":
+                self.spinning[-1].add(scope)      # one fence when the spin ends, not one per poll
+            else:
+                self.b.emit("fence", (), (), order="acq_rel", scope=scope)
+        return result
+
+    def op(self, op: str, type: ScalarType, *args, hint="t", **attrs):
+        """An arithmetic result: folded when the operands are constants or an identity applies."""
+        if op in _FOLD and all(isinstance(a, Imm) for a in args):
+            return imm(_FOLD[op](*(a.value for a in args)), type)
+        if op in ("add", "sub") and isinstance(args[1], Imm) and args[1].value == 0:
+            return args[0]
+        if op == "add" and isinstance(args[0], Imm) and args[0].value == 0:
+            return args[1]
+        if op == "mul" and any(isinstance(a, Imm) and a.value == 0 for a in args):
+            return imm(0, type)
+        if op == "mul" and any(isinstance(a, Imm) and a.value == 1 for a in args):
+            return args[1] if isinstance(args[0], Imm) and args[0].value == 1 else args[0]
         return self.b.op(op, type, *args, hint=hint, **attrs)
 
     def eq(self, a, b) -> Reg:
@@ -66,12 +102,15 @@ class Emitter:
     # ---- control flow
     def spin(self, attempt, on_fail=None, hint="wait") -> None:
         """Repeat `attempt()` (returning a bool register) until it is true: a loop for one lane,
-        or a warp-uniform loop (Listing 9's vote)."""
+        or a warp-uniform loop (Listing 9's vote). Where fences stand in for acquiring loads
+        (Fermi), the loop polls relaxed and one fence follows it."""
         head = self.b.new_block(hint, after=self.b.current)
         exit_ = self.b.new_block(f"{hint}.done", after=head)
         self.b.jump(head)
         self.b.at(head)
+        self.spinning.append(set())
         ok = attempt()
+        scopes = self.spinning.pop()
         if on_fail is None:
             self.b.branch(ok, exit_, head)
         else:
@@ -81,6 +120,8 @@ class Emitter:
             on_fail()
             self.b.jump(head)
         self.b.at(exit_)
+        for scope in sorted(scopes, key=("cta", "gpu", "sys").index)[-1:]:   # the widest covers the rest
+            self.b.emit("fence", (), (), order="acq_rel", scope=scope)
 
     def when(self, cond, emit, hint="then") -> None:
         """if cond { emit() }"""

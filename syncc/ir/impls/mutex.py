@@ -189,7 +189,8 @@ class Mcs(Tas):
     def unlock(cls, em, prim, ins):
         tail, head, link, waiting, busy = cls.arrays(em, prim)
         me = em.ld(head, ins.ref.index, hint="me")
-        succ = em.ld(link, me, hint="succ", cache="cg")
+        # acquire: the successor initialized its node before linking it
+        succ = em.ld(link, me, hint="succ", cache="cg", order="acquire", scope="gpu")
 
         def hand_over():
             em.st(waiting, succ, imm(0), **em.order(ins))
@@ -199,7 +200,8 @@ class Mcs(Tas):
 
             def wait_for_successor():   # it swapped itself into the tail but has not linked yet
                 def linked():
-                    em.b.emit("ld", (succ,), (Ref(link, me),), cache="cg")
+                    em.ordered(lambda extra: em.b.emit("ld", (succ,), (Ref(link, me),), cache="cg", **extra),
+                               link, {"order": "acquire", "scope": "gpu"})
                     return em.op("cmp.ne", BOOL, succ, imm(NONE))
                 em.spin(linked, hint="link")
                 hand_over()

@@ -4,13 +4,14 @@
               (seed 001 Algorithm 4)
     backoff   as spin, sleeping a growing delay after each failure (seed 001 Algorithm 4)
     sleeping  fetch-and-add: enter does C++; with the old value below N the waiter holds a permit
-              at once, else it waits for turn > its ticket (old - N); post does C-- and, if waiters
-              remain (old C > N), turn++. At most two atomics per operation (seed 001 Algorithm 5)
+              at once, else it takes a ticket T++ and waits for turn > its ticket; post does C--
+              and, if someone waits (old C > N), turn++. At most two atomics per operation
+              (seed 001 Algorithm 5)
 """
 from __future__ import annotations
 
 from ...frontend.types import BOOL, I32
-from ..nodes import Instr, Prim, imm
+from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
 
 
@@ -62,8 +63,13 @@ class Spin:
         em.spin(lambda: cls.attempt(em, prim, ins, token), hint="wait")
 
     @classmethod
+    def once(cls, em: Emitter, prim: Prim, ins: Instr):
+        """One attempt that takes nothing it could not give back (for trywait)."""
+        return cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+
+    @classmethod
     def do_trywait(cls, em, prim, ins):
-        ok = cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+        ok = cls.once(em, prim, ins)
         em.when(ok, lambda: em.fence_if_needed(ins), hint="permitted")
         em.b.assign(ins.dests[0], ok)
 
@@ -73,6 +79,10 @@ class Spin:
 
 
 class Backoff(Spin):
+    @classmethod
+    def once(cls, em, prim, ins):
+        return Spin.attempt(em, prim, ins, None)     # a trywait fails at once: no delay
+
     @classmethod
     def enter(cls, em, prim, ins):
         return imm(dict(prim.params).get("min_delay", 32))
@@ -91,19 +101,28 @@ class Backoff(Spin):
 
 
 class Sleeping(Spin):
+    """Seed 001 Algorithm 5. `holders` counts who is inside or waiting; over capacity a waiter takes
+    a ticket (0, 1, 2, ...) and waits until `turn`, the posts that let a waiter in, passes it."""
+
     @staticmethod
     def arrays(em, prim):
-        return em.state(prim, "holders", prim.instances, 0), em.state(prim, "turn", prim.instances, 0)
+        return (em.state(prim, "holders", prim.instances, 0), em.state(prim, "tickets", prim.instances, 0),
+                em.state(prim, "turn", prim.instances, 0))
 
     @classmethod
     def enter(cls, em, prim, ins):
-        holders, _ = cls.arrays(em, prim)
+        holders, tickets, _ = cls.arrays(em, prim)
         old = em.atom("add", holders, ins.ref.index, imm(1), hint="arrived")
-        return em.op("sub", I32, old, imm(prim.count or 0), hint="ticket")   # negative: a permit at once
+        ticket = em.b.reg(I32, "ticket")
+        em.either(em.op("cmp.lt", BOOL, old, imm(prim.count or 0), hint="room"),
+                  lambda: em.b.assign(ticket, imm(-1)),          # under capacity: a permit at once
+                  lambda: em.b.emit("atom.add", (ticket,), (Ref(tickets, ins.ref.index), imm(1)),
+                                    order="relaxed", scope=_scope(prim)), hint="capacity")
+        return ticket
 
     @classmethod
     def attempt(cls, em, prim, ins, token):
-        _, turn = cls.arrays(em, prim)
+        _, _, turn = cls.arrays(em, prim)
         ok = em.b.reg(BOOL, "ok")
 
         def queued():
@@ -114,11 +133,30 @@ class Sleeping(Spin):
         return ok
 
     @classmethod
+    def once(cls, em, prim, ins):
+        """trywait: take a permit only if one is free, without a ticket (a cas, not an add)."""
+        holders, _, _ = cls.arrays(em, prim)
+        seen = em.ld(holders, ins.ref.index, hint="holders", **em.poll_cache(holders))
+        ok = em.b.reg(BOOL, "ok")
+
+        def take():
+            old = em.atom("cas", holders, ins.ref.index, seen, em.op("add", I32, seen, imm(1), hint="more"),
+                          **em.order(ins))
+            em.b.emit("cmp.eq", (ok,), (old, seen))
+        em.either(em.op("cmp.lt", BOOL, seen, imm(prim.count or 0)), take,
+                  lambda: em.b.assign(ok, imm(False, BOOL)), hint="room")
+        return ok
+
+    @classmethod
     def post(cls, em, prim, ins):
-        holders, turn = cls.arrays(em, prim)
+        holders, _, turn = cls.arrays(em, prim)
         old = em.atom("sub", holders, ins.ref.index, imm(1), **em.order(ins))
         em.when(em.op("cmp.gt", BOOL, old, imm(prim.count or 0)),
                 lambda: em.atom("add", turn, ins.ref.index, imm(1), **em.order(ins)), hint="waiters")
+
+
+def _scope(prim: Prim) -> str:
+    return "cta" if prim.placement == "shared" else "gpu"
 
 
 _IMPLS = {"spin": Spin, "backoff": Backoff, "sleeping": Sleeping}

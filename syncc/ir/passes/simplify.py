@@ -4,7 +4,8 @@ Guarantee: afterwards no block but the entry is unreachable, no block is an
 empty `jmp` (its predecessors jump straight on), a block that is the only
 successor of its only predecessor is merged into it, and no arithmetic or
 special-register read defines a register that nothing reads (what expansion
-and elision leave behind, like a lock's unused ticket).
+and elision leave behind, like a lock's unused ticket), and the entry block
+computes each built-in value once (lowering and expansion both ask for `tid`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ _PURE = ("arith", "special")
 
 def simplify_cfg(k: Kernel, ctx: PassContext) -> Kernel:
     b = KernelBuilder.thaw(k)
+    _common_entry_values(b)
     _drop_dead_values(b)
     changed = True
     while changed:
@@ -69,3 +71,26 @@ def _drop_dead_values(b: KernelBuilder) -> None:
             b.code[label] = kept
         if not dropped:
             return
+
+
+def _common_entry_values(b: KernelBuilder) -> None:
+    """An entry-block computation repeated with the same operands reuses the first result
+    (registers assigned once in the kernel only: their value never changes)."""
+    defs: dict[str, int] = {}
+    for label in b.order:
+        for ins in b.code[label]:
+            for d in ins.dests:
+                defs[d.name] = defs.get(d.name, 0) + 1
+    seen: dict[tuple, Reg] = {}
+    names: dict[str, Reg] = {}
+    for ins in b.code[b.order[0]]:
+        if ins.info.group not in _PURE or len(ins.dests) != 1 or defs[ins.dests[0].name] != 1:
+            continue
+        args = tuple(names.get(a.name, a) if isinstance(a, Reg) else a for a in ins.args)
+        key = (ins.op, args, ins.attrs, ins.dests[0].type)
+        if key in seen:
+            names[ins.dests[0].name] = seen[key]
+        else:
+            seen[key] = ins.dests[0]
+    if names:
+        b.rename(names)
