@@ -4,6 +4,7 @@
     syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast, --emit ir, --dump-after PASS)
     syncc run FILE --target fermi-sim         run the host block
     syncc explain FILE                        what the compiler chose, inserted, and why
+    syncc opt FILE.ir -p PASS                 run passes on IR text (pass tests)
 
 Exit status: 0 ok, 1 the program has errors, 2 usage (or a part not built yet),
 3 the program deadlocked or livelocked when run, 101 an internal compiler error.
@@ -223,6 +224,30 @@ def explain(file, target, opt, defines, error_format, color, debug) -> int:
     if comp.context is not None:
         click.echo(explain_text(comp, target), nl=False)
     return EXIT_ERRORS if not comp.ok else EXIT_OK
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-p", "--pass", "passes", multiple=True, required=True, type=click.Choice(PASS_NAMES[1:]),
+              metavar="PASS", help="A pass to run (repeatable, in order): " + ", ".join(PASS_NAMES[1:]) + ".")
+@click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
+@_machine
+@_opt_level
+@_common
+def opt(file, passes, remarks, target, opt, defines, error_format, color, debug) -> int:
+    """Run passes on IR text (what `build --emit ir` prints) and print the result: for pass tests."""
+    from .driver import opt_file
+    from .ir.printer import print_module
+    reporter = Reporter(error_format, color)
+    comp = opt_file(file, list(passes), target, opt)
+    reporter.report(comp)
+    if comp.ir is None:
+        return reporter.finish(1)
+    text = print_module(comp.ir)
+    if remarks:
+        text += "".join(f"; remark {r.topic}: {r.message}\n" for r in comp.context.remarks)
+    click.echo(text, nl=False)
+    return EXIT_OK
 
 
 def _write(output: str, text: str) -> None:

@@ -14,6 +14,7 @@ CODES: dict[str, str] = {
     "E0006": "unterminated string or comment",
     "E0007": "cannot read file",
     "E0008": "file too large",
+    "E0009": "invalid IR text",
     # names and modules
     "E0101": "unknown name",
     "E0102": "defined twice",

@@ -145,3 +145,32 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     if comp.ok:
         comp.lower(FOR_OUTPUT[target], opt, dump_after, dump)
     return comp
+
+
+def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) -> Compilation:
+    """Read IR text (syncc/ir/printer.py's form), run the named passes on it (`syncc opt`)."""
+    from .diagnostics import Severity
+    from .ir.context import PassContext
+    from .ir.parser import IRSyntaxError, parse_ir
+    from .ir.pipeline import run_passes
+    from .ir.verify import IRVerifyError
+    from .targets import FOR_OUTPUT
+    comp = Compilation()
+    source = comp.read(path)
+    if source is None:
+        return comp
+    try:
+        module = parse_ir(source.text)
+    except IRSyntaxError as e:
+        comp.sink.error("E0009", str(e), source.span_at(e.line, e.col))
+        return comp
+    if module.source and comp.sources.get(module.source) is None:
+        load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
+    comp.context = PassContext(FOR_OUTPUT[target], opt, comp.sink)
+    try:
+        comp.ir = run_passes(module, passes, comp.context)
+    except IRVerifyError as e:
+        if "reading" not in str(e):
+            raise
+        comp.sink.add(Diagnostic(Severity.ERROR, "E0009", f"the IR does not verify: {e}", None, file=path))
+    return comp

@@ -62,6 +62,12 @@ class SourceFile:
         end_line, end_col = self.position(end)
         return Span(self.path, start, end, line, col, end_line, end_col)
 
+    def span_at(self, line: int, col: int) -> Span:
+        """A one-character span at a 1-based line and column (clamped to the file)."""
+        line = max(1, min(line, len(self._line_starts)))
+        start = min(len(self.text), self._line_starts[line - 1] + max(0, col - 1))
+        return self.span(start, min(len(self.text), start + 1))
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line break ('' past the end)."""
         if line < 1 or line > len(self._line_starts):

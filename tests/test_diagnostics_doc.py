@@ -31,7 +31,7 @@ NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
 ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
 # The codes that cannot be shown as a program on the page; each has a test below.
-NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0107", "E0108", "E0110"}
+NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110"}
 
 
 @dataclass
@@ -300,7 +300,29 @@ def _import_too_deep(tmp_path, monkeypatch):
     return _check(main)
 
 
+def _bad_ir(tmp_path, monkeypatch):
+    path = tmp_path / "bad.ir"
+    path.write_text('module "x.sync"\nkernel @k() {\nentry:\n  %a: i32 = frobnicate 1:i32\n  ret\n}\n')
+    run = syncc("opt", str(path), "-p", "structure", "--error-format=json")
+    records = [json.loads(line) for line in run.err.splitlines()]
+    [r] = records
+    assert r["line"] == 4 and "unknown operation `frobnicate`" in r["message"]
+    return run.code, records
+
+
+def _unverified_ir(tmp_path, monkeypatch):
+    path = tmp_path / "unverified.ir"
+    path.write_text('module "x.sync"\nkernel @k() {\nentry:\n  %a: i32 = add %a, 1:i32\n  ret\n}\n')
+    run = syncc("opt", str(path), "-p", "structure", "--error-format=json")
+    records = [json.loads(line) for line in run.err.splitlines()]
+    [r] = records
+    assert "does not verify" in r["message"] and "%a" in r["message"]
+    return run.code, records
+
+
 BUILT = [
+    ("E0009", _bad_ir),
+    ("E0009", _unverified_ir),
     ("E0004", _not_utf8),
     ("E0005", _too_deep),
     ("E0005", _too_deep_blocks),

@@ -19,7 +19,9 @@ _parser: Lark | None = None
 
 
 class IRSyntaxError(ValueError):
-    pass
+    def __init__(self, message: str, line: int = 0, col: int = 0):
+        super().__init__(message)
+        self.line, self.col = line, col
 
 
 def _lark() -> Lark:
@@ -31,12 +33,20 @@ def _lark() -> Lark:
 
 
 def parse_ir(text: str) -> Module:
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import UnexpectedInput, VisitError
     try:
         tree = _lark().parse(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as e:
-        raise IRSyntaxError(f"line {e.line}, column {e.column}: {e}") from None
-    return _Build().transform(tree)
+        token = getattr(e, "token", None)
+        found = token.value if token is not None else getattr(e, "char", None)
+        raise IRSyntaxError(f"unexpected `{found}` in the IR text" if found else "malformed IR text",
+                            e.line, e.column) from None
+    try:
+        return _Build().transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, IRSyntaxError):
+            raise e.orig_exc from None
+        raise
 
 
 def _type(name: str):
@@ -47,10 +57,10 @@ def _type(name: str):
 
 class _PendingReg:
     """A register named in an operand, typed once the kernel's definitions are known."""
-    __slots__ = ("name",)
+    __slots__ = ("name", "line", "col")
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, line: int = 0, col: int = 0):
+        self.name, self.line, self.col = name, line, col
 
 
 @v_args(inline=True)
@@ -166,13 +176,14 @@ class _Build(Transformer):
         return list(attrs)
 
     def instr(self, dests, op, bare, operands, attrs, loc):
-        return (dests or (), str(op), None if bare is None else str(bare), operands or [], attrs, loc)
+        return (dests or (), op, None if bare is None else str(bare), operands or [], attrs, loc)
 
     def _instr(self, raw, types) -> Instr:
         from .ops import OPS
-        dests, op, bare, args, attrs, loc = raw
+        dests, token, bare, args, attrs, loc = raw
+        op = str(token)
         if op not in OPS:
-            raise IRSyntaxError(f"unknown operation `{op}`")
+            raise IRSyntaxError(f"unknown operation `{op}`", token.line, token.column)
         if bare is not None:
             attrs = [(OPS[op].bare, bare)] + attrs
         return Instr(op, dests, tuple(self._operand(a, types) for a in args), tuple(attrs), self._loc(loc))
@@ -180,7 +191,7 @@ class _Build(Transformer):
     def _operand(self, a, types):
         if isinstance(a, _PendingReg):
             if a.name not in types:
-                raise IRSyntaxError(f"%{a.name} is used but never defined")
+                raise IRSyntaxError(f"%{a.name} is used but never defined", a.line, a.col)
             return Reg(a.name, types[a.name])
         if isinstance(a, tuple) and a[0] == "ref":
             return Ref(a[1], self._operand(a[2], types))
@@ -202,7 +213,7 @@ class _Build(Transformer):
         return Span(self.source or "<ir>", 0, 0, line, col, line, col)
 
     def reg(self, tok):
-        return _PendingReg(str(tok)[1:])
+        return _PendingReg(str(tok)[1:], tok.line, tok.column)
 
     def ref(self, name, index):
         return ("ref", str(name)[1:], index)

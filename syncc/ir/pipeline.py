@@ -66,3 +66,24 @@ def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
         if dump_after == name and dump:
             dump(name, module)
     return module
+
+
+def run_passes(module: Module, names: list[str], ctx: PassContext) -> Module | None:
+    """Run the named passes, in the order given, on IR read from text (`syncc opt`): the input is
+    verified at the stage each pass expects, and the result after each. None after an error."""
+    stage_before, stage = {}, "lowered"
+    for name, _, after, _ in PASSES:
+        stage_before[name], stage = stage, after
+    table = {name: (run, after) for name, run, after, _ in PASSES}
+    for name in names:
+        run, after = table[name]
+        for k in module.kernels:
+            verify_kernel(k, stage_before[name], "reading")
+        errors = ctx.sink.error_count
+        kernels = tuple(run(k, ctx) for k in module.kernels)
+        if ctx.sink.error_count > errors:
+            return None
+        for k in kernels:
+            verify_kernel(k, after, name)
+        module = Module(kernels, module.source)
+    return module

@@ -79,6 +79,9 @@ class _Checker:
         if not all(isinstance(d, Reg) for d in ins.dests):
             self.bad(where, "defines something that is not a register")
             return
+        if not all(isinstance(a, (Reg, Imm, Ref)) for a in ins.args):
+            self.bad(where, "has an operand that is not a register, immediate or reference")
+            return
         if info.operands is not None and len(ins.args) != info.operands:
             self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):

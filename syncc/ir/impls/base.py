@@ -163,7 +163,7 @@ class Emitter:
 
     def group(self, prim: Prim, index) -> object:
         """The slot group a @warp (32 slots) or @block (one per thread) channel publishes at once."""
-        size = 32 if prim.granularity == "warp" else self.builtin("ntid")
+        size = imm(32) if prim.granularity == "warp" else self.builtin("ntid")
         if isinstance(index, Imm) and isinstance(size, Imm):
             return imm(index.value // size.value)
         return self.b.op("div", I32, index, size, hint="group")

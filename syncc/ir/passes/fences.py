@@ -43,11 +43,24 @@ def needs_ordering(prim: Prim, target) -> bool:
     return True
 
 
+# What each ordering prevents, said at the operation that gets it (for `syncc explain`).
+_WHY = {
+    ("acquire", "mutex"): "the critical section cannot read memory older than the previous holder's writes",
+    ("release", "mutex"): "the critical section's writes are visible before the next holder enters",
+    ("acquire", "semaphore"): "the guarded code cannot read memory older than what the last poster wrote",
+    ("release", "semaphore"): "the guarded code's writes are visible before the permit is returned",
+    ("acquire", "channel"): "what the consumer reads after the slot is full is what the producer wrote",
+    ("release", "channel"): "the value and the producer's earlier writes are visible before the slot reads full",
+    ("acq_rel", "barrier"): "writes before the grid barrier are visible to every thread after it",
+}
+_WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
+
+
 def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
     b = KernelBuilder.thaw(k)
     ordered = ctx.target.ordered_atomics
     fenced_bodies: dict[str, str] = {}     # critical-section block → scope of the fence at its start
-    told: set[str] = set()
+    told: set[tuple] = set()
     for label in list(b.order):
         out: list[Instr] = []
         for ins in b.code[label]:
@@ -57,28 +70,31 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
                 out.append(ins)
                 continue
             scope = scope_of(prim)
+            fence = Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span)
             if ordered:
                 out.append(ins.with_attrs(order=role, scope=scope))
+                how = f"{role} at {scope} scope on the operation itself, no separate fence"
             elif role == "release":
-                out.append(Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span))
-                out.append(ins)
+                out += [fence, ins]
+                how = f"fence.{scope} before it"
             elif role == "acq_rel":        # a grid barrier: order both ways
-                out.append(Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span))
-                out.append(ins)
-                out.append(Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span))
+                out += [fence, ins, fence]
+                how = f"fence.{scope} before and after it"
             elif ins.attr("body") is not None:   # a poll: fence where its loop's body begins
                 fenced_bodies.setdefault(ins.attr("body"), scope)
                 out.append(ins)
+                how = f"fence.{scope} where the polling loop's body begins"
             elif ins.op in ("mutex.trylock", "sem.trywait"):
                 out.append(ins.with_attrs(order="acquire", scope=scope))   # expansion fences the success path
+                how = f"fence.{scope} when the attempt succeeds"
             else:                            # a leader's blocking acquire
-                out.append(ins)
-                out.append(Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span))
-            if prim.name not in told:
-                told.add(prim.name)
-                how = "carried by its own atomics and loads" if ordered else "with explicit fences"
-                ctx.remark(k.name, "fence", f"`{prim.name}`: acquire after each successful wait and release at "
-                           f"each release, at {scope} scope ({prim.placement} memory), {how}", prim.span)
+                out += [ins, fence]
+                how = f"fence.{scope} after it"
+            key = (role, prim.name, ins.span)
+            if key not in told:
+                told.add(key)
+                ctx.remark(k.name, "fence", f"{_WHAT[role]} `{prim.name}` at `{ins.op}` ({how}): "
+                           f"{_WHY[(role, prim.kind)]}", ins.span)
         b.code[label] = out
     for label, scope in fenced_bodies.items():
         first = b.code[label][0].span if b.code[label] else None

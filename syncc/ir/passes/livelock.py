@@ -35,6 +35,7 @@ def prevent_livelock(k: Kernel, ctx: PassContext) -> Kernel:
         mask = b.reg(U32, "lanes")
         b.code[head].insert(0, Instr("activemask", (mask,), (), (), poll.span))
         b.code[latch].insert(0, Instr("warp.sync", (), (mask,), (), poll.span))
-        ctx.remark(k.name, "syncwarp", f"__syncwarp on the polling loop of `{poll.ref.name}`: the lanes that wait "
-                   "let the lane that holds it run (seed 003 Listing 3.6)", poll.span)
+        ctx.remark(k.name, "syncwarp", f"__syncwarp closes each round of the polling loop on `{poll.ref.name}`: "
+                   "the lanes still waiting let the lanes that got through run their body and release, so a "
+                   "warp split cannot starve them (seed 003 Listing 3.6)", poll.span)
     return b.freeze()
