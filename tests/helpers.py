@@ -53,8 +53,8 @@ def filecheck(check_file: Path, text: str) -> str | None:
     return None if code == 0 else report.getvalue() or f"filecheck exited {code}"
 
 
-_RUN = re.compile(r"^\s*//\s*RUN:\s*(.*)$", re.M)
-_EXIT = re.compile(r"^\s*//\s*EXIT:\s*(\d+)\s*$", re.M)
+_RUN = re.compile(r"^\s*(?://|;)\s*RUN:\s*(.*)$", re.M)         # `//` in programs, `;` in IR text
+_EXIT = re.compile(r"^\s*(?://|;)\s*EXIT:\s*(\d+)\s*$", re.M)
 
 
 def run_lines(path: Path) -> tuple[list[list[str]], int]:

@@ -1,11 +1,12 @@
-"""Golden tests: each tests/golden/**/*.sync holds `// RUN: syncc ...` lines and
-FileCheck `// CHECK:` lines that the command's output (stdout, then stderr) must match.
-An `// EXIT: N` line sets the expected exit status (default 0)."""
+"""Golden tests: each tests/golden/**/*.sync (a program) or *.ir (IR text, for one pass
+with `syncc opt`) holds `RUN: syncc ...` lines and FileCheck `CHECK:` lines that the
+command's output (stdout, then stderr) must match, in comments (`//` or `;`). An
+`EXIT: N` line sets the expected exit status (default 0)."""
 import pytest
 
 from helpers import ROOT, filecheck, run_lines, syncc
 
-GOLDEN = sorted((ROOT / "tests" / "golden").rglob("*.sync"))
+GOLDEN = sorted([*(ROOT / "tests" / "golden").rglob("*.sync"), *(ROOT / "tests" / "golden").rglob("*.ir")])
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[str(p.relative_to(ROOT / "tests" / "golden")) for p in GOLDEN])

@@ -98,17 +98,19 @@ class Flag(Channel):
             cls.by_party(em, prim, lambda: em.st(flag, g, imm(1), **em.order(ins)))
 
     @classmethod
-    def attempt(cls, em, prim, ins):
-        _, g = cls.where(em, prim, ins)
+    def attempt(cls, em, prim, ins, group=None):
+        g = group if group is not None else cls.where(em, prim, ins)[1]
         flag = cls.flags(em, prim)
         return em.op("cmp.ne", BOOL, em.ld(flag, g, hint="ready", **em.poll_cache(flag), **em.order(ins)), imm(0))
 
     @classmethod
     def wait(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)          # once, before the loop
         if prim.granularity == "thread":
-            em.spin(lambda: cls.attempt(em, prim, ins), hint="await")
+            em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await")
         else:
-            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins), hint="await"), after=True)
+            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await"),
+                         after=True)
 
 
 class TinyLock(Channel):
@@ -188,8 +190,8 @@ class AtomLock(Channel):
             cls.by_party(em, prim, lambda: em.atom("exch", lock, g, imm(0), **em.order(ins)))
 
     @classmethod
-    def attempt(cls, em, prim, ins):
-        _, g = cls.where(em, prim, ins)
+    def attempt(cls, em, prim, ins, group=None):
+        g = group if group is not None else cls.where(em, prim, ins)[1]
         lock = cls.lock(em, prim)
         ok = em.eq(em.atom("cas", lock, g, imm(0), imm(1), **em.order(ins)), imm(0))
         em.when(ok, lambda: em.atom("exch", lock, g, imm(0)), hint="restore")   # the token, for other consumers
@@ -197,10 +199,12 @@ class AtomLock(Channel):
 
     @classmethod
     def wait(cls, em, prim, ins):
+        _, g = cls.where(em, prim, ins)
         if prim.granularity == "thread":
-            em.spin(lambda: cls.attempt(em, prim, ins), hint="await")
+            em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await")
         else:
-            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins), hint="await"), after=True)
+            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await"),
+                         after=True)
 
 
 class NamedBar(Channel):

@@ -152,6 +152,7 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     b.branch(ready, body, latch, span)
     b.at(latch)
     b.branch(done, after, head, span)
+    _define_before_loop(b, label, head, latch)
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in wait_instrs}))
@@ -162,6 +163,34 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
                    f"cannot deadlock on itself (seed 000 Listings 7, 8, 15)")
     ctx.remark(k.name, "structure", message, span)
     return b.freeze()
+
+
+def _define_before_loop(b: KernelBuilder, pre: str, head: str, latch: str) -> None:
+    """Registers the loop body defines and later code reads get a value before the loop too.
+    The loop is left only after the body ran, so the value read is always the body's; but the
+    verifier's (path-insensitive) definite assignment, and register allocators, need one on
+    every path."""
+    loop, todo = set(), [head]
+    while todo:
+        x = todo.pop()
+        if x not in loop:
+            loop.add(x)
+            if x != latch:
+                todo.extend(b.terms[x].targets)
+    defined = {d.name: d for x in loop for ins in b.code[x] for d in ins.dests}
+    read = set()
+    for x in b.order:
+        if x in loop:
+            continue
+        for ins in b.code[x]:
+            read.update(a.name for a in ins.args if isinstance(a, Reg))
+            read.update(a.index.name for a in ins.args if isinstance(getattr(a, "index", None), Reg))
+        term = b.terms[x]
+        if isinstance(getattr(term, "cond", None), Reg):
+            read.add(term.cond.name)
+    for name in sorted(read & set(defined)):
+        d = defined[name]
+        b.code[pre].append(Instr("mov", (d,), (imm(0, d.type),), (), b.span_now))
 
 
 def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
