@@ -13,8 +13,11 @@ def test_the_examples_the_issue_asks_for_are_there():
 
 
 @pytest.mark.parametrize("path", EXAMPLES + STDLIB, ids=lambda p: str(p.relative_to(ROOT)))
-def test_checks_clean(path):
-    r = syncc("check", str(path.relative_to(ROOT)))
+@pytest.mark.parametrize("target", ["ptx", "fermi-sim"])
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_checks_clean(path, target, opt):
+    """Through every safety pass, for both machine models: no error and no warning."""
+    r = syncc("check", str(path.relative_to(ROOT)), "--target", target, opt)
     assert r.code == 0 and "warning" not in r.err, r.err
 
 

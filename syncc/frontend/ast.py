@@ -5,8 +5,8 @@ The grammar rule each node comes from is named in syncc/frontend/build_ast.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Iterator, Union
+from dataclasses import dataclass
+from typing import Union
 
 from ..source import Span
 
@@ -412,17 +412,3 @@ Item = Union[Import, Const, Fn, Kernel, Host]
 class Program:
     items: tuple[Item, ...]
     span: Span
-
-
-def walk(root) -> Iterator[object]:
-    """Every node under `root` (itself included), depth first."""
-    todo = [root]
-    while todo:
-        n = todo.pop()
-        yield n
-        for f in fields(n):
-            value = getattr(n, f.name)
-            if isinstance(value, tuple):
-                todo.extend(v for v in reversed(value) if hasattr(v, "__dataclass_fields__"))
-            elif hasattr(value, "__dataclass_fields__"):
-                todo.append(value)

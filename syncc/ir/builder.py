@@ -27,6 +27,7 @@ class KernelBuilder:
         self.terms: dict[str, Terminator | None] = {}
         self.current: str | None = None
         self.taken: set[str] = set()
+        self.counters: dict[str, int] = {}    # hint → the next suffix to try
         self.span_now: Span | None = None    # given to what is emitted without a span of its own
 
     # ---- from and to frozen kernels
@@ -54,11 +55,15 @@ class KernelBuilder:
 
     # ---- names
     def fresh(self, hint: str) -> str:
+        """`hint`, or `hint.1`, `hint.2`, ...: the first not taken (a counter per hint keeps it linear)."""
         hint = hint or "t"
-        name, n = hint, 0
+        name, n = hint, self.counters.get(hint, 0)
+        if n:
+            name = f"{hint}.{n}"
         while name in self.taken:
             n += 1
             name = f"{hint}.{n}"
+        self.counters[hint] = n + 1
         self.taken.add(name)
         return name
 

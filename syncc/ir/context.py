@@ -3,6 +3,7 @@ diagnostics go, and the remarks `syncc explain` prints (what was chosen, inserte
 or restructured, and why, each at a source location)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from ..diagnostics import DiagnosticSink
@@ -24,6 +25,13 @@ class PassContext:
     opt: int = 2
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     remarks: list[Remark] = field(default_factory=list)
+    # False only to measure what fence minimization saves (bench/fences.py): every ordering
+    # point becomes an explicit fence, in every thread of a party, even where an atomic or a
+    # barrier would carry it.
+    minimize_fences: bool = True
+    # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
+    # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
+    verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))
 
     def remark(self, kernel: str, topic: str, message: str, span: Span | None = None) -> None:
         self.remarks.append(Remark(kernel, topic, message, span))

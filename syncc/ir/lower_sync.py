@@ -28,7 +28,8 @@ class SyncLowering:
         self.prims_of: dict = {}      # PrimDecl node → primitive name
         self.region_count = 0
         # primitives used with `trylock`: their default implementation must let a waiter give up
-        self.tried = {self.symbol(n.place).decl for n in A.walk(self.info.decl.body) if isinstance(n, A.TryLock)}
+        # (every `trylock` is an expression the checker typed)
+        self.tried = {self.symbol(e.place).decl for e in self.types if isinstance(e, A.TryLock)}
 
     def prim_name(self, sym) -> str:
         return self.prims_of[sym.decl]

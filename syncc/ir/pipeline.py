@@ -1,4 +1,4 @@
-"""The compiler's passes, in order: one flat list, a verifier between every two.
+"""The compiler's passes, in order: one flat list, with the IR verifier between them.
 
     module = compile_module(checked, ctx, dump_after="structure")
 
@@ -44,15 +44,19 @@ PASS_NAMES = ["lower"] + [name for name, *_ in PASSES]
 
 def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
                    dump: Callable[[str, Module], None] | None = None) -> Module | None:
-    """Lower a checked program and run every pass, verifying the IR after each.
+    """Lower a checked program and run every pass.
 
-    A pass that reports an error stops the pipeline after it has seen every
-    kernel (so one run reports all the kernels' problems): None is returned."""
+    The verifier checks the IR after lowering, after the last pass and after a
+    dumped one; with ctx.verify_each (--verify-each, and always in the test
+    suite) after every pass. A pass that reports an error stops the pipeline
+    after it has seen every kernel (so one run reports all the kernels'
+    problems): None is returned."""
     module = lower_program(checked, ctx)
     for k in module.kernels:
         verify_kernel(k, "lowered", "lower")
     if dump_after == "lower" and dump:
         dump("lower", module)
+    last = [name for name, *_, min_opt in PASSES if ctx.opt >= min_opt][-1]
     for name, run, stage, min_opt in PASSES:
         if ctx.opt < min_opt:
             continue
@@ -60,8 +64,10 @@ def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
         kernels = tuple(run(k, ctx) for k in module.kernels)
         if ctx.sink.error_count > errors:
             return None
-        for k in kernels:
-            verify_kernel(k, stage, name)
+        if ctx.verify_each or name in (last, dump_after):
+            for old, k in zip(module.kernels, kernels):
+                if k is not old or stage != "lowered":     # an unchanged kernel was verified at this stage
+                    verify_kernel(k, stage, name)
         module = Module(kernels, module.source)
         if dump_after == name and dump:
             dump(name, module)

@@ -14,6 +14,7 @@ from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg
 from .ops import BLOCKING_PRIM, OPS
 
 STAGES = ("lowered", "structured", "expanded")
+_OPERANDS = (Reg, Imm, Ref)
 
 # prim op prefix → the primitive kind it applies to
 _KIND_OF = {"mutex": "mutex", "sem": "semaphore", "chan": "channel", "prim": "barrier"}
@@ -44,7 +45,10 @@ class _Checker:
         self.k, self.stage, self.problems = k, stage, problems
         self.labels = [b.label for b in k.blocks]
 
-    def bad(self, where: str, what: str) -> None:
+    def bad(self, where, what: str) -> None:
+        if isinstance(where, tuple):           # (block, index, instruction): formatted only on failure
+            label, i, ins = where
+            where = f"{label}[{i}] {ins.op}"
         self.problems.append(f"{where}: {what}")
 
     def run(self) -> None:
@@ -58,9 +62,12 @@ class _Checker:
             [p.name for p in k.prims]
         if len(set(names)) != len(names):
             self.bad("kernel", "array or primitive names repeat")
+        self.arrays = {a.name: a for a in k.arrays}
+        self.arrays.update((p.name, p) for p in k.params if isinstance(p, Array))
+        self.prims = {p.name: p for p in k.prims}
         for b in k.blocks:
             for i, ins in enumerate(b.instrs):
-                self.instr(f"{b.label}[{i}] {ins.op}", ins)
+                self.instr((b.label, i, ins), ins)
             for target in b.term.targets:
                 if target not in self.labels:
                     self.bad(b.label, f"branches to unknown block `{target}`")
@@ -69,19 +76,21 @@ class _Checker:
         self.assigned_before_use()
 
     # ---- one instruction
-    def instr(self, where: str, ins: Instr) -> None:
+    def instr(self, where, ins: Instr) -> None:
         info = OPS.get(ins.op)
         if info is None:
             self.bad(where, "unknown operation")
             return
         if len(ins.dests) != info.results:
             self.bad(where, f"defines {len(ins.dests)} registers, not {info.results}")
-        if not all(isinstance(d, Reg) for d in ins.dests):
-            self.bad(where, "defines something that is not a register")
-            return
-        if not all(isinstance(a, (Reg, Imm, Ref)) for a in ins.args):
-            self.bad(where, "has an operand that is not a register, immediate or reference")
-            return
+        for d in ins.dests:
+            if type(d) is not Reg:
+                self.bad(where, "defines something that is not a register")
+                return
+        for a in ins.args:
+            if type(a) not in _OPERANDS:
+                self.bad(where, "has an operand that is not a register, immediate or reference")
+                return
         if info.operands is not None and len(ins.args) != info.operands:
             self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):
@@ -90,23 +99,23 @@ class _Checker:
             if self.stage == "expanded":
                 self.bad(where, "primitive operation left after expansion")
             elif self.stage == "structured" and ins.op in BLOCKING_PRIM:
-                prim = self.k.prim(ins.ref.name) if ins.ref else None
+                prim = self.prims.get(ins.ref.name) if ins.ref else None
                 if prim is not None and prim.granularity == "thread" and ins.attr("party") is None:
                     self.bad(where, "blocking wait on a @thread primitive left after structuring")
         if info.ref:
             self.reference(where, ins, info.group)
-        for a in ins.args:
-            if isinstance(a, Ref) and a is not ins.args[0]:
+        for a in ins.args[1:]:
+            if isinstance(a, Ref):
                 self.bad(where, "a reference may only be the first operand")
-        self.types(where, ins)
+        self.types(where, ins, info.group)
 
-    def reference(self, where: str, ins: Instr, group: str) -> None:
+    def reference(self, where, ins: Instr, group: str) -> None:
         ref = ins.ref
         if ref is None:
             self.bad(where, "needs @array[index] or @primitive[index] first")
             return
         self.operand_type(where, ref.index, I32)
-        target = self.k.array(ref.name) or self.k.prim(ref.name)
+        target = self.arrays.get(ref.name) or self.prims.get(ref.name)
         if target is None:
             self.bad(where, f"@{ref.name} is not declared")
         elif group in ("memory", "atomic", "lockbit") and not isinstance(target, Array):
@@ -119,15 +128,13 @@ class _Checker:
             self.bad(where, f"lock bits exist only in shared memory, @{ref.name} is {target.space}")
 
     def elem_of(self, ins: Instr) -> ScalarType | None:
-        target = self.k.array(ins.ref.name) if ins.ref else None
-        if target is not None:
-            return target.elem
-        prim = self.k.prim(ins.ref.name) if ins.ref else None
-        return prim.elem if prim is not None else None
+        if ins.ref is None:
+            return None
+        target = self.arrays.get(ins.ref.name) or self.prims.get(ins.ref.name)
+        return target.elem if target is not None else None
 
-    def types(self, where: str, ins: Instr) -> None:
+    def types(self, where, ins: Instr, group: str) -> None:
         op, args, dests = ins.op, ins.args, ins.dests
-        group = ins.info.group
         if group == "arith" and dests:
             d = dests[0].type
             if op.startswith("cmp."):
@@ -157,7 +164,7 @@ class _Checker:
         elif op in ("vote.any", "vote.all", "ballot"):
             self.operand_type(where, args[0], BOOL)
 
-    def operand_type(self, where: str, a, want: ScalarType) -> None:
+    def operand_type(self, where, a, want: ScalarType) -> None:
         t = _type(a)
         if t is not None and t != want:
             self.bad(where, f"{a} is {t}, expected {want}")
@@ -198,7 +205,7 @@ class _Checker:
             for i, ins in enumerate(b.instrs):
                 for r in _regs(ins.args):
                     if r.name not in cur:
-                        self.bad(f"{b.label}[{i}] {ins.op}", f"%{r.name} may be read before it is assigned")
+                        self.bad((b.label, i, ins), f"%{r.name} may be read before it is assigned")
                 cur.update(d.name for d in ins.dests)
             if isinstance(b.term, Branch):
                 for r in _regs((b.term.cond,)):

@@ -12,6 +12,8 @@ slot put by every block (its index not depending on `bid`) has many producers.
 """
 from __future__ import annotations
 
+from itertools import compress, repeat
+
 from ...diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Prim
@@ -51,11 +53,10 @@ def _across_blocks(facts: Facts, prim: Prim) -> bool:
 
 
 def _producers(facts: Facts, prim: Prim, puts, ctx: PassContext) -> dict | None:
-    """(slot value, symbolic part) → the first (thread, site) putting it; None where unknown.
-    Reports slots with two producers on the way."""
-    produced: dict[tuple, tuple[int, str, Instr]] = {}
-    known = True
-    reported = False
+    """symbolic part → slot value → the first (thread, site) putting it; None where a put's slot
+    is unknown. Reports a slot with two producers on the way."""
+    produced: dict[tuple, dict[int, tuple[int, Instr]]] = {}
+    known, reported = True, False
     for label, put in puts:
         column = facts.column(put.ref.index)
         if column is None:
@@ -70,28 +71,39 @@ def _producers(facts: Facts, prim: Prim, puts, ctx: PassContext) -> dict | None:
                            "one instance for the whole grid, so each slot gets a producer per block", put.span,
                            help="index the slot by block (`gtid`, or `bid * n + ...`), or put it from one block")
         runs = facts.runs(label)
-        for t, (value, go) in enumerate(zip(values, runs)):
-            if not go:
-                continue
-            key = (value, symbolic)
-            first = produced.get(key)
-            if first is None:
-                produced[key] = (t, label, put)
-                continue
-            if reported or not exact:
-                continue
-            u, other_label, other = first
-            twice = u == t and other is not put and (facts.reaches(facts.where[id(other)], facts.where[id(put)]))
-            if u != t or twice:
-                reported = True
-                slot = _slot(prim, value, symbolic)
-                who = f"thread {t}, twice" if twice else f"threads {u} and {t}"
-                ctx.sink.error("E0706", f"slot `{slot}` has two producers ({who}): a channel slot is filled "
-                               "once per launch, by one thread", put.span,
-                               notes=[Note("the other put", other.span)] if other is not put else (),
-                               help="give each thread its own slot (index by `tid`), or put from one thread "
-                                    "(`if tid == 0 { put ... }`)")
+        threads = list(compress(range(len(values)), runs))
+        slots = list(compress(values, runs))
+        here = dict(zip(reversed(slots), zip(reversed(threads), repeat(put))))   # the first thread wins
+        before = produced.setdefault(symbolic, {})
+        if exact and not reported and (len(here) < len(slots) or not before.keys().isdisjoint(here)):
+            reported = _two_producers(facts, prim, put, slots, threads, before, symbolic, ctx)
+        produced[symbolic] = {**here, **before}
     return produced if known else None
+
+
+def _two_producers(facts: Facts, prim: Prim, put: Instr, slots, threads, before, symbolic, ctx) -> bool:
+    """Find and report the first slot this put shares with another thread or an earlier put."""
+    seen: dict[int, int] = {}
+    for value, t in zip(slots, threads):
+        other = None
+        if value in seen:
+            other = (seen[value], put)
+        elif value in before:
+            u, site = before[value]
+            if u != t or facts.reaches(facts.where[id(site)], facts.where[id(put)]):
+                other = (u, site)
+        seen.setdefault(value, t)
+        if other is None:
+            continue
+        u, site = other
+        who = f"thread {t}, twice" if u == t else f"threads {u} and {t}"
+        ctx.sink.error("E0706", f"slot `{_slot(prim, value, symbolic)}` has two producers ({who}): a channel "
+                       "slot is filled once per launch, by one thread", put.span,
+                       notes=[Note("the other put", site.span)] if site is not put else (),
+                       help="give each thread its own slot (index by `tid`), or put from one thread "
+                            "(`if tid == 0 { put ... }`)")
+        return True
+    return False
 
 
 def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContext) -> None:
@@ -100,18 +112,21 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
         if column is None or not facts.runs_exactly(label):
             continue
         values, symbolic = column
-        others = {sym for _, sym in produced}
+        others = set(produced)
         if _across_blocks(facts, prim) and (symbolic or any(others)) or others - {symbolic}:
             continue        # producers in other blocks, or at parameter-dependent slots: cannot tell
-        for t, (value, go) in enumerate(zip(values, facts.runs(label))):
-            if go and (value, symbolic) not in produced:
-                outside = not 0 <= value < prim.instances
-                slot = _slot(prim, value, symbolic)
-                what = f"`{slot}`, outside `{prim.name}`" if outside else f"`{slot}`, which nothing puts or signals"
-                ctx.sink.error("E0705", f"thread {t} waits for {what}: the wait never ends", wait.span,
-                               notes=[Note(f"`{prim.name}` is declared here", prim.span)],
-                               help="wait only for slots some thread puts, or put this one")
-                break
+        have = produced.get(symbolic, {})
+        runs = facts.runs(label)
+        missing = set(compress(values, runs)).difference(have)
+        if not missing:
+            continue
+        t, value = next((t, v) for t, (v, go) in enumerate(zip(values, runs)) if go and v in missing)
+        outside = not 0 <= value < prim.instances
+        slot = _slot(prim, value, symbolic)
+        what = f"`{slot}`, outside `{prim.name}`" if outside else f"`{slot}`, which nothing puts or signals"
+        ctx.sink.error("E0705", f"thread {t} waits for {what}: the wait never ends", wait.span,
+                       notes=[Note(f"`{prim.name}` is declared here", prim.span)],
+                       help="wait only for slots some thread puts, or put this one")
 
 
 def _slot(prim: Prim, value: int, symbolic) -> str:

@@ -14,6 +14,7 @@ forms; any other condition is assumed to let every thread through.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -31,15 +32,21 @@ def _rem(a: int, b: int) -> int | None:
     return None if b == 0 else a - b * _div(a, b)
 
 
-# Thread-by-thread arithmetic, with the GPU's truncating division.
+def _shift(f):
+    return lambda a, b: f(a, b) if 0 <= b < 64 else None
+
+
+# Thread-by-thread arithmetic (map over two columns: C speed for the operator module's
+# functions), with the GPU's truncating division; comparisons give bools, which are ints.
 _ELEMENTWISE = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "div": _div, "rem": _rem,
-    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-    "shl": lambda a, b: a << b if 0 <= b < 64 else None, "shr": lambda a, b: a >> b if 0 <= b < 64 else None,
-    "min": min, "max": max,
-    "cmp.eq": lambda a, b: int(a == b), "cmp.ne": lambda a, b: int(a != b), "cmp.lt": lambda a, b: int(a < b),
-    "cmp.le": lambda a, b: int(a <= b), "cmp.gt": lambda a, b: int(a > b), "cmp.ge": lambda a, b: int(a >= b),
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": _div, "rem": _rem,
+    "and": operator.and_, "or": operator.or_, "xor": operator.xor,
+    "shl": _shift(operator.lshift), "shr": _shift(operator.rshift), "min": min, "max": max,
+    "cmp.eq": operator.eq, "cmp.ne": operator.ne, "cmp.lt": operator.lt, "cmp.le": operator.le,
+    "cmp.gt": operator.gt, "cmp.ge": operator.ge,
 }
+_NEVER_NONE = {"add", "sub", "mul", "and", "or", "xor", "min", "max", "cmp.eq", "cmp.ne", "cmp.lt", "cmp.le",
+               "cmp.gt", "cmp.ge"}
 
 
 def _linear(a: tuple, b: tuple, sign: int) -> tuple:
@@ -55,29 +62,26 @@ def _arith(op: str, args: list) -> "Column | None":
     if op in ("neg", "not"):
         (values, sym), = args
         if op == "not":
-            return (None if sym else ([int(not x) for x in values], ()))
-        return [-x for x in values], tuple((v, -c) for v, c in sym)
+            return (None if sym else (list(map(operator.not_, values)), ()))
+        return list(map(operator.neg, values)), tuple((v, -c) for v, c in sym)
     if op not in _ELEMENTWISE or len(args) != 2:
         return None
     (a, sa), (b, sb) = args
     if op in ("add", "sub"):
-        sign = 1 if op == "add" else -1
-        return [x + sign * y for x, y in zip(a, b)], _linear(sa, sb, sign)
+        return list(map(_ELEMENTWISE[op], a, b)), _linear(sa, sb, 1 if op == "add" else -1)
     if op == "mul" and (sa or sb):
         if sa and sb:
             return None
         (k, _), (vals, sym) = (args[1], args[0]) if sa else (args[0], args[1])
-        if len(set(k)) != 1:
+        if k.count(k[0]) != len(k):
             return None
-        return [k[0] * x for x in vals], tuple((v, c * k[0]) for v, c in sym if c * k[0])
+        return list(map(operator.mul, vals, k)), tuple((v, c * k[0]) for v, c in sym if c * k[0])
     if op.startswith("cmp.") and sa != sb:
         return None
     if op.startswith("cmp.") or not (sa or sb):
-        f = _ELEMENTWISE[op]
-        out = [f(x, y) for x, y in zip(a, b)]
-        return None if None in out else (out, ())
+        out = list(map(_ELEMENTWISE[op], a, b))
+        return None if op not in _NEVER_NONE and None in out else (out, ())
     return None
-
 
 
 Column = tuple[list[int], tuple]     # a value per thread of a block, and a symbolic part
@@ -94,7 +98,6 @@ class Facts:
     def __init__(self, k: Kernel, target):
         self.k, self.target = k, target
         self.cfg = CFG(k)
-        self.uni = Uniformity(k)
         self.defs: dict[str, list[Instr]] = {}
         self.where: dict[int, tuple[str, int]] = {}       # id(instruction) → (block, index)
         for b, i, ins in k.instructions():
@@ -109,6 +112,11 @@ class Facts:
         self._runs: dict[str, list[bool]] = {}
         self._columns: dict[str, Column | None] = {}
         self._params = {p.name for p in k.params if isinstance(p, Reg)}
+
+    @cached_property
+    def uni(self) -> Uniformity:
+        """Uniformity: computed only for the checks that ask (collectives, lock order)."""
+        return Uniformity(self.k)
 
     # ---- definitions
     def def_of(self, v) -> Instr | None:
@@ -247,12 +255,13 @@ class Facts:
     def runs(self, label: str) -> list[bool]:
         """Which threads of a block can run `label`, from the conditions guarding it."""
         if label not in self._runs:
-            mask = [True] * self.threads
+            mask = None
             for cond, polarity in self._guards(label):
                 test = self.column(cond)
                 if test is not None and not test[1]:
-                    mask = [m and bool(t) == polarity for m, t in zip(mask, test[0])]
-            self._runs[label] = mask
+                    values = test[0] if polarity else map(operator.not_, test[0])
+                    mask = list(map(bool, values)) if mask is None else list(map(operator.and_, mask, values))
+            self._runs[label] = [True] * self.threads if mask is None else list(map(bool, mask))
         return self._runs[label]
 
     def runs_exactly(self, label: str) -> bool:

@@ -33,7 +33,8 @@ class Emitter:
     # ---- operations
     def order(self, ins: Instr | None) -> dict:
         """The ordering an instruction asked for, where the target's memory operations carry it."""
-        if ins is None or not self.target.ordered_atomics or ins.attr("order") is None:
+        if ins is None or not self.target.ordered_atomics or ins.attr("order") is None \
+                or not self.ctx.minimize_fences:
             return {}
         return {"order": ins.attr("order"), "scope": ins.attr("scope")}
 
@@ -63,7 +64,7 @@ class Emitter:
         release before and an acquire after (Fermi)."""
         order, scope = attrs.pop("order", None), attrs.pop("scope", None)
         scope = scope or ("cta" if self._array(array).space == "shared" else "gpu")
-        if self.target.ordered_atomics:
+        if self.target.ordered_atomics and self.ctx.minimize_fences:
             if order is not None:
                 attrs.update(order=order, scope=scope)
             return emit(attrs)
@@ -71,7 +72,7 @@ class Emitter:
             self.b.emit("fence", (), (), order="acq_rel", scope=scope)
         result = emit(attrs)
         if order in ("acquire", "acq_rel"):
-            if self.spinning and order == "acquire":
+            if self.spinning and order == "acquire" and self.ctx.minimize_fences:
                 self.spinning[-1].add(scope)      # one fence when the spin ends, not one per poll
             else:
                 self.b.emit("fence", (), (), order="acq_rel", scope=scope)
@@ -96,7 +97,8 @@ class Emitter:
 
     def fence_if_needed(self, ins: Instr) -> None:
         """A fence after an acquire that succeeded, where atomics carry no ordering."""
-        if not self.target.ordered_atomics and ins.attr("order") is not None:
+        carried = self.target.ordered_atomics and self.ctx.minimize_fences
+        if not carried and ins.attr("order") is not None:
             self.b.emit("fence", (), (), order="acq_rel", scope=ins.attr("scope"))
 
     # ---- control flow

@@ -3,8 +3,8 @@
 elide_locks guarantees: a @thread critical section whose body is one
 read-modify-write of one memory word (`x[i] = x[i] + e`, or -, &, |, ^, min,
 max; `e` not computed from the word) becomes that one native atomic, with
-acq_rel ordering at the word's scope, so it orders memory as the lock and
-unlock did. Mutual exclusion on one word is what the atomic gives, and the
+acq_rel ordering at the word's scope (on Fermi: a fence on each side of it),
+so it orders memory as the lock and unlock did. Mutual exclusion on one word is what the atomic gives, and the
 program order of each thread is unchanged. A mutex left with no operations is
 dropped.
 
@@ -67,11 +67,17 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
         load = atomic[0]
         array = k.array(load.ref.name)
         scope = "cta" if array.space == "shared" else "gpu"
-        rmw = Instr(f"atom.{atomic[2]}", load.dests, (load.ref, atomic[3]), (("order", "acq_rel"), ("scope", scope)),
-                    atomic[1].span)
+        op = f"atom.{atomic[2]}"
+        if ctx.target.ordered_atomics and ctx.minimize_fences:
+            rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "acq_rel"), ("scope", scope)),
+                         atomic[1].span)]
+        else:     # the lock's acquire and release, as fences around a relaxed atomic
+            fence = Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), atomic[1].span)
+            rmw = [fence, Instr(op, load.dests, (load.ref, atomic[3]), (("order", "relaxed"), ("scope", scope)),
+                                atomic[1].span), fence]
         before = [ins for ins in body if _index(ins, code) < _index(load, code)]
         after = [ins for ins in body if ins not in before]
-        new_code[label] = code[:i] + before + [rmw] + after + code[j + 1:]
+        new_code[label] = code[:i] + before + rmw + after + code[j + 1:]
         changed = True
         ctx.remark(k.name, "elide", f"the critical section on `{lock.ref.name}` is one atomic {atomic[2]} on "
                    f"`{load.ref.name}`: the lock is elided for atom.{atomic[2]} with acq_rel ordering (-O2)",

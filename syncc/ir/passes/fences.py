@@ -33,7 +33,9 @@ def scope_of(prim: Prim) -> str:
     return "cta" if prim.placement == "shared" else "gpu"
 
 
-def needs_ordering(prim: Prim, target) -> bool:
+def needs_ordering(prim: Prim, target, minimize: bool = True) -> bool:
+    if not minimize:
+        return True
     if prim.impl == "namedbar":
         return False
     if prim.kind == "barrier":
@@ -58,7 +60,7 @@ _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and rel
 
 def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
     b = KernelBuilder.thaw(k)
-    ordered = ctx.target.ordered_atomics
+    ordered = ctx.target.ordered_atomics and ctx.minimize_fences
     fenced_bodies: dict[str, str] = {}     # critical-section block → scope of the fence at its start
     told: set[tuple] = set()
     for label in list(b.order):
@@ -66,7 +68,10 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
         for ins in b.code[label]:
             prim = k.prim(ins.ref.name) if ins.info.group == "prim" and ins.ref is not None else None
             role = _role(ins, prim)
-            if prim is None or role is None or not needs_ordering(prim, ctx.target):
+            if not ctx.minimize_fences and ins.attr("party") == "sync":
+                out += [ins, Instr("fence", (), (), (("order", "acq_rel"), ("scope", "gpu")), ins.span)]
+                continue       # unminimized: every member of a party fences, not just its leader
+            if prim is None or role is None or not needs_ordering(prim, ctx.target, ctx.minimize_fences):
                 out.append(ins)
                 continue
             scope = scope_of(prim)
