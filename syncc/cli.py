@@ -71,6 +71,11 @@ def _opt_level(f: Callable) -> Callable:
                         help="-O0 keeps every lock as written; -O2 (default) also elides locks and combines warps.")(f)
 
 
+def _verify_each(f: Callable) -> Callable:
+    return click.option("--verify-each", is_flag=True,
+                        help="Verify the IR after every pass (by default: after lowering and at the end).")(f)
+
+
 def _machine(f: Callable) -> Callable:
     return click.option("--target", type=click.Choice(_MACHINES), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
@@ -127,13 +132,14 @@ def cli() -> None:
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @_machine
 @_opt_level
+@_verify_each
 @_common
-def check(files, target, opt, defines, error_format, color, debug) -> int:
+def check(files, target, opt, verify_each, defines, error_format, color, debug) -> int:
     """Check FILES for a target, through every safety pass; print every problem found."""
     from .driver import compile_file
     reporter = Reporter(error_format, color)
     for path in files:
-        reporter.report(compile_file(path, defines, target, opt))
+        reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
     return reporter.finish(len(files))
 
 
@@ -159,8 +165,10 @@ def _arch(ctx, param, value: str) -> str:
               help="Where to write the result (default: stdout).")
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
 @_opt_level
+@_verify_each
 @_common
-def build(file, target, emit, dump_after, output, arch, opt, defines, error_format, color, debug) -> int:
+def build(file, target, emit, dump_after, output, arch, opt, verify_each, defines, error_format, color,
+          debug) -> int:
     """Compile FILE for a target (today: --emit ast or --emit ir)."""
     from .driver import check_file
     reporter = Reporter(error_format, color)
@@ -176,7 +184,8 @@ def build(file, target, emit, dump_after, output, arch, opt, defines, error_form
     from .targets import FOR_OUTPUT
     dumped: list[str] = []
     comp.lower(FOR_OUTPUT[target], opt, dump_after,
-               lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)))
+               lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
+               verify_each=verify_each)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -196,12 +205,13 @@ def build(file, target, emit, dump_after, output, arch, opt, defines, error_form
 @click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @_opt_level
+@_verify_each
 @_common
-def run(file, target, opt, defines, error_format, color, debug) -> int:
+def run(file, target, opt, verify_each, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target."""
     from .driver import compile_file
     reporter = Reporter(error_format, color)
-    comp = compile_file(file, defines, target, opt)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -213,13 +223,14 @@ def run(file, target, opt, defines, error_format, color, debug) -> int:
 @click.argument("file", type=click.Path(dir_okay=False))
 @_machine
 @_opt_level
+@_verify_each
 @_common
-def explain(file, target, opt, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, verify_each, defines, error_format, color, debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
     reporter = Reporter(error_format, color)
-    comp = compile_file(file, defines, target, opt)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each)
     reporter.report(comp)
     if comp.context is not None:
         click.echo(explain_text(comp, target), nl=False)

@@ -1,6 +1,6 @@
 """`syncc explain`: the remarks the passes left, per kernel, in the order a reader needs them.
 
-    examples/wavefront.sync: kernel nw, for ptx (sm_70+, independent thread scheduling), -O2
+    examples/wavefront.sync: kernel nw — ptx: PTX for sm_70 to sm_90, independent thread scheduling; -O2
 
     implementations
       14:5   channel `score` (shared @thread): flag — the ptx default: ...
@@ -12,6 +12,8 @@ Each line starts with the source position the remark is about.
 from __future__ import annotations
 
 from .driver import Compilation
+from .ir.nodes import Module
+from .ir.stats import fence_stats
 
 # topic → heading, in the order they are printed
 TOPICS = {
@@ -34,7 +36,7 @@ def explain_text(comp: Compilation, target: str) -> str:
     kernels = [k.name for k in comp.ir.kernels] if comp.ir else list(dict.fromkeys(r.kernel for r in ctx.remarks))
     for kernel in kernels:
         remarks = [r for r in ctx.remarks if r.kernel == kernel]
-        out.append(f"{path}: kernel {kernel}, for {target} ({ctx.target.title}), -O{ctx.opt}")
+        out.append(f"{path}: kernel {kernel} — {target}: {ctx.target.title}; -O{ctx.opt}")
         if not remarks:
             out.append("  nothing to report: it uses no synchronization")
         for topic, heading in TOPICS.items():
@@ -45,5 +47,17 @@ def explain_text(comp: Compilation, target: str) -> str:
             for r in lines:
                 where = f"{r.span.line}:{r.span.col}" if r.span else ""
                 out.append(f"    {where:<8} {r.message}")
+        if comp.ir is not None:
+            out.append("  " + _summary(comp.ir, kernel))
         out.append("")
     return "\n".join(out)
+
+
+def _summary(module: Module, kernel: str) -> str:
+    k = module.kernel(kernel)
+    stats = fence_stats(Module((k,), module.source))
+    blocks = len(k.blocks)
+    return (f"in all: {stats.fences} fence{'s' if stats.fences != 1 else ''} "
+            f"({stats.cta_fences} at cta scope), {stats.ordered} ordering{'s' if stats.ordered != 1 else ''} "
+            f"carried by atomics and loads, where naive placement would put {stats.naive} fences; "
+            f"{blocks} basic blocks")

@@ -85,9 +85,9 @@ _FERMI: dict[tuple[str, str, str], Choice] = {
                                                "warp-to-warp channels"),
 }
 
-PTX = Target("ptx", "PTX for sm_70 to sm_90 (independent thread scheduling)", its=True, lock_bits=None,
+PTX = Target("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
              sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, defaults=_PTX)
-FERMI = Target("fermi", "Fermi SASS (GTX480-class, stack-based reconvergence, lock bits)", its=False,
+FERMI = Target("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False, defaults=_FERMI)
 
@@ -101,9 +101,10 @@ _TRYABLE = {"ptx": ("ttas", "tas", "backoff"), "fermi": ("tinylock", "backoff", 
 
 
 def default_implementation(target: Target, kind: str, placement: str, granularity: str,
-                           named: bool = False, tried: bool = False) -> Choice:
+                           named: bool = False, tried: bool = False, instances: int = 1) -> Choice:
     """The implementation a primitive gets when its declaration says no `using`. `tried`: the
-    program uses `trylock` on it, so the waiter must be able to give up (no ticket, no queue)."""
+    program uses `trylock` on it, so the waiter must be able to give up (no ticket, no queue).
+    `instances`: its slots, for a channel whose default needs a named barrier per warp of them."""
     from .frontend.catalogue import implementations
     if kind == "barrier" and granularity == "warp":
         return ("bar", "a named barrier (bar.sync/bar.arrive with a thread count)") if named else \
@@ -112,6 +113,11 @@ def default_implementation(target: Target, kind: str, placement: str, granularit
     if choice is None:
         raise KeyError(f"no default {kind} in {placement} memory at @{granularity} for {target.name}")
     catalogue = implementations(kind)
+    groups = -(-instances // 32)
+    if choice[0] == "namedbar" and groups > target.named_barriers - 1:
+        return "tinylock", (f"{groups} warps of slots need more named barriers than the {target.named_barriers - 1} "
+                            "a block can spare, so one lock bit per warp with a vote (seed 000 Listing 9: "
+                            "warp_vote, 2.0x atom_lock)")
     if tried and not catalogue[choice[0]].abandonable:
         for name in _TRYABLE[target.name]:
             impl = catalogue[name]

@@ -18,3 +18,11 @@ def test_ci_runs_the_readme_test_command():
 
 def test_ci_does_not_take_no_tests_for_a_pass():
     assert re.search(r"^\s*5\)", CI, re.M)
+
+
+def test_the_readme_hazard_example_is_what_syncc_prints():
+    from helpers import syncc
+    r = syncc("check", "tests/hazards/own_warp_flag.sync", "--target", "fermi-sim", "--color", "never")
+    quoted = README[README.index("tests/hazards/own_warp_flag.sync:7:15"):]
+    quoted = quoted[:quoted.index("```")]
+    assert r.err.startswith(quoted.rstrip("\n")), r.err

@@ -47,8 +47,11 @@ class SyncLowering:
             impl, params = info.impl.name, tuple(info.impl_params.items())
             why = "chosen with `using`"
         else:
+            instances = 1
+            for n in info.dims:
+                instances *= n
             impl, why = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
-                                               info.named, d in self.tried)
+                                               info.named, d in self.tried, instances)
             defaults = implementations(info.kind)[impl].params
             params = tuple((p.name, p.default) for p in defaults)
             why = f"the {self.ctx.target.name} default: {why}"

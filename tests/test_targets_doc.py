@@ -1,0 +1,56 @@
+"""docs/targets.md says what the code does: its table of default implementations is the
+cost model of syncc/targets.py, and its fence table is what the compiler places."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import EXAMPLES, ROOT
+from syncc.driver import check_file
+from syncc.ir.context import PassContext
+from syncc.ir.pipeline import compile_module
+from syncc.ir.stats import fence_stats
+from syncc.targets import FERMI, PTX, TARGETS
+
+DOC = (ROOT / "docs" / "targets.md").read_text()
+
+
+def table(header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header line starts with `header`."""
+    lines = DOC.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_default_implementations_table_is_the_cost_model():
+    rows = table("| kind | placement | granularity | ptx | fermi |")
+    documented = {(kind, placement, gran.lstrip("@")): (ptx, fermi) for kind, placement, gran, ptx, fermi in rows}
+    in_code = {key: (PTX.defaults[key][0], FERMI.defaults[key][0]) for key in PTX.defaults}
+    assert set(PTX.defaults) == set(FERMI.defaults)
+    assert documented == in_code
+
+
+def test_machine_names():
+    assert set(TARGETS) == {"ptx", "fermi"}
+    assert re.search(r"`fermi-sass`, `fermi-sim` \| \*\*fermi\*\*", DOC)
+
+
+@pytest.mark.parametrize("row", table("| example | target | naive |"), ids=lambda r: f"{r[0]}-{r[1]}")
+def test_fence_table_is_measured(row):
+    name, target, naive, before, after, ordered = row
+    fences, cta = re.match(r"(\d+) \((\d+)\)", after).groups()
+    path = next(p for p in EXAMPLES if p.name == name)
+    counts = []
+    for minimize in (False, True):
+        comp = check_file(str(path))
+        ctx = PassContext(TARGETS[target], 2, comp.sink, minimize_fences=minimize)
+        counts.append(fence_stats(compile_module(comp.module, ctx)))
+    unminimized, minimized = counts
+    assert (minimized.naive, unminimized.fences, minimized.fences, minimized.cta_fences, minimized.ordered) == \
+        (int(naive), int(before), int(fences), int(cta), int(ordered))
