@@ -26,7 +26,8 @@ class KernelBuilder:
         self.code: dict[str, list[Instr]] = {}
         self.terms: dict[str, Terminator | None] = {}
         self.current: str | None = None
-        self.taken: set[str] = set()
+        self._taken: set[str] | None = set()
+        self._source: Kernel | None = None
         self.counters: dict[str, int] = {}    # hint → the next suffix to try
         self.span_now: Span | None = None    # given to what is emitted without a span of its own
 
@@ -38,9 +39,7 @@ class KernelBuilder:
             b.order.append(blk.label)
             b.code[blk.label] = list(blk.instrs)
             b.terms[blk.label] = blk.term
-        b.taken = {p.name for p in k.params if isinstance(p, Reg)}
-        b.taken |= {d.name for _, _, ins in k.instructions() for d in ins.dests}
-        b.taken |= set(b.order)
+        b._source = k          # the names it uses are collected when a fresh one is first needed
         return b
 
     def freeze(self) -> Kernel:
@@ -54,17 +53,28 @@ class KernelBuilder:
                       tuple(blocks), self.span)
 
     # ---- names
+    @property
+    def taken(self) -> set[str]:
+        """Every register and block name in use."""
+        if self._source is not None:
+            k, self._source = self._source, None
+            self._taken = {p.name for p in k.params if isinstance(p, Reg)}
+            self._taken |= {d.name for _, _, ins in k.instructions() for d in ins.dests}
+            self._taken |= set(k.block_map())
+        return self._taken
+
     def fresh(self, hint: str) -> str:
         """`hint`, or `hint.1`, `hint.2`, ...: the first not taken (a counter per hint keeps it linear)."""
         hint = hint or "t"
+        taken = self.taken
         name, n = hint, self.counters.get(hint, 0)
         if n:
             name = f"{hint}.{n}"
-        while name in self.taken:
+        while name in taken:
             n += 1
             name = f"{hint}.{n}"
         self.counters[hint] = n + 1
-        self.taken.add(name)
+        taken.add(name)
         return name
 
     def reg(self, type: ScalarType, hint: str = "t") -> Reg:

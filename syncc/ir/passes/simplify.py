@@ -53,21 +53,34 @@ def simplify_cfg(k: Kernel, ctx: PassContext) -> Kernel:
 
 
 def _drop_dead_values(b: KernelBuilder) -> None:
-    """Remove pure instructions whose results are never read, until none is left."""
+    """Remove pure instructions whose results are never read, and what only they read."""
+    reads: dict[str, int] = {}
+
+    def operands(ins):
+        for a in ins.args:
+            if isinstance(a, Reg):
+                yield a.name
+            elif isinstance(getattr(a, "index", None), Reg):
+                yield a.index.name
+
+    for label in b.order:
+        for ins in b.code[label]:
+            for name in operands(ins):
+                reads[name] = reads.get(name, 0) + 1
+        term = b.terms[label]
+        if isinstance(term, Branch) and isinstance(term.cond, Reg):
+            reads[term.cond.name] = reads.get(term.cond.name, 0) + 1
     while True:
-        read = set()
-        for label in b.order:
-            for ins in b.code[label]:
-                read.update(a.name for a in ins.args if isinstance(a, Reg))
-                read.update(a.index.name for a in ins.args if isinstance(getattr(a, "index", None), Reg))
-            term = b.terms[label]
-            if isinstance(term, Branch) and isinstance(term.cond, Reg):
-                read.add(term.cond.name)
         dropped = False
         for label in b.order:
-            kept = [ins for ins in b.code[label]
-                    if ins.info.group not in _PURE or any(d.name in read for d in ins.dests)]
-            dropped |= len(kept) != len(b.code[label])
+            kept = []
+            for ins in b.code[label]:
+                if ins.info.group in _PURE and not any(reads.get(d.name) for d in ins.dests):
+                    for name in operands(ins):
+                        reads[name] -= 1
+                    dropped = True
+                else:
+                    kept.append(ins)
             b.code[label] = kept
         if not dropped:
             return
