@@ -1,7 +1,8 @@
 """The hazard corpus: tests/hazards/*.sync are buggy programs, one per hazard of
 design.md §5. Each marks the lines where syncc must report, `// expect: CODE`,
 and `syncc check` (with the file's `// syncc-args:`) must report exactly those
-codes at exactly those lines: no more, no fewer."""
+codes at exactly those lines: no more, no fewer. tests/hazards/clean/*.sync are
+their correct neighbours, which must draw no diagnostic at all."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ import pytest
 from helpers import ROOT, syncc
 
 CORPUS = sorted((ROOT / "tests" / "hazards").glob("*.sync"))
+CLEAN = sorted((ROOT / "tests" / "hazards" / "clean").glob("*.sync"))
 EXPECT = re.compile(r"//\s*expect:\s*([EW]\d{4}(?:\s*,\s*[EW]\d{4})*)")
 ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
@@ -52,3 +54,9 @@ def test_hazard_is_reported_where_expected(path):
     assert got == want, f"{path.name}: expected {want}, got {got}\n{err}"
     errors = any(c.startswith("E") for _, c in want)
     assert code == (1 if errors else 0)
+
+
+@pytest.mark.parametrize("path", CLEAN, ids=lambda p: p.stem)
+def test_correct_program_draws_nothing(path):
+    code, got, err = reported(path)
+    assert code == 0 and not got, f"{path.name}: expected no diagnostics, got {got}\n{err}"

@@ -21,6 +21,7 @@ from functools import cached_property
 from ..cfg import CFG
 from ..nodes import Branch, Imm, Instr, Kernel, Reg
 from ..uniformity import GRID, THREAD, Uniformity
+from ..values import Values
 
 DEFAULT_BLOCK = (1024, 1, 1)      # the widest block, for kernels whose launch clause does not say
 
@@ -141,6 +142,14 @@ class Facts:
                 elif ins.op == "ld" and ins.attr("uniform"):   # a broadcast: what was stored flows on
                     todo.extend(st.args[1] for st in self.stores.get(ins.ref.name, ()))
         return out
+
+    @cached_property
+    def values(self) -> Values:
+        return Values(self.k)
+
+    def value_key(self, v):
+        """Equal for two operands that always hold the same value (values.py)."""
+        return self.values.key(v)
 
     def is_party_branch(self, label: str) -> bool:
         """A leader branch the compiler made for a @warp or @block primitive."""

@@ -25,11 +25,12 @@ from .facts import Facts
 class Held:
     prim: str
     index: object            # the index operand (a register or an immediate)
+    value: object            # facts.value_key(index): equal for indices that are always equal
     site: Instr              # where it was taken
 
     @property
     def key(self) -> tuple:
-        return (self.prim, self.index)
+        return (self.prim, self.value)
 
 
 def held(facts: Facts) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[Held]]]:
@@ -48,7 +49,7 @@ def held(facts: Facts) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[
         block = cfg.blocks[label]
         for ins in block.instrs:
             before[id(ins)] = state
-            state = _step(state, ins, mutexes)
+            state = _step(facts, state, ins, mutexes)
         for succ, out in _edges(facts, block, state, mutexes):
             new = at_entry[succ] | out
             if new != at_entry[succ] or succ not in visited:
@@ -57,14 +58,15 @@ def held(facts: Facts) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[
     return before, at_entry
 
 
-def _step(state: frozenset, ins: Instr, mutexes) -> frozenset:
+def _step(facts: Facts, state: frozenset, ins: Instr, mutexes) -> frozenset:
     ref = ins.ref
     if ref is None or ref.name not in mutexes:
         return state
     if ins.op == "mutex.lock":
-        return state | {Held(ref.name, ref.index, ins)}
+        return state | {Held(ref.name, ref.index, facts.value_key(ref.index), ins)}
     if ins.op == "mutex.unlock":
-        return frozenset(h for h in state if h.key != (ref.name, ref.index))
+        key = (ref.name, facts.value_key(ref.index))
+        return frozenset(h for h in state if h.key != key)
     return state
 
 
@@ -78,10 +80,10 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
     if facts.is_party_branch(block.label):
         skipped = state
         for ins in facts.cfg.blocks[term.if_true].instrs:
-            skipped = _step(skipped, ins, mutexes)
+            skipped = _step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
     tries = [ins for ins in facts.sources(term.cond) if ins.op == "mutex.trylock"]
-    got = frozenset(Held(t.ref.name, t.ref.index, t) for t in tries)
+    got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
 
@@ -91,8 +93,8 @@ def check_locks(facts: Facts, ctx: PassContext) -> None:
         return
     before, at_entry = held(facts)
     _trylock_support(facts, ctx)
-    _pairing(facts, before, at_entry, ctx)
-    _lock_order(facts, before, ctx)
+    relocked = _lock_order(facts, before, ctx)
+    _pairing(facts, before, at_entry, relocked, ctx)
     _narrow_scope(facts, before, ctx)
 
 
@@ -115,13 +117,15 @@ def _trylock_support(facts: Facts, ctx: PassContext) -> None:
 
 # ---- E0715 -------------------------------------------------------------------------------------
 
-def _pairing(facts: Facts, before, at_entry, ctx: PassContext) -> None:
+def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContext) -> None:
+    """(A mutex taken twice was reported as E0703; its pairing would only repeat that.)"""
     k = facts.k
     for b, _, ins in k.instructions():
         # a structured section's unlock (region=N) is paired by construction
-        if ins.op == "mutex.unlock" and ins.attr("region") is None and b.label in facts.cfg.reachable:
+        if ins.op == "mutex.unlock" and ins.attr("region") is None and b.label in facts.cfg.reachable \
+                and ins.ref.name not in relocked:
             state = before.get(id(ins), frozenset())
-            if not any(h.prim == ins.ref.name for h in state):
+            if not any(h.prim == ins.ref.name for h in state):     # (any instance: indices may differ in form)
                 ctx.sink.error("E0715", f"`unlock` of `{ins.ref.name}`, which no path to here has locked",
                                ins.span, help="lock it first on every path, or write `critical m { ... }`")
     mutexes = {p.name for p in k.prims if p.kind == "mutex"}
@@ -131,9 +135,9 @@ def _pairing(facts: Facts, before, at_entry, ctx: PassContext) -> None:
             continue
         state = at_entry[b.label]
         for ins in b.instrs:
-            state = _step(state, ins, mutexes)
+            state = _step(facts, state, ins, mutexes)
         for h in sorted(state, key=lambda h: h.site.span.start if h.site.span else 0):
-            if id(h.site) in reported:
+            if id(h.site) in reported or h.prim in relocked:
                 continue
             reported.add(id(h.site))
             ctx.sink.error("E0715", f"`{h.prim}` may still be held when the kernel ends: some path from this "
@@ -144,15 +148,18 @@ def _pairing(facts: Facts, before, at_entry, ctx: PassContext) -> None:
 
 # ---- E0703 -------------------------------------------------------------------------------------
 
-def _lock_order(facts: Facts, before, ctx: PassContext) -> None:
+def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
+    """Report cycles; return the mutexes some thread takes while holding the same instance."""
     k = facts.k
+    relocked: set[str] = set()
     edges: dict[tuple[str, str], tuple[Instr, Instr]] = {}   # (outer, inner) primitive names → sites
     for _, _, ins in k.instructions():
         if ins.op != "mutex.lock":
             continue
         for h in before.get(id(ins), frozenset()):
             if h.prim == ins.ref.name:
-                _same_array(facts, h, ins, ctx)
+                if _same_array(facts, h, ins, ctx):
+                    relocked.add(h.prim)
             else:
                 edges.setdefault((h.prim, ins.ref.name), (h.site, ins))
     for (outer, inner), (site, nested) in sorted(edges.items()):
@@ -167,24 +174,26 @@ def _lock_order(facts: Facts, before, ctx: PassContext) -> None:
                                                Note(f"`{outer}` is taken while `{inner}` is held here",
                                                     other_nested.span)],
                            help=f"take them in one order everywhere, e.g. always `{outer}` before `{inner}`")
+    return relocked
 
 
 def _start(ins: Instr) -> int:
     return ins.span.start if ins.span else 0
 
 
-def _same_array(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> None:
-    """Two instances of one mutex array, one taken while the other is held."""
+def _same_array(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool:
+    """Two instances of one mutex array, one taken while the other is held. True when they
+    are the same instance."""
     a, b = outer.index, ins.ref.index
     name = ins.ref.name
-    if a == b:
+    if outer.value == facts.value_key(b):
         ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it: it waits for itself",
                        ins.span, notes=[Note("it was taken here", outer.site.span)],
                        help="a mutex is not re-entrant: take it once")
-        return
+        return True
     order = _order(facts, a, b)
     if order == "ascending":
-        return
+        return False
     why = ("the order of the two indices depends on the data, so one thread can hold "
            f"`{name}[x]` and wait for `{name}[y]` while another holds `{name}[y]` and waits for `{name}[x]`"
            if order is None else f"when the two indices are equal the thread waits for the `{name}` it holds")
@@ -192,6 +201,7 @@ def _same_array(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> None
                    notes=[Note("the outer lock is taken here", outer.site.span)],
                    help="take the lower index first: `critical m[min(a, b)] { critical m[max(a, b)] { ... } }` "
                         "inside `if a != b`")
+    return False
 
 
 def _order(facts: Facts, a, b) -> str | None:

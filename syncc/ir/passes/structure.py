@@ -32,6 +32,7 @@ from ..cfg import CFG
 from ..context import PassContext
 from ..nodes import Instr, Kernel, Reg, imm
 from ..regions import encloses
+from ..values import Values
 from ..ops import BLOCKING_PRIM, RELEASES
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll"}
@@ -249,8 +250,11 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
 
 
 def _unlocks(k: Kernel, lock: Instr) -> list[tuple[str, int]]:
+    """The unlocks of the instance `lock` takes (the same index value, however computed)."""
+    values = Values(k)
     return [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
-            if ins.op == "mutex.unlock" and ins.ref == lock.ref]
+            if ins.op == "mutex.unlock" and ins.ref.name == lock.ref.name
+            and values.same(ins.ref.index, lock.ref.index)]
 
 
 def _report_unpaired(k: Kernel, lock: Instr, ctx: PassContext) -> None:
