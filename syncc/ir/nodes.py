@@ -12,6 +12,7 @@ The operations are the table in ops.py. docs/ir.md describes the text form.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from math import prod
 from typing import Union
 
 from ..frontend.types import BOOL, I32, ScalarType
@@ -54,12 +55,29 @@ class Ref:
 Operand = Union[Reg, Imm, Ref]
 
 
+class Attributed:
+    """Attributes as a tuple of (key, value) pairs, for frozen nodes: read one, or copy with changes
+    (a value of None removes the key)."""
+    __slots__ = ()
+
+    def attr(self, key: str, default=None):
+        for k, v in self.attrs:
+            if k == key:
+                return v
+        return default
+
+    def with_attrs(self, **changes):
+        attrs = dict(self.attrs)
+        attrs.update(changes)
+        return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
+
+
 def imm(value: int | bool, type: ScalarType = I32) -> Imm:
     return Imm(bool(value) if type == BOOL else type.wrap(int(value)), type)
 
 
 @node
-class Instr:
+class Instr(Attributed):
     op: str
     dests: tuple[Reg, ...]
     args: tuple[Operand, ...]
@@ -69,17 +87,6 @@ class Instr:
     @property
     def info(self) -> OpInfo:
         return OPS[self.op]
-
-    def attr(self, key: str, default=None):
-        for k, v in self.attrs:
-            if k == key:
-                return v
-        return default
-
-    def with_attrs(self, **changes) -> "Instr":
-        attrs = dict(self.attrs)
-        attrs.update(changes)
-        return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
 
     @property
     def ref(self) -> Ref | None:
@@ -146,14 +153,11 @@ class Array:
 
     @property
     def length(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
+        return prod(self.dims)
 
 
 @node
-class Prim:
+class Prim(Attributed):
     """A declared primitive: `kind`, where it lives, who contends, and how it is implemented."""
     name: str
     kind: str                       # mutex | semaphore | barrier | channel
@@ -169,21 +173,7 @@ class Prim:
 
     @property
     def instances(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
-
-    def attr(self, key: str, default=None):
-        for k, v in self.attrs:
-            if k == key:
-                return v
-        return default
-
-    def with_attrs(self, **changes) -> "Prim":
-        attrs = dict(self.attrs)
-        attrs.update(changes)
-        return replace(self, attrs=tuple(attrs.items()))
+        return prod(self.dims)
 
 
 @node

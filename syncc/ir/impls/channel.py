@@ -73,6 +73,17 @@ class Channel:
         em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),))
 
     @classmethod
+    def wait(cls, em, prim, ins):
+        """Spin on `attempt` until the slot's group is published: each consumer on its own at
+        @thread; at @warp and @block the party's leader, and the party meets after."""
+        _, g = cls.where(em, prim, ins)          # once, before the loop
+        if prim.granularity == "thread":
+            em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await")
+        else:
+            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await"),
+                         after=True)
+
+    @classmethod
     def by_party(cls, em, prim, leader_work, after=None) -> None:
         """At @warp or @block: the party meets, its leader does `leader_work`, the party meets again."""
         mask, leader = em.party(prim.granularity)
@@ -103,14 +114,6 @@ class Flag(Channel):
         flag = cls.flags(em, prim)
         return em.op("cmp.ne", BOOL, em.ld(flag, g, hint="ready", **em.poll_cache(flag), **em.order(ins)), imm(0))
 
-    @classmethod
-    def wait(cls, em, prim, ins):
-        _, g = cls.where(em, prim, ins)          # once, before the loop
-        if prim.granularity == "thread":
-            em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await")
-        else:
-            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await"),
-                         after=True)
 
 
 class TinyLock(Channel):
@@ -197,14 +200,6 @@ class AtomLock(Channel):
         em.when(ok, lambda: em.atom("exch", lock, g, imm(0)), hint="restore")   # the token, for other consumers
         return ok
 
-    @classmethod
-    def wait(cls, em, prim, ins):
-        _, g = cls.where(em, prim, ins)
-        if prim.granularity == "thread":
-            em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await")
-        else:
-            cls.by_party(em, prim, lambda: em.spin(lambda: cls.attempt(em, prim, ins, g), hint="await"),
-                         after=True)
 
 
 class NamedBar(Channel):

@@ -8,14 +8,16 @@
     tinylock  a Fermi lock bit: LDSLK to try, STSUL to release (seed 000 L4); on targets without
               lock bits, a shared-memory word handled like tas
 
-Every implementation has `enter` (once, before a polling loop: the token is a ticket, a delay or a
-queue node), `attempt` (one try, a bool), and `unlock`; lock and trylock are built from them.
+Every implementation defines `enter` (once, before a polling loop: the token is a ticket, a delay
+or a queue node), `attempt` (one try, a bool) and `release`; protocol.py builds lock, trylock and
+unlock from them.
 """
 from __future__ import annotations
 
 from ...frontend.types import BOOL, I32
 from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
+from .protocol import Acquirable, WithBackoff
 
 NONE = -1   # an empty MCS queue link
 
@@ -28,14 +30,10 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
 
 
-class Tas:
+class Tas(Acquirable):
     @classmethod
     def word(cls, em: Emitter, prim: Prim) -> str:
         return em.state(prim, "word", prim.instances, 0)
-
-    @classmethod
-    def enter(cls, em: Emitter, prim: Prim, ins: Instr):
-        return imm(0)
 
     @classmethod
     def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
@@ -43,38 +41,21 @@ class Tas:
         return em.eq(old, imm(0))
 
     @classmethod
-    def unlock(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+    def release(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
         em.atom("exch", cls.word(em, prim), ins.ref.index, imm(0), **em.order(ins))
 
-    # ---- the operations, from the three above
-    @classmethod
-    def do_enter(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
-
-    @classmethod
-    def do_poll(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
-
+    # ---- the program's operations (protocol.py)
     @classmethod
     def do_lock(cls, em, prim, ins):
-        token = em.b.reg(I32, "ticket")
-        em.b.assign(token, cls.enter(em, prim, ins))
-        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="lock")
-
-    @classmethod
-    def once(cls, em: Emitter, prim: Prim, ins: Instr):
-        """A single attempt, for trylock: no ticket is taken and nothing waits."""
-        return cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+        cls.acquire(em, prim, ins, "lock")
 
     @classmethod
     def do_trylock(cls, em, prim, ins):
-        ok = cls.once(em, prim, ins)
-        em.when(ok, lambda: em.fence_if_needed(ins), hint="locked")
-        em.b.assign(ins.dests[0], ok)
+        cls.try_once(em, prim, ins, "locked")
 
     @classmethod
     def do_unlock(cls, em, prim, ins):
-        cls.unlock(em, prim, ins)
+        cls.release(em, prim, ins)
 
 
 class Ttas(Tas):
@@ -91,34 +72,8 @@ class Ttas(Tas):
         return ok
 
 
-class Backoff(Tas):
-    """The token is the current delay: min_delay at first, doubling after each failure up to max_delay."""
-
-    @classmethod
-    def enter(cls, em, prim, ins):
-        return imm(dict(prim.params).get("min_delay", 32))
-
-    @classmethod
-    def attempt(cls, em, prim, ins, token):
-        ok = super().attempt(em, prim, ins, token)
-        limit = imm(dict(prim.params).get("max_delay", 1024))
-
-        def back_off():
-            em.b.emit("nanosleep", (), (token,))
-            em.b.emit("shl", (token,), (token, imm(1)))
-            em.b.emit("min", (token,), (token, limit))
-        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
-        return ok
-
-    @classmethod
-    def once(cls, em, prim, ins):
-        return Tas.attempt(em, prim, ins, None)    # a trylock fails at once: no delay
-
-    @classmethod
-    def do_lock(cls, em, prim, ins):
-        token = em.b.reg(I32, "delay")
-        em.b.assign(token, cls.enter(em, prim, ins))
-        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="lock")
+class Backoff(WithBackoff, Tas):
+    """Test-and-set with a growing delay after each failure (seed 001 Algorithm 2)."""
 
 
 class Ticket(Tas):
@@ -140,7 +95,7 @@ class Ticket(Tas):
         return em.eq(now, token)
 
     @classmethod
-    def unlock(cls, em, prim, ins):
+    def release(cls, em, prim, ins):
         _, serving = cls.arrays(em, prim)
         em.atom("add", serving, ins.ref.index, imm(1), **em.order(ins))
 
@@ -186,7 +141,7 @@ class Mcs(Tas):
         return ok
 
     @classmethod
-    def unlock(cls, em, prim, ins):
+    def release(cls, em, prim, ins):
         tail, head, link, waiting, busy = cls.arrays(em, prim)
         me = em.ld(head, ins.ref.index, hint="me")
         # acquire: the successor initialized its node before linking it
@@ -228,7 +183,7 @@ class TinyLock(Tas):
         return ok
 
     @classmethod
-    def unlock(cls, em, prim, ins):
+    def release(cls, em, prim, ins):
         em.b.emit("lockbit.release", (), (Ref(cls.word(em, prim), ins.ref.index), imm(0)))
 
 

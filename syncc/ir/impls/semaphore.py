@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...frontend.types import BOOL, I32
 from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
+from .protocol import Acquirable, WithBackoff
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
@@ -20,14 +21,10 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
 
 
-class Spin:
+class Spin(Acquirable):
     @staticmethod
     def count(em, prim):
         return em.state(prim, "count", prim.instances, prim.count or 0)
-
-    @classmethod
-    def enter(cls, em, prim, ins):
-        return imm(0)
 
     @classmethod
     def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
@@ -44,60 +41,25 @@ class Spin:
         return ok
 
     @classmethod
-    def post(cls, em, prim, ins):
+    def release(cls, em, prim, ins):
         em.atom("add", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
 
-    # ---- the operations, from the three above
-    @classmethod
-    def do_enter(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
-
-    @classmethod
-    def do_poll(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
-
+    # ---- the program's operations (protocol.py)
     @classmethod
     def do_wait(cls, em, prim, ins):
-        token = em.b.reg(I32, "ticket")
-        em.b.assign(token, cls.enter(em, prim, ins))
-        em.spin(lambda: cls.attempt(em, prim, ins, token), hint="wait")
-
-    @classmethod
-    def once(cls, em: Emitter, prim: Prim, ins: Instr):
-        """One attempt that takes nothing it could not give back (for trywait)."""
-        return cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+        cls.acquire(em, prim, ins, "wait")
 
     @classmethod
     def do_trywait(cls, em, prim, ins):
-        ok = cls.once(em, prim, ins)
-        em.when(ok, lambda: em.fence_if_needed(ins), hint="permitted")
-        em.b.assign(ins.dests[0], ok)
+        cls.try_once(em, prim, ins, "permitted")
 
     @classmethod
     def do_post(cls, em, prim, ins):
-        cls.post(em, prim, ins)
+        cls.release(em, prim, ins)
 
 
-class Backoff(Spin):
-    @classmethod
-    def once(cls, em, prim, ins):
-        return Spin.attempt(em, prim, ins, None)     # a trywait fails at once: no delay
-
-    @classmethod
-    def enter(cls, em, prim, ins):
-        return imm(dict(prim.params).get("min_delay", 32))
-
-    @classmethod
-    def attempt(cls, em, prim, ins, token):
-        ok = super().attempt(em, prim, ins, token)
-        limit = imm(dict(prim.params).get("max_delay", 1024))
-
-        def back_off():
-            em.b.emit("nanosleep", (), (token,))
-            em.b.emit("shl", (token,), (token, imm(1)))
-            em.b.emit("min", (token,), (token, limit))
-        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
-        return ok
+class Backoff(WithBackoff, Spin):
+    """The spin semaphore with a growing delay after each failure (seed 001 Algorithm 4)."""
 
 
 class Sleeping(Spin):
@@ -148,7 +110,7 @@ class Sleeping(Spin):
         return ok
 
     @classmethod
-    def post(cls, em, prim, ins):
+    def release(cls, em, prim, ins):
         holders, _, turn = cls.arrays(em, prim)
         old = em.atom("sub", holders, ins.ref.index, imm(1), **em.order(ins))
         em.when(em.op("cmp.gt", BOOL, old, imm(prim.count or 0)),

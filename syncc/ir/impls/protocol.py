@@ -1,0 +1,87 @@
+"""What mutex and semaphore implementations share: the acquire protocol.
+
+An implementation defines three steps, and the IR's operations are built from them:
+
+    enter(em, prim, ins)            once, before waiting: a token (a ticket, a delay, a queue
+                                    node; 0 where none is needed)
+    attempt(em, prim, ins, token)   one try: a bool register, true once held
+    release(em, prim, ins)          give it back
+
+    x.enter / x.poll   what structuring leaves: enter once, attempt in its polling loop
+    lock / wait        a blocking acquire (a party leader's): enter, then attempt until it holds
+    trylock / trywait  `once`: a single attempt that leaves nothing behind, fenced on success
+    unlock / post      release
+
+`WithBackoff` makes an implementation sleep a growing delay after each failed attempt
+(seed 001 Algorithms 2 and 4): the token is the delay.
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32
+from ..nodes import Instr, Prim, imm
+from .base import Emitter
+
+
+class Acquirable:
+    @classmethod
+    def enter(cls, em: Emitter, prim: Prim, ins: Instr):
+        return imm(0)
+
+    @classmethod
+    def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
+        raise NotImplementedError
+
+    @classmethod
+    def release(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def once(cls, em: Emitter, prim: Prim, ins: Instr):
+        """A single attempt that takes nothing it could not give back (for trylock/trywait)."""
+        return cls.attempt(em, prim, ins, cls.enter(em, prim, ins))
+
+    # ---- the IR's operations, from the steps above
+    @classmethod
+    def do_enter(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
+
+    @classmethod
+    def acquire(cls, em, prim, ins, hint: str) -> None:
+        token = em.b.reg(I32, "token")
+        em.b.assign(token, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, token), hint=hint)
+
+    @classmethod
+    def try_once(cls, em, prim, ins, hint: str) -> None:
+        ok = cls.once(em, prim, ins)
+        em.when(ok, lambda: em.fence_if_needed(ins), hint=hint)
+        em.b.assign(ins.dests[0], ok)
+
+
+class WithBackoff:
+    """Mixed in before an Acquirable: the token is the current delay, min_delay at first and
+    doubling after each failure up to max_delay. A single try (`once`) does not sleep."""
+
+    @classmethod
+    def enter(cls, em, prim, ins):
+        return imm(dict(prim.params).get("min_delay", 32))
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        ok = super().attempt(em, prim, ins, token)
+        limit = imm(dict(prim.params).get("max_delay", 1024))
+
+        def back_off():
+            em.b.emit("nanosleep", (), (token,))
+            em.b.emit("shl", (token,), (token, imm(1)))
+            em.b.emit("min", (token,), (token, limit))
+        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
+        return ok
+
+    @classmethod
+    def once(cls, em, prim, ins):
+        return super().attempt(em, prim, ins, None)     # the plain attempt: a failed try just fails
