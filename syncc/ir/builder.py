@@ -171,17 +171,19 @@ class KernelBuilder:
     def rename(self, names: dict[str, Reg]) -> None:
         """Replace every read of the registers named in `names` (operands, indices, branch conditions)."""
         def sub(v):
-            if isinstance(v, Reg):
+            if type(v) is Reg:
                 return names.get(v.name, v)
-            if isinstance(v, Ref) and isinstance(v.index, Reg) and v.index.name in names:
+            if type(v) is Ref and type(v.index) is Reg and v.index.name in names:
                 return replace(v, index=names[v.index.name])
             return v
         for label in self.order:
-            self.code[label] = [replace(ins, args=tuple(sub(a) for a in ins.args))
-                                if any(sub(a) is not a for a in ins.args) else ins for ins in self.code[label]]
+            code = self.code[label]
+            for n, ins in enumerate(code):
+                args = tuple(sub(a) for a in ins.args)
+                if args != ins.args:
+                    code[n] = replace(ins, args=args)
             term = self.terms[label]
-            if isinstance(term, Branch) and isinstance(term.cond, Reg) and term.cond.name in names:
+            if type(term) is Branch and type(term.cond) is Reg and term.cond.name in names:
                 self.terms[label] = replace(term, cond=names[term.cond.name])
-
 
 __all__ = ["KernelBuilder", "Branch", "Jump", "Return"]

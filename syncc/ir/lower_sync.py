@@ -14,6 +14,8 @@ expand_primitives gives them the shape of their implementation.
 """
 from __future__ import annotations
 
+from math import prod
+
 from ..frontend import ast as A
 from ..frontend.catalogue import implementations
 from ..frontend.types import BOOL, I32, U32
@@ -47,11 +49,8 @@ class SyncLowering:
             impl, params = info.impl.name, tuple(info.impl_params.items())
             why = "chosen with `using`"
         else:
-            instances = 1
-            for n in info.dims:
-                instances *= n
             impl, why = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
-                                               info.named, d in self.tried, instances)
+                                               info.named, d in self.tried, prod(info.dims))
             defaults = implementations(info.kind)[impl].params
             params = tuple((p.name, p.default) for p in defaults)
             why = f"the {self.ctx.target.name} default: {why}"

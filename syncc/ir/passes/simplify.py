@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..builder import KernelBuilder
 from ..context import PassContext
-from ..nodes import Branch, Jump, Kernel, Reg
+from ..nodes import Branch, Jump, Kernel, Ref, Reg
 
 _PURE = ("arith", "special")
 
@@ -52,38 +52,40 @@ def simplify_cfg(k: Kernel, ctx: PassContext) -> Kernel:
     return b.freeze()
 
 
+def _reads(ins) -> list[str]:
+    out = []
+    for a in ins.args:
+        if type(a) is Reg:
+            out.append(a.name)
+        elif type(a) is Ref and type(a.index) is Reg:
+            out.append(a.index.name)
+    return out
+
+
 def _drop_dead_values(b: KernelBuilder) -> None:
     """Remove pure instructions whose results are never read, and what only they read."""
     reads: dict[str, int] = {}
-
-    def operands(ins):
-        for a in ins.args:
-            if isinstance(a, Reg):
-                yield a.name
-            elif isinstance(getattr(a, "index", None), Reg):
-                yield a.index.name
-
     for label in b.order:
         for ins in b.code[label]:
-            for name in operands(ins):
+            for name in _reads(ins):
                 reads[name] = reads.get(name, 0) + 1
         term = b.terms[label]
-        if isinstance(term, Branch) and isinstance(term.cond, Reg):
+        if type(term) is Branch and type(term.cond) is Reg:
             reads[term.cond.name] = reads.get(term.cond.name, 0) + 1
-    while True:
+    dropped = True
+    while dropped:
         dropped = False
         for label in b.order:
-            kept = []
-            for ins in b.code[label]:
-                if ins.info.group in _PURE and not any(reads.get(d.name) for d in ins.dests):
-                    for name in operands(ins):
-                        reads[name] -= 1
-                    dropped = True
-                else:
-                    kept.append(ins)
-            b.code[label] = kept
-        if not dropped:
-            return
+            code = b.code[label]
+            dead = [ins for ins in code if ins.info.group in _PURE and not any(reads.get(d.name) for d in ins.dests)]
+            if not dead:
+                continue
+            for ins in dead:
+                for name in _reads(ins):
+                    reads[name] -= 1
+            gone = set(map(id, dead))
+            b.code[label] = [ins for ins in code if id(ins) not in gone]
+            dropped = True
 
 
 def _common_entry_values(b: KernelBuilder) -> None:
