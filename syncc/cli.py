@@ -195,9 +195,14 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, define
     if emit == "ir":
         _write(output, print_module(comp.ir))
         return EXIT_OK
-    part = {"ptx": "the PTX backend (issue 4)", "sass": "the real-SASS path (issue 4)",
+    if target == "ptx":
+        from .backends.ptx import build_ptx
+        _write(output, build_ptx(comp.ir, arch).text)
+        return EXIT_OK
+    part = {"sass": "the real-SASS path (issue 4)",
             "cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
-    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check`, `syncc explain` and `--emit ir` work today")
+    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check`, `syncc explain`, `--emit ir` and "
+                      "`--target ptx` work today")
 
 
 @cli.command()

@@ -176,3 +176,13 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
             raise
         comp.sink.add(Diagnostic(Severity.ERROR, "E0009", f"the IR does not verify: {e}", None, file=path))
     return comp
+
+
+def build_ptx_file(path: str, defines: Defines | None = None, arch: str = "sm_90", opt: int = 2,
+                   verify_each: bool = False):
+    """Compile one file to PTX: (the compilation, the PtxProgram or None after errors)."""
+    comp = compile_file(path, defines, "ptx", opt, verify_each=verify_each)
+    if comp.ir is None:
+        return comp, None
+    from .backends.ptx import build_ptx
+    return comp, build_ptx(comp.ir, arch)

@@ -95,6 +95,8 @@ class _Checker:
             self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):
             self.bad(where, "takes a barrier id and an optional thread count")
+        if ins.op == "region.end" and self.stage == "expanded":
+            self.bad(where, "region.end left after expansion")
         if info.group == "prim":
             if self.stage == "expanded":
                 self.bad(where, "primitive operation left after expansion")

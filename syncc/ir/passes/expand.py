@@ -1,6 +1,6 @@
 """Expansion of primitives into the operations of their implementations.
 
-Guarantee: afterwards no primitive operation is left. Each became its
+Guarantee: afterwards no primitive operation (nor `region.end`) is left. Each became its
 implementation's atomics, loads and stores on state arrays (`m.word`,
 `s.count`, `c.data`, ...), lock-bit operations, barriers and spin loops
 (syncc/ir/impls/), with the orderings the fence pass chose placed on the
@@ -45,6 +45,8 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
         b.code[label], b.terms[label] = [], None
         b.at(label)
         for ins in instrs:
+            if ins.op == "region.end":      # a `when` body's end: only structuring needed it
+                continue
             if ins.info.group == "prim":
                 b.span_now = ins.span
                 _KINDS[prims[ins.ref.name].kind](em, prims[ins.ref.name], ins)

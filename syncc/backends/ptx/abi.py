@@ -1,0 +1,78 @@
+"""What a compiled kernel takes at launch: its parameters, in order.
+
+    abi = kernel_abi(kernel)
+    abi.params        # the program's parameters, then one pointer per global state array
+
+A kernel's own parameters come first, as declared: a global array is a pointer to
+its first element, a scalar is passed by value (`bool` as one byte). Then comes one
+pointer for each array of primitive state in global memory (a ticket lock's
+counters, a grid barrier's flags, MCS queue nodes), which whoever launches the
+kernel allocates and fills with its first value before every launch: the runtime
+(syncc/runtime/) does, and a library writer who launches the PTX directly must.
+Shared state lives in the kernel's shared memory and needs nothing from the caller.
+
+A state array's size is its declared length, times the number of blocks of the
+launch for `per=block` and times the number of threads of the launch for
+`per=thread`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...frontend.types import ScalarType
+from ...ir.nodes import Array, Kernel, Reg
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str                  # array | scalar | state
+    elem: ScalarType           # the element type (arrays), or the value's type (scalars)
+    dims: tuple[int, ...] = ()
+    init: int | None = None    # state: every element's first value
+    per: str | None = None     # state: None, "block" or "thread"
+
+    def length(self, blocks: int, threads_per_block: int) -> int:
+        """Elements of a state array for a launch of `blocks` blocks of `threads_per_block`."""
+        n = 1
+        for d in self.dims:
+            n *= d
+        if self.per == "block":
+            n *= blocks
+        elif self.per == "thread":
+            n *= blocks * threads_per_block
+        return n
+
+
+@dataclass(frozen=True)
+class KernelABI:
+    name: str
+    params: tuple[Param, ...]
+    grid: tuple[int, int, int] | None
+    block: tuple[int, int, int] | None
+
+    @property
+    def program_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.kind != "state")
+
+    @property
+    def state(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.kind == "state")
+
+
+def kernel_abi(k: Kernel) -> KernelABI:
+    params = []
+    for p in k.params:
+        if isinstance(p, Reg):
+            params.append(Param(p.name, "scalar", p.type))
+        else:
+            params.append(Param(p.name, "array", p.elem, p.dims))
+    for a in k.arrays:
+        if a.kind == "state" and a.space == "global":
+            init = a.init if isinstance(a.init, int) else 0
+            params.append(Param(a.name, "state", a.elem, a.dims, init, a.per))
+    return KernelABI(k.name, tuple(params), k.grid, k.block)
+
+
+def global_state(k: Kernel) -> list[Array]:
+    return [a for a in k.arrays if a.kind == "state" and a.space == "global"]

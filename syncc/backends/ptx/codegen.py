@@ -1,0 +1,361 @@
+"""The safe IR → LLVM IR (llvmlite.ir), for the NVPTX back end.
+
+One LLVM function per kernel, marked a kernel in `nvvm.annotations`, taking the
+parameters abi.py lists. Shared arrays and shared primitive state become
+`addrspace(3)` globals; global arrays are `addrspace(1)` pointers. A register
+the IR assigns once is an SSA value: the verifier's definite assignment makes
+that one definition dominate every use. A register assigned more than once (a
+loop variable, a polling loop's `done`) becomes an `alloca` in the entry block,
+which the SROA pass turns into SSA values. Arithmetic and plain loads and stores
+are LLVM instructions, chosen from tables; every synchronizing operation is
+inline PTX from ptxasm.py, so its ordering and scope are exactly what
+insert_fences chose.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...frontend.types import BOOL, ScalarType
+from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
+from . import ptxasm
+from .abi import kernel_abi
+
+VOID = ir.VoidType()
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+SPACE = {"global": 1, "shared": 3}
+
+
+def value_type(t: ScalarType) -> ir.IntType:
+    return I1 if t == BOOL else ir.IntType(t.bits)
+
+
+def memory_type(t: ScalarType) -> ir.IntType:
+    """How an element is stored: a bool takes a byte, as numpy's does."""
+    return I8 if t == BOOL else ir.IntType(t.bits)
+
+
+# IR operation → how to build it: (builder, operand type, *LLVM operands) → value
+def _signed(t: ScalarType) -> bool:
+    return t.signed
+
+
+def _minmax(pred_signed, pred_unsigned):
+    def build(b, t, x, y):
+        return b.select(b.icmp_signed(pred_signed, x, y) if t.signed else b.icmp_unsigned(pred_unsigned, x, y), x, y)
+    return build
+
+
+BINARY = {
+    "add": lambda b, t, x, y: b.add(x, y), "sub": lambda b, t, x, y: b.sub(x, y),
+    "mul": lambda b, t, x, y: b.mul(x, y),
+    "div": lambda b, t, x, y: b.sdiv(x, y) if t.signed else b.udiv(x, y),
+    "rem": lambda b, t, x, y: b.srem(x, y) if t.signed else b.urem(x, y),
+    "and": lambda b, t, x, y: b.and_(x, y), "or": lambda b, t, x, y: b.or_(x, y),
+    "xor": lambda b, t, x, y: b.xor(x, y), "shl": lambda b, t, x, y: b.shl(x, y),
+    "shr": lambda b, t, x, y: b.ashr(x, y) if t.signed else b.lshr(x, y),
+    "min": _minmax("<", "<"), "max": _minmax(">", ">"),
+}
+COMPARE = {"cmp.eq": "==", "cmp.ne": "!=", "cmp.lt": "<", "cmp.le": "<=", "cmp.gt": ">", "cmp.ge": ">="}
+SREG = {"tid.x": "tid.x", "tid.y": "tid.y", "tid.z": "tid.z", "ntid.x": "ntid.x", "ntid.y": "ntid.y",
+        "ntid.z": "ntid.z", "ctaid.x": "ctaid.x", "ctaid.y": "ctaid.y", "ctaid.z": "ctaid.z",
+        "nctaid.x": "nctaid.x", "nctaid.y": "nctaid.y", "nctaid.z": "nctaid.z", "laneid": "laneid",
+        "clock": "clock64"}
+
+
+class CodegenError(Exception):
+    """The IR has something this back end cannot emit (a bug in syncc's passes)."""
+
+
+def module_to_llvm(module: Module) -> ir.Module:
+    out = ir.Module(name=module.source or "syncc")
+    out.triple = "nvptx64-nvidia-cuda"
+    annotations = out.add_named_metadata("nvvm.annotations")
+    for k in module.kernels:
+        fn = KernelCodegen(out, k).run()
+        annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
+    return out
+
+
+class KernelCodegen:
+    def __init__(self, out: ir.Module, k: Kernel):
+        self.out, self.k = out, k
+        self.abi = kernel_abi(k)
+        params = [self._param_type(p) for p in self.abi.params]
+        self.fn = ir.Function(out, ir.FunctionType(VOID, params), name=k.name)
+        self.arrays: dict[str, tuple[ir.Value, Array]] = {}
+        self.slots: dict[str, ir.AllocaInstr] = {}      # registers assigned more than once
+        self.ssa: dict[str, ir.Value] = {}              # registers assigned once
+        self.blocks: dict[str, ir.Block] = {}
+        self.intrinsics: dict[str, ir.Function] = {}
+
+    @staticmethod
+    def _param_type(p) -> ir.Type:
+        if p.kind == "scalar":
+            return memory_type(p.elem)
+        return memory_type(p.elem).as_pointer(addrspace=1)
+
+    # ---- the function
+    def run(self) -> ir.Function:
+        k = self.k
+        entry = self.fn.append_basic_block("alloca")
+        for b in k.blocks:
+            self.blocks[b.label] = self.fn.append_basic_block(b.label)
+        self.b = ir.IRBuilder(entry)
+        defs: dict[str, int] = {p.name: 1 for p in k.params if isinstance(p, Reg)}
+        for _, _, ins in k.instructions():
+            for d in ins.dests:
+                defs[d.name] = defs.get(d.name, 0) + 1
+        for _, _, ins in k.instructions():
+            for d in ins.dests:
+                if defs[d.name] > 1:
+                    self.slot(d)
+        self._bind_params()
+        self._shared_arrays()
+        self.b.branch(self.blocks[k.blocks[0].label])
+        for blk in k.blocks:
+            self.b.position_at_end(self.blocks[blk.label])
+            for ins in blk.instrs:
+                self.instr(ins)
+            self.terminator(blk.term)
+        return self.fn
+
+    def _bind_params(self) -> None:
+        by_name = {p.name: p for p in self.k.params if isinstance(p, Array)}
+        arrays = {a.name: a for a in self.k.arrays}
+        for arg, p in zip(self.fn.args, self.abi.params):
+            arg.name = p.name
+            if p.kind == "scalar":
+                value = arg if p.elem != BOOL else self.b.icmp_unsigned("!=", arg, ir.Constant(I8, 0))
+                if p.name in self.slots:
+                    self.b.store(value, self.slots[p.name])
+                else:
+                    self.ssa[p.name] = value
+            elif p.kind == "array":
+                self.arrays[p.name] = (arg, by_name[p.name])
+            else:
+                self.arrays[p.name] = (arg, arrays[p.name])
+
+    def _shared_arrays(self) -> None:
+        for a in self.k.arrays:
+            if a.space != "shared":
+                continue
+            n = 1
+            for d in a.dims:
+                n *= d
+            g = ir.GlobalVariable(self.out, ir.ArrayType(memory_type(a.elem), n), f"{self.k.name}.{a.name}",
+                                  addrspace=3)
+            g.linkage = "internal"
+            g.initializer = ir.Constant(g.value_type, None)     # undef: shared memory starts undefined
+            g.align = 8
+            self.arrays[a.name] = (g, a)
+
+    def slot(self, reg: Reg) -> ir.AllocaInstr:
+        s = self.slots.get(reg.name)
+        if s is None:
+            s = self.slots[reg.name] = self.b.alloca(value_type(reg.type), name=reg.name)
+        return s
+
+    # ---- operands
+    def value(self, v) -> ir.Value:
+        if isinstance(v, Imm):
+            return ir.Constant(value_type(v.type), int(v.value))
+        if isinstance(v, Reg):
+            value = self.ssa.get(v.name)
+            return value if value is not None else self.b.load(self.slots[v.name])
+        raise CodegenError(f"not a value operand: {v}")
+
+    def address(self, ref: Ref) -> tuple[ir.Value, Array]:
+        base, array = self.arrays[ref.name]
+        index = self.value(ref.index)
+        index = self.b.sext(index, I64) if index.type.width < 64 else index
+        if isinstance(base, ir.GlobalVariable):      # a shared array: element `index` of the global
+            return self.b.gep(base, [ir.Constant(I64, 0), index], inbounds=True), array
+        return self.b.gep(base, [index]), array
+
+    def define(self, ins: Instr, value: ir.Value) -> None:
+        name = ins.dests[0].name
+        slot = self.slots.get(name)
+        if slot is None:
+            self.ssa[name] = value
+        else:
+            self.b.store(value, slot)
+
+    # ---- instructions
+    def instr(self, ins: Instr) -> None:
+        group = ins.info.group
+        handler = getattr(self, "_" + ins.op.replace(".", "_"), None) or getattr(self, "_" + group, None)
+        if handler is None:
+            raise CodegenError(f"the PTX back end cannot emit `{ins.op}` (kernel @{self.k.name})")
+        handler(ins)
+
+    def _arith(self, ins: Instr) -> None:
+        op, d = ins.op, ins.dests[0]
+        args = [self.value(a) for a in ins.args]
+        t = ins.args[0].type if ins.args and not isinstance(ins.args[0], Ref) else d.type
+        if op in BINARY:
+            result = BINARY[op](self.b, t, *args)
+        elif op in COMPARE:
+            pred = COMPARE[op]
+            result = self.b.icmp_signed(pred, *args) if t.signed else self.b.icmp_unsigned(pred, *args)
+        elif op == "mov":
+            result = args[0]
+        elif op == "neg":
+            result = self.b.neg(args[0])
+        elif op == "not":
+            result = self.b.not_(args[0])
+        elif op == "abs":
+            x = args[0]
+            result = self.b.select(self.b.icmp_signed("<", x, ir.Constant(x.type, 0)), self.b.neg(x), x)
+        elif op == "popc":
+            ctpop = self.intrinsic(f"llvm.ctpop.i{args[0].type.width}", args[0].type, [args[0].type])
+            result = self.resize(self.b.call(ctpop, args), d.type, ins.args[0].type)
+        elif op == "cvt":
+            result = self.convert(args[0], ins.args[0].type, d.type)
+        elif op == "select":
+            result = self.b.select(*args)
+        else:
+            raise CodegenError(f"no arithmetic for `{op}`")
+        self.define(ins, result)
+
+    def convert(self, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+        if dst == BOOL:
+            return self.b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+        return self.resize(x, dst, src)
+
+    def resize(self, x: ir.Value, dst: ScalarType, src: ScalarType) -> ir.Value:
+        want = value_type(dst)
+        if x.type.width == want.width:
+            return x
+        if x.type.width > want.width:
+            return self.b.trunc(x, want)
+        return self.b.sext(x, want) if src.signed and src != BOOL else self.b.zext(x, want)
+
+    def _sreg(self, ins: Instr) -> None:
+        reg = SREG.get(ins.attr("reg"))
+        if reg is None:
+            raise CodegenError(f"no special register `{ins.attr('reg')}`")
+        t = I64 if reg == "clock64" else I32
+        value = self.b.call(self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{reg}", t, []), [])
+        want = value_type(ins.dests[0].type)
+        if want.width < t.width:
+            value = self.b.trunc(value, want)
+        elif want.width > t.width:
+            value = self.b.zext(value, want)
+        self.define(ins, value)
+
+    def _ld(self, ins: Instr) -> None:
+        ptr, array = self.address(ins.ref)
+        order, cache = ins.attr("order"), ins.attr("cache")
+        if order is None and cache is None:
+            raw = self.b.load(ptr)
+        else:
+            asm = ptxasm.load(array.elem, array.space, order, ins.attr("scope"), cache)
+            raw = self.asm(asm, self.register_type(array.elem), [ptr])
+        self.define(ins, self.from_memory(raw, array.elem))
+
+    def _st(self, ins: Instr) -> None:
+        ptr, array = self.address(ins.ref)
+        value = self.to_memory(self.value(ins.args[1]), array.elem)
+        order = ins.attr("order")
+        if order is None:
+            self.b.store(value, ptr)
+        else:
+            asm = ptxasm.store(array.elem, array.space, order, ins.attr("scope"))
+            self.asm(asm, VOID, [ptr, self.widen(value, array.elem)])
+
+    def _atomic(self, ins: Instr) -> None:
+        ptr, array = self.address(ins.ref)
+        operands = [self.value(a) for a in ins.args[1:]]
+        if ins.op == "atom.sub":
+            operands = [self.b.neg(operands[0])]
+        asm = ptxasm.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        self.define(ins, self.asm(asm, value_type(array.elem), [ptr, *operands]))
+
+    def _fence(self, ins: Instr) -> None:
+        self.asm(ptxasm.fence(ins.attr("order"), ins.attr("scope") or "gpu"), VOID, [])
+
+    def _bar_sync(self, ins: Instr) -> None:
+        args = [self.value(a) for a in ins.args]
+        self.asm(ptxasm.BARRIER_SYNC if len(args) == 1 else ptxasm.BARRIER_SYNC_COUNT, VOID, args)
+
+    def _bar_arrive(self, ins: Instr) -> None:
+        self.asm(ptxasm.BARRIER_ARRIVE, VOID, [self.value(a) for a in ins.args])
+
+    def _warp_sync(self, ins: Instr) -> None:
+        self.asm(ptxasm.WARP_SYNC, VOID, [self.value(ins.args[0])])
+
+    def _activemask(self, ins: Instr) -> None:
+        self.define(ins, self.asm(ptxasm.ACTIVEMASK, I32, []))
+
+    def _elect(self, ins: Instr) -> None:
+        """The lowest active lane: portable to sm_70 (elect.sync needs sm_90)."""
+        mask = self.asm(ptxasm.ACTIVEMASK, I32, [])
+        cttz = self.intrinsic("llvm.cttz.i32", I32, [I32, I1])
+        lowest = self.b.call(cttz, [mask, ir.Constant(I1, 1)])
+        lane = self.b.call(self.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", I32, []), [])
+        self.define(ins, self.b.icmp_unsigned("==", lowest, lane))
+
+    def _vote(self, ins: Instr, kind: str) -> None:
+        mask = self.asm(ptxasm.ACTIVEMASK, I32, [])
+        result = I32 if kind == "ballot" else I1
+        fn = self.intrinsic(f"llvm.nvvm.vote.{kind}.sync", result, [I32, I1])
+        self.define(ins, self.b.call(fn, [mask, self.value(ins.args[0])], attrs=("convergent",)))
+
+    def _vote_any(self, ins: Instr) -> None:
+        self._vote(ins, "any")
+
+    def _vote_all(self, ins: Instr) -> None:
+        self._vote(ins, "all")
+
+    def _ballot(self, ins: Instr) -> None:
+        self._vote(ins, "ballot")
+
+    def _nanosleep(self, ins: Instr) -> None:
+        self.asm(ptxasm.NANOSLEEP, VOID, [self.widen(self.value(ins.args[0]), ins.args[0].type)])
+
+    def _lockbit(self, ins: Instr) -> None:
+        raise CodegenError("lock bits exist only on Fermi; expansion should have replaced them for PTX")
+
+    def _prim(self, ins: Instr) -> None:
+        raise CodegenError(f"`{ins.op}` reached the back end unexpanded")
+
+    _region_end = _prim
+
+    # ---- terminators
+    def terminator(self, term) -> None:
+        if isinstance(term, Jump):
+            self.b.branch(self.blocks[term.target])
+        elif isinstance(term, Branch):
+            self.b.cbranch(self.value(term.cond), self.blocks[term.if_true], self.blocks[term.if_false])
+        else:
+            self.b.ret_void()
+
+    # ---- helpers
+    def intrinsic(self, name: str, result: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.out.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.out, ir.FunctionType(result, args), name=name)
+        return fn
+
+    def asm(self, asm: ptxasm.Asm, result: ir.Type, args: list[ir.Value]) -> ir.Value:
+        code = ir.InlineAsm(ir.FunctionType(result, [a.type for a in args]), asm.text, asm.constraints,
+                            side_effect=True)
+        return self.b.call(code, args, attrs=("convergent",) if asm.convergent else ())
+
+    @staticmethod
+    def register_type(elem: ScalarType) -> ir.IntType:
+        """The register an inline-PTX load or store uses: 32 bits for bytes and words."""
+        return I64 if elem.bits == 64 else I32
+
+    def widen(self, value: ir.Value, elem: ScalarType) -> ir.Value:
+        want = self.register_type(elem)
+        return value if value.type.width == want.width else self.b.zext(value, want)
+
+    def from_memory(self, raw: ir.Value, elem: ScalarType) -> ir.Value:
+        if elem == BOOL:
+            return self.b.icmp_unsigned("!=", raw, ir.Constant(raw.type, 0))
+        want = value_type(elem)
+        return raw if raw.type.width == want.width else self.b.trunc(raw, want)
+
+    def to_memory(self, value: ir.Value, elem: ScalarType) -> ir.Value:
+        return self.b.zext(value, I8) if elem == BOOL else value

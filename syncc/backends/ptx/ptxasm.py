@@ -1,0 +1,97 @@
+"""The synchronization instructions, as inline PTX with exactly the ordering and scope the
+passes decided.
+
+LLVM drops orderings it is given on some atomics (design.md §6: `atomicrmw ...
+syncscope("device") acquire` came out as a plain `atom.global.add.u32`), so every
+operation that synchronizes (an atomic, a load or store with an ordering, a fence,
+a barrier, a warp sync, activemask, nanosleep) is written as inline PTX here. Each
+is `asm sideeffect` with a memory clobber, so LLVM moves no memory access across
+it; barriers and warp syncs are also `convergent`, so no transformation makes
+them conditional on more threads' paths than the program did.
+
+Plain loads and stores stay LLVM loads and stores, which LLVM may optimize: a
+program that polls memory uses `load_cg` (an L1-bypassing load, here inline PTX)
+or a primitive, whose polls carry an ordering.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...frontend.types import ScalarType
+
+# atomic operation → (PTX operation, how its type is written: bits / unsigned / signed-aware)
+ATOMIC = {
+    "atom.add": ("add", "u"), "atom.sub": ("add", "u"), "atom.exch": ("exch", "b"), "atom.cas": ("cas", "b"),
+    "atom.min": ("min", "s"), "atom.max": ("max", "s"), "atom.and": ("and", "b"), "atom.or": ("or", "b"),
+    "atom.xor": ("xor", "b"),
+}
+# the .sem of atom: sc is not one; an sc atomic is a fence.sc and an acq_rel atomic
+SEM = {None: ".relaxed", "relaxed": ".relaxed", "acquire": ".acquire", "release": ".release",
+       "acq_rel": ".acq_rel", "sc": ".acq_rel"}
+
+
+@dataclass(frozen=True)
+class Asm:
+    text: str
+    constraints: str
+    convergent: bool = False
+
+
+def ptx_type(t: ScalarType, style: str) -> str:
+    """.b32/.u32/.s32/...; bool in memory is one byte."""
+    bits = 8 if t.bits == 1 else t.bits
+    if style == "b" and bits >= 32:
+        return f".b{bits}"
+    if style == "s" and t.signed:
+        return f".s{bits}"
+    return f".u{bits}"
+
+
+def reg_constraint(t: ScalarType) -> str:
+    return "l" if t.bits == 64 else "r"
+
+
+def _space(space: str) -> str:
+    return ".global" if space == "global" else ".shared"
+
+
+def atomic(op: str, elem: ScalarType, space: str, order: str | None, scope: str | None) -> Asm:
+    name, style = ATOMIC[op]
+    r = reg_constraint(elem)
+    sem = SEM[order]
+    scope = f".{scope or ('cta' if space == 'shared' else 'gpu')}"
+    text = f"atom{sem}{scope}{_space(space)}.{name}{ptx_type(elem, style)} $0, [$1], $2"
+    if order == "sc":
+        text = f"fence.sc{scope}; {text}"
+    if name == "cas":
+        return Asm(text + ", $3;", f"={r},l,{r},{r},~{{memory}}")
+    return Asm(text + ";", f"={r},l,{r},~{{memory}}")
+
+
+def load(elem: ScalarType, space: str, order: str | None, scope: str | None, cache: str | None) -> Asm:
+    r = reg_constraint(elem)
+    t = ptx_type(elem, "u")
+    if order is not None:            # ld.acquire: no cache operator with an ordering
+        sem = ".relaxed" if order == "relaxed" else ".acquire"
+        return Asm(f"ld{sem}.{scope}{_space(space)}{t} $0, [$1];", f"={r},l,~{{memory}}")
+    cop = ".cg" if cache == "cg" and space == "global" else ".volatile" if cache == "volatile" else ""
+    return Asm(f"ld{_space(space)}{cop}{t} $0, [$1];", f"={r},l,~{{memory}}")
+
+
+def store(elem: ScalarType, space: str, order: str, scope: str | None) -> Asm:
+    r = reg_constraint(elem)
+    sem = ".relaxed" if order == "relaxed" else ".release"
+    return Asm(f"st{sem}.{scope}{_space(space)}{ptx_type(elem, 'u')} [$0], $1;", f"l,{r},~{{memory}}")
+
+
+def fence(order: str, scope: str) -> Asm:
+    sem = "sc" if order == "sc" else "acq_rel"
+    return Asm(f"fence.{sem}.{scope};", "~{memory}")
+
+
+BARRIER_SYNC = Asm("barrier.sync $0;", "r,~{memory}", convergent=True)
+BARRIER_SYNC_COUNT = Asm("barrier.sync $0, $1;", "r,r,~{memory}", convergent=True)
+BARRIER_ARRIVE = Asm("barrier.arrive $0, $1;", "r,r,~{memory}", convergent=True)
+WARP_SYNC = Asm("bar.warp.sync $0;", "r,~{memory}", convergent=True)
+ACTIVEMASK = Asm("activemask.b32 $0;", "=r", convergent=True)
+NANOSLEEP = Asm("nanosleep.u32 $0;", "r,~{memory}")

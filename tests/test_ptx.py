@@ -1,0 +1,57 @@
+"""The PTX back end: every example, stdlib module and matrix program compiles to PTX that
+ptxas assembles, for the oldest architecture the ptxas at hand supports (sm_70 where it
+still does; CUDA 13 dropped it, so then sm_75) and for sm_90.
+
+Skipped, with the reason, where no ptxas is found (PATH, or the cuda-tools extra)."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import EXAMPLES, ROOT, STDLIB, syncc
+from matrix_programs import programs
+from syncc.backends.ptx import build_ptx
+from syncc.backends.ptx.tools import ToolError, find_tool, ptxas_archs, run_tool
+from syncc.driver import compile_file
+
+needs_ptxas = pytest.mark.skipif(find_tool("ptxas") is None,
+                                 reason="ptxas is not on PATH and the cuda-tools extra is not installed")
+
+
+def archs() -> list[str]:
+    have = ptxas_archs()
+    oldest = "sm_70" if "sm_70" in have else "sm_75"
+    return [oldest, "sm_90"]
+
+
+def assemble(ptx: str, arch: str, tmp_path) -> None:
+    path = tmp_path / f"k_{arch}.ptx"
+    path.write_text(ptx)
+    try:
+        run_tool("ptxas", [f"-arch={arch}", str(path), "-o", str(tmp_path / "k.cubin")])
+    except ToolError as e:
+        pytest.fail(f"{e}\n--- PTX ---\n{ptx}")
+
+
+@needs_ptxas
+@pytest.mark.parametrize("path", EXAMPLES + STDLIB, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_example_assembles(path, opt, tmp_path):
+    for arch in archs():
+        r = syncc("build", str(path.relative_to(ROOT)), "--target", "ptx", "--arch", arch, opt)
+        assert r.code == 0, r.err
+        assert f".target {arch}" in r.out and ".version 8.0" in r.out
+        assemble(r.out, arch, tmp_path)
+
+
+PROGRAMS = list(programs())
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name, source", PROGRAMS, ids=[n for n, _ in PROGRAMS])
+def test_every_implementation_assembles(name, source, tmp_path):
+    src = tmp_path / f"{name}.sync"
+    src.write_text(source)
+    comp = compile_file(str(src), target="ptx", opt=0)
+    assert comp.ir is not None, comp.diagnostics
+    for arch in archs():
+        assemble(build_ptx(comp.ir, arch).text, arch, tmp_path)
