@@ -78,7 +78,7 @@ class KernelLowering(SyncLowering):
         self.loops: list[tuple[str, str]] = []          # (break to, continue to)
         self.returns: list[tuple[str, Reg | None]] = []  # inlined functions: (exit block, result)
         self.entry = self.b.new_block("entry")
-        self.specials = Specials(self.b, self.entry, info.block, info.grid)
+        self.specials = Specials(self.b, self.entry, info.block)
         body = self.b.new_block("body")
         self.b.at(self.entry)
         self.b.jump(body)

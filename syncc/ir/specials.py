@@ -1,7 +1,7 @@
 """Built-in values (`tid`, `bid`, `lane`, `warp`, `gtid`, ...) computed once, in a kernel's entry
 block, so that every block can use them. A kernel's declared block shape cannot change at launch,
-so its sizes are constants and the linear `tid` folds to `tid.x` for a one-dimensional block; the
-same holds for a declared grid and `bid`."""
+so its sizes are constants and the linear `tid` folds to `tid.x` for a one-dimensional block. The
+grid is not folded: a launch may give another one."""
 from __future__ import annotations
 
 from ..frontend.types import I32
@@ -14,9 +14,8 @@ _SREG = {"tid": "tid", "ntid": "ntid", "bid": "ctaid", "nbid": "nctaid"}
 
 
 class Specials:
-    def __init__(self, b: KernelBuilder, entry: str, block: tuple[int, int, int] | None,
-                 grid: tuple[int, int, int] | None = None):
-        self.b, self.entry, self.block, self.grid = b, entry, block, grid
+    def __init__(self, b: KernelBuilder, entry: str, block: tuple[int, int, int] | None):
+        self.b, self.entry, self.block = b, entry, block
         self.cache: dict[str, object] = {}
 
     def emit(self, op: str, *args, hint: str, **attrs):
@@ -42,11 +41,13 @@ class Specials:
         block = self.block
         if "." in name:
             base, c = name.split(".")
-            for shape, size, index in ((block, "ntid", "tid"), (self.grid, "nbid", "bid")):
-                if shape is not None and base == size:
-                    return imm(shape[_AXIS[c]])
-                if shape is not None and base == index and shape[_AXIS[c]] == 1:
-                    return imm(0)
+            # The block shape is fixed by the header (a launch cannot change it); the grid is not:
+            # `launch k(...) grid(...)` and the Python API may launch any grid, so grid-derived
+            # values are read at run time.
+            if block is not None and base == "ntid":
+                return imm(block[_AXIS[c]])
+            if block is not None and base == "tid" and block[_AXIS[c]] == 1:
+                return imm(0)
             return self.emit("sreg", hint=name.replace(".", "_"), reg=f"{_SREG[base]}.{c}")
         if name in ("tid", "bid"):
             size = "ntid" if name == "tid" else "nbid"

@@ -175,6 +175,11 @@ class Uniformity:
 
     def _special(self, reg: str) -> tuple[int, Form | None]:
         if reg.startswith(("ntid", "nctaid")):
+            # analysed for the declared shape (a launch may give another grid; the runtime checks
+            # what depends on it, like a grid barrier's co-residency)
+            shape = self.k.block if reg.startswith("ntid") else self.k.grid
+            if shape is not None:
+                return GRID, Form((), shape["xyz".index(reg[-1])])
             return GRID, Form(((reg, 1),), 0)
         if reg.startswith("ctaid"):
             return BLOCK, Form(((reg, 1),), 0)

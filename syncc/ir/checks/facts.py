@@ -253,6 +253,8 @@ class Facts:
                 return self.columns[reg], ()
             if reg.startswith("ntid."):
                 return [self.block_shape["xyz".index(reg[-1])]] * self.threads, ()
+            if reg.startswith("nctaid.") and self.k.grid is not None:    # the declared grid
+                return [self.k.grid["xyz".index(reg[-1])]] * self.threads, ()
             if reg.startswith(("ctaid.", "nctaid.")):
                 return [0] * self.threads, ((reg, 1),)
             return None

@@ -30,7 +30,7 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
     b = KernelBuilder.thaw(k)
     b.prims = _allocate_barriers(k, ctx)
     prims = {p.name: p for p in b.prims}
-    specials = Specials(b, b.order[0], k.block, k.grid)
+    specials = Specials(b, b.order[0], k.block)
     em = Emitter(b, ctx, prims, specials.get)
     em.block_threads = k.threads_per_block
 
