@@ -1,3 +1,23 @@
-"""syncc: a compiler from a small lock DSL to PTX and to a lock-bit-aware Fermi simulator."""
+"""syncc: a compiler from a small lock DSL to PTX and to a lock-bit-aware Fermi simulator.
+
+    import syncc
+    prog = syncc.compile("examples/wavefront.sync")
+    prog.nw(refm, out, 10)              # on the GPU, on numpy or cupy arrays
+
+See docs/python.md. The command line is `syncc` (syncc/cli.py).
+"""
 
 __version__ = "0.1.0"
+
+
+def compile(path, defines=None, opt=2, target="ptx", fences=True):  # noqa: A001 - the API's verb
+    """Check and compile a .sync file; returns a Program whose kernels can be launched."""
+    from .api import compile as _compile
+    return _compile(path, defines, opt, target, fences)
+
+
+def __getattr__(name):
+    if name in ("CompileError", "RunError", "Program"):
+        from . import api
+        return getattr(api, name)
+    raise AttributeError(f"module 'syncc' has no attribute {name!r}")

@@ -23,7 +23,7 @@ import click
 from . import __version__
 from .ir.pipeline import PASS_NAMES
 
-EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 101
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
 
 
 class NotBuiltYet(click.ClickException):
@@ -74,6 +74,11 @@ def _opt_level(f: Callable) -> Callable:
 def _verify_each(f: Callable) -> Callable:
     return click.option("--verify-each", is_flag=True,
                         help="Verify the IR after every pass (by default: after lowering and at the end).")(f)
+
+
+def _unsafe_no_fences(f: Callable) -> Callable:
+    return click.option("--unsafe-no-fences", "no_fences", is_flag=True, hidden=True,
+                        help="Compile without any memory ordering (only to show the GPU stress tests can fail).")(f)
 
 
 def _machine(f: Callable) -> Callable:
@@ -166,8 +171,9 @@ def _arch(ctx, param, value: str) -> str:
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
 @_opt_level
 @_verify_each
+@_unsafe_no_fences
 @_common
-def build(file, target, emit, dump_after, output, arch, opt, verify_each, defines, error_format, color,
+def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fences, defines, error_format, color,
           debug) -> int:
     """Compile FILE for a target (today: --emit ast or --emit ir)."""
     from .driver import check_file
@@ -185,7 +191,7 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, define
     dumped: list[str] = []
     comp.lower(FOR_OUTPUT[target], opt, dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
-               verify_each=verify_each)
+               verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -209,19 +215,45 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, define
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
+              metavar="SECONDS", help="A kernel still running after this long is reported as a probable "
+                                      "deadlock or livelock (exit status 3).")
 @_opt_level
 @_verify_each
+@_unsafe_no_fences
 @_common
-def run(file, target, opt, verify_each, defines, error_format, color, debug) -> int:
+def run(file, target, timeout, opt, verify_each, no_fences, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target."""
     from .driver import compile_file
     reporter = Reporter(error_format, color)
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
-    part = {"fermi-sim": "the Fermi simulator (issue 5)", "gpu": "the GPU runtime (issue 4)"}[target]
-    raise NotBuiltYet(f"`syncc run --target {target}`", part, f"`syncc check {file}` works today")
+    if target == "fermi-sim":
+        raise NotBuiltYet("`syncc run --target fermi-sim`", "the Fermi simulator (issue 5)",
+                          f"`syncc run {file} --target gpu` works on a machine with a GPU")
+    from .runtime.run import run_program
+    before = len(comp.sink.items)
+    outcome = run_program(comp, target, timeout, write=click.echo)
+    if outcome.unavailable:
+        click.echo(f"syncc: cannot run on the GPU: {outcome.unavailable}", err=True)
+        return EXIT_USAGE
+    new = Reporter(error_format, color)
+    new.report(_Since(comp, before))
+    if outcome.deadlock:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
+    return EXIT_OK if outcome.ok else EXIT_ERRORS
+
+
+class _Since:
+    """The diagnostics a compilation gained after the first `before` (for reporting twice)."""
+
+    def __init__(self, comp, before: int):
+        self.sources = comp.sources
+        self.diagnostics = comp.sink.items[before:]
 
 
 @cli.command()

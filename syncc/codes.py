@@ -93,6 +93,11 @@ CODES: dict[str, str] = {
     "E0715": "unpaired lock and unlock",
     "E0716": "too many named barriers",
     "E0717": "`trylock` on a lock that cannot give up",
+    # running a program (syncc run)
+    "E0901": "`check` failed",
+    "E0902": "host block error at run time",
+    "E0903": "launch refused",
+    "E0904": "kernel did not finish: probable deadlock or livelock",
     # warnings
     "W0101": "`-D` matches no constant",
     "W0601": "`save` path does not end in .npy",

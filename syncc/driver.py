@@ -91,12 +91,13 @@ class Compilation:
         return Checker(program, source.path, self.sink, self.loader, defines, is_module).run()
 
     def lower(self, target: Target, opt: int = 2, dump_after: str | None = None,
-              dump: Callable[[str, Module], None] | None = None, verify_each: bool = False) -> Module | None:
+              dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
+              fences: bool = True) -> Module | None:
         """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
-        None when a pass reported an error."""
+        None when a pass reported an error. `fences=False` is --unsafe-no-fences (GPU tests only)."""
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
-        self.context = PassContext(target, opt, self.sink)
+        self.context = PassContext(target, opt, self.sink, fences=fences)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
@@ -140,12 +141,12 @@ def check_file(path: str, defines: Defines | None = None) -> Compilation:
 
 def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
-                 verify_each: bool = False) -> Compilation:
+                 verify_each: bool = False, fences: bool = True) -> Compilation:
     """Check one file, then lower it and run every pass for `target` (a name of targets.FOR_OUTPUT)."""
     from .targets import FOR_OUTPUT
     comp = check_file(path, defines)
     if comp.ok:
-        comp.lower(FOR_OUTPUT[target], opt, dump_after, dump, verify_each)
+        comp.lower(FOR_OUTPUT[target], opt, dump_after, dump, verify_each, fences)
     return comp
 
 

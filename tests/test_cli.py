@@ -87,7 +87,6 @@ def test_usage_errors_exit_2(args):
     (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
     (["build", GOOD, "--target", "cuda"], "the CUDA header generator"),
     (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),
-    (["run", GOOD, "--target", "gpu"], "the GPU runtime"),
 ])
 def test_parts_not_built_yet_say_so_and_exit_2(args, part):
     r = syncc(*args)
@@ -150,3 +149,11 @@ def test_check_imports_nothing_heavy():
             "print(rc, sorted({m.split('.')[0] for m in sys.modules} & {'llvmlite', 'cupy', 'numpy', 'jinja2'}))")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip() == "0 []", p.stdout + p.stderr
+
+
+def test_run_on_a_machine_without_a_gpu_says_so():
+    import importlib.util
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("cupy is installed here")
+    r = syncc("run", GOOD, "--target", "gpu")
+    assert r.code == 2 and "cannot run on the GPU" in r.err and "cupy" in r.err

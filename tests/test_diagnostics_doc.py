@@ -31,7 +31,8 @@ NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
 ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
 # The codes that cannot be shown as a program on the page; each has a test below.
-NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110"}
+NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110",
+                    "E0901", "E0902", "E0903", "E0904"}
 
 
 @dataclass
@@ -320,7 +321,60 @@ def _unverified_ir(tmp_path, monkeypatch):
     return run.code, records
 
 
+def _run(tmp_path, source: str, *args: str):
+    path = tmp_path / "prog.sync"
+    path.write_text(source, encoding="utf-8")
+    r = syncc("run", str(path), "--target", "gpu", "--error-format=json", *args)
+    return r.code, [json.loads(line) for line in r.err.splitlines() if line.startswith("{")]
+
+
+def _failed_check(tmp_path, monkeypatch):
+    return _run(tmp_path, 'host {\n    let a = zeros(i32, 3)\n    check a[0] == 1, "a is not one"\n}\n')
+
+
+def _host_division(tmp_path, monkeypatch):
+    return _run(tmp_path, "host {\n    var z = 0\n    print 10 / z\n}\n")
+
+
+def _needs_gpu():
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return
+    except Exception:       # noqa: BLE001
+        pass
+    pytest.skip("needs a GPU (run by tests/test_gpu.py on one)")
+
+
+def _launch_refused(tmp_path, monkeypatch):
+    _needs_gpu()
+    return _run(tmp_path, """kernel steps(a: global i32[1024]) launch grid(4) block(256) {
+    barrier everyone in global @grid
+    a[gtid] = 1
+    sync everyone
+}
+host {
+    let a = zeros(i32, 1024)
+    launch steps(a) grid(100000)
+}
+""")
+
+
+def _deadlock(tmp_path, monkeypatch):
+    _needs_gpu()
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/deadlock.sync", "--target", "gpu",
+                        "--timeout", "2", "--error-format=json"], cwd=ROOT, capture_output=True, text=True)
+    return (1 if p.returncode == 3 else p.returncode), [json.loads(x) for x in p.stderr.splitlines()
+                                                        if x.startswith("{")]
+
+
 BUILT = [
+    ("E0901", _failed_check),
+    ("E0902", _host_division),
+    ("E0903", _launch_refused),
+    ("E0904", _deadlock),
     ("E0009", _bad_ir),
     ("E0009", _unverified_ir),
     ("E0004", _not_utf8),

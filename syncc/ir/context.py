@@ -29,6 +29,9 @@ class PassContext:
     # point becomes an explicit fence, in every thread of a party, even where an atomic or a
     # barrier would carry it.
     minimize_fences: bool = True
+    # False only for the GPU tests that show the stress tests can fail (--unsafe-no-fences): no
+    # ordering at all, not on fences nor on atomics and loads. A program compiled so is wrong.
+    fences: bool = True
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))

@@ -64,6 +64,8 @@ class Emitter:
         release before and an acquire after (Fermi)."""
         order, scope = attrs.pop("order", None), attrs.pop("scope", None)
         scope = scope or ("cta" if self._array(array).space == "shared" else "gpu")
+        if not self.ctx.fences and order is not None:
+            order = "relaxed" if attrs.get("cache") is None and self.target.ordered_atomics else None
         if self.target.ordered_atomics and self.ctx.minimize_fences:
             if order is not None:
                 attrs.update(order=order, scope=scope)

@@ -68,7 +68,10 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
         array = k.array(load.ref.name)
         scope = "cta" if array.space == "shared" else "gpu"
         op = f"atom.{atomic[2]}"
-        if ctx.target.ordered_atomics and ctx.minimize_fences:
+        if not ctx.fences:
+            rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "relaxed"), ("scope", scope)),
+                         atomic[1].span)]
+        elif ctx.target.ordered_atomics and ctx.minimize_fences:
             rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "acq_rel"), ("scope", scope)),
                          atomic[1].span)]
         else:     # the lock's acquire and release, as fences around a relaxed atomic

@@ -59,6 +59,8 @@ _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and rel
 
 
 def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
+    if not ctx.fences:              # --unsafe-no-fences: the tests that show what fences prevent
+        return k
     b = KernelBuilder.thaw(k)
     ordered = ctx.target.ordered_atomics and ctx.minimize_fences
     fenced_bodies: dict[str, str] = {}     # critical-section block → scope of the fence at its start

@@ -1,0 +1,199 @@
+"""Kernels on a real GPU, through cupy.
+
+    launcher = GpuLauncher(module, timeout=10.0)        # the IR module, after every pass
+    launcher("nw", [refm, out, 10], grid, block, span)  # numpy arrays, read and written in place
+
+The PTX is built for the device's own architecture and loaded with cupy's driver
+wrappers. Before each launch the launcher checks every argument against the kernel's
+parameters (dtype and shape of each array, the range of each scalar, which it wraps in
+the matching numpy type: cupy checks nothing and sends a Python int as 64 bits),
+copies the arrays to the device, allocates the kernel's global state arrays and fills
+them with their first values (abi.py). A kernel with a grid barrier needs every block
+resident at once: the launcher computes the occupancy and launches cooperatively, or
+refuses. The launch runs under a watchdog: a kernel that has not finished within
+`timeout` seconds is reported as a probable deadlock or livelock, naming the
+primitives it can wait on (ProbableDeadlock); the GPU stays busy, so the caller should
+end the process (syncc run exits with status 3).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backends.ptx import PtxProgram, build_ptx
+from ..backends.ptx.abi import KernelABI, Param
+from ..frontend.types import BOOL
+from ..ir.nodes import Kernel, Module
+from ..source import Span
+from .host import DTYPES
+
+
+class GpuUnavailable(Exception):
+    """No cupy, no CUDA device, or a driver error before anything ran."""
+
+
+class LaunchError(Exception):
+    """A launch that cannot be made as asked: wrong arguments, too many blocks for a grid barrier."""
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+class ProbableDeadlock(Exception):
+    def __init__(self, message: str, span: Span | None, waits: list[str]):
+        super().__init__(message)
+        self.message, self.span, self.waits = message, span, waits
+
+
+@dataclass(frozen=True)
+class Device:
+    name: str
+    arch: str
+    sms: int
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError as e:       # pragma: no cover - depends on the machine
+        raise GpuUnavailable(f"cupy is not installed ({e}); `pip install 'syncc[gpu]'`") from None
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise GpuUnavailable("no CUDA device")
+    except cupy.cuda.runtime.CUDARuntimeError as e:
+        raise GpuUnavailable(f"no usable CUDA device: {e}") from None
+    return cupy
+
+
+def device() -> Device:
+    cupy = _cupy()
+    d = cupy.cuda.Device()
+    props = cupy.cuda.runtime.getDeviceProperties(d.id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    return Device(name, f"sm_{d.compute_capability}", props["multiProcessorCount"])
+
+
+def numpy_type(p: Param):
+    return np.uint8 if p.elem == BOOL else DTYPES[p.elem.name]
+
+
+class GpuLauncher:
+    def __init__(self, module: Module, timeout: float = 10.0, arch: str | None = None):
+        self.cupy = _cupy()
+        self.device = device()
+        self.arch = arch or _supported(self.device.arch)
+        self.program: PtxProgram = build_ptx(module, self.arch)
+        self.kernels = {k.name: k for k in module.kernels}
+        self.timeout = timeout
+        self._module = None
+
+    @property
+    def module(self):
+        if self._module is None:
+            m = self.cupy.cuda.function.Module()
+            m.load(self.program.text.encode())
+            self._module = m
+        return self._module
+
+    # ---- one launch
+    def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> None:
+        cupy = self.cupy
+        abi = self.program.kernels[name]
+        kernel = self.kernels[name]
+        if grid is None or block is None:
+            raise LaunchError(f"`{name}` needs a grid and a block shape to launch", span)
+        grid, block = tuple(grid), tuple(block)
+        if kernel.block is not None and block != tuple(kernel.block):
+            raise LaunchError(f"`{name}` is compiled for block{tuple(kernel.block)}, not block{block}: its "
+                              "primitives and checks depend on it", span)
+        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+        values = self._arguments(abi, args, span)
+        state = [cupy.full(p.length(blocks, threads), p.init, dtype=numpy_type(p)) for p in abi.state]
+        # numpy arrays are copied to the device and back; cupy arrays are used where they are
+        device_args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        function = self.module.get_function(name)
+        cooperative = self._needs_coresidency(kernel)
+        if cooperative:
+            self._check_coresidency(function, kernel, blocks, threads, span)
+        stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:
+            function(grid, block, tuple(device_args + state), stream=stream,
+                     enable_cooperative_groups=cooperative)
+        self._wait(stream, kernel, span)
+        for host, dev in zip(values, device_args):
+            if isinstance(host, np.ndarray):
+                host[...] = dev.get()
+
+    def _arguments(self, abi: KernelABI, args: list, span) -> list:
+        params = abi.program_params
+        if len(args) != len(params):
+            raise LaunchError(f"`{abi.name}` takes {len(params)} arguments, got {len(args)}", span)
+        out = []
+        for p, a in zip(params, args):
+            if p.kind == "array":
+                want = np.dtype(DTYPES[p.elem.name])
+                on_device = hasattr(a, "__cuda_array_interface__")
+                if not (isinstance(a, np.ndarray) or on_device):
+                    raise LaunchError(f"`{p.name}` needs an array of {p.elem}{list(p.dims)}, got {type(a).__name__}",
+                                      span)
+                if a.dtype != want or tuple(a.shape) != tuple(p.dims):
+                    raise LaunchError(f"`{p.name}` needs {p.elem}{list(p.dims)} ({want}), got {a.dtype}"
+                                      f"{list(a.shape)}", span)
+                if not a.flags.c_contiguous:
+                    raise LaunchError(f"`{p.name}` must be C-contiguous", span)
+                out.append(a)
+            else:
+                lo, hi = p.elem.range
+                value = int(a)
+                if not lo <= value <= hi:
+                    raise LaunchError(f"`{p.name}` is {p.elem}, and {value} is out of its range", span)
+                out.append(numpy_type(p)(value))
+        return out
+
+    # ---- co-residency
+    @staticmethod
+    def _needs_coresidency(kernel: Kernel) -> bool:
+        return any(p.kind == "barrier" and p.granularity == "grid" for p in kernel.prims)
+
+    def _check_coresidency(self, function, kernel: Kernel, blocks: int, threads: int, span) -> None:
+        per_sm = self.cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, threads, 0)
+        fit = per_sm * self.device.sms
+        if blocks > fit:
+            barrier = next(p.name for p in kernel.prims if p.kind == "barrier" and p.granularity == "grid")
+            raise LaunchError(f"the grid barrier `{barrier}` needs all {blocks} blocks resident at once, but "
+                              f"{self.device.name} holds {fit} of these ({per_sm} per SM × {self.device.sms} SMs)",
+                              span)
+
+    # ---- the watchdog
+    def _wait(self, stream, kernel: Kernel, span) -> None:
+        deadline = time.monotonic() + self.timeout
+        pause = 1e-4
+        while not stream.done:
+            if time.monotonic() > deadline:
+                waits = waited_on(kernel)
+                raise ProbableDeadlock(f"`{kernel.name}` has not finished after {self.timeout:g} s: probably "
+                                       "deadlocked or livelocked", span, waits)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        stream.synchronize()
+
+
+def waited_on(kernel: Kernel) -> list[str]:
+    """The kernel's primitives that a thread can wait on, in words, with where they are declared."""
+    out = []
+    for p in kernel.prims:
+        where = f" (declared at {p.span.line}:{p.span.col})" if p.span else ""
+        out.append(f"{p.kind} `{p.name}` ({p.placement} @{p.granularity}, {p.impl}){where}")
+    return out
+
+
+def _supported(arch: str) -> str:
+    """The device's architecture, or the newest syncc builds for when the device is newer."""
+    from ..backends.ptx.target import ARCHS
+    if arch in ARCHS:
+        return arch
+    newer = [a for a in ARCHS if int(a[3:]) <= int(arch[3:].rstrip("a"))]
+    return newer[-1] if newer else ARCHS[-1]

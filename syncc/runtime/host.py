@@ -1,0 +1,389 @@
+"""The host block, run on the CPU: arrays in numpy, kernels through a launcher.
+
+    HostRunner(checked, launcher, write=print).run()
+
+`launcher(name, args, grid, block, span)` runs one kernel to completion on some target
+(the GPU through cupy, or the Fermi simulator), reading and writing the numpy arrays
+in `args` in place. Everything else the host block does happens here, with the
+language's integer semantics: every typed value is wrapped to its type after each
+operation, division truncates toward zero, untyped constants are exact.
+
+`random(T, shape, seed=S, low=L, high=H)` draws from numpy's default generator
+(PCG64) seeded with S: `default_rng(S).integers(L, H, size=shape)`, so a program's
+inputs are the same on every target and every run.
+
+A failed `check` raises CheckFailed; `return` ends the block.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from math import prod
+from typing import Callable
+
+import numpy as np
+
+from ..frontend import ast as A
+from ..frontend.consts import c_div, c_rem
+from ..frontend.symbols import CheckedModule
+from ..frontend.types import BOOL, I32, I64, INT_LIT, SCALARS, ArrayType, ScalarType
+from ..source import Span
+
+DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
+
+_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": c_div, "%": c_rem,
+          "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
+
+Launcher = Callable[[str, list, tuple, tuple, Span], None]
+
+
+class CheckFailed(Exception):
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+class HostError(Exception):
+    """Something the host block did that cannot be done at run time (a division by zero, an index
+    out of range): reported at its source position."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+class _Return(Exception):
+    def __init__(self, value=None):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+@dataclass
+class KernelLaunch:
+    name: str
+    args: list
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+
+
+def _imports(m: CheckedModule) -> list[CheckedModule]:
+    seen, todo = [], list(m.imports.values())
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.append(x)
+            todo.extend(x.imports.values())
+    return seen
+
+
+class HostRunner:
+    def __init__(self, checked: CheckedModule, launcher: Launcher, write: Callable[[str], None] = print):
+        self.checked, self.launcher, self.write = checked, launcher, write
+        self.types, self.refs = {}, {}
+        for m in [checked, *_imports(checked)]:
+            self.types.update(m.types)
+            self.refs.update(m.refs)
+        self.env: dict = {}
+
+    def run(self) -> None:
+        host = self.checked.host
+        if host is None:
+            return
+        try:
+            self.block(host.body)
+        except _Return:
+            pass
+
+    # ---- statements
+    def block(self, b: A.Block) -> None:
+        for s in b.stmts:
+            getattr(self, "_" + type(s).__name__)(s)
+
+    def _Let(self, s: A.Let) -> None:
+        value = self.eval(s.value)
+        if s.type is not None:
+            value = self.convert(value, SCALARS[s.type.name])
+        elif isinstance(value, int) and not isinstance(value, bool) and self.types.get(s.value) is INT_LIT:
+            value = I32.wrap(value)
+        self.env[s] = value
+
+    def _Assign(self, s: A.Assign) -> None:
+        target = s.target
+        if isinstance(target, A.Name):
+            decl = self.refs[target].decl
+            if s.op == "=":
+                self.env[decl] = self.fit(self.eval(s.value), self.types.get(target))
+            else:
+                t = self.types.get(target)
+                self.env[decl] = self.arith(s.op[:-1], self.env[decl], self.eval(s.value), t, s.span)
+            return
+        array, index = self.element(target)
+        t = self.elem_type(array)
+        if s.op == "=":
+            value = self.fit(self.eval(s.value), t)
+        else:
+            value = self.arith(s.op[:-1], self.scalar(array[index], t), self.eval(s.value), t, s.span)
+        array[index] = value
+
+    def _ExprStmt(self, s: A.ExprStmt) -> None:
+        self.eval(s.expr)
+
+    def _If(self, s: A.If) -> None:
+        if self.eval(s.cond):
+            self.block(s.then)
+        elif isinstance(s.orelse, A.If):
+            self._If(s.orelse)
+        elif s.orelse is not None:
+            self.block(s.orelse)
+
+    def _While(self, s: A.While) -> None:
+        while self.eval(s.cond):
+            try:
+                self.block(s.body)
+            except _Break:
+                break
+            except _Continue:
+                continue
+
+    def _For(self, s: A.For) -> None:
+        t = self.types.get(s.start)
+        t = t if isinstance(t, ScalarType) else self.types.get(s.stop)
+        t = t if isinstance(t, ScalarType) else I32
+        i = t.wrap(self.eval(s.start))
+        stop = self.eval(s.stop)
+        step = self.eval(s.step) if s.step is not None else 1
+        while i < stop:
+            self.env[s] = i
+            try:
+                self.block(s.body)
+            except _Break:
+                break
+            except _Continue:
+                pass
+            i = t.wrap(self.env[s] + step)
+
+    def _Break(self, s) -> None:
+        raise _Break()
+
+    def _Continue(self, s) -> None:
+        raise _Continue()
+
+    def _Return(self, s: A.Return) -> None:
+        raise _Return(self.eval(s.value) if s.value is not None else None)
+
+    def _Launch(self, s: A.Launch) -> None:
+        sym = self.refs[s]
+        info = sym.info
+        args = []
+        for a, (_, ptype) in zip(s.args, info.params):
+            value = self.eval(a)
+            args.append(value if isinstance(ptype, ArrayType) else self.convert(value, ptype))
+        shape = {d.name.text: self.shape3(d) for d in s.shape}
+        grid = shape.get("grid", info.grid)
+        block = shape.get("block", info.block)
+        self.launcher(sym.name, args, grid, block, s.span)
+
+    def shape3(self, d: A.ShapeDim) -> tuple[int, int, int]:
+        values = [int(self.eval(a)) for a in d.args]
+        return tuple(values + [1] * (3 - len(values)))
+
+    def _Check(self, s: A.Check) -> None:
+        if not self.eval(s.cond):
+            raise CheckFailed(s.message.value if s.message is not None else "check failed", s.cond.span)
+
+    def _Print(self, s: A.Print) -> None:
+        self.write(" ".join(self.show(self.eval(item)) for item in s.items))
+
+    def _Save(self, s: A.Save) -> None:
+        np.save(s.path.value, self.eval(s.value), allow_pickle=False)
+
+    @staticmethod
+    def show(value) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, np.ndarray):
+            return np.array2string(value, separator=" ", threshold=64)
+        return str(value)
+
+    # ---- expressions
+    def eval(self, e):
+        return getattr(self, "_" + type(e).__name__)(e)
+
+    def _IntLit(self, e):
+        return e.value
+
+    def _BoolLit(self, e):
+        return e.value
+
+    def _StrLit(self, e):
+        return e.value
+
+    def _ListLit(self, e):
+        return tuple(self.eval(x) for x in e.items)
+
+    def _Name(self, e):
+        sym = self.refs[e]
+        if sym.kind == "const":
+            return sym.info.value
+        if sym.decl in self.env:
+            return self.env[sym.decl]
+        raise HostError(f"`{sym.name}` has no value here", e.span)
+
+    def _Field(self, e):
+        sym = self.refs.get(e)
+        if sym is not None and sym.kind == "const":
+            return sym.info.value
+        raise HostError(f"`{e.name.text}` is not a value on the host", e.span)
+
+    def _Unary(self, e):
+        x = self.eval(e.operand)
+        if e.op == "!":
+            return not x
+        t = self.types.get(e)
+        value = -x if e.op == "-" else ~x
+        return t.wrap(value) if isinstance(t, ScalarType) else value
+
+    def _Binary(self, e):
+        op = e.op
+        if op == "&&":
+            return bool(self.eval(e.left)) and bool(self.eval(e.right))
+        if op == "||":
+            return bool(self.eval(e.left)) or bool(self.eval(e.right))
+        a, b = self.eval(e.left), self.eval(e.right)
+        if op in _COMPARE:
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                same = isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
+                    and a.dtype == b.dtype and bool(np.array_equal(a, b))
+                return same if op == "==" else not same
+            return _COMPARE[op](a, b)
+        return self.arith(op, a, b, self.types.get(e), e.span)
+
+    def arith(self, op: str, a, b, t, span: Span):
+        if op in ("/", "%") and b == 0:
+            raise HostError("division by zero", span)
+        if op in ("<<", ">>") and isinstance(t, ScalarType) and not 0 <= b < t.bits:
+            raise HostError(f"shift by {b} of a {t.bits}-bit value", span)
+        value = _ARITH[op](a, b)
+        return t.wrap(value) if isinstance(t, ScalarType) and t != BOOL else value
+
+    def _Index(self, e):
+        array, index = self.element(e)
+        return self.scalar(array[index], self.elem_type(array))
+
+    def element(self, e) -> tuple[np.ndarray, tuple]:
+        indices = []
+        while isinstance(e, A.Index):
+            indices.append(e.index)
+            e = e.base
+        array = self.eval(e)
+        index = tuple(int(self.eval(i)) for i in reversed(indices))
+        for n, (i, size) in enumerate(zip(index, array.shape)):
+            if not 0 <= i < size:
+                raise HostError(f"index {i} is out of bounds for dimension {n} of size {size}", e.span)
+        return array, index
+
+    def _Call(self, e):
+        func = e.func
+        if isinstance(func, A.TypeRef):
+            return self.convert(self.eval(e.args[0]), SCALARS[func.name])
+        sym = self.refs[func]
+        if sym.kind == "fn":
+            return self.call_fn(sym, e)
+        return getattr(self, "builtin_" + sym.info.name)(e)
+
+    def call_fn(self, sym, e):
+        info = sym.info
+        args = [self.convert(self.eval(a), t) for a, t in zip(e.args, info.params)]
+        saved = self.env
+        self.env = dict(zip(info.decl.params, args))
+        try:
+            self.block(info.decl.body)
+            result = None
+        except _Return as r:
+            result = r.value
+        finally:
+            self.env = saved
+        return self.convert(result, info.ret) if info.ret is not None else None
+
+    # ---- built-ins of the host
+    def _kwargs(self, e) -> dict:
+        return {k.name.text: self.eval(k.value) for k in e.kwargs}
+
+    def _dtype_shape(self, e):
+        dtype = DTYPES[e.args[0].name]
+        shape = self.eval(e.args[1])
+        return dtype, (shape,) if isinstance(shape, int) else tuple(shape)
+
+    def builtin_zeros(self, e):
+        dtype, shape = self._dtype_shape(e)
+        return np.zeros(shape, dtype)
+
+    def builtin_full(self, e):
+        dtype, shape = self._dtype_shape(e)
+        return np.full(shape, self.eval(e.args[2]), dtype)
+
+    def builtin_arange(self, e):
+        dtype, shape = self._dtype_shape(e)
+        return np.arange(prod(shape), dtype=np.int64).astype(dtype).reshape(shape)
+
+    def builtin_random(self, e):
+        dtype, shape = self._dtype_shape(e)
+        kw = self._kwargs(e)
+        rng = np.random.default_rng(kw.get("seed", 0))
+        values = rng.integers(kw.get("low", 0), kw.get("high", 100), size=shape, dtype=np.int64)
+        return values.astype(dtype)
+
+    def builtin_copy(self, e):
+        return self.eval(e.args[0]).copy()
+
+    def builtin_sum(self, e):
+        return I64.wrap(int(self.eval(e.args[0]).astype(np.int64).sum()))
+
+    def builtin_min(self, e):
+        return min(self.eval(a) for a in e.args)
+
+    def builtin_max(self, e):
+        return max(self.eval(a) for a in e.args)
+
+    def builtin_abs(self, e):
+        t = self.types.get(e)
+        value = abs(self.eval(e.args[0]))
+        return t.wrap(value) if isinstance(t, ScalarType) else value
+
+    def builtin_select(self, e):
+        return self.eval(e.args[1]) if self.eval(e.args[0]) else self.eval(e.args[2])
+
+    def builtin_popc(self, e):
+        t = self.types.get(e.args[0])
+        x = self.eval(e.args[0])
+        bits = t.bits if isinstance(t, ScalarType) else 64
+        return bin(x & ((1 << bits) - 1)).count("1")
+
+    # ---- values
+    @staticmethod
+    def convert(value, t: ScalarType):
+        if value is None or not isinstance(t, ScalarType):
+            return value
+        if t == BOOL:
+            return bool(value)
+        return t.wrap(int(value))
+
+    def fit(self, value, t):
+        return self.convert(value, t) if isinstance(t, ScalarType) else value
+
+    @staticmethod
+    def elem_type(array: np.ndarray) -> ScalarType:
+        return {np.dtype(v): SCALARS[k] for k, v in DTYPES.items()}[array.dtype]
+
+    @staticmethod
+    def scalar(value, t: ScalarType):
+        return bool(value) if t == BOOL else int(value)

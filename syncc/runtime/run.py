@@ -1,0 +1,67 @@
+"""`syncc run`: the host block, with kernels on a target, and what went wrong as diagnostics.
+
+    outcome = run_program(comp, "gpu", timeout=10.0, write=print)
+
+Run-time problems are reported like compile errors, located in the program:
+
+    E0901  a `check` failed
+    E0902  the host block did something that cannot be done (divide by zero, index out of range)
+    E0903  a launch that cannot be made (arguments, a grid barrier that does not fit the GPU)
+    E0904  a kernel that did not finish in time: probably deadlocked or livelocked (exit status 3)
+
+The GPU is set up only when the first kernel is launched, so a host block that
+launches nothing runs anywhere.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..diagnostics import Note
+from ..driver import Compilation
+from .host import CheckFailed, HostError, HostRunner
+
+
+@dataclass
+class RunOutcome:
+    ok: bool
+    deadlock: bool = False
+    unavailable: str | None = None      # the target could not be used at all
+
+
+def run_program(comp: Compilation, target: str, timeout: float = 10.0,
+                write: Callable[[str], None] = print) -> RunOutcome:
+    from .gpu import GpuUnavailable, LaunchError, ProbableDeadlock
+    launcher = _LazyLauncher(comp, target, timeout)
+    runner = HostRunner(comp.module, launcher, write)
+    try:
+        runner.run()
+    except GpuUnavailable as e:
+        return RunOutcome(False, unavailable=str(e))
+    except CheckFailed as e:
+        comp.sink.error("E0901", f"check failed: {e.message}", e.span)
+        return RunOutcome(False)
+    except HostError as e:
+        comp.sink.error("E0902", e.message, e.span)
+        return RunOutcome(False)
+    except LaunchError as e:
+        comp.sink.error("E0903", e.message, e.span)
+        return RunOutcome(False)
+    except ProbableDeadlock as e:
+        comp.sink.error("E0904", e.message, e.span, notes=[Note(f"it can wait on {w}") for w in e.waits],
+                        help="run it on the Fermi simulator (`--target fermi-sim`) to see who waits for whom, "
+                             "or raise `--timeout` if it is only slow")
+        return RunOutcome(False, deadlock=True)
+    return RunOutcome(True)
+
+
+class _LazyLauncher:
+    def __init__(self, comp: Compilation, target: str, timeout: float):
+        self.comp, self.target, self.timeout = comp, target, timeout
+        self.launcher = None
+
+    def __call__(self, name, args, grid, block, span):
+        if self.launcher is None:
+            from .gpu import GpuLauncher
+            self.launcher = GpuLauncher(self.comp.ir, self.timeout)
+        self.launcher(name, args, grid, block, span)
