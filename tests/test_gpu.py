@@ -50,11 +50,13 @@ def test_stress_finds_no_violation(path, opt):
 
 @pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
 def test_stress_without_fences(path):
-    """What the GPU shows without any ordering: printed, not asserted."""
-    r = syncc("run", str(path.relative_to(ROOT)), "--target", "gpu", "--timeout", "120", "--unsafe-no-fences",
-              "-O0")
-    print(f"{path.stem} without fences: exit {r.code}\n{r.out}")
-    assert r.code in (0, 1), r.err
+    """What the GPU shows without any ordering: printed, not asserted (exit 1: a violation was
+    seen; exit 3: a kernel hung). In a subprocess, because a hung kernel ends the process."""
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", str(path.relative_to(ROOT)), "--target", "gpu",
+                        "--timeout", "20", "--unsafe-no-fences", "-O0"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    print(f"{path.stem} without fences: exit {p.returncode}\n{p.stdout}{p.stderr[-600:]}")
+    assert p.returncode in (0, 1, 3), p.stderr
 
 
 def test_watchdog_reports_a_deadlock():
