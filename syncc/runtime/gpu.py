@@ -122,7 +122,7 @@ class GpuLauncher:
         with stream:
             function(grid, block, tuple(device_args + state), stream=stream,
                      enable_cooperative_groups=cooperative)
-        self._wait(stream, kernel, span)
+        self._wait(stream, kernel, span, keep=(device_args, state))
         for host, dev in zip(values, device_args):
             if isinstance(host, np.ndarray):
                 host[...] = dev.get()
@@ -168,17 +168,23 @@ class GpuLauncher:
                               span)
 
     # ---- the watchdog
-    def _wait(self, stream, kernel: Kernel, span) -> None:
+    def _wait(self, stream, kernel: Kernel, span, keep) -> None:
         deadline = time.monotonic() + self.timeout
         pause = 1e-4
         while not stream.done:
             if time.monotonic() > deadline:
+                # Unloading the module or freeing the arrays of a running kernel waits for it, that
+                # is forever: keep them alive until the process exits.
+                _STUCK.append((self, stream, keep))
                 waits = waited_on(kernel)
                 raise ProbableDeadlock(f"`{kernel.name}` has not finished after {self.timeout:g} s: probably "
                                        "deadlocked or livelocked", span, waits)
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
         stream.synchronize()
+
+
+_STUCK: list = []      # what a hung kernel uses (see GpuLauncher._wait)
 
 
 def waited_on(kernel: Kernel) -> list[str]:
