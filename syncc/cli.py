@@ -205,8 +205,16 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fen
         from .backends.ptx import build_ptx
         _write(output, build_ptx(comp.ir, arch).text)
         return EXIT_OK
-    part = {"sass": "the real-SASS path (issue 4)",
-            "cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
+    if target == "sass":
+        from .backends.ptx.sass import build_sass
+        from .backends.ptx.tools import ToolError
+        try:
+            _write(output, build_sass(comp.ir, arch, comp.sources))
+        except ToolError as e:
+            click.echo(f"syncc: {e}", err=True)
+            return EXIT_USAGE
+        return EXIT_OK
+    part = {"cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
     raise NotBuiltYet(f"`--target {target}`", part, "`syncc check`, `syncc explain`, `--emit ir` and "
                       "`--target ptx` work today")
 

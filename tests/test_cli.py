@@ -83,7 +83,6 @@ def test_usage_errors_exit_2(args):
 
 
 @pytest.mark.parametrize("args, part", [
-    (["build", GOOD, "--target", "sass"], "the real-SASS path"),
     (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
     (["build", GOOD, "--target", "cuda"], "the CUDA header generator"),
     (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),

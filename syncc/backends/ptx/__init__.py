@@ -24,10 +24,11 @@ class PtxProgram:
     source: str | None
 
 
-def build_ptx(module: Module, arch: str = "sm_90") -> PtxProgram:
+def build_ptx(module: Module, arch: str = "sm_90", lines: bool = False) -> PtxProgram:
+    """`lines`: with `.loc` source-line directives (for SASS with lines; slower to build)."""
     from .codegen import module_to_llvm
     from .target import emit_ptx
-    llvm_text = str(module_to_llvm(module))
+    llvm_text = str(module_to_llvm(module, lines))
     ptx = emit_ptx(llvm_text, arch)
     kernels = {k.name: kernel_abi(k) for k in module.kernels}
     return PtxProgram(header(module, kernels, arch) + ptx, arch, kernels, module.source)

@@ -66,19 +66,53 @@ class CodegenError(Exception):
     """The IR has something this back end cannot emit (a bug in syncc's passes)."""
 
 
-def module_to_llvm(module: Module) -> ir.Module:
+def module_to_llvm(module: Module, lines: bool = False) -> ir.Module:
+    """`lines`: attach each instruction's source line and column as debug locations, which NVPTX
+    writes as `.loc` directives (for `--target sass`, which shows them beside the SASS)."""
     out = ir.Module(name=module.source or "syncc")
     out.triple = "nvptx64-nvidia-cuda"
     annotations = out.add_named_metadata("nvvm.annotations")
+    debug = DebugInfo(out, module.source or "<module>") if lines else None
     for k in module.kernels:
-        fn = KernelCodegen(out, k).run()
+        fn = KernelCodegen(out, k, debug).run()
         annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
     return out
 
 
+class DebugInfo:
+    """Line tables only: a compile unit for the source file, a subprogram per kernel."""
+
+    def __init__(self, out: ir.Module, path: str):
+        import os
+        self.out = out
+        self.file = out.add_debug_info("DIFile", {"filename": os.path.basename(path),
+                                                  "directory": os.path.dirname(os.path.abspath(path))})
+        self.unit = out.add_debug_info("DICompileUnit", {
+            "language": ir.DIToken("DW_LANG_C"), "file": self.file, "producer": "syncc", "isOptimized": True,
+            "runtimeVersion": 0, "emissionKind": ir.DIToken("DebugDirectivesOnly")}, is_distinct=True)
+        flags = out.add_named_metadata("llvm.module.flags")
+        flags.add(out.add_metadata([ir.Constant(I32, 2), "Debug Info Version", ir.Constant(I32, 3)]))
+        flags.add(out.add_metadata([ir.Constant(I32, 2), "Dwarf Version", ir.Constant(I32, 4)]))
+        out.add_named_metadata("llvm.dbg.cu").add(self.unit)
+        self.locations: dict = {}
+
+    def subprogram(self, name: str, line: int):
+        return self.out.add_debug_info("DISubprogram", {
+            "name": name, "file": self.file, "line": line, "unit": self.unit, "scopeLine": line,
+            "type": self.out.add_debug_info("DISubroutineType", {"types": self.out.add_metadata([])}),
+            "spFlags": ir.DIToken("DISPFlagDefinition")}, is_distinct=True)
+
+    def location(self, scope, span):
+        key = (id(scope), span.line, span.col)
+        if key not in self.locations:
+            self.locations[key] = self.out.add_debug_info("DILocation", {"line": span.line, "column": span.col,
+                                                                         "scope": scope})
+        return self.locations[key]
+
+
 class KernelCodegen:
-    def __init__(self, out: ir.Module, k: Kernel):
-        self.out, self.k = out, k
+    def __init__(self, out: ir.Module, k: Kernel, debug: DebugInfo | None = None):
+        self.out, self.k, self.debug = out, k, debug
         self.abi = kernel_abi(k)
         params = [self._param_type(p) for p in self.abi.params]
         self.fn = ir.Function(out, ir.FunctionType(VOID, params), name=k.name)
@@ -112,10 +146,18 @@ class KernelCodegen:
         self._bind_params()
         self._shared_arrays()
         self.b.branch(self.blocks[k.blocks[0].label])
+        scope = None
+        if self.debug is not None:
+            scope = self.debug.subprogram(k.name, k.span.line if k.span else 1)
+            self.fn.set_metadata("dbg", scope)
         for blk in k.blocks:
             self.b.position_at_end(self.blocks[blk.label])
             for ins in blk.instrs:
+                if scope is not None and ins.span is not None:
+                    self.b.debug_metadata = self.debug.location(scope, ins.span)
                 self.instr(ins)
+            if scope is not None and blk.term.span is not None:
+                self.b.debug_metadata = self.debug.location(scope, blk.term.span)
             self.terminator(blk.term)
         return self.fn
 
