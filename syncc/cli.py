@@ -214,9 +214,12 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fen
             click.echo(f"syncc: {e}", err=True)
             return EXIT_USAGE
         return EXIT_OK
-    part = {"cuda": "the CUDA header generator (issue 4)", "fermi-sass": "the Fermi SASS emitter (issue 5)"}[target]
-    raise NotBuiltYet(f"`--target {target}`", part, "`syncc check`, `syncc explain`, `--emit ir` and "
-                      "`--target ptx` work today")
+    if target == "cuda":
+        from .backends.cuda import build_cuda
+        _write(output, build_cuda(comp.ir))
+        return EXIT_OK
+    raise NotBuiltYet("`--target fermi-sass`", "the Fermi SASS emitter (issue 5)",
+                      "`--target ptx`, `sass` and `cuda` work today")
 
 
 @cli.command()

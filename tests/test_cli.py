@@ -84,7 +84,6 @@ def test_usage_errors_exit_2(args):
 
 @pytest.mark.parametrize("args, part", [
     (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
-    (["build", GOOD, "--target", "cuda"], "the CUDA header generator"),
     (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),
 ])
 def test_parts_not_built_yet_say_so_and_exit_2(args, part):

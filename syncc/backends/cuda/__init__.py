@@ -1,0 +1,279 @@
+"""`--target cuda`: a CUDA C++ header of a program's kernels, for library writers who vendor
+syncc's primitives into their own CUDA code.
+
+The safe IR becomes C++ with labels and gotos, one statement per instruction from the
+tables below; registers are locals declared at the top (so no goto jumps over an
+initialization), shared arrays `__shared__` arrays. Arithmetic is done on unsigned types
+and cast back, so overflow wraps as syncc defines it instead of being undefined in C++.
+Every synchronizing operation is the same inline PTX the PTX back end emits (ptxasm.py),
+with `%n` operands and a memory clobber: the orderings and scopes are exactly those the
+passes chose. The file is rendered by jinja2 (templates/header.cuh.j2).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from ... import __version__
+from ...frontend.types import BOOL, ScalarType
+from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
+from ..ptx import ptxasm
+from ..ptx.abi import kernel_abi
+
+CTYPE = {"i32": "int32_t", "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "bool": "bool"}
+UNSIGNED = {"i32": "uint32_t", "u32": "uint32_t", "i64": "uint64_t", "u64": "uint64_t", "bool": "uint32_t"}
+MEMORY = {**CTYPE, "bool": "uint8_t"}
+WRAPPING = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<"}
+PLAIN = {"div": "/", "rem": "%", "shr": ">>"}
+COMPARE = {"cmp.eq": "==", "cmp.ne": "!=", "cmp.lt": "<", "cmp.le": "<=", "cmp.gt": ">", "cmp.ge": ">="}
+SREG = {"tid.x": "threadIdx.x", "tid.y": "threadIdx.y", "tid.z": "threadIdx.z", "ntid.x": "blockDim.x",
+        "ntid.y": "blockDim.y", "ntid.z": "blockDim.z", "ctaid.x": "blockIdx.x", "ctaid.y": "blockIdx.y",
+        "ctaid.z": "blockIdx.z", "nctaid.x": "gridDim.x", "nctaid.y": "gridDim.y", "nctaid.z": "gridDim.z",
+        "laneid": "syncc_laneid()", "clock": "clock64()"}
+
+
+class CudaError(Exception):
+    """The IR has something this back end cannot write (a bug in syncc)."""
+
+
+def build_cuda(module: Module) -> str:
+    env = Environment(loader=FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    source = module.source or "program.sync"
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(source))[0])
+    kernels = [KernelWriter(k).render() for k in module.kernels]
+    return env.get_template("header.cuh.j2").render(
+        banner=f"{os.path.basename(source)}: syncc kernels as CUDA C++", version=__version__, source=source,
+        guard=stem, namespace=f"syncc_{stem}", kernels=kernels)
+
+
+def cname(name: str) -> str:
+    return re.sub(r"\W", "_", name)
+
+
+class KernelWriter:
+    def __init__(self, k: Kernel):
+        self.k = k
+        self.abi = kernel_abi(k)
+        self.arrays: dict[str, Array] = {a.name: a for a in k.arrays}
+        self.arrays.update({p.name: p for p in k.params if isinstance(p, Array)})
+        self.lines: list[str] = []
+
+    def render(self) -> dict:
+        k = self.k
+        params, docs = [], []
+        for p in self.abi.params:
+            if p.kind == "scalar":
+                params.append(f"{CTYPE[p.elem.name]} {self.reg_name(p.name)}")
+                docs.append(f"{p.name}: {p.elem}")
+            else:
+                params.append(f"{MEMORY[p.elem.name]}* __restrict__ {self.array_name(p.name)}")
+                dims = "".join(f"[{d}]" for d in p.dims)
+                per = {None: "", "block": " per block", "thread": " per thread"}[p.per]
+                docs.append(f"{p.name}: {p.elem}{dims}" if p.kind == "array" else
+                            f"{p.name}: state, {p.length(1, 1)} {p.elem}{per}, each element {p.init} before a launch")
+        body = self.declarations() + self.code()
+        state = [{"cname": cname(p.name), "init": p.init, "doc": d}
+                 for p, d in zip(self.abi.params, docs) if p.kind == "state"]
+        return {"name": k.name, "block": k.block, "grid": k.grid, "signature": ", ".join(params),
+                "params": [{"doc": d} for p, d in zip(self.abi.params, docs) if p.kind != "state"],
+                "state": state, "body": body}
+
+    # ---- names
+    @staticmethod
+    def reg_name(name: str) -> str:
+        return "r_" + cname(name)
+
+    @staticmethod
+    def array_name(name: str) -> str:
+        return "a_" + cname(name)
+
+    # ---- declarations
+    def declarations(self) -> list[str]:
+        out = []
+        uses_lane = any(ins.op == "elect" or ins.op == "sreg" and ins.attr("reg") == "laneid"
+                        for _, _, ins in self.k.instructions())
+        if uses_lane:
+            out.append("    auto syncc_laneid = []() { uint32_t l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); "
+                       "return l; };")
+        read = {a.name for _, _, ins in self.k.instructions() for a in ins.args if isinstance(a, Reg)}
+        read |= {a.index.name for _, _, ins in self.k.instructions() for a in ins.args
+                 if isinstance(a, Ref) and isinstance(a.index, Reg)}
+        read |= {b.term.cond.name for b in self.k.blocks if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg)}
+        self.read = read
+        for a in self.k.arrays:
+            if a.space == "shared":
+                n = a.length
+                out.append(f"    __shared__ {MEMORY[a.elem.name]} {self.array_name(a.name)}[{n}];")
+        params = {p.name for p in self.k.params if isinstance(p, Reg)}
+        seen = set()
+        for _, _, ins in self.k.instructions():
+            for d in ins.dests:
+                if d.name not in seen and d.name not in params:
+                    seen.add(d.name)
+                    unused = "" if d.name in read else "[[maybe_unused]] "
+                    out.append(f"    {unused}{CTYPE[d.type.name]} {self.reg_name(d.name)} = 0;")
+        return out
+
+    # ---- code
+    def code(self) -> list[str]:
+        self.lines = []
+        targets = {t for b in self.k.blocks for t in b.term.targets}
+        for b in self.k.blocks:
+            if b.label in targets:
+                self.lines.append(f"L_{cname(b.label)}:;")
+            for ins in b.instrs:
+                self.instr(ins)
+            self.term(b.term)
+        return self.lines
+
+    def emit(self, text: str) -> None:
+        self.lines.append("    " + text)
+
+    def value(self, v) -> str:
+        if isinstance(v, Imm):
+            if v.type == BOOL:
+                return "true" if v.value else "false"
+            suffix = {"u32": "u", "i64": "ll", "u64": "ull"}.get(v.type.name, "")
+            return f"({CTYPE[v.type.name]}){v.value}{suffix}"
+        if isinstance(v, Reg):
+            return self.reg_name(v.name)
+        raise CudaError(f"not a value: {v}")
+
+    def element(self, ref: Ref) -> str:
+        return f"{self.array_name(ref.name)}[{self.value(ref.index)}]"
+
+    def instr(self, ins: Instr) -> None:
+        handler = getattr(self, "_" + ins.op.replace(".", "_"), None) or getattr(self, "_" + ins.info.group, None)
+        if handler is None:
+            raise CudaError(f"no CUDA for `{ins.op}`")
+        handler(ins)
+
+    def dest(self, ins: Instr) -> str:
+        return self.reg_name(ins.dests[0].name)
+
+    def _arith(self, ins: Instr) -> None:
+        op, d = ins.op, ins.dests[0]
+        args = [self.value(a) for a in ins.args]
+        t: ScalarType = ins.args[0].type if ins.args else d.type
+        ct, ut = CTYPE[d.type.name], UNSIGNED[d.type.name]
+        if op in WRAPPING:
+            expr = f"({ct})(({ut}){args[0]} {WRAPPING[op]} ({ut}){args[1]})"
+        elif op in PLAIN:
+            expr = f"({ct})({args[0]} {PLAIN[op]} {args[1]})"
+        elif op in COMPARE:
+            expr = f"{args[0]} {COMPARE[op]} {args[1]}"
+        elif op in ("min", "max"):
+            cmp = "<" if op == "min" else ">"
+            expr = f"({args[0]} {cmp} {args[1]} ? {args[0]} : {args[1]})"
+        elif op == "mov":
+            expr = args[0]
+        elif op == "neg":
+            expr = f"({ct})(0u - ({ut}){args[0]})"
+        elif op == "not":
+            expr = f"!{args[0]}" if d.type == BOOL else f"({ct})~({ut}){args[0]}"
+        elif op == "abs":
+            expr = f"({ct})({args[0]} < 0 ? 0u - ({ut}){args[0]} : ({ut}){args[0]})"
+        elif op == "popc":
+            expr = f"__popcll((unsigned long long)({UNSIGNED[t.name]}){args[0]})"
+        elif op == "cvt":
+            expr = f"({args[0]} != 0)" if d.type == BOOL else f"({ct}){args[0]}"
+        elif op == "select":
+            expr = f"({args[0]} ? {args[1]} : {args[2]})"
+        else:
+            raise CudaError(f"no arithmetic for `{op}`")
+        self.emit(f"{self.dest(ins)} = {expr};")
+
+    def _sreg(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = ({CTYPE[ins.dests[0].type.name]}){SREG[ins.attr('reg')]};")
+
+    def _ld(self, ins: Instr) -> None:
+        array = self.arrays[ins.ref.name]
+        if ins.attr("order") is None and ins.attr("cache") is None:
+            value = self.element(ins.ref)
+            self.emit(f"{self.dest(ins)} = {value}{' != 0' if array.elem == BOOL else ''};")
+            return
+        asm = ptxasm.load(array.elem, array.space, ins.attr("order"), ins.attr("scope"), ins.attr("cache"))
+        tmp = "uint64_t" if array.elem.bits == 64 else "uint32_t"
+        self.emit(f"{{ {tmp} v; {self.asm(asm, ['v'], [self.address(ins.ref, array)])} "
+                  f"{self.dest(ins)} = ({CTYPE[array.elem.name]})v; }}")
+
+    def _st(self, ins: Instr) -> None:
+        array = self.arrays[ins.ref.name]
+        value = self.value(ins.args[1])
+        if ins.attr("order") is None:
+            self.emit(f"{self.element(ins.ref)} = {value};")
+            return
+        asm = ptxasm.store(array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        wide = "(uint64_t)" if array.elem.bits == 64 else "(uint32_t)"
+        self.emit(self.asm(asm, [], [self.address(ins.ref, array), f"{wide}{value}"]))
+
+    def _atomic(self, ins: Instr) -> None:
+        array = self.arrays[ins.ref.name]
+        values = [self.value(a) for a in ins.args[1:]]
+        if ins.op == "atom.sub":
+            values = [f"({CTYPE[array.elem.name]})(0u - ({UNSIGNED[array.elem.name]}){values[0]})"]
+        asm = ptxasm.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        self.emit(self.asm(asm, [self.dest(ins)], [self.address(ins.ref, array), *values]))
+
+    def _fence(self, ins: Instr) -> None:
+        self.emit(self.asm(ptxasm.fence(ins.attr("order"), ins.attr("scope") or "gpu"), [], []))
+
+    def _bar_sync(self, ins: Instr) -> None:
+        args = [f"(uint32_t){self.value(a)}" for a in ins.args]
+        self.emit(self.asm(ptxasm.BARRIER_SYNC if len(args) == 1 else ptxasm.BARRIER_SYNC_COUNT, [], args))
+
+    def _bar_arrive(self, ins: Instr) -> None:
+        self.emit(self.asm(ptxasm.BARRIER_ARRIVE, [], [f"(uint32_t){self.value(a)}" for a in ins.args]))
+
+    def _warp_sync(self, ins: Instr) -> None:
+        self.emit(f"__syncwarp({self.value(ins.args[0])});")
+
+    def _activemask(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = __activemask();")
+
+    def _elect(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = (uint32_t)(__ffs(__activemask()) - 1) == syncc_laneid();")
+
+    def _vote_any(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = __any_sync(__activemask(), {self.value(ins.args[0])});")
+
+    def _vote_all(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = __all_sync(__activemask(), {self.value(ins.args[0])});")
+
+    def _ballot(self, ins: Instr) -> None:
+        self.emit(f"{self.dest(ins)} = __ballot_sync(__activemask(), {self.value(ins.args[0])});")
+
+    def _nanosleep(self, ins: Instr) -> None:
+        self.emit(f"__nanosleep((unsigned)({self.value(ins.args[0])}));")
+
+    def _lockbit(self, ins: Instr) -> None:
+        raise CudaError("lock bits exist only on Fermi")
+
+    def _prim(self, ins: Instr) -> None:
+        raise CudaError(f"`{ins.op}` reached the back end unexpanded")
+
+    def term(self, t) -> None:
+        if isinstance(t, Jump):
+            self.emit(f"goto L_{cname(t.target)};")
+        elif isinstance(t, Branch):
+            self.emit(f"if ({self.value(t.cond)}) goto L_{cname(t.if_true)}; else goto L_{cname(t.if_false)};")
+        else:
+            self.emit("return;")
+
+    # ---- inline PTX
+    def address(self, ref: Ref, array: Array) -> str:
+        ptr = f"&{self.element(ref)}"
+        return f"__cvta_generic_to_shared({ptr})" if array.space == "shared" else f"(const void*){ptr}"
+
+    @staticmethod
+    def asm(asm: ptxasm.Asm, outputs: list[str], inputs: list[str]) -> str:
+        text = re.sub(r"\$(\d+)", r"%\1", asm.text)
+        constraints = asm.constraints.split(",")
+        outs = [c for c in constraints if c.startswith("=")]
+        ins = [c for c in constraints if not c.startswith("=") and not c.startswith("~")]
+        out_part = ", ".join(f'"{c}"({o})' for c, o in zip(outs, outputs))
+        in_part = ", ".join(f'"{c}"({i})' for c, i in zip(ins, inputs))
+        return f'asm volatile("{text}" : {out_part} : {in_part} : "memory");'
