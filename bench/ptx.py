@@ -67,7 +67,7 @@ def nvrtc():
     code = CUDA.read_text()
 
     def run():
-        compiler.compile_using_nvrtc(code, options=("-arch=compute_90",), name="wavefront.cu")
+        compiler.compile_using_nvrtc(code, options=("-arch=compute_90",), filename="wavefront.cu")
     try:
         run()
     except Exception:        # noqa: BLE001
