@@ -14,9 +14,7 @@ machine; the ratios travel better. Tests never assert on these numbers.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -24,19 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import header, median_ms, report  # noqa: E402
 SOURCE = ROOT / "examples" / "wavefront.sync"
 BASELINE = ROOT / "bench" / "baselines" / "wavefront_equivalent.py"
-
-
-def median_ms(fn, runs: int, warmup: int = 20) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
 
 
 def in_process(runs: int) -> list[tuple[str, float, str]]:
@@ -46,8 +35,9 @@ def in_process(runs: int) -> list[tuple[str, float, str]]:
     result = check_file(str(SOURCE))
     assert result.ok, "wavefront.sync must check clean"
     python_source = BASELINE.read_text()
-    syncc_ms = median_ms(lambda: check_file(str(SOURCE)), runs)
-    python_ms = median_ms(lambda: compile(python_source, str(BASELINE), "exec"), runs)
+    ms = median_ms({"syncc": lambda: check_file(str(SOURCE)),
+                    "python": lambda: compile(python_source, str(BASELINE), "exec")}, runs, warmup=20)
+    syncc_ms, python_ms = ms["syncc"], ms["python"]
     return [
         ("parse+check wavefront.sync (in-process)", syncc_ms, ""),
         ("CPython compile() of the same program in Python", python_ms, "baseline"),
@@ -91,18 +81,8 @@ def main() -> None:
     args = ap.parse_args()
 
     rows = in_process(args.runs) + whole_process(args.process_runs)
-    print(f"# {platform.node()} · {platform.processor() or platform.machine()} · Python {platform.python_version()}"
-          f" · {time.strftime('%Y-%m-%d')}")
-    for name, value, unit in rows:
-        shown = f"{value:8.2f} x " if unit == "x" else f"{value:8.2f} ms"
-        print(f"{shown}  {name}{'  (baseline)' if unit == 'baseline' else ''}")
-    if args.csv:
-        with args.csv.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["measure", "value", "unit"])
-            for name, value, unit in rows:
-                w.writerow([name, f"{value:.4f}", "ratio" if unit == "x" else "ms"])
-
+    print(header())
+    report(rows, args.csv)
 
 if __name__ == "__main__":
     main()

@@ -17,12 +17,7 @@ Tests never assert on the times; tests/test_fences.py pins the fence counts.
 from __future__ import annotations
 
 import argparse
-import csv
-import gc
-import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,26 +28,9 @@ from syncc.ir.context import PassContext  # noqa: E402
 from syncc.ir.pipeline import compile_module  # noqa: E402
 from syncc.ir.stats import fence_stats  # noqa: E402
 from syncc.targets import FERMI, PTX  # noqa: E402
+from timing import header, median_ms, report  # noqa: E402
 
 SOURCE = ROOT / "examples" / "wavefront.sync"
-
-
-def median_ms(fns: dict, runs: int, warmup: int = 30) -> dict[str, float]:
-    """Medians of the functions, run interleaved so that the machine's drift hits them alike."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times = {name: [] for name in fns}
-    gc.disable()
-    try:
-        for _ in range(runs):
-            for name, fn in fns.items():
-                t = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t)
-    finally:
-        gc.enable()
-    return {name: statistics.median(ts) * 1000 for name, ts in times.items()}
 
 
 def timings(runs: int) -> list[tuple[str, float, str]]:
@@ -96,25 +74,15 @@ def main() -> None:
     ap.add_argument("--csv", type=Path, help="also write the timing rows to this CSV file")
     args = ap.parse_args()
 
-    print(f"# {platform.node()} · {platform.processor() or platform.machine()} · Python {platform.python_version()}"
-          f" · {time.strftime('%Y-%m-%d')}")
+    print(header())
     rows = timings(args.runs)
-    for name, value, unit in rows:
-        shown = f"{value:8.2f} x " if unit == "x" else f"{value:8.2f} ms"
-        print(f"{shown}  {name}{'  (baseline)' if unit == 'baseline' else ''}")
+    report(rows, args.csv)
     print()
     print("| example | target | naive (2 × sync ops) | fences, unminimized | fences, minimized (cta) "
           "| orderings on atomics/loads |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, target, naive, before, after, cta, ordered in fences():
         print(f"| {name} | {target} | {naive} | {before} | {after} ({cta}) | {ordered} |")
-    if args.csv:
-        with args.csv.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["measure", "value", "unit"])
-            for name, value, unit in rows:
-                w.writerow([name, f"{value:.4f}", "ratio" if unit == "x" else "ms"])
-
 
 if __name__ == "__main__":
     main()

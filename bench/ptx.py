@@ -14,10 +14,7 @@ Ratios are the figures; absolute times depend on the machine.
 from __future__ import annotations
 
 import argparse
-import csv
-import gc
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -31,26 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from syncc.backends.ptx import build_ptx  # noqa: E402
 from syncc.driver import check_file, compile_file  # noqa: E402
+from timing import header, median_ms, report  # noqa: E402
 
 SOURCE = ROOT / "examples" / "wavefront.sync"
 CUDA = ROOT / "bench" / "baselines" / "wavefront.cu"
-
-
-def medians(fns: dict, runs: int, warmup: int = 10) -> dict[str, float]:
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    times = {n: [] for n in fns}
-    gc.disable()
-    try:
-        for _ in range(runs):
-            for n, fn in fns.items():
-                t = time.perf_counter()
-                fn()
-                times[n].append(time.perf_counter() - t)
-    finally:
-        gc.enable()
-    return {n: statistics.median(ts) * 1000 for n, ts in times.items()}
 
 
 def to_ptx():
@@ -80,7 +61,7 @@ def in_process(runs: int) -> list[tuple[str, float, str]]:
     rtc = nvrtc()
     if rtc is not None:
         fns["nvrtc"] = rtc
-    ms = medians(fns, runs)
+    ms = median_ms(fns, runs, warmup=10)
     rows = [("wavefront.sync to PTX, in-process (parse ... NVPTX)", ms["syncc"], ""),
             ("parse + check of the same file", ms["front"], "baseline"),
             ("ratio to PTX / front end", ms["syncc"] / ms["front"], "x")]
@@ -120,19 +101,8 @@ def main() -> None:
     ap.add_argument("--process-runs", type=int, default=20)
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args()
-    print(f"# {platform.node()} · {platform.processor() or platform.machine()} · Python {platform.python_version()}"
-          f" · {time.strftime('%Y-%m-%d')}")
-    rows = in_process(args.runs) + process(args.process_runs)
-    for name, value, unit in rows:
-        shown = f"{value:8.2f} x " if unit == "x" else f"{value:8.2f} ms"
-        print(f"{shown}  {name}{'  (baseline)' if unit == 'baseline' else ''}")
-    if args.csv:
-        with args.csv.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["measure", "value", "unit"])
-            for name, value, unit in rows:
-                w.writerow([name, f"{value:.4f}", "ratio" if unit == "x" else "ms"])
-
+    print(header())
+    report(in_process(args.runs) + process(args.process_runs), args.csv)
 
 if __name__ == "__main__":
     main()

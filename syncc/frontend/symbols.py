@@ -154,3 +154,13 @@ class CheckedModule:
     scope: Scope | None = None
     types: dict[Any, Any] = field(default_factory=dict)      # expression node → type
     refs: dict[Any, Symbol] = field(default_factory=dict)    # Name / Place / Field node → symbol
+
+    def with_imports(self) -> list["CheckedModule"]:
+        """This module and every module it imports, directly or not, each once."""
+        seen, todo = [self], list(self.imports.values())
+        while todo:
+            m = todo.pop()
+            if m not in seen:
+                seen.append(m)
+                todo.extend(m.imports.values())
+        return seen

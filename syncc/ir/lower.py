@@ -34,23 +34,13 @@ _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, 
 
 
 def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
-    modules = [checked, *_imports(checked)]
+    modules = checked.with_imports()
     types, refs = {}, {}
     for m in modules:
         types.update(m.types)
         refs.update(m.refs)
     kernels = tuple(KernelLowering(checked, info, types, refs, ctx).run() for info in checked.kernels.values())
     return Module(kernels, checked.path)
-
-
-def _imports(m: CheckedModule):
-    seen, todo = [], list(m.imports.values())
-    while todo:
-        x = todo.pop()
-        if x not in seen:
-            seen.append(x)
-            todo.extend(x.imports.values())
-    return seen
 
 
 class LoweringError(Exception):

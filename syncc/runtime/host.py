@@ -75,21 +75,11 @@ class KernelLaunch:
     block: tuple[int, int, int]
 
 
-def _imports(m: CheckedModule) -> list[CheckedModule]:
-    seen, todo = [], list(m.imports.values())
-    while todo:
-        x = todo.pop()
-        if x not in seen:
-            seen.append(x)
-            todo.extend(x.imports.values())
-    return seen
-
-
 class HostRunner:
     def __init__(self, checked: CheckedModule, launcher: Launcher, write: Callable[[str], None] = print):
         self.checked, self.launcher, self.write = checked, launcher, write
         self.types, self.refs = {}, {}
-        for m in [checked, *_imports(checked)]:
+        for m in checked.with_imports():
             self.types.update(m.types)
             self.refs.update(m.refs)
         self.env: dict = {}
