@@ -17,6 +17,7 @@ end the process (syncc run exits with status 3).
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -85,7 +86,10 @@ class GpuLauncher:
         self.cupy = _cupy()
         self.device = device()
         self.arch = arch or _supported(self.device.arch)
-        self.program: PtxProgram = build_ptx(module, self.arch)
+        # SYNCC_PTX_LINES=1: build with source-line directives, so that tools like compute-sanitizer
+        # report source lines (the code is the same; building takes longer)
+        lines = os.environ.get("SYNCC_PTX_LINES", "") not in ("", "0")
+        self.program: PtxProgram = build_ptx(module, self.arch, lines=lines)
         self.kernels = {k.name: k for k in module.kernels}
         self.timeout = timeout
         self._module = None
