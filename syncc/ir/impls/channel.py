@@ -68,9 +68,12 @@ class Channel:
 
     @classmethod
     def do_poll(cls, em, prim, ins):
+        """One try; the slot's value is read only once it is known to be full (an earlier read
+        would race with the producer's store, harmlessly but still a race)."""
         ok, value = ins.dests
         em.b.assign(ok, cls.attempt(em, prim, ins))
-        em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),))
+        em.b.assign(value, imm(0, value.type))
+        em.when(ok, lambda: em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),)), hint="full")
 
     @classmethod
     def wait(cls, em, prim, ins):
