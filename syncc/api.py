@@ -2,6 +2,7 @@
 
     import syncc
     prog = syncc.compile("examples/wavefront.sync", defines={"PENALTY": 5})
+    outcome = prog.nw(refm, out, 10, target="fermi-sim")   # on the simulator: outcome.cycles
     prog.nw(refm, out, 10)                       # the launch shape the kernel declares
     prog.nw[(1, 1, 1), (32, 32, 1)](refm, out, 10, target="gpu")
     prog.run(target="gpu")                       # the host block
@@ -9,7 +10,8 @@
 
 Arrays must have the element type and shape of the kernel's parameters (numpy int32
 for `i32`, and so on); a numpy array is copied to the GPU and back, a cupy array is
-used in place. `target="fermi-sim"` will run on the simulator once it lands. docs/python.md
+used in place. `target="fermi-sim"` runs on the built-in Fermi simulator instead, on numpy
+arrays, and returns the simulator's outcome (cycles, instructions, statistics). docs/python.md
 says more.
 """
 from __future__ import annotations
@@ -28,56 +30,113 @@ class CompileError(Exception):
 
 
 def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = "ptx",  # noqa: A001
-            fences: bool = True) -> "Program":
-    """Check and compile a .sync file through every pass for `target` ("ptx" or "fermi-sim").
-    `fences=False` leaves out every memory ordering: only to show that a test can fail."""
-    from .driver import compile_file, parse_define
+            fences: bool = True, sim_config=None) -> "Program":
+    """Check and compile a .sync file through every pass for `target` ("ptx" or "fermi-sim"; the
+    other is compiled when first launched on). `sim_config`: the simulator's FermiConfig (policy,
+    ITS mode, lock bits, cycle budget). `fences=False` leaves out every memory ordering: only to
+    show that a test can fail."""
+    from .driver import parse_define
     parsed = {}
     for name, value in (defines or {}).items():
         key, v = parse_define(f"{name}={'true' if value is True else 'false' if value is False else value}")
         parsed[key] = (v, f"{name}={value}")
-    comp = compile_file(path, parsed, target, opt, fences=fences)
+    options = _Options(path, parsed, opt, fences, sim_config)
+    target = "fermi-sim" if target == "fermi-sim" else "ptx"
+    return Program(_compile(options, target), options, "fermi-sim" if target == "fermi-sim" else "gpu")
+
+
+@dataclass(frozen=True)
+class _Options:
+    path: str
+    defines: dict
+    opt: int
+    fences: bool
+    sim_config: object
+
+
+def _compile(options: _Options, target: str):
+    from .driver import compile_file
+    its = bool(options.sim_config is not None and options.sim_config.its)
+    comp = compile_file(options.path, options.defines, target, options.opt, fences=options.fences,
+                        its=its and target == "fermi-sim")
     if not comp.ok:
         renderer = Renderer(comp.sources)
         text = "\n".join(renderer.render(d) for d in comp.diagnostics)
         raise CompileError(text, comp.diagnostics)
-    return Program(comp)
+    return comp
 
 
 class Program:
-    def __init__(self, comp):
-        self._comp = comp
+    def __init__(self, comp, options: _Options, default_target: str = "gpu"):
+        self._comps = {default_target: comp}
+        self._options = options
         self._launchers: dict[str, object] = {}
+        self.default_target = default_target          # where launches and run() go when not told
         self.kernels = tuple(k.name for k in comp.ir.kernels)
 
     def __getattr__(self, name: str) -> "Kernel":
         if name.startswith("_") or name not in self.kernels:
             raise AttributeError(f"the program has no kernel `{name}` (it has: {', '.join(self.kernels)})")
-        k = self._comp.ir.kernel(name)
+        k = self._comp("gpu" if "gpu" in self._comps else self.default_target).ir.kernel(name)
         return Kernel(self, name, k.grid, k.block)
+
+    def _comp(self, target: str):
+        """The compilation for a target: the PTX passes serve "gpu", the Fermi passes "fermi-sim"."""
+        if target not in ("gpu", "fermi-sim"):
+            raise ValueError(f"unknown target `{target}`: expected \"gpu\" or \"fermi-sim\"")
+        if target not in self._comps:
+            self._comps[target] = _compile(self._options, "ptx" if target == "gpu" else target)
+        return self._comps[target]
 
     def ptx(self, arch: str = "sm_90") -> str:
         from .backends.ptx import build_ptx
-        return build_ptx(self._comp.ir, arch).text
+        return build_ptx(self._comp("gpu").ir, arch).text
+
+    def fermi_sass(self) -> str:
+        """The Fermi SASS the simulator runs, as `syncc build --target fermi-sass` prints it."""
+        from .backends.sim.printer import print_program
+        comp = self._comp("fermi-sim")
+        return print_program(self._fermi_program(), comp.sources)
+
+    def _fermi_program(self):
+        from .backends.sim.emit import build_fermi_sass
+        from .diagnostics import CompileError as Refused
+        comp = self._comp("fermi-sim")
+        try:
+            return build_fermi_sass(comp.ir, its=self._sim_config().its)
+        except Refused as e:
+            renderer = Renderer(comp.sources)
+            raise CompileError("\n".join(renderer.render(d) for d in e.diagnostics), e.diagnostics) from None
+
+    def _sim_config(self):
+        from .backends.sim.machine import FermiConfig
+        return self._options.sim_config or FermiConfig()
 
     def launcher(self, target: str, timeout: float):
-        key = f"{target}:{timeout}"
+        key = f"{target}:{timeout}" if target == "gpu" else target
         if key not in self._launchers:
             if target == "gpu":
                 from .runtime.gpu import GpuLauncher
-                self._launchers[key] = GpuLauncher(self._comp.ir, timeout)
+                self._launchers[key] = GpuLauncher(self._comp("gpu").ir, timeout)
+            elif target == "fermi-sim":
+                from .runtime.sim import SimLauncher
+                self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config())
             else:
-                raise NotImplementedError(f"target `{target}` is not built yet (the Fermi simulator is issue 5)")
+                self._comp(target)                      # raises: an unknown target
         return self._launchers[key]
 
-    def run(self, target: str = "gpu", timeout: float = 10.0, write=print) -> None:
-        """Run the host block; raises syncc.RunError when a check fails or a launch cannot be made."""
+    def run(self, target: str | None = None, timeout: float = 10.0, write=print) -> None:
+        """Run the host block; raises syncc.RunError when a check fails, a launch cannot be made or
+        (e.deadlock) a kernel does not finish."""
         from .runtime.run import run_program
-        before = len(self._comp.sink.items)
-        outcome = run_program(self._comp, target, timeout, write)
+        target = target or self.default_target
+        comp = self._comp(target)
+        before = len(comp.sink.items)
+        outcome = run_program(comp, target, timeout, write, config=self._sim_config() if target == "fermi-sim"
+                              else None)
         if not outcome.ok:
-            renderer = Renderer(self._comp.sources)
-            raise RunError("\n".join(renderer.render(d) for d in self._comp.sink.items[before:])
+            renderer = Renderer(comp.sources)
+            raise RunError("\n".join(renderer.render(d) for d in comp.sink.items[before:])
                            or outcome.unavailable or "the run failed", deadlock=outcome.deadlock)
 
 
@@ -98,8 +157,19 @@ class Kernel:
         grid, block = shape
         return Kernel(self.program, self.name, _dim3(grid), _dim3(block))
 
-    def __call__(self, *args, target: str = "gpu", timeout: float = 10.0) -> None:
-        self.program.launcher(target, timeout)(self.name, list(args), self.grid, self.block, None)
+    def __call__(self, *args, target: str | None = None, timeout: float = 10.0):
+        """Launch on the GPU (returns None) or on the simulator (returns its Outcome: cycles,
+        instructions, stats); a simulated kernel that cannot finish raises RunError."""
+        target = target or self.program.default_target
+        launch = self.program.launcher(target, timeout)
+        if target != "fermi-sim":
+            return launch(self.name, list(args), self.grid, self.block, None)
+        from .runtime.sim import SimStopped, diagnostics
+        try:
+            return launch(self.name, list(args), self.grid, self.block, None)
+        except SimStopped as e:
+            comp = self.program._comp("fermi-sim")
+            raise RunError(Renderer(comp.sources).render(diagnostics(e, comp.sources)), deadlock=e.stuck) from None
 
 
 def _dim3(shape) -> tuple[int, int, int]:

@@ -6,7 +6,7 @@
     syncc explain FILE                        what the compiler chose, inserted, and why
     syncc opt FILE.ir -p PASS                 run passes on IR text (pass tests)
 
-Exit status: 0 ok, 1 the program has errors, 2 usage (or a part not built yet),
+Exit status: 0 ok, 1 the program has errors, 2 usage (or a tool a target needs is missing),
 3 the program deadlocked or livelocked when run, 101 an internal compiler error.
 Only what `check` needs is imported on the way to checking: no llvmlite, no cupy.
 """
@@ -24,18 +24,6 @@ from . import __version__
 from .ir.pipeline import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
-
-
-class NotBuiltYet(click.ClickException):
-    """A command or target whose part of the compiler has not landed yet (exit 2)."""
-
-    exit_code = 2
-
-    def __init__(self, what: str, part: str, works_today: str):
-        super().__init__(f"{what} needs {part}, which is not built yet; {works_today}")
-
-    def show(self, file=None) -> None:
-        click.echo(f"syncc: {self.message}", err=True)
 
 
 # ---- shared options -------------------------------------------------------------
@@ -140,11 +128,16 @@ def cli() -> None:
 @_verify_each
 @_common
 def check(files, target, opt, verify_each, defines, error_format, color, debug) -> int:
-    """Check FILES for a target, through every safety pass; print every problem found."""
+    """Check FILES for a target, through every safety pass; print every problem found.
+    A .sass file is assembled (docs/fermi.md, "The .sass format")."""
     from .driver import compile_file
     reporter = Reporter(error_format, color)
     for path in files:
-        reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
+        if path.endswith(".sass"):
+            from .backends.sim.check import check_sass_file
+            reporter.report(check_sass_file(path))
+        else:
+            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
     return reporter.finish(len(files))
 
 
@@ -169,13 +162,15 @@ def _arch(ctx, param, value: str) -> str:
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Where to write the result (default: stdout).")
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
+@click.option("--its", is_flag=True, help="fermi-sass: for independent thread scheduling (BSSY / BSYNC, "
+                                          "WARPSYNC) instead of Fermi's SSY / .S.")
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
 @_common
-def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fences, defines, error_format, color,
-          debug) -> int:
-    """Compile FILE for a target (today: --emit ast or --emit ir)."""
+def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, defines, error_format,
+          color, debug) -> int:
+    """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
     reporter = Reporter(error_format, color)
     comp = check_file(file, defines)
@@ -189,7 +184,9 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fen
     from .ir.printer import print_module
     from .targets import FOR_OUTPUT
     dumped: list[str] = []
-    comp.lower(FOR_OUTPUT[target], opt, dump_after,
+    from .targets import FERMI_ITS
+    machine = FERMI_ITS if its and target == "fermi-sass" else FOR_OUTPUT[target]
+    comp.lower(machine, opt, dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
@@ -218,8 +215,39 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fen
         from .backends.cuda import build_cuda
         _write(output, build_cuda(comp.ir))
         return EXIT_OK
-    raise NotBuiltYet("`--target fermi-sass`", "the Fermi SASS emitter (issue 5)",
-                      "`--target ptx`, `sass` and `cuda` work today")
+    from .backends.sim.emit import build_fermi_sass
+    from .backends.sim.printer import print_program
+    from .diagnostics import CompileError
+    try:
+        program = build_fermi_sass(comp.ir, its=its)
+    except CompileError as e:
+        comp.sink.extend(e.diagnostics)
+        reporter.report(comp)
+        return reporter.finish(1)
+    _write(output, print_program(program, comp.sources, f"syncc {file} --target fermi-sass"
+                                                        + (" --its" if its else "")))
+    return EXIT_OK
+
+
+def _sim_options(f: Callable) -> Callable:
+    """The simulator's options (ignored by --target gpu)."""
+    from .backends.sim.machine import FermiConfig
+    default = FermiConfig()
+    f = click.option("--stats", is_flag=True, help="fermi-sim: after each launch, print its cycles, the cost of "
+                                                   "each source line and the stall breakdown.")(f)
+    f = click.option("--trace", type=click.Path(dir_okay=False), default=None, metavar="FILE.json",
+                     help="fermi-sim: write a Chrome trace of the run (open it in ui.perfetto.dev).")(f)
+    f = click.option("--max-cycles", type=click.IntRange(min=1), default=default.max_cycles, show_default=True,
+                     help="fermi-sim: stop a kernel that has not finished after this many cycles (exit 3).")(f)
+    f = click.option("--lock-bits", type=click.IntRange(min=1), default=default.lock_bits, show_default=True,
+                     help="fermi-sim: lock bits per SM (a power of two; a word's bit is its address bits 2 and up).")(f)
+    f = click.option("--policy", default=default.policy, show_default=True, metavar="POLICY",
+                     help="fermi-sim: warp scheduling: lrr, gto, adversarial (youngest first) or random:SEED.")(f)
+    f = click.option("--unsafe-no-syncwarp", "no_syncwarp", is_flag=True, hidden=True,
+                     help="Compile without prevent_livelock's __syncwarp (to show the livelock it prevents).")(f)
+    f = click.option("--its", is_flag=True, help="fermi-sim: independent thread scheduling (Volta-style "
+                                                 "convergence barriers) instead of Fermi's SIMT stack.")(f)
+    return f
 
 
 @cli.command()
@@ -227,26 +255,35 @@ def build(file, target, emit, dump_after, output, arch, opt, verify_each, no_fen
 @click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
-              metavar="SECONDS", help="A kernel still running after this long is reported as a probable "
+              metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
                                       "deadlock or livelock (exit status 3).")
+@_sim_options
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
 @_common
-def run(file, target, timeout, opt, verify_each, no_fences, defines, error_format, color, debug) -> int:
-    """Check FILE, then run its host block on a target."""
+def run(file, target, timeout, its, no_syncwarp, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
+        no_fences, defines, error_format, color, debug) -> int:
+    """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
+    from .backends.sim.machine import FermiConfig
+    config = FermiConfig(policy=policy, its=its, lock_bits=lock_bits, max_cycles=max_cycles)
+    problem = config.check()
+    if problem:
+        raise click.BadParameter(problem)
+    if file.endswith(".sass"):
+        return _run_sass(file, config, trace, stats, error_format, color)
     from .driver import compile_file
     reporter = Reporter(error_format, color)
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
+                        its=its and target == "fermi-sim", syncwarp=not no_syncwarp)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
-    if target == "fermi-sim":
-        raise NotBuiltYet("`syncc run --target fermi-sim`", "the Fermi simulator (issue 5)",
-                          f"`syncc run {file} --target gpu` works on a machine with a GPU")
     from .runtime.run import run_program
     before = len(comp.sink.items)
-    outcome = run_program(comp, target, timeout, write=click.echo)
+    observer, progress, recorder = _sim_observer(target, trace)
+    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer)
+    _sim_after(outcome.runs, progress, recorder, trace, stats, comp.sources)
     if outcome.unavailable:
         click.echo(f"syncc: cannot run on the GPU: {outcome.unavailable}", err=True)
         return EXIT_USAGE
@@ -255,8 +292,66 @@ def run(file, target, timeout, opt, verify_each, no_fences, defines, error_forma
     if outcome.deadlock:
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
+        if target == "gpu":
+            os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
+        return EXIT_DEADLOCK
     return EXIT_OK if outcome.ok else EXIT_ERRORS
+
+
+def _sim_observer(target: str, trace: str | None):
+    if target != "fermi-sim":
+        return None, None, None
+    from .backends.sim.trace import Observers, Progress, TraceRecorder
+    recorder = TraceRecorder() if trace else None
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    return Observers([recorder, progress]), progress, recorder
+
+
+def _sim_after(runs, progress, recorder, trace, stats, sources) -> None:
+    if progress is not None:
+        progress.done()
+    if recorder is not None:
+        recorder.write(trace)
+    if stats:
+        from .backends.sim.stats import format_stats
+        for kernel, result, grid, block in runs:
+            click.echo(format_stats(kernel, result, sources, grid, block), nl=False)
+
+
+def _run_sass(file, config, trace, stats, error_format, color) -> int:
+    """`syncc run FILE.sass`: assemble it and run each kernel with what its header gives."""
+    from .backends.sim.asm import assemble
+    from .diagnostics import CompileError
+    from .driver import Compilation
+    from .runtime.args import LaunchError
+    from .runtime.sim import SimLauncher, SimStopped, diagnostics, run_sass
+    comp = Compilation()
+    reporter = Reporter(error_format, color)
+    source = comp.read(file)
+    program = None
+    if source is not None:
+        try:
+            program = assemble(source)
+        except CompileError as e:
+            comp.sink.extend(e.diagnostics)
+    if program is None:
+        reporter.report(comp)
+        return reporter.finish(1)
+    observer, progress, recorder = _sim_observer("fermi-sim", trace)
+    keep = any(k.shared_array(n) for k in program.kernels for n in k.prints)
+    launcher = SimLauncher(program, config, observer, keep_shared=keep)
+    status = EXIT_OK
+    try:
+        run_sass(program, launcher, click.echo)
+    except SimStopped as e:
+        comp.sink.add(diagnostics(e, comp.sources, program.source))
+        status = EXIT_DEADLOCK if e.stuck else EXIT_ERRORS
+    except LaunchError as e:
+        comp.sink.error("E0903", e.message, e.span)
+        status = EXIT_ERRORS
+    _sim_after(launcher.runs, progress, recorder, trace, stats, comp.sources)
+    reporter.report(comp)
+    return status
 
 
 class _Since:

@@ -91,6 +91,12 @@ FERMI = Target("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lo
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False, defaults=_FERMI)
 
+# The simulator's --its mode: Fermi's lock bits and limits, with independent thread scheduling (so
+# prevent_livelock inserts __syncwarp, and SIMT deadlock is not a hazard)
+FERMI_ITS = Target("fermi", "Fermi SASS with independent thread scheduling (the simulator's --its mode)", its=True,
+                   lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
+                   ordered_atomics=False, defaults=_FERMI)
+
 TARGETS = {"ptx": PTX, "fermi": FERMI}
 # `--target` of build/run → the machine model
 FOR_OUTPUT = {"ptx": PTX, "sass": PTX, "cuda": PTX, "gpu": PTX, "fermi-sass": FERMI, "fermi-sim": FERMI}

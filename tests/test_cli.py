@@ -82,15 +82,19 @@ def test_usage_errors_exit_2(args):
     assert "Traceback" not in r.err
 
 
-@pytest.mark.parametrize("args, part", [
-    (["build", GOOD, "--target", "fermi-sass"], "the Fermi SASS emitter"),
-    (["run", GOOD, "--target", "fermi-sim"], "the Fermi simulator"),
-])
-def test_parts_not_built_yet_say_so_and_exit_2(args, part):
-    r = syncc(*args)
-    assert r.code == 2
-    assert part in r.err and "not built yet" in r.err
-    assert "Usage:" not in r.err
+def test_build_fermi_sass_prints_the_kernel_with_its_source_lines():
+    r = syncc("build", GOOD, "--target", "fermi-sass")
+    assert r.code == 0, r.err
+    assert ".kernel nw" in r.out and ".launch grid(1, 1, 1) block(32, 32, 1)" in r.out
+    assert "LDSLK" not in r.out or "STSUL" in r.out
+    assert re.search(r"^\s+\.loc \d+ \d+\s+// ", r.out, re.M), "source lines are quoted"
+    assert re.search(r"/\*[0-9a-f]{4}\*/\s+EXIT;", r.out)
+
+
+def test_run_on_the_simulator_is_the_default_target():
+    r = syncc("run", GOOD)
+    assert r.code == 0, r.err
+    assert "alignment score" in r.out
 
 
 def test_not_built_yet_still_reports_compile_errors_first(bad_file):

@@ -4,7 +4,9 @@
   * every code the compiler's source mentions is registered in `CODES`, and
     every registered code is emitted somewhere;
   * each ```sync wrong example makes `syncc check` report its code (and only
-    that code), each ```sync right example checks without errors;
+    that code), each ```sync right example checks without errors; the codes of
+    the Fermi SASS assembler have ```sass wrong / ```sass right examples,
+    written to a .sass file and checked the same way;
   * the codes whose examples cannot be inline (marked
     `<!-- example not inline: ... -->`) are produced by tests below that build
     the situation: non-UTF-8 bytes, an unreadable path, a file over 1 MiB,
@@ -32,7 +34,8 @@ ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
 # The codes that cannot be shown as a program on the page; each has a test below.
 NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110",
-                    "E0901", "E0902", "E0903", "E0904"}
+                    "E0801", "E0901", "E0902", "E0903", "E0904", "E0905", "E0906", "E0907", "E0908", "E0909",
+                   "E0910", "E0911", "E0912"}
 
 
 @dataclass
@@ -43,6 +46,7 @@ class Section:
     wrong: list[str] = field(default_factory=list)
     right: list[str] = field(default_factory=list)
     not_inline: str | None = None
+    lang: str = "sync"          # the examples' language: sync, or sass (checked as a .sass file)
 
 
 def parse_doc(text: str) -> list[Section]:
@@ -67,11 +71,16 @@ def parse_doc(text: str) -> list[Section]:
                 body.append(lines[i])
                 i += 1
             assert i < len(lines), "diagnostics.md: unclosed code block"
-            if info.startswith("sync"):
-                assert sections, "diagnostics.md: a sync example before the first code section"
-                assert info in ("sync wrong", "sync right"), \
-                    f"diagnostics.md: info string must be `sync wrong` or `sync right`, got {info!r}"
-                target = sections[-1].wrong if info == "sync wrong" else sections[-1].right
+            if info.startswith(("sync", "sass")):
+                assert sections, "diagnostics.md: an example before the first code section"
+                assert info in EXAMPLE_INFOS, \
+                    f"diagnostics.md: info string must be one of {EXAMPLE_INFOS}, got {info!r}"
+                lang, kind = info.split()
+                section = sections[-1]
+                if section.wrong or section.right:
+                    assert section.lang == lang, f"diagnostics.md: {section.code} mixes sync and sass examples"
+                section.lang = lang
+                target = section.wrong if kind == "wrong" else section.right
                 target.append("\n".join(body) + "\n")
         elif sections:
             m = NOT_INLINE.search(line)
@@ -81,13 +90,14 @@ def parse_doc(text: str) -> list[Section]:
     return sections
 
 
+EXAMPLE_INFOS = ("sync wrong", "sync right", "sass wrong", "sass right")
 SECTIONS = parse_doc(DOC.read_text(encoding="utf-8"))
 BY_CODE = {s.code: s for s in SECTIONS}
 
 
-def check_example(tmp_path: Path, source: str):
+def check_example(tmp_path: Path, source: str, lang: str = "sync"):
     """`syncc check` on an example (honouring `// syncc-args:`): exit status and the diagnostics."""
-    path = tmp_path / "example.sync"
+    path = tmp_path / f"example.{lang}"
     path.write_text(source, encoding="utf-8")
     args = [w for m in ARGS.finditer(source) for w in shlex.split(m.group(1))]
     run = syncc("check", str(path), "--error-format=json", *args)
@@ -121,7 +131,7 @@ def test_sections_have_examples():
         else:
             assert s.not_inline is None, f"{s.code} is marked not inline but has no dedicated test here"
             assert len(s.wrong) == 1 and len(s.right) == 1, \
-                f"{s.code} (diagnostics.md:{s.line}) needs one `sync wrong` and one `sync right` example"
+                f"{s.code} (diagnostics.md:{s.line}) needs one `{s.lang} wrong` and one `{s.lang} right` example"
 
 
 def _source_codes() -> dict[str, list[str]]:
@@ -152,8 +162,8 @@ INLINE = [s for s in SECTIONS if s.code not in NOT_INLINE_CODES]
 
 @pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
 def test_wrong_example_reports_its_code(section, tmp_path):
-    assert section.wrong, f"{section.code} has no `sync wrong` example"
-    code, records = check_example(tmp_path, section.wrong[0])
+    assert section.wrong, f"{section.code} has no `{section.lang} wrong` example"
+    code, records = check_example(tmp_path, section.wrong[0], section.lang)
     codes = {r["code"] for r in records}
     assert section.code in codes, f"expected {section.code}, got:\n{show(records)}"
     assert codes == {section.code}, f"the example should report only {section.code}:\n{show(records)}"
@@ -166,8 +176,8 @@ def test_wrong_example_reports_its_code(section, tmp_path):
 
 @pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
 def test_right_example_is_accepted(section, tmp_path):
-    assert section.right, f"{section.code} has no `sync right` example"
-    code, records = check_example(tmp_path, section.right[0])
+    assert section.right, f"{section.code} has no `{section.lang} right` example"
+    code, records = check_example(tmp_path, section.right[0], section.lang)
     errors = [r for r in records if r["severity"] == "error"]
     assert not errors, f"the right example of {section.code} has errors:\n{show(errors)}"
     assert section.code not in {r["code"] for r in records}, show(records)
@@ -370,7 +380,102 @@ def _deadlock(tmp_path, monkeypatch):
                                                         if x.startswith("{")]
 
 
+def _wide_integers(tmp_path, monkeypatch):
+    path = tmp_path / "wide.sync"
+    path.write_text("kernel wide(a: global i64[32]) launch grid(1) block(32) {\n    a[tid] = a[tid] + 1\n}\n")
+    r = syncc("build", str(path), "--target", "fermi-sass", "--error-format=json")
+    return r.code, [json.loads(line) for line in r.err.splitlines() if line.startswith("{")]
+
+
+def _sim(tmp_path, sass: str, *args: str):
+    """`syncc run` of a .sass file (a path under examples/sass, or the text of one) on the simulator;
+    a run that cannot finish exits 3, which counts as the error status here."""
+    if sass.endswith(".sass"):
+        path = ROOT / "examples" / "sass" / sass
+    else:
+        path = tmp_path / "prog.sass"
+        path.write_text(sass, encoding="utf-8")
+    r = syncc("run", str(path), "--error-format=json", *args)
+    return (1 if r.code == 3 else r.code), [json.loads(x) for x in r.err.splitlines() if x.startswith("{")]
+
+
+def _simt_deadlock(tmp_path, monkeypatch):
+    return _sim(tmp_path, "listing02_intra_warp_deadlock.sass")
+
+
+def _alias_deadlock(tmp_path, monkeypatch):
+    return _sim(tmp_path, "alias_deadlock.sass")
+
+
+def _barrier_deadlock(tmp_path, monkeypatch):
+    return _sim(tmp_path, """.kernel half_barrier
+.launch grid(1) block(64)
+        S2R R0, SR_Tid_X;
+        ISETP.GE.U32.AND P0, pt, R0, 0x20, pt;
+  @P0   EXIT;
+        BAR.SYNC 0x1, 0x40;
+        EXIT;
+""")
+
+
+def _lock_order_deadlock(tmp_path, monkeypatch):
+    return _sim(tmp_path, """.kernel lock_order
+.launch grid(1) block(64)
+.shared a: i32[2] at 0x0 = zeros
+        S2R R0, SR_Tid_X;
+        LOP.AND R1, R0, 0x1f;
+        ISETP.NE.AND P0, pt, R1, RZ, pt;
+  @P0   EXIT;
+        SHR R2, R0, 0x3;
+        LOP.XOR R3, R2, 0x4;
+        LDSLK P1, R4, [R2];
+        BAR.RED.POPC RZ, RZ;
+wait:   LDSLK P1, R4, [R3];
+  @!P1  BRA wait;
+        EXIT;
+""")
+
+
+def _its_livelock(tmp_path, monkeypatch):
+    return _sim(tmp_path, "its_livelock_3_3.sass")
+
+
+def _out_of_cycles(tmp_path, monkeypatch):
+    return _sim(tmp_path, ".kernel forever\n.launch grid(1) block(32)\nloop: S2R R0, SR_ClockLo;\n BRA loop;\n",
+                "--max-cycles", "20000")
+
+
+def _memory_fault(tmp_path, monkeypatch):
+    return _sim(tmp_path, """.kernel oob
+.launch grid(1) block(32)
+.shared a: i32[32] at 0x0
+        S2R R0, SR_Tid_X;
+        ISCADD R1, R0, RZ, 0x3;
+        LDS R2, [R1];
+        EXIT;
+""")
+
+
+def _uniform_branch_splits(tmp_path, monkeypatch):
+    return _sim(tmp_path, """.kernel split_uniform
+.launch grid(1) block(32)
+        S2R R0, SR_Tid_X;
+        ISETP.LT.U32.AND P0, pt, R0, 0x4, pt;
+  @P0   BRA.U next;
+next:   EXIT;
+""")
+
+
 BUILT = [
+    ("E0801", _wide_integers),
+    ("E0905", _simt_deadlock),
+    ("E0906", _alias_deadlock),
+    ("E0907", _barrier_deadlock),
+    ("E0908", _lock_order_deadlock),
+    ("E0909", _its_livelock),
+    ("E0910", _out_of_cycles),
+    ("E0911", _memory_fault),
+    ("E0912", _uniform_branch_splits),
     ("E0901", _failed_check),
     ("E0902", _host_division),
     ("E0903", _launch_refused),

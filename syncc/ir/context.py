@@ -32,6 +32,9 @@ class PassContext:
     # False only for the GPU tests that show the stress tests can fail (--unsafe-no-fences): no
     # ordering at all, not on fences nor on atomics and loads. A program compiled so is wrong.
     fences: bool = True
+    # False only to show what prevent_livelock prevents (--unsafe-no-syncwarp, with the simulator's
+    # --its): no __syncwarp on the polling loops. A program compiled so may livelock.
+    syncwarp: bool = True
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))

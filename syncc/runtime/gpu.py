@@ -28,19 +28,12 @@ from ..backends.ptx.abi import KernelABI, Param
 from ..frontend.types import BOOL
 from ..ir.nodes import Kernel, Module
 from ..source import Span
+from .args import LaunchError, check_arguments
 from .host import DTYPES
 
 
 class GpuUnavailable(Exception):
     """No cupy, no CUDA device, or a driver error before anything ran."""
-
-
-class LaunchError(Exception):
-    """A launch that cannot be made as asked: wrong arguments, too many blocks for a grid barrier."""
-
-    def __init__(self, message: str, span: Span | None = None):
-        super().__init__(message)
-        self.message, self.span = message, span
 
 
 class ProbableDeadlock(Exception):
@@ -132,30 +125,7 @@ class GpuLauncher:
                 host[...] = dev.get()
 
     def _arguments(self, abi: KernelABI, args: list, span) -> list:
-        params = abi.program_params
-        if len(args) != len(params):
-            raise LaunchError(f"`{abi.name}` takes {len(params)} arguments, got {len(args)}", span)
-        out = []
-        for p, a in zip(params, args):
-            if p.kind == "array":
-                want = np.dtype(DTYPES[p.elem.name])
-                on_device = hasattr(a, "__cuda_array_interface__")
-                if not (isinstance(a, np.ndarray) or on_device):
-                    raise LaunchError(f"`{p.name}` needs an array of {p.elem}{list(p.dims)}, got {type(a).__name__}",
-                                      span)
-                if a.dtype != want or tuple(a.shape) != tuple(p.dims):
-                    raise LaunchError(f"`{p.name}` needs {p.elem}{list(p.dims)} ({want}), got {a.dtype}"
-                                      f"{list(a.shape)}", span)
-                if not a.flags.c_contiguous:
-                    raise LaunchError(f"`{p.name}` must be C-contiguous", span)
-                out.append(a)
-            else:
-                lo, hi = p.elem.range
-                value = int(a)
-                if not lo <= value <= hi:
-                    raise LaunchError(f"`{p.name}` is {p.elem}, and {value} is out of its range", span)
-                out.append(numpy_type(p)(value))
-        return out
+        return check_arguments(abi.name, abi.program_params, args, span, numpy_type)
 
     # ---- co-residency
     @staticmethod

@@ -8,13 +8,16 @@ Run-time problems are reported like compile errors, located in the program:
     E0902  the host block did something that cannot be done (divide by zero, index out of range)
     E0903  a launch that cannot be made (arguments, a grid barrier that does not fit the GPU)
     E0904  a kernel that did not finish in time: probably deadlocked or livelocked (exit status 3)
+    E0905–E0910  on the simulator: a SIMT, alias, barrier or plain deadlock, a livelock, or the cycle
+           budget spent, explained (exit status 3)
+    E0911, E0912  on the simulator: an invalid memory access, an instruction that cannot run
 
 The GPU is set up only when the first kernel is launched, so a host block that
 launches nothing runs anywhere.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from ..diagnostics import Note
@@ -27,12 +30,29 @@ class RunOutcome:
     ok: bool
     deadlock: bool = False
     unavailable: str | None = None      # the target could not be used at all
+    runs: list = field(default_factory=list)   # fermi-sim: (kernel, simulator outcome, grid, block) per launch
 
 
 def run_program(comp: Compilation, target: str, timeout: float = 10.0,
-                write: Callable[[str], None] = print) -> RunOutcome:
-    from .gpu import GpuUnavailable, LaunchError, ProbableDeadlock
-    launcher = _LazyLauncher(comp, target, timeout)
+                write: Callable[[str], None] = print, config=None, observer=None) -> RunOutcome:
+    """Run the host block with kernels on `target` ("gpu" or "fermi-sim"; `config` and `observer`
+    are the simulator's FermiConfig and trace/progress hooks)."""
+    if target == "fermi-sim":                   # what the emitter cannot take, before anything runs
+        from ..backends.sim.emit import check_module
+        problems = check_module(comp.ir)
+        if problems:
+            comp.sink.extend(problems)
+            return RunOutcome(False)
+    launcher = _LazyLauncher(comp, target, timeout, config, observer)
+    outcome = _run(comp, launcher, write)
+    outcome.runs = getattr(launcher.launcher, "runs", [])
+    return outcome
+
+
+def _run(comp: Compilation, launcher, write) -> RunOutcome:
+    from .args import LaunchError
+    from .gpu import GpuUnavailable, ProbableDeadlock
+    from .sim import SimStopped, diagnostics
     runner = HostRunner(comp.module, launcher, write)
     try:
         runner.run()
@@ -52,16 +72,26 @@ def run_program(comp: Compilation, target: str, timeout: float = 10.0,
                         help="run it on the Fermi simulator (`--target fermi-sim`) to see who waits for whom, "
                              "or raise `--timeout` if it is only slow")
         return RunOutcome(False, deadlock=True)
+    except SimStopped as e:
+        comp.sink.add(diagnostics(e, comp.sources))
+        return RunOutcome(False, deadlock=e.stuck)
     return RunOutcome(True)
 
 
 class _LazyLauncher:
-    def __init__(self, comp: Compilation, target: str, timeout: float):
+    def __init__(self, comp: Compilation, target: str, timeout: float, config=None, observer=None):
         self.comp, self.target, self.timeout = comp, target, timeout
+        self.config, self.observer = config, observer
         self.launcher = None
 
     def __call__(self, name, args, grid, block, span):
         if self.launcher is None:
-            from .gpu import GpuLauncher
-            self.launcher = GpuLauncher(self.comp.ir, self.timeout)
+            if self.target == "fermi-sim":
+                from ..backends.sim.emit import build_fermi_sass
+                from .sim import SimLauncher
+                its = bool(self.config is not None and self.config.its)
+                self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer)
+            else:
+                from .gpu import GpuLauncher
+                self.launcher = GpuLauncher(self.comp.ir, self.timeout)
         self.launcher(name, args, grid, block, span)

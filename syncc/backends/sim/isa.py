@@ -23,7 +23,7 @@ convergence barriers and WARPSYNC).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 RZ = 63        # the zero register
@@ -149,6 +149,7 @@ class Instruction:
     sync: bool = False                   # the .S suffix: pop the SIMT stack afterwards
     addr: int = 0                        # byte address
     loc: tuple[int, int] | None = None   # source (line, column) the instruction came from
+    at: tuple[int, int] | None = field(default=None, compare=False)   # its own (line, column) in a .sass file
 
     @property
     def spec(self) -> "OpSpec":

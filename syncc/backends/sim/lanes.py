@@ -42,15 +42,22 @@ def count(mask: int) -> int:
     return mask.bit_count()
 
 
+_LANES: dict[int, list[int]] = {}
+
+
 def lanes(mask: int) -> list[int]:
-    """The set lanes, lowest first."""
-    out = []
-    i = 0
-    while mask:
-        if mask & 0xFF:
-            out.append(i)
-        mask >>= 8
-        i += 1
+    """The set lanes, lowest first (cached: masks repeat; do not modify the list)."""
+    out = _LANES.get(mask)
+    if out is None:
+        out = []
+        i, m = 0, mask
+        while m:
+            if m & 0xFF:
+                out.append(i)
+            m >>= 8
+            i += 1
+        if len(_LANES) < 65536:
+            _LANES[mask] = out
     return out
 
 

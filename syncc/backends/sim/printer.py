@@ -33,15 +33,22 @@ def print_kernel(k: SassKernel, sources: SourceMap | None = None) -> str:
         for _ in range(ends.pop(ins.addr, 0)):
             lines.append("        .endregion")
         for r in starts.get(ins.addr, ()):
-            lines.append(f"        .region {r.kind} \"{_escape(r.label)}\"")
-        if ins.loc is not None and ins.loc != loc:
+            where = f" {r.loc[0]} {r.loc[1]}" if r.loc is not None else ""
+            lines.append(f"        .region {r.kind} \"{_escape(r.label)}\"{where}")
+        if ins.loc != loc:
             loc = ins.loc
-            text = source.line_text(loc[0]).strip() if source is not None else ""
-            lines.append(f"        .loc {loc[0]} {loc[1]}" + (f"{'':<20}// {text}" if text else ""))
+            lines.append(_loc_line(loc, source))
         lines.append(instruction_line(ins))
     for _ in range(sum(ends.values())):
         lines.append("        .endregion")
     return "\n".join(lines) + "\n"
+
+
+def _loc_line(loc: tuple[int, int] | None, source) -> str:
+    if loc is None:
+        return "        .loc none"                 # the instructions that follow have no source position
+    text = source.line_text(loc[0]).strip() if source is not None else ""
+    return f"        .loc {loc[0]} {loc[1]}" + (f"{'':<20}// {text}" if text else "")
 
 
 def instruction_line(ins: Instruction) -> str:

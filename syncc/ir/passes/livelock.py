@@ -21,7 +21,7 @@ from ..nodes import Instr, Kernel
 
 
 def prevent_livelock(k: Kernel, ctx: PassContext) -> Kernel:
-    if not ctx.target.its:
+    if not ctx.target.its or not ctx.syncwarp:
         return k
     loops: dict[str, tuple[str, object]] = {}
     for _, _, ins in k.instructions():

@@ -1,0 +1,239 @@
+"""IR → IR rewrites for what Fermi does not have, before instruction selection.
+
+Guarantee: afterwards the kernel is still valid IR (the verifier's "expanded"
+stage), and every instruction left has a direct SASS translation in select.py:
+
+  * a shared-memory atomic is the LDSLK / op / STSUL retry loop of seed 000
+    Listing 1: `try` the word's lock bit, and only on the path where it was
+    taken compute the new value and store it with STSUL, which frees the bit,
+    then branch back while it was not taken. The op and the release sit inside
+    the retry path, before the back branch (if-conversion predicates them), so
+    a lane never holds a bit while it waits at a reconvergence point;
+  * integer division and remainder by a register are a shift-and-subtract
+    routine (32 rounds of one loop, with selects; signed operands through
+    their magnitudes). Division by a constant stays: select.py makes it shifts
+    (powers of two) or a multiply-high sequence;
+  * `nanosleep t` is a delay loop on the clock (SR_ClockLo), t cycles;
+  * an `order=` on a load, store or atomic (Fermi's carry none) becomes fences
+    around it: a release before, an acquire after, MEMBAR at its scope.
+
+64-bit integers (i64, u64, `clock()`) are not implemented: `check_kernel`
+reports each kernel that uses them as E0801, at the first use.
+"""
+from __future__ import annotations
+
+from ....diagnostics import Diagnostic, Severity
+from ....frontend.types import BOOL, I32, U32
+from ....ir.builder import KernelBuilder
+from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
+
+ACQUIRES = ("acquire", "acq_rel", "sc")
+RELEASES = ("release", "acq_rel", "sc")
+
+# atom.X on shared memory: the new value from the old one (and the operands)
+_RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or", "atom.xor": "xor",
+        "atom.min": "min", "atom.max": "max"}
+
+
+# ---- what cannot be emitted ---------------------------------------------------------
+
+def check_kernel(k: Kernel) -> list[Diagnostic]:
+    """E0801 for a kernel that uses 64-bit integers (one diagnostic, at the first use)."""
+    def wide(t) -> bool:
+        return t is not None and getattr(t, "bits", 0) == 64
+
+    for p in k.params:
+        t = p.type if isinstance(p, Reg) else p.elem
+        if wide(t):
+            span = getattr(p, "span", None) or k.span
+            return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
+    for a in k.arrays:
+        if wide(a.elem):
+            return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
+    for b in k.blocks:
+        for ins in b.instrs:
+            for v in (*ins.dests, *ins.args, *(a.index for a in ins.args if isinstance(a, Ref))):
+                t = getattr(v, "type", None)
+                if wide(t):
+                    what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
+                        else f"this computes with {t}"
+                    return [_e0801(what, ins.span or k.span)]
+    return []
+
+
+def _e0801(what: str, span) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
+                      help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
+                           "targets support i64 and u64)")
+
+
+# ---- the rewrites ------------------------------------------------------------------
+
+def legalize(k: Kernel) -> Kernel:
+    """The rewrites above, in one walk over the blocks (check_kernel first: 64-bit stays as it is)."""
+    if not any(_needs(k, ins) for _, _, ins in k.instructions()):
+        return k
+    b = KernelBuilder.thaw(k)
+    for label in [blk.label for blk in k.blocks]:
+        code, term = b.code[label], b.terms[label]
+        if not any(_needs(k, ins) for ins in code):
+            continue
+        b.code[label], b.terms[label] = [], None
+        b.at(label)
+        last = [label]          # where new blocks go, to keep the order readable
+        for ins in code:
+            if not _needs(k, ins):
+                b.code[b.current].append(ins)
+                continue
+            b.span_now = ins.span
+            _Rewriter(b, k, ins, last).run()
+            b.span_now = None
+        b.terminate(term)
+    return b.freeze()
+
+
+def _needs(k: Kernel, ins: Instr) -> bool:
+    if ins.op == "nanosleep":
+        return True
+    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm):
+        return True
+    if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
+        return True
+    if ins.info.group == "atomic":
+        a = k.array(ins.ref.name)
+        return a is not None and a.space == "shared"
+    return False
+
+
+class _Rewriter:
+    def __init__(self, b: KernelBuilder, k: Kernel, ins: Instr, last: list[str]):
+        self.b, self.k, self.ins, self.last = b, k, ins, last
+
+    def block(self, hint: str) -> str:
+        label = self.b.new_block(hint, after=self.last[0])
+        self.last[0] = label
+        return label
+
+    def emit(self, op, dests=(), args=(), **attrs) -> Instr:
+        return self.b.emit(op, dests, args, self.ins.span, **attrs)
+
+    def op(self, op, t, *args, hint="t", **attrs) -> Reg:
+        return self.b.op(op, t, *args, hint=hint, span=self.ins.span, **attrs)
+
+    def run(self) -> None:
+        ins = self.ins
+        order = ins.attr("order")
+        if order not in (None, "relaxed"):
+            scope = ins.attr("scope") or ("cta" if self._space() == "shared" else "gpu")
+            if order in RELEASES:
+                self.emit("fence", order="acq_rel", scope=scope)
+            self.ins = ins = ins.with_attrs(order=None, scope=None)
+            self.dispatch()
+            if order in ACQUIRES:
+                self.emit("fence", order="acq_rel", scope=scope)
+            return
+        self.dispatch()
+
+    def _space(self) -> str | None:
+        a = self.k.array(self.ins.ref.name) if self.ins.ref is not None else None
+        return a.space if a is not None else None
+
+    def dispatch(self) -> None:
+        ins = self.ins
+        if ins.op == "nanosleep":
+            self.nanosleep()
+        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm):
+            self.divide()
+        elif ins.info.group == "atomic" and self._space() == "shared":
+            self.shared_atomic()
+        else:
+            self.b.code[self.b.current].append(ins)
+
+    # seed 000 Listing 1: LDSLK P0, R1, [R0]; @P0 op; @P0 STSUL [R0], R4; @!P0 BRA back
+    def shared_atomic(self) -> None:
+        ins, b = self.ins, self.b
+        ref, elem = ins.ref, self.k.array(ins.ref.name).elem
+        retry, apply, test, done = self.block("atomic.retry"), self.block("atomic.apply"), \
+            self.block("atomic.test"), self.block("atomic.done")
+        b.jump(retry)
+        b.at(retry)
+        ok, old = b.reg(BOOL, "locked"), b.reg(elem, "old")
+        self.emit("lockbit.try", (ok, old), (ref,))
+        b.branch(ok, apply, test)
+        b.at(apply)
+        if ins.op == "atom.exch":
+            new = ins.args[1]
+        elif ins.op == "atom.cas":
+            same = self.op("cmp.eq", BOOL, old, ins.args[1], hint="same")
+            new = self.op("select", elem, same, ins.args[2], old, hint="new")
+        else:
+            new = self.op(_RMW[ins.op], elem, old, ins.args[1], hint="new")
+        self.emit("lockbit.release", (), (ref, new))
+        b.jump(test)
+        b.at(test)
+        b.branch(ok, done, retry)
+        b.at(done)
+        if ins.dests:
+            self.emit("mov", (ins.dests[0],), (old,))
+
+    def divide(self) -> None:
+        """Shift-and-subtract division of 32-bit magnitudes, then the signs (C's truncation)."""
+        ins = self.ins
+        d, (x, y) = ins.dests[0], ins.args
+        signed = d.type.signed
+        if signed:
+            xneg = self.op("cmp.lt", BOOL, x, imm(0), hint="xneg")
+            yneg = self.op("cmp.lt", BOOL, y, imm(0), hint="yneg")
+            n = self.op("cvt", U32, self.op("abs", I32, x, hint="xabs"), hint="n")
+            m = self.op("cvt", U32, self.op("abs", I32, y, hint="yabs"), hint="m")
+        else:
+            n, m = x, y
+        q, r = self.unsigned_divide(n, m)
+        if not signed:
+            self.emit("mov", (d,), (q if ins.op == "div" else r,))
+            return
+        if ins.op == "div":
+            sq = self.op("cvt", I32, q, hint="q")
+            self.emit("select", (d,), (self.op("xor", BOOL, xneg, yneg, hint="qneg"), self.op("neg", I32, sq), sq))
+        else:
+            sr = self.op("cvt", I32, r, hint="r")
+            self.emit("select", (d,), (xneg, self.op("neg", I32, sr), sr))
+
+    def unsigned_divide(self, n, m) -> tuple[Reg, Reg]:
+        b = self.b
+        q, r, i = b.reg(U32, "quot"), b.reg(U32, "rest"), b.reg(U32, "bit")
+        self.emit("mov", (q,), (imm(0, U32),))
+        self.emit("mov", (r,), (imm(0, U32),))
+        self.emit("mov", (i,), (imm(31, U32),))
+        loop, done = self.block("divide"), self.block("divide.done")
+        b.jump(loop)
+        b.at(loop)
+        top = self.op("shr", U32, n, i, hint="top")
+        bit = self.op("and", U32, top, imm(1, U32), hint="top")
+        self.emit("or", (r,), (self.op("shl", U32, r, imm(1, U32), hint="rest"), bit))
+        fits = self.op("cmp.ge", BOOL, r, m, hint="fits")
+        self.emit("select", (r,), (fits, self.op("sub", U32, r, m, hint="rest"), r))
+        self.emit("or", (q,), (q, self.op("select", U32, fits, self.op("shl", U32, imm(1, U32), i, hint="one"),
+                                          imm(0, U32), hint="one")))
+        more = self.op("cmp.ne", BOOL, i, imm(0, U32), hint="more")
+        self.emit("sub", (i,), (i, imm(1, U32)))
+        b.branch(more, loop, done)
+        b.at(done)
+        return q, r
+
+    def nanosleep(self) -> None:
+        """Wait until SR_ClockLo has advanced by the operand (taken as cycles)."""
+        b = self.b
+        delay = self.ins.args[0]
+        if isinstance(delay, Imm):
+            delay = imm(int(delay.value), U32)
+        elif delay.type != U32:
+            delay = self.op("cvt", U32, delay, hint="delay")
+        start = self.op("sreg", U32, hint="start", reg="clock")
+        wait, done = self.block("sleep"), self.block("sleep.done")
+        b.jump(wait)
+        b.at(wait)
+        now = self.op("sreg", U32, hint="now", reg="clock")
+        more = self.op("cmp.lt", BOOL, self.op("sub", U32, now, start, hint="slept"), delay, hint="more")
+        b.branch(more, wait, done)
+        b.at(done)

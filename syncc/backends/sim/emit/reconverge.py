@@ -1,0 +1,259 @@
+"""Reconvergence: where a warp that a branch split meets again, and the SSY / .S that make it so.
+
+Guarantee: after `place_reconvergence`, every branch whose condition is not
+warp-uniform runs inside a region opened by an SSY and closed by a `.S`, as
+Fermi nvcc compiled it, so that the lanes of the two sides meet again at the
+branch's join; the regions nest, so the SIMT stack holds, at every block, one
+SSY entry per region around it, and it does not grow from one loop iteration to
+the next.
+
+The algorithm (docs/fermi.md, "From IR to SASS"):
+
+  * a branch whose condition is warp-uniform (uniformity.py: level ≤ WARP) is a
+    BRA.U and needs nothing;
+  * any other branch B has a join J = its immediate post-dominator; when every
+    path from B ends in `ret` there is none (EXIT needs no join). Its region is B
+    and every block reachable from B without passing J. A region with a join
+    holds no `ret` (else J would not post-dominate B). Branches with the same
+    region and join share one SSY;
+  * the regions must nest (two are disjoint or one holds the other): else an
+    EmitterError names them;
+  * every edge u → v now leaves the regions around u that do not hold v
+    (innermost first; each must have v as its join) and enters those around v
+    that do not hold u (outermost first). Leaving region R means executing a
+    `.S` (the last instruction of u when u jumps there unconditionally, else
+    a stub of the edge's own, a `NOP.S CC.T`), which pops R's SSY entry, so the thread
+    continues at R's SSY target, `cont(R)`. Entering R means executing `SSY
+    cont(R)` on that edge (in a block of its own, which block merging later
+    folds into the end of the source or the start of the target).
+    cont(R) is the stub of R's parent when the parent has the same join (a
+    nested region with the same join has its own stub, which then syncs the
+    outer one), else the SSYs of the regions J itself enters, then J.
+
+So an `if` is `SSY J; @!P BRA stub; then...; .S` with `stub: NOP.S`, and a loop
+whose branch diverges gets its SSY on the edge into the loop (the preheader),
+not inside it: each iteration pushes only divergence entries, which its .S pops.
+
+In the ITS flavour (`its=True`) a region is a convergence barrier instead:
+`BSSY Bn, stub` on the entry edges, every path into J goes to the stub, whose
+first instruction is `BSYNC Bn`, and n is the region's nesting depth. Lanes
+leave a region only through its join (or EXIT, which a BSYNC does not wait
+for), so no BREAK is needed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ....ir.cfg import CFG, EXIT
+from ....ir.nodes import Branch, Kernel, Return
+from ..isa import Barrier
+from .machine import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
+
+MAX_BARRIERS = 16
+
+
+@dataclass(eq=False)
+class Region:
+    id: int
+    blocks: frozenset[str]
+    join: str
+    branches: list[str]
+    parent: "Region | None" = None
+    depth: int = 0
+    children: list["Region"] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"region {self.id} (branches {', '.join(self.branches)}; join {self.join})"
+
+
+def find_regions(k: Kernel, divergent) -> list[Region]:
+    """The SSY regions of `k` (after if-conversion): `divergent(block)` says whether its branch
+    may split a warp. Raises EmitterError when they do not nest."""
+    cfg = CFG(k)
+    groups: dict[tuple[frozenset[str], str], list[str]] = {}
+    for b in k.blocks:
+        t = b.term
+        if not isinstance(t, Branch) or t.if_true == t.if_false or b.label not in cfg.reachable:
+            continue
+        if not divergent(b):
+            continue
+        join = cfg.ipdom(b.label)
+        if join is None or join == EXIT:
+            continue                        # every path ends in `ret`: EXIT needs no join
+        inside, todo = {b.label}, list(t.targets)
+        while todo:
+            x = todo.pop()
+            if x == join or x in inside:
+                continue
+            inside.add(x)
+            todo.extend(cfg.succs[x])
+        groups.setdefault((frozenset(inside), join), []).append(b.label)
+    regions = [Region(n, blocks, join, branches) for n, ((blocks, join), branches) in enumerate(groups.items())]
+    for r in regions:
+        for label in r.blocks:
+            if isinstance(cfg.blocks[label].term, Return):
+                raise EmitterError(f"kernel @{k.name}: {r} holds `ret` in {label}, though its join should "
+                                   "post-dominate it")
+    _nest(k, regions)
+    return regions
+
+
+def _nest(k: Kernel, regions: list[Region]) -> None:
+    by_size = sorted(regions, key=lambda r: (len(r.blocks), r.id))
+    for i, r in enumerate(by_size):
+        for s in by_size[i + 1:]:
+            common = r.blocks & s.blocks
+            if not common:
+                continue
+            if r.blocks == s.blocks:
+                raise EmitterError(f"kernel @{k.name}: {r} and {s} cover the same blocks with different joins")
+            if not r.blocks <= s.blocks:
+                raise EmitterError(
+                    f"kernel @{k.name}: the reconvergence regions of the branches in {', '.join(r.branches)} "
+                    f"and in {', '.join(s.branches)} overlap without nesting ({', '.join(sorted(common))} in "
+                    f"both; only the first also holds {', '.join(sorted(r.blocks - s.blocks))}): one SIMT stack "
+                    "cannot serve them")
+            if r.parent is None:
+                r.parent = s            # the smallest region holding r (sorted by size)
+    for r in sorted(regions, key=lambda r: -len(r.blocks)):
+        if r.parent is not None:
+            r.depth = r.parent.depth + 1
+            r.parent.children.append(r)
+
+
+class Reconverger:
+    """Rewrites a machine CFG (blocks labelled as the IR's) with the SSYs and syncs of `regions`."""
+
+    def __init__(self, mf: MFunction, regions: list[Region], its: bool = False):
+        self.mf, self.regions, self.its = mf, regions, its
+        self.blocks = mf.block_map()
+        self.chains: dict[str, list[Region]] = {}
+        for r in regions:
+            for label in r.blocks:
+                self.chains.setdefault(label, []).append(r)
+        for chain in self.chains.values():
+            chain.sort(key=lambda r: r.depth)          # outermost first
+        self.stubs: dict[int, str] = {}
+        self.conts: dict[int, str] = {}
+        self.entries: dict[tuple, str] = {}
+        self.busy: set[int] = set()
+        self.new: list[tuple[str, MBlock]] = []         # (placed before this label, block)
+        if its and any(r.depth >= MAX_BARRIERS for r in regions):
+            raise EmitterError(f"kernel @{mf.name}: reconvergence regions nest {max(r.depth for r in regions) + 1} "
+                               f"deep; ITS has {MAX_BARRIERS} convergence barriers")
+
+    def chain(self, label: str) -> list[Region]:
+        return self.chains.get(label, [])
+
+    def _add(self, block: MBlock, before: str) -> str:
+        self.new.append((before, block))
+        self.blocks[block.label] = block
+        return block.label
+
+    def _fresh(self, base: str) -> str:
+        n, label = 0, base
+        while label in self.blocks:
+            n += 1
+            label = f"{base}.{n}"
+        return label
+
+    # ---- where a region's lanes go, and how they get in
+    def cont(self, r: Region) -> str:
+        if r.id in self.conts:
+            return self.conts[r.id]
+        if r.id in self.busy:
+            raise EmitterError(f"kernel @{self.mf.name}: the joins of the reconvergence regions form a cycle at {r}")
+        self.busy.add(r.id)
+        p = r.parent
+        if p is not None and r.join not in p.blocks:
+            if p.join != r.join:
+                raise EmitterError(f"kernel @{self.mf.name}: {r} leaves its enclosing {p} other than at its join")
+            target = self.stub(p)
+        else:
+            entering = [q for q in self.chain(r.join) if not r.blocks <= q.blocks]
+            target = self.entry(r.join, entering)
+        self.busy.discard(r.id)
+        self.conts[r.id] = target
+        return target
+
+    def stub(self, r: Region) -> str:
+        if r.id not in self.stubs:
+            label = self._fresh(f"{r.join}.sync")
+            self.stubs[r.id] = label
+            if self.its:
+                block = MBlock(label, [MInstr("BSYNC", (), [Barrier(r.depth)])], None, kind="stub")
+                self._add(block, r.join)
+                block.term = Goto(self.cont(r))
+            else:
+                block = MBlock(label, [], None, kind="stub")
+                self._add(block, r.join)
+                block.term = Sync(self.cont(r))
+        return self.stubs[r.id]
+
+    def entry(self, v: str, entering: list[Region]) -> str:
+        """The block that opens `entering` (outermost first) and goes on to v."""
+        if not entering:
+            return v
+        key = (v, tuple(r.id for r in entering))
+        if key not in self.entries:
+            label = self._fresh(f"{v}.ssy")
+            self.entries[key] = label
+            block = MBlock(label, [], Goto(v), kind="ssy")
+            self._add(block, v)
+            for r in entering:
+                if self.its:
+                    block.instrs.append(MInstr("BSSY", (), [Barrier(r.depth), Label(self.stub(r))]))
+                else:
+                    block.instrs.append(MInstr("SSY", (), [Label(self.cont(r))]))
+        return self.entries[key]
+
+    # ---- the edges
+    def run(self) -> None:
+        originals = list(self.mf.blocks)
+        entry = originals[0].label
+        for u in originals:
+            term = u.term
+            if isinstance(term, Goto):
+                target = self.edge(u, term.target, unconditional=True)
+                if target is not None:
+                    term.target = target
+            elif isinstance(term, CondBr):
+                term.if_true = self.edge(u, term.if_true) or term.if_true
+                term.if_false = self.edge(u, term.if_false) or term.if_false
+        if self.chain(entry):
+            raise EmitterError(f"kernel @{self.mf.name}: the entry block lies inside a reconvergence region")
+        placed = {before: [] for before, _ in self.new}
+        for before, block in self.new:
+            placed[before].append(block)
+        order = []
+        for b in originals:
+            order.extend(placed.pop(b.label, []))
+            order.append(b)
+        for rest in placed.values():
+            order.extend(rest)
+        self.mf.blocks = order
+
+    def edge(self, u: MBlock, v: str, unconditional: bool = False) -> str | None:
+        """The new target of the edge u → v (None: unchanged, or u now ends in a .S)."""
+        leaving = [r for r in reversed(self.chain(u.label)) if v not in r.blocks]
+        entering = [r for r in self.chain(v) if u.label not in r.blocks]
+        if leaving:
+            for r in leaving:
+                if r.join != v:
+                    raise EmitterError(f"kernel @{self.mf.name}: the edge {u.label} → {v} leaves {r} other "
+                                       "than at its join")
+            if self.its:
+                return self.stub(leaving[0])
+            if unconditional:
+                u.term = Sync(self.cont(leaving[0]), u.term.loc)      # the .S goes on u's last instruction
+                return None
+            # a stub of the edge's own, so that layout can let the lanes that leave fall into it
+            label = self._fresh(f"{u.label}.sync")
+            return self._add(MBlock(label, [], Sync(self.cont(leaving[0]), u.term.loc), kind="stub"), v)
+        if entering:
+            return self.entry(v, entering)
+        return None
+
+
+def place_reconvergence(mf: MFunction, regions: list[Region], its: bool = False) -> None:
+    Reconverger(mf, regions, its).run()

@@ -1,0 +1,669 @@
+"""Instruction selection: each IR instruction becomes Fermi SASS on virtual registers.
+
+Guarantee: every block of the (legalized, if-converted) kernel becomes an
+`MBlock` of real opcodes whose operands fit the opcode table's shapes, computing
+per thread what the IR computes, with each instruction's `loc` the source
+position of the IR instruction it came from, and a terminator on IR labels.
+
+The mapping is the table `TEMPLATES`, keyed by (IR op, operand kind), of SASS
+instruction templates; the operations that need more than a fixed template
+(memory, atomics, special registers, warp and barrier operations, division by
+a constant) are the table `HANDLERS`. Conventions:
+
+  * an integer lives in a general register, a bool in a predicate;
+  * signedness comes from the IR type: `ISETP.LT` vs `ISETP.LT.U32`, `SHR` vs
+    `SHR.U32`, `IMNMX` vs `IMNMX.U32`, `ATOM.MIN.S32` vs `.U32`;
+  * an immediate goes into the instruction when the shape allows it and it
+    fits 20 signed bits; else MOV32I into a register (0 is RZ); true is pt;
+  * a scalar parameter is its constant-bank word c[0x0][0x20 + 4·i] (read in
+    place where the shape allows a C operand), ntid/nctaid are c[0x0][0x8..];
+  * every element is a 32-bit word (a bool 0 or 1): a shared element is at
+    byte 4·(offset + index), a global one at the array's 32-bit address (a
+    parameter word) plus 4·index; the addresses of global state arrays follow
+    the program's parameters, in kernel_abi order;
+  * a guarded IR instruction (ifconvert.py) guards every instruction that
+    writes its result or touches memory; address arithmetic into fresh
+    temporaries runs unguarded (it cannot fault) and is shared within a block
+    (local value numbering);
+  * warp.sync is nothing on Fermi (pre-Volta hardware ignores it, seed 003) and
+    WARPSYNC in the ITS flavour; bar.sync 0 is `BAR.RED.POPC RZ, RZ`, as nvcc
+    compiled __syncthreads; elect is the lowest lane of VOTE's ballot of pt.
+"""
+from __future__ import annotations
+
+from ....frontend.types import BOOL, I32 as _I32, ScalarType
+from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
+from ....ir.ops import OPS as _IR_OPS
+from ...ptx.abi import kernel_abi
+from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, Const, Imm as SImm, Pred, Reg as SReg, Special
+from .ifconvert import guard_of
+from .machine import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
+
+IMM20 = (-(1 << 19), (1 << 19) - 1)
+PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
+        "SEL", "POPC", "ISETP", "PSETP"}
+SREGS = {"tid.x": "SR_Tid_X", "tid.y": "SR_Tid_Y", "tid.z": "SR_Tid_Z", "ctaid.x": "SR_CTAid_X",
+         "ctaid.y": "SR_CTAid_Y", "ctaid.z": "SR_CTAid_Z", "laneid": "SR_LaneId", "clock": "SR_ClockLo"}
+MEMBAR = {"cta": "CTA", "gpu": "GL", "sys": "SYS"}
+ATOM = {"atom.add": "ADD", "atom.sub": "ADD", "atom.exch": "EXCH", "atom.min": "MIN", "atom.max": "MAX",
+        "atom.and": "AND", "atom.or": "OR", "atom.xor": "XOR", "atom.cas": "CAS"}
+CC = {"cmp.eq": "EQ", "cmp.ne": "NE", "cmp.lt": "LT", "cmp.le": "LE", "cmp.gt": "GT", "cmp.ge": "GE"}
+MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}
+
+
+# ---- the table: (IR op, kind) → SASS templates ----------------------------------------
+# A template is (opcode.MODS, operand, ...). Operands: d / d1 the IR results, a b c the IR
+# operands, t0 t1 fresh temporaries (p0 a fresh predicate), RZ pt !pt, 0xN an immediate;
+# a prefix - negates an integer source, ~ inverts it, ! negates a predicate.
+
+TEMPLATES: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {}
+
+
+def _put(op: str, kinds, *instrs) -> None:
+    for kind in kinds:
+        TEMPLATES[(op, kind)] = tuple(instrs)
+
+
+INT = ("i32", "u32")
+_put("add", INT, ("IADD", "d", "a", "b"))
+_put("sub", INT, ("IADD", "d", "a", "-b"))
+_put("mul", INT, ("IMUL", "d", "a", "b"))
+_put("and", INT, ("LOP.AND", "d", "a", "b"))
+_put("or", INT, ("LOP.OR", "d", "a", "b"))
+_put("xor", INT, ("LOP.XOR", "d", "a", "b"))
+_put("shl", INT, ("SHL", "d", "a", "b"))
+_put("shr", ("i32",), ("SHR", "d", "a", "b"))
+_put("shr", ("u32",), ("SHR.U32", "d", "a", "b"))
+_put("min", ("i32",), ("IMNMX", "d", "a", "b", "pt"))
+_put("min", ("u32",), ("IMNMX.U32", "d", "a", "b", "pt"))
+_put("max", ("i32",), ("IMNMX", "d", "a", "b", "!pt"))
+_put("max", ("u32",), ("IMNMX.U32", "d", "a", "b", "!pt"))
+_put("neg", INT, ("IADD", "d", "RZ", "-a"))
+_put("not", INT, ("LOP.PASS_B", "d", "RZ", "~a"))
+_put("abs", INT, ("IADD", "t0", "RZ", "-a"), ("IMNMX", "d", "a", "t0", "!pt"))
+_put("popc", INT, ("POPC", "d", "a", "a"))
+_put("mov", INT, ("MOV", "d", "a"))
+_put("select", INT, ("SEL", "d", "b", "c", "a"))                  # select cond, x, y: SEL d, x, y, cond
+for _cmp, _cc in CC.items():
+    _put(_cmp, ("i32",), (f"ISETP.{_cc}.AND", "d", "pt", "a", "b", "pt"))
+    _put(_cmp, ("u32",), (f"ISETP.{_cc}.U32.AND", "d", "pt", "a", "b", "pt"))
+_put("and", ("bool",), ("PSETP.AND.AND", "d", "pt", "a", "b", "pt"))
+_put("or", ("bool",), ("PSETP.OR.AND", "d", "pt", "a", "b", "pt"))
+_put("xor", ("bool",), ("PSETP.XOR.AND", "d", "pt", "a", "b", "pt"))
+_put("cmp.ne", ("bool",), ("PSETP.XOR.AND", "d", "pt", "a", "b", "pt"))
+_put("cmp.eq", ("bool",), ("PSETP.XOR.AND", "d", "pt", "a", "!b", "pt"))
+_put("mov", ("bool",), ("PSETP.AND.AND", "d", "pt", "a", "pt", "pt"))
+_put("not", ("bool",), ("PSETP.AND.AND", "d", "pt", "!a", "pt", "pt"))
+_put("select", ("bool",), ("PSETP.AND.AND", "p0", "pt", "a", "b", "pt"), ("PSETP.AND.OR", "d", "pt", "!a", "c", "p0"))
+for _a in INT:
+    for _b in INT:
+        _put("cvt", (f"{_a}>{_b}",), ("MOV", "d", "a"))
+    _put("cvt", (f"{_a}>bool",), ("ISETP.NE.AND", "d", "pt", "a", "RZ", "pt"))
+    _put("cvt", (f"bool>{_a}",), ("SEL", "d", "RZ", "0x1", "!a"))
+_put("cvt", ("bool>bool",), ("PSETP.AND.AND", "d", "pt", "a", "pt", "pt"))
+
+# Operand positions an immediate in the first source may swap with: (i, j, how)
+COMMUTE = {"IADD": (1, 2, None), "IMUL": (1, 2, None), "LOP": (1, 2, None), "IMNMX": (1, 2, None),
+           "ISETP": (2, 3, "mirror"), "SEL": (1, 2, "negate")}
+
+
+def kind_of(t: ScalarType) -> str:
+    return t.name
+
+
+def fits20(v: int) -> bool:
+    return IMM20[0] <= v <= IMM20[1]
+
+
+def wrap32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >> 31 else v
+
+
+class Selector:
+    def __init__(self, k: Kernel, levels, its: bool = False, source: str | None = None):
+        self.k, self.levels, self.its, self.source = k, levels, its, source
+        self.abi = kernel_abi(k)
+        self.param_word = {p.name: PARAM_BASE + 4 * i for i, p in enumerate(self.abi.params)}
+        self.regs: dict[str, V] = {}
+        assigned = {d.name for _, _, ins in k.instructions() for d in ins.dests}
+        self.const_params = {p.name: p for p in k.params if isinstance(p, Reg) and p.name not in assigned}
+        self.read = self._read_registers()
+        self.out: list[MInstr] = []
+        self.loc = None
+        self.guard = None
+        self.local: set[V] = set()
+        self.cache: dict = {}
+
+    def _read_registers(self) -> set[str]:
+        out = set()
+        for b in self.k.blocks:
+            for ins in b.instrs:
+                for a in ins.args:
+                    r = a.index if isinstance(a, Ref) else a
+                    if isinstance(r, Reg):
+                        out.add(r.name)
+                for reg, _ in guard_of(ins):
+                    out.add(reg.name)
+            if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg):
+                out.add(b.term.cond.name)
+        return out
+
+    # ---- registers and operands
+    def vreg(self, r: Reg) -> V:
+        v = self.regs.get(r.name)
+        if v is None:
+            v = self.regs[r.name] = V("p" if r.type == BOOL else "r", r.name)
+        return v
+
+    def temp(self, cls: str = "r") -> V:
+        return V(cls, "", temp=True)
+
+    def emit(self, name: str, *ops, guard="inherit", sync: bool = False) -> MInstr:
+        op, *mods = name.split(".")
+        if op not in OPCODES:
+            raise EmitterError(f"no opcode {op}")
+        ins = MInstr(op, tuple(mods), list(ops), None, sync, self.loc)
+        g = self.guard if guard == "inherit" else guard
+        defs = ins.defs()
+        pure = op in PURE or (op == "S2R" and ops[1].name != "SR_ClockLo")
+        if g is not None and not (pure and defs and all(d.temp for d in defs)):
+            ins.guard = g
+            ins.kills = {d for d in defs if d.temp or d in self.local}
+        if ins.guard is None and pure and len(defs) == 1 and defs[0].temp and len(ins.ops) > 1:
+            key = (op, ins.mods, tuple(_key(o) for o in ins.ops[1:]))
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+            self.out.append(ins)
+            self.cache[key] = ins
+        else:
+            self.out.append(ins)
+        self.invalidate(defs)
+        return ins
+
+    def invalidate(self, defs) -> None:
+        if not defs or not self.cache:
+            return
+        dead = {d for d in defs if not d.temp}
+        if not dead:
+            return
+        for key in [k for k, ins in self.cache.items() if _mentions(k, dead)]:
+            del self.cache[key]
+
+    def result(self, ins: MInstr) -> V:
+        return ins.ops[0].v
+
+    def value(self, a, shape: str = "R", neg: bool = False, inv: bool = False):
+        """IR operand → a SASS operand that fits `shape` (letters R, I, C, P)."""
+        if isinstance(a, Imm):
+            if a.type == BOOL:
+                return Pred(PT, neg=(not a.value) ^ neg)
+            v = int(a.value)
+            v = -v if neg else v
+            v = ~v if inv else v
+            v = wrap32(v)
+            if v == 0 and "R" in shape:
+                return SReg(RZ)
+            if "I" in shape and fits20(v):
+                return SImm(v)
+            if "R" not in shape:
+                raise EmitterError(f"an immediate {v} where only {shape} fits")
+            if fits20(v):
+                return Use(self.result(self.emit("MOV", Use(self.temp()), SImm(v), guard=None)))
+            return Use(self.result(self.emit("MOV32I", Use(self.temp()), SImm(v & 0xFFFFFFFF), guard=None)))
+        if isinstance(a, Reg):
+            if a.name in self.const_params:
+                word = Const(0, self.param_word[a.name])
+                if a.type == BOOL:
+                    raw = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
+                    p = self.result(self.emit("ISETP.NE.AND", Use(self.temp("p")), Pred(PT), Use(raw), SReg(RZ),
+                                              Pred(PT), guard=None))
+                    return Use(p, neg=neg)
+                if "C" in shape and not neg and not inv:
+                    return word
+                t = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
+                return Use(t, neg=neg, inv=inv)
+            v = self.vreg(a)
+            if v.cls == "p" and "P" not in shape:
+                raise EmitterError(f"a bool %{a.name} where only {shape} fits")
+            return Use(v, neg=neg, inv=inv)
+        raise EmitterError(f"not a value operand: {a}")
+
+    def ireg(self, a) -> SReg | Use:
+        """An integer operand in a register (0 is RZ), a bool converted to 0/1."""
+        if isinstance(a, Imm) and a.type == BOOL:
+            return self.value(Imm(int(a.value), _I32), "R")
+        if isinstance(a, Reg) and a.type == BOOL:
+            p = self.value(a, "P")
+            return Use(self.result(self.emit("SEL", Use(self.temp()), SReg(RZ), SImm(1), Use(p.v, neg=not p.neg))))
+        return self.value(a, "R")
+
+    # ---- the kernel
+    def run(self) -> MFunction:
+        blocks = []
+        for n, b in enumerate(self.k.blocks):
+            self.out, self.cache = [], {}
+            if n == 0:
+                self.prologue()
+            for ins in b.instrs:
+                self.instr(ins)
+            blocks.append(MBlock(b.label, self.out, self.terminator(b.term)))
+        return MFunction(self.k.name, blocks)
+
+    def prologue(self) -> None:
+        """Scalar parameters the code assigns live in registers, from their constant-bank words."""
+        for p in self.k.params:
+            if isinstance(p, Reg) and p.name not in self.const_params and p.name in self.read:
+                word = Const(0, self.param_word[p.name])
+                v = self.vreg(p)
+                if v.cls == "p":
+                    raw = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
+                    self.emit("ISETP.NE.AND", Use(v), Pred(PT), Use(raw), SReg(RZ), Pred(PT), guard=None)
+                else:
+                    self.emit("MOV", Use(v), word, guard=None)
+
+    def location(self, span):
+        if span is None or (self.source is not None and span.file != self.source):
+            return None
+        return (span.line, span.col)
+
+    def terminator(self, term):
+        self.guard, self.loc = None, self.location(term.span)
+        if isinstance(term, Jump):
+            return Goto(term.target, self.loc)
+        if isinstance(term, Return):
+            return Exit(self.loc)
+        if isinstance(term, Branch):
+            if isinstance(term.cond, Imm):
+                return Goto(term.if_true if term.cond.value else term.if_false, self.loc)
+            p = self.value(term.cond, "P")
+            uniform = self.levels(term.cond)
+            return CondBr(p.v, p.neg, term.if_true, term.if_false, uniform, self.loc)
+        raise EmitterError(f"unknown terminator {term}")
+
+    def instr(self, ins: Instr) -> None:
+        self.loc = self.location(ins.span)
+        self.guard = self.guard_for(guard_of(ins))
+        self.local = {self.vreg(d) for d in ins.dests if d.name in (ins.attr("local") or ())}
+        handler = HANDLERS.get(ins.op) or HANDLERS.get(ins.info.group if ins.op in _IR_OPS else "")
+        if handler is not None:
+            handler(self, ins)
+        else:
+            self.template(ins)
+        self.guard, self.local = None, set()
+
+    def guard_for(self, lits) -> tuple[V, bool] | None:
+        """A guard for a conjunction of (register, negated) literals: one PSETP per extra literal."""
+        if not lits:
+            return None
+        ops = []
+        for reg, neg in lits:
+            o = self.value(reg, "P", neg=neg)
+            ops.append(o)
+        if len(ops) == 1:
+            o = ops[0]
+            if isinstance(o, Pred):
+                return None if not o.neg else self._false_guard()
+            return (o.v, o.neg)
+        acc = ops[0]
+        for o in ops[1:]:
+            acc = Use(self.result(self.emit("PSETP.AND.AND", Use(self.temp("p")), Pred(PT), acc, o, Pred(PT),
+                                            guard=None)))
+        return (acc.v, False)
+
+    def _false_guard(self):
+        p = self.result(self.emit("PSETP.AND.AND", Use(self.temp("p")), Pred(PT), Pred(PT, True), Pred(PT), Pred(PT),
+                                  guard=None))
+        return (p, False)
+
+    # ---- templates
+    def template(self, ins: Instr) -> None:
+        op = ins.op
+        if op == "cvt":
+            key = (op, f"{kind_of(ins.args[0].type)}>{kind_of(ins.dests[0].type)}")
+        elif op in ("select",):
+            key = (op, kind_of(ins.dests[0].type))
+        else:
+            key = (op, kind_of(ins.args[0].type if ins.args else ins.dests[0].type))
+        if op == "mul" and self.power_of_two_multiply(ins):
+            return
+        tpl = TEMPLATES.get(key)
+        if tpl is None:
+            raise EmitterError(f"the Fermi emitter has no instruction for `{op}` on {key[1]}")
+        temps: dict[str, V] = {}
+        for spec in tpl:
+            self.apply(spec, ins, temps)
+
+    def apply(self, spec: tuple[str, ...], ins: Instr, temps: dict) -> None:
+        name, *ops = spec
+        op = name.split(".")[0]
+        shapes = OPCODES[op].shapes
+        mods = name.split(".")[1:]
+        # an immediate in a register-only slot: swap with its partner where the op allows
+        swap = COMMUTE.get(op)
+        if swap is not None:
+            i, j, how = swap
+            if i < len(ops) and j < len(ops) and self._is_imm_operand(ops[i], ins) \
+                    and not self._is_imm_operand(ops[j], ins):
+                ops[i], ops[j] = ops[j], ops[i]
+                if how == "mirror":
+                    mods[0] = MIRROR[mods[0]]
+                elif how == "negate":
+                    ops[3] = _flip(ops[3])
+        out = []
+        for n, o in enumerate(ops):
+            out.append(self.operand(o, shapes[n].rstrip("?"), ins, temps))
+        self.emit(".".join((op, *mods)), *out)
+
+    def _is_imm_operand(self, o: str, ins: Instr) -> bool:
+        name = o.lstrip("-~!")
+        if name in "abc" and len(name) == 1:
+            a = ins.args["abc".index(name)]
+            return isinstance(a, Imm) or (isinstance(a, Reg) and a.name in self.const_params)
+        return o.startswith("0x")
+
+    def operand(self, o: str, shape: str, ins: Instr, temps: dict):
+        neg = o.startswith("-") or o.startswith("!")
+        inv = o.startswith("~")
+        name = o.lstrip("-~!")
+        if name == "d":
+            return Use(self.vreg(ins.dests[0]))
+        if name == "d1":
+            return Use(self.vreg(ins.dests[1]))
+        if name in ("t0", "t1", "p0"):
+            if name not in temps:
+                temps[name] = self.temp("p" if name == "p0" else "r")
+            return Use(temps[name], neg=neg)
+        if name in ("a", "b", "c"):
+            return self.value(ins.args["abc".index(name)], shape, neg=neg, inv=inv)
+        if name == "RZ":
+            return SReg(RZ)
+        if name == "pt":
+            return Pred(PT, neg=neg)
+        if name.startswith("0x"):
+            return SImm(int(name, 16))
+        raise EmitterError(f"bad template operand {o}")
+
+    def power_of_two_multiply(self, ins: Instr) -> bool:
+        a, b = ins.args
+        if isinstance(a, Imm) and not isinstance(b, Imm):
+            a, b = b, a
+        if not isinstance(b, Imm) or isinstance(a, Imm):
+            return False
+        v = int(b.value) & 0xFFFFFFFF
+        if v == 0 or v & (v - 1):
+            return False
+        shift = v.bit_length() - 1
+        if shift == 0:
+            self.emit("MOV", Use(self.vreg(ins.dests[0])), self.value(a, "RIC"))
+        else:
+            self.emit("SHL", Use(self.vreg(ins.dests[0])), self.value(a, "R"), SImm(shift))
+        return True
+
+    # ---- handlers
+    def sreg(self, ins: Instr) -> None:
+        reg = ins.attr("reg")
+        d = Use(self.vreg(ins.dests[0]))
+        if reg in CBANK:
+            self.emit("MOV", d, Const(0, CBANK[reg]))
+        elif reg in SREGS:
+            self.emit("S2R", d, Special(SREGS[reg]))
+        else:
+            raise EmitterError(f"no special register `{reg}` on Fermi")
+
+    def address(self, ref: Ref) -> tuple[VMem, Array]:
+        array = self.k.array(ref.name)
+        if array is None:
+            raise EmitterError(f"@{ref.name} is not declared")
+        idx = ref.index
+        if array.space == "shared":
+            if array.offset is None:
+                raise EmitterError(f"shared @{ref.name} has no offset: allocate_lock_bits did not run")
+            base = 4 * array.offset
+            if isinstance(idx, Imm):
+                return VMem(None, base + 4 * int(idx.value)), array
+            t = self.emit("SHL", Use(self.temp()), self.value(idx, "R"), SImm(2), guard=None)
+            return VMem(self.result(t), base), array
+        word = self.param_word.get(ref.name)
+        if word is None:
+            raise EmitterError(f"global @{ref.name} is neither a parameter nor global state")
+        if isinstance(idx, Imm):
+            t = self.emit("MOV", Use(self.temp()), Const(0, word), guard=None)
+            return VMem(self.result(t), 4 * int(idx.value)), array
+        t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), Const(0, word), SImm(2), guard=None)
+        return VMem(self.result(t), 0), array
+
+    def load(self, ins: Instr) -> None:
+        mem, array = self.address(ins.ref)
+        d = self.vreg(ins.dests[0])
+        dest = Use(self.temp()) if d.cls == "p" else Use(d)
+        if array.space == "shared":
+            self.emit("LDS", dest, mem)
+        else:
+            cache = {"cg": ".CG", "volatile": ".CV"}.get(ins.attr("cache"), "")
+            self.emit("LD" + cache, dest, mem)
+        if d.cls == "p":
+            self.emit("ISETP.NE.AND", Use(d), Pred(PT), dest, SReg(RZ), Pred(PT))
+
+    def store(self, ins: Instr) -> None:
+        mem, array = self.address(ins.ref)
+        v = self.ireg(ins.args[1])
+        if array.space == "shared":
+            self.emit("STS", mem, v)
+        else:
+            self.emit("ST", mem, v)
+
+    def atomic(self, ins: Instr) -> None:
+        mem, array = self.address(ins.ref)
+        if array.space != "global":
+            raise EmitterError(f"`{ins.op}` on shared @{ins.ref.name} should have become a lock-bit loop")
+        op = ATOM[ins.op]
+        sign = (".S32" if array.elem.signed else ".U32") if op in ("MIN", "MAX") else ""
+        vals = [self.value(a, "R", neg=(ins.op == "atom.sub")) for a in ins.args[1:]]
+        vals = [self._in_register(v) for v in vals]
+        used = bool(ins.dests) and ins.dests[0].name in self.read
+        if not used and op not in ("EXCH", "CAS"):
+            self.emit(f"RED.{op}{sign}", mem, *vals)
+        else:
+            dest = Use(self.vreg(ins.dests[0])) if used else SReg(RZ)
+            self.emit(f"ATOM.{op}{sign}", dest, mem, *vals)
+
+    def _in_register(self, v):
+        """A negated register (atom.sub) as a register holding the negation."""
+        if isinstance(v, Use) and v.neg:
+            return Use(self.result(self.emit("IADD", Use(self.temp()), SReg(RZ), v, guard=None)))
+        return v
+
+    def lockbit_try(self, ins: Instr) -> None:
+        mem, _ = self.address(ins.ref)
+        taken, word = ins.dests
+        pd = Use(self.vreg(taken))
+        rd = Use(self.vreg(word)) if word.name in self.read else SReg(RZ)
+        self.emit("LDSLK", pd, rd, mem)
+
+    def lockbit_release(self, ins: Instr) -> None:
+        mem, _ = self.address(ins.ref)
+        self.emit("STSUL", mem, self.ireg(ins.args[1]))
+
+    def fence(self, ins: Instr) -> None:
+        self.emit(f"MEMBAR.{MEMBAR[ins.attr('scope') or 'gpu']}")
+
+    def bar_sync(self, ins: Instr) -> None:
+        args = ins.args
+        if len(args) == 1 and isinstance(args[0], Imm) and int(args[0].value) == 0:
+            self.emit("BAR.RED.POPC", SReg(RZ), SReg(RZ))
+            return
+        self.emit("BAR.SYNC", *(self.value(a, "RI") for a in args))
+
+    def bar_arrive(self, ins: Instr) -> None:
+        self.emit("BAR.ARV", *(self.value(a, "RI") for a in ins.args))
+
+    def warp_sync(self, ins: Instr) -> None:
+        if self.its:
+            self.emit("WARPSYNC", self.value(ins.args[0], "RI"))
+
+    def vote(self, ins: Instr) -> None:
+        d = Use(self.vreg(ins.dests[0]))
+        src = self.value(ins.args[0], "P") if ins.args else Pred(PT)
+        if ins.op == "vote.any":
+            self.emit("VOTE.ANY", SReg(RZ), d, src)
+        elif ins.op == "vote.all":
+            self.emit("VOTE.ALL", SReg(RZ), d, src)
+        else:                                    # ballot, activemask: the ballot of the operand (of pt)
+            self.emit("VOTE.ANY", d, Pred(PT), src)
+
+    def elect(self, ins: Instr) -> None:
+        """The lowest active lane: mask & -mask == 1 << laneid."""
+        mask = self.result(self.emit("VOTE.ANY", Use(self.temp()), Pred(PT), Pred(PT)))
+        minus = self.result(self.emit("IADD", Use(self.temp()), SReg(RZ), Use(mask, neg=True)))
+        low = self.result(self.emit("LOP.AND", Use(self.temp()), Use(mask), Use(minus)))
+        lane = self.result(self.emit("S2R", Use(self.temp()), Special("SR_LaneId")))
+        one = self.result(self.emit("MOV", Use(self.temp()), SImm(1)))
+        bit = self.result(self.emit("SHL", Use(self.temp()), Use(one), Use(lane)))
+        self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(low), Use(bit), Pred(PT))
+
+    def divide(self, ins: Instr) -> None:
+        """By a constant (legalize.py turned division by a register into a loop)."""
+        x, y = ins.args
+        if not isinstance(y, Imm):
+            raise EmitterError("division by a register should have become a loop (legalize.py)")
+        d = Use(self.vreg(ins.dests[0]))
+        signed = ins.dests[0].type.signed
+        n = int(y.value) if signed else int(y.value) & 0xFFFFFFFF
+        quotient = ins.op == "div"
+        if isinstance(x, Imm):          # both constant: fold (C's truncation; x / 0 as the loop gives it)
+            self.emit_constant(d, _fold_divide(int(x.value), n, signed, quotient))
+            return
+        src = self.value(x, "R")
+        if quotient:
+            self.emit("MOV", d, divide_sequence(self, src, n, signed))
+            return
+        magnitude = abs(n)
+        if n == 0:
+            self.emit("MOV", d, src)                       # x % 0: what the division loop gives
+        elif magnitude == 1:
+            self.emit("MOV", d, SReg(RZ))
+        elif magnitude & (magnitude - 1) == 0 and not signed:
+            self.emit("LOP.AND", d, src, self.value(Imm(wrap32(magnitude - 1), _I32), "RIC"))
+        elif magnitude & (magnitude - 1) == 0:
+            k = magnitude.bit_length() - 1
+            biased = _biased(self, src, k)
+            low = self.emit("LOP.AND", Use(self.temp()), biased, self.value(Imm(wrap32(-magnitude), _I32), "RIC"),
+                            guard=None)
+            self.emit("IADD", d, src, Use(self.result(low), neg=True))
+        else:
+            q = divide_sequence(self, src, n, signed)
+            prod = self.emit("IMUL", Use(self.temp()), q, self.value(Imm(wrap32(n), _I32), "RIC"), guard=None)
+            self.emit("IADD", d, src, Use(self.result(prod), neg=True))
+
+    def emit_constant(self, d: Use, v: int) -> None:
+        v = wrap32(v)
+        if fits20(v):
+            self.emit("MOV", d, SImm(v))
+        else:
+            self.emit("MOV32I", d, SImm(v & 0xFFFFFFFF))
+
+    def unexpanded(self, ins: Instr) -> None:
+        raise EmitterError(f"`{ins.op}` reached the Fermi emitter: expand_primitives/legalize should have "
+                           "replaced it")
+
+
+def divide_sequence(sel: Selector, src, n: int, signed: bool, want_quotient: bool = True):
+    """The quotient of src / n (n a constant) as an operand: shifts for a power of two,
+    else Granlund–Montgomery multiply-high (GM 1994, figures 4.1 and 5.2)."""
+    def t(name, *ops):
+        return Use(sel.result(sel.emit(name, Use(sel.temp()), *ops, guard=None)))
+
+    def const(v):
+        return sel.value(Imm(wrap32(v), _I32), "RI")
+
+    if n == 0:                                   # what the division loop gives: all ones
+        return const(-1)
+    if not signed:
+        n &= 0xFFFFFFFF
+        if n & (n - 1) == 0:
+            k = n.bit_length() - 1
+            return src if k == 0 else t("SHR.U32", src, SImm(k))
+        ell = (n - 1).bit_length()
+        m = (((1 << 32) * ((1 << ell) - n)) // n) + 1
+        hi = t("IMUL.U32.U32.HI", src, sel.value(Imm(wrap32(m), _I32), "R"))
+        diff = t("IADD", src, Use(hi.v, neg=True))
+        half = t("SHR.U32", diff, SImm(1))
+        total = t("IADD", half, hi)
+        return t("SHR.U32", total, SImm(ell - 1)) if ell > 1 else total
+    magnitude = abs(n)
+    if magnitude == 1:
+        q = src
+    elif magnitude & (magnitude - 1) == 0:
+        k = magnitude.bit_length() - 1
+        q = t("SHR", _biased(sel, src, k), SImm(k))
+    else:
+        ell = max((magnitude - 1).bit_length(), 1)
+        m = 1 + (1 << (31 + ell)) // magnitude
+        hi = t("IMUL.S32.S32.HI", src, sel.value(Imm(wrap32(m - (1 << 32)), _I32), "R"))
+        q0 = t("SHR", t("IADD", hi, src), SImm(ell - 1))
+        q = t("IADD", q0, Use(t("SHR", src, SImm(31)).v, neg=True))
+    if n < 0:
+        q = t("IADD", SReg(RZ), Use(q.v, neg=True)) if isinstance(q, Use) else q
+    return q
+
+
+def _biased(sel: Selector, src, k: int):
+    """src + (2^k - 1 when src is negative): rounds a signed shift toward zero."""
+    sign = sel.result(sel.emit("SHR", Use(sel.temp()), src, SImm(31), guard=None))           # -1 when negative
+    bias = sel.result(sel.emit("SHR.U32", Use(sel.temp()), Use(sign), SImm(32 - k), guard=None))
+    return Use(sel.result(sel.emit("IADD", Use(sel.temp()), src, Use(bias), guard=None)))
+
+
+def _fold_divide(x: int, n: int, signed: bool, quotient: bool) -> int:
+    if not signed:
+        x &= 0xFFFFFFFF
+        n &= 0xFFFFFFFF
+    if n == 0:
+        return -1 if quotient else x
+    q = abs(x) // abs(n)
+    if (x < 0) != (n < 0):
+        q = -q
+    return q if quotient else x - q * n
+
+
+def _flip(o: str) -> str:
+    return o[1:] if o.startswith("!") else "!" + o
+
+
+def _key(o):
+    if isinstance(o, Use):
+        return ("v", o.v.id, o.neg, o.inv)
+    if isinstance(o, VMem):
+        return ("m", o.base.id if o.base else None, o.offset)
+    return ("o", str(o))
+
+
+def _mentions(key, dead: set[V]) -> bool:
+    ids = {v.id for v in dead}
+    return any(part[0] == "v" and part[1] in ids or part[0] == "m" and part[1] in ids for part in key[2])
+
+
+HANDLERS = {
+    "sreg": Selector.sreg,
+    "ld": Selector.load,
+    "st": Selector.store,
+    "atomic": Selector.atomic,
+    "lockbit.try": Selector.lockbit_try,
+    "lockbit.release": Selector.lockbit_release,
+    "fence": Selector.fence,
+    "bar.sync": Selector.bar_sync,
+    "bar.arrive": Selector.bar_arrive,
+    "warp.sync": Selector.warp_sync,
+    "vote.any": Selector.vote,
+    "vote.all": Selector.vote,
+    "ballot": Selector.vote,
+    "activemask": Selector.vote,
+    "elect": Selector.elect,
+    "div": Selector.divide,
+    "rem": Selector.divide,
+    "prim": Selector.unexpanded,
+    "nanosleep": Selector.unexpanded,
+    "region.end": Selector.unexpanded,
+}

@@ -1,0 +1,746 @@
+"""What each instruction does to a warp's lanes: decoding SASS into small executable records.
+
+    code = decode(kernel, env)          # one Decoded per instruction, in address order
+    latency = code[i].run(warp, mask)   # ordinary instructions: apply to the lanes of `mask`
+
+The semantics are one table, SEMANTICS, from opcode to a factory that turns an
+Instruction into a function of (warp, lane mask). Those functions work on whole
+rows of 32 lanes with numpy and write back only the lanes of the mask; they
+return None, or the cycles until their result is ready when that depends on
+what happened (bank and lock-bit conflicts, the L2 queue of an atomic).
+Control flow (BRA, SSY, PBK, BRK, EXIT, BAR, the ITS instructions) is not here:
+its `kind` tells the simulator's issue loop what to do with the warp.
+
+Constant-bank operands are resolved at decode time (they are fixed for a
+launch), so decoding happens once per launch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import lanes as L
+from .isa import PT, RZ, CondCode, Const, Imm, Instruction, Mem, Pred, Reg, Special
+from .memory import MemoryFault
+from .program import SassKernel
+
+U32 = np.uint32
+I32 = np.int32
+MASK32 = 0xFFFFFFFF
+
+
+class RunError(Exception):
+    """Something an instruction cannot do at run time (BRA.U that splits the warp, running off
+    the end, a warp-level instruction the machine lacks): reported at the instruction."""
+
+
+@dataclass
+class Env:
+    """What decoding needs to know about the launch."""
+    cbank: dict[int, int]                  # constant bank 0: byte offset → value
+    config: object
+    sim: object                            # the Simulator (memories, the clock)
+    patterns: dict = field(default_factory=dict)   # shared-access patterns (see Pattern)
+
+
+@dataclass
+class Decoded:
+    ins: Instruction
+    kind: str                              # op | bra | ssy | pbk | brk | exit | bar | nop | its
+    run: Callable | None                   # op: (warp, mask) -> latency or None
+    guard: int | None                      # predicate row, or None: always
+    guard_neg: bool
+    sync: bool
+    reads: tuple[int, ...]                 # scoreboard slots read (registers, then 64 + predicate)
+    writes: tuple[int, ...]                # scoreboard slots written
+    unit: str
+    target: int = -1                       # branch/SSY/PBK/BSSY target address
+    latency: int = 1                       # cycles until its results can be used (the simulator sets it)
+    deps: tuple[int, ...] = ()             # slots it must wait for: what it reads, and writes (WAW)
+
+
+# ---- operands ----------------------------------------------------------------------------
+
+def _imm(o, env: Env) -> int:
+    if isinstance(o, Imm):
+        return o.value
+    if isinstance(o, Const):
+        return env.cbank.get(o.offset, 0) if o.bank == 0 else 0     # unwritten constant memory reads 0
+    raise TypeError(o)
+
+
+def _unsigned(o, env: Env):
+    """A function of the warp giving the operand as uint32 (a row or a scalar)."""
+    if isinstance(o, Reg):
+        n = o.n
+        if o.neg:
+            return lambda w: np.negative(w.r[n])
+        if o.inv:
+            return lambda w: np.invert(w.r[n])
+        return lambda w: w.r[n]
+    c = U32(_imm(o, env) & MASK32)
+    return lambda w: c
+
+
+def _signed(o, env: Env):
+    if isinstance(o, Reg):
+        n = o.n
+        if o.neg:
+            return lambda w: np.negative(w.s[n])
+        if o.inv:
+            return lambda w: np.invert(w.s[n])
+        return lambda w: w.s[n]
+    v = _imm(o, env) & MASK32
+    c = I32(v - (1 << 32) if v & 0x80000000 else v)
+    return lambda w: c
+
+
+def _pred(o: Pred):
+    n = o.n
+    if o.neg:
+        return lambda w: ~w.p[n]
+    return lambda w: w.p[n]
+
+
+def put_reg(w, d: int, value, m: int) -> None:
+    if m == w.present:
+        np.copyto(w.r[d], value, casting="unsafe")
+    else:
+        np.copyto(w.r[d], value, casting="unsafe", where=L.to_array(m))
+
+
+def put_pred(w, d: int, value, m: int) -> None:
+    if m == w.present:
+        np.copyto(w.p[d], value)
+    else:
+        np.copyto(w.p[d], value, where=L.to_array(m))
+
+
+def _nothing(w, m):
+    return None
+
+
+def _to_reg(ins: Instruction, compute):
+    """An instruction whose first operand is a register written with compute(w)."""
+    d = ins.operands[0].n
+    if d == RZ:
+        return _nothing
+
+    def run(w, m):
+        put_reg(w, d, compute(w), m)
+    return run
+
+
+# ---- arithmetic -----------------------------------------------------------------------------
+
+def _ufunc(ins: Instruction, fn, a, b, signed: bool = False):
+    """Rd = fn(a, b) for a numpy ufunc: straight into the register when every lane is active
+    (one numpy call), through a temporary and a masked copy otherwise."""
+    d = ins.operands[0].n
+    if d == RZ:
+        return _nothing
+
+    def run(w, m):
+        out = w.s[d] if signed else w.r[d]
+        if m == w.present:
+            fn(a(w), b(w), out=out)
+        else:
+            np.copyto(out, fn(a(w), b(w)), casting="unsafe", where=L.to_array(m))
+    return run
+
+
+def _mov(ins, env):
+    b = _unsigned(ins.operands[1], env)
+    return _to_reg(ins, b)
+
+
+def _iadd(ins, env):
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    return _ufunc(ins, np.add, a, b)
+
+
+def _iscadd(ins, env):
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    shift = U32(_imm(ins.operands[3], env) & 31)
+    return _ufunc(ins, np.add, lambda w: np.left_shift(a(w), shift, dtype=U32), b)
+
+
+def _imul(ins, env):
+    signed = ins.mods[:1] == ("S32",) or ins.mods[1:2] == ("S32",)
+    high = "HI" in ins.mods
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    sa, sb = _signed(ins.operands[1], env), _signed(ins.operands[2], env)
+    if high:
+        def product(w):
+            x = (sa(w).astype(np.int64) * sb(w)) if signed else (a(w).astype(np.uint64) * b(w))
+            return (x >> 32).astype(np.uint64).astype(U32)
+    else:
+        def product(w):
+            return np.multiply(a(w), b(w), dtype=U32)
+    if ins.op == "IMAD":
+        return _ufunc(ins, np.add, product, _unsigned(ins.operands[3], env))
+    return _to_reg(ins, product)
+
+
+def _shift_amount(v):
+    return np.minimum(np.asarray(v, dtype=U32), U32(32))
+
+
+def _shl(ins, env):
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    if isinstance(ins.operands[2], (Imm, Const)) and _imm(ins.operands[2], env) & MASK32 < 32:
+        k = U32(_imm(ins.operands[2], env))
+        return _ufunc(ins, np.left_shift, a, lambda w: k)
+
+    def compute(w):
+        n = _shift_amount(b(w))
+        return np.where(n >= 32, U32(0), np.left_shift(a(w), n & U32(31), dtype=U32))
+    return _to_reg(ins, compute)
+
+
+def _shr(ins, env):
+    logical = "U32" in ins.mods
+    if isinstance(ins.operands[2], (Imm, Const)) and _imm(ins.operands[2], env) & MASK32 < 32:
+        k = _imm(ins.operands[2], env)
+        if logical:
+            return _ufunc(ins, np.right_shift, _unsigned(ins.operands[1], env), lambda w: U32(k))
+        return _ufunc(ins, np.right_shift, _signed(ins.operands[1], env), lambda w: I32(k), signed=True)
+    if logical:
+        a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+
+        def compute(w):
+            n = _shift_amount(b(w))
+            return np.where(n >= 32, U32(0), np.right_shift(a(w), n & U32(31), dtype=U32))
+    else:
+        a, b = _signed(ins.operands[1], env), _unsigned(ins.operands[2], env)
+
+        def compute(w):
+            n = np.minimum(_shift_amount(b(w)), U32(31)).astype(I32)
+            return np.right_shift(a(w), n, dtype=I32)
+    return _to_reg(ins, compute)
+
+
+_LOP = {"AND": np.bitwise_and, "OR": np.bitwise_or, "XOR": np.bitwise_xor}
+
+
+def _lop(ins, env):
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    if ins.mods[0] == "PASS_B":
+        return _to_reg(ins, b)
+    return _ufunc(ins, _LOP[ins.mods[0]], a, b)
+
+
+def _imnmx(ins, env):
+    get = _unsigned if "U32" in ins.mods else _signed
+    a, b, c = get(ins.operands[1], env), get(ins.operands[2], env), _pred(ins.operands[3])
+    return _to_reg(ins, lambda w: np.where(c(w), np.minimum(a(w), b(w)), np.maximum(a(w), b(w))))
+
+
+def _sel(ins, env):
+    a, b, c = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env), _pred(ins.operands[3])
+    return _to_reg(ins, lambda w: np.where(c(w), a(w), b(w)))
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(U32)
+    return np.unpackbits(np.ascontiguousarray(x, dtype=U32).view(np.uint8)).reshape(-1, 32).sum(1).astype(U32)
+
+
+def _popc(ins, env):
+    a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
+    return _to_reg(ins, lambda w: _popcount(np.bitwise_and(np.broadcast_to(a(w), (32,)), b(w), dtype=U32)))
+
+
+_CMP = {"LT": np.less, "EQ": np.equal, "LE": np.less_equal, "GT": np.greater, "NE": np.not_equal,
+        "GE": np.greater_equal}
+_BOOL = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}
+
+
+def _setp_writer(ins, test):
+    """Pd = test BOOL c, Pd2 = !test BOOL c, for ISETP/PSETP (operands Pd, Pd2, ..., c)."""
+    d, d2 = ins.operands[0].n, ins.operands[1].n
+    c = _pred(ins.operands[-1])
+    combine = _BOOL[next((m for m in ins.mods[::-1] if m in _BOOL), "AND")]
+
+    def run(w, m):
+        t = test(w)
+        cv = c(w)
+        if d != PT:
+            put_pred(w, d, combine(t, cv), m)
+        if d2 != PT:
+            put_pred(w, d2, combine(~t, cv), m)
+    return run
+
+
+def _isetp(ins, env):
+    cmp = ins.mods[0]
+    get = _unsigned if "U32" in ins.mods else _signed
+    a, b = get(ins.operands[2], env), get(ins.operands[3], env)
+    if cmp in ("F", "T"):
+        const = np.full(32, cmp == "T")
+        return _setp_writer(ins, lambda w: const)
+    fn = _CMP[cmp]
+    d, d2, c = ins.operands[0].n, ins.operands[1].n, ins.operands[-1]
+    if d2 == PT and c.n == PT and not c.neg and d != PT:      # the common form: Pd = a cmp b
+        def run(w, m):
+            if m == w.present:
+                fn(a(w), b(w), out=w.p[d])
+            else:
+                np.copyto(w.p[d], fn(a(w), b(w)), where=L.to_array(m))
+        return run
+    return _setp_writer(ins, lambda w: np.broadcast_to(fn(a(w), b(w)), (32,)))
+
+
+def _psetp(ins, env):
+    first = _BOOL[ins.mods[0]]
+    a, b = _pred(ins.operands[2]), _pred(ins.operands[3])
+    inner = Instruction(ins.op, ins.mods[1:], ins.operands)     # the second op combines with c
+    return _setp_writer(inner, lambda w: first(a(w), b(w)))
+
+
+def _vote(ins, env):
+    d, pd = ins.operands[0].n, ins.operands[1].n
+    c = _pred(ins.operands[2])
+    kind = ins.mods[0]
+
+    def run(w, m):
+        mask = L.of_array(np.asarray(c(w))) & m
+        if d != RZ:
+            put_reg(w, d, U32(L.compact(mask)), m)
+        if pd != PT:
+            if kind == "ANY":
+                v = mask != 0
+            elif kind == "ALL":
+                v = mask == m
+            else:
+                v = mask in (0, m)
+            put_pred(w, pd, np.full(32, v), m)
+    return run
+
+
+def _s2r(ins, env):
+    name = ins.operands[1].name
+    sim = env.sim
+    fixed = {
+        "SR_Tid_X": lambda w: w.tid[0], "SR_Tid_Y": lambda w: w.tid[1], "SR_Tid_Z": lambda w: w.tid[2],
+        "SR_CTAid_X": lambda w: U32(w.block.index[0]), "SR_CTAid_Y": lambda w: U32(w.block.index[1]),
+        "SR_CTAid_Z": lambda w: U32(w.block.index[2]), "SR_LaneId": lambda w: w.lane_ids,
+        "SR_ClockLo": lambda w: U32(sim.now & MASK32), "SR_ClockHi": lambda w: U32(sim.now >> 32 & MASK32),
+    }
+    return _to_reg(ins, fixed[name])
+
+
+# ---- shared memory and the lock unit ---------------------------------------------------------
+
+class Pattern:
+    """What one shared-memory access of a warp touches: per active lane its word (an SM word
+    index) and lock bit, and what that costs. Spinning warps repeat the same access, so patterns
+    are cached by (address register, offset, block base, mask)."""
+    __slots__ = ("lanes", "lanes_np", "words", "words_np", "pairs", "bits", "distinct", "transactions",
+                 "lock_transactions")
+
+    def __init__(self, ls: tuple, words: list[int], banks: int, nbits: int):
+        self.lanes = ls
+        self.lanes_np = np.array(ls, dtype=np.intp)
+        self.words = words
+        self.words_np = np.array(words, dtype=np.intp)
+        bits = [x & (nbits - 1) for x in words]
+        self.pairs = tuple((lane, 1 << b, b, x) for lane, b, x in zip(ls, bits, words))
+        self.bits = 0
+        per_bit: dict[int, int] = {}
+        for b in bits:
+            self.bits |= 1 << b
+            per_bit[b] = per_bit.get(b, 0) + 1
+        self.distinct = len(per_bit) == len(bits)
+        self.transactions = _conflicts(words, banks)
+        self.lock_transactions = max(self.transactions, max(per_bit.values(), default=1))
+
+
+def _conflicts(words: list[int], banks: int) -> int:
+    """Transactions a shared access needs: the most distinct words any one bank must serve."""
+    per_bank: dict[int, set] = {}
+    for x in words:
+        per_bank.setdefault(x % banks, set()).add(x)
+    return max((len(s) for s in per_bank.values()), default=1)
+
+
+def _pattern_getter(env, base_reg: int, offset: int):
+    """A function (warp, mask) → Pattern for the shared address [base_reg + offset]."""
+    size, banks, nbits = env.sim.kernel.shared_bytes, env.config.shared_banks, env.config.lock_bits
+    cache: dict = env.patterns
+
+    def get(w, m: int) -> Pattern:
+        row = w.r[base_reg] if base_reg != RZ else None
+        key = (row.tobytes() if row is not None else None, offset, w.block.base, m)
+        pat = cache.get(key)
+        if pat is None:
+            ls = L.lanes(m)
+            addrs = [offset & MASK32] * len(ls) if row is None else [(a + offset) & MASK32 for a in row[ls].tolist()]
+            base = w.block.base
+            words = []
+            for lane, a in zip(ls, addrs):
+                if a & 3 or a >= size:
+                    why = "not aligned to 4 bytes" if a & 3 else f"past the block's {size} bytes of shared memory"
+                    raise MemoryFault("shared", a, lane, why)
+                words.append((base + a) >> 2)
+            pat = Pattern(tuple(ls), words, banks, nbits)
+            if len(cache) > 100_000:
+                cache.clear()
+            cache[key] = pat
+        return pat
+    return get
+
+
+def _shared_latency(env, transactions: int) -> int:
+    cfg = env.config
+    return cfg.shared_latency + cfg.shared_replay * (transactions - 1)
+
+
+def _lds(ins, env):
+    d = ins.operands[0].n
+    mem: Mem = ins.operands[1]
+    pattern = _pattern_getter(env, mem.base.n, mem.offset)
+
+    def run(w, m):
+        pat = pattern(w, m)
+        if d != RZ:
+            w.r[d][pat.lanes_np] = w.sm.shared.words[pat.words_np]
+        return _shared_latency(env, pat.transactions)
+    return run
+
+
+def _sts(ins, env, unlock: bool = False):
+    mem: Mem = ins.operands[0]
+    v = ins.operands[1].n
+    pattern = _pattern_getter(env, mem.base.n, mem.offset)
+    sim = env.sim
+
+    def run(w, m):
+        pat = pattern(w, m)
+        shared = w.sm.shared
+        smem = shared.words
+        values = w.r[v][pat.lanes_np]
+        changed = smem[pat.words_np] != values
+        if changed.any():                   # a store of the same value changes nothing anyone waits for
+            writer, pc = shared.writer, w.pc
+            for k in np.flatnonzero(changed).tolist():
+                writer[pat.words[k]] = (w.uid, pat.lanes[k], pc)
+            sim.last_change = sim.now
+        smem[pat.words_np] = values
+        if unlock:
+            shared.free |= pat.bits
+            holder = shared.holder
+            for _, _, b, _ in pat.pairs:
+                holder.pop(b, None)
+            return _shared_latency(env, pat.lock_transactions)
+        return _shared_latency(env, pat.transactions)
+    return run
+
+
+def _stsul(ins, env):
+    return _sts(ins, env, unlock=True)
+
+
+def _ldslk(ins, env):
+    pd, d = ins.operands[0].n, ins.operands[1].n
+    mem: Mem = ins.operands[2]
+    pattern = _pattern_getter(env, mem.base.n, mem.offset)
+    sim = env.sim
+
+    def run(w, m):
+        pat = pattern(w, m)
+        shared = w.sm.shared
+        free = shared.free
+        if pat.distinct:                     # one lane per bit: every lane whose bit is free takes it
+            won = free & pat.bits
+            shared.free = free ^ won
+            if won == pat.bits:
+                got = m
+                winners = pat.pairs
+            else:
+                winners = [p for p in pat.pairs if won & p[1]]
+                got = 0
+                for p in winners:
+                    got |= L.LANE[p[0]]
+        else:                                # lanes share a bit: the lowest lane asking wins it
+            got, winners = 0, []
+            for p in pat.pairs:
+                if free & p[1]:
+                    free ^= p[1]
+                    got |= L.LANE[p[0]]
+                    winners.append(p)
+            shared.free = free
+        if winners:
+            holder, pc = shared.holder, w.pc
+            for lane, _, b, x in winners:
+                holder[b] = (w.uid, lane, pc, x)
+        if got != m and sim.watch is not None:
+            sim.lock_failed(w, [(lane, b, x) for lane, _, b, x in pat.pairs if not got & L.LANE[lane]])
+        if d != RZ:
+            w.r[d][pat.lanes_np] = shared.words[pat.words_np]
+        if pd != PT:
+            put_pred(w, pd, L.to_array(got), m)
+        return _shared_latency(env, pat.lock_transactions)
+    return run
+
+
+def _addresses(w, base_reg: int, offset: int, m: int) -> tuple[list[int], list[int]]:
+    """(lanes, byte addresses) of the active lanes, lowest lane first."""
+    ls = L.lanes(m)
+    if base_reg == RZ:
+        return ls, [offset & MASK32] * len(ls)
+    return ls, [(a + offset) & MASK32 for a in w.r[base_reg][ls].tolist()]
+
+
+# ---- global and local memory ---------------------------------------------------------------
+
+class GlobalPattern:
+    """One warp's global access: per active lane its word index, and the 128-byte segments it
+    touches (each segment one transaction). Cached like shared Patterns."""
+    __slots__ = ("lanes", "lanes_np", "idx", "idx_np", "segments")
+
+    def __init__(self, ls, addrs: list[int], gmem):
+        self.lanes = tuple(ls)
+        self.lanes_np = np.array(ls, dtype=np.intp)
+        self.idx_np = gmem.index(np.array(addrs, dtype=np.int64), ls)
+        self.idx = self.idx_np.tolist()
+        self.segments = len({a >> 7 for a in addrs}) or 1
+
+
+def _global_pattern_getter(env, base_reg: int, offset: int):
+    gmem = env.sim.gmem
+    cache: dict = env.patterns
+
+    def get(w, m: int) -> GlobalPattern:
+        row = w.r[base_reg] if base_reg != RZ else None
+        key = ("g", row.tobytes() if row is not None else None, offset, m)
+        pat = cache.get(key)
+        if pat is None:
+            pat = GlobalPattern(*_addresses(w, base_reg, offset, m), gmem)
+            if len(cache) > 100_000:
+                cache.clear()
+            cache[key] = pat
+        return pat
+    return get
+
+
+def _ld(ins, env):
+    d = ins.operands[0].n
+    mem: Mem = ins.operands[1]
+    pattern = _global_pattern_getter(env, mem.base.n, mem.offset)
+    gmem = env.sim.gmem
+    latency = env.config.global_latency
+
+    def run(w, m):
+        pat = pattern(w, m)
+        if d != RZ:
+            w.r[d][pat.lanes_np] = gmem.words[pat.idx_np]
+        return latency + pat.segments - 1
+    return run
+
+
+def _st(ins, env):
+    mem: Mem = ins.operands[0]
+    v = ins.operands[1].n
+    pattern = _global_pattern_getter(env, mem.base.n, mem.offset)
+    sim = env.sim
+    gmem = sim.gmem
+    latency = env.config.global_store_latency
+
+    def run(w, m):
+        pat = pattern(w, m)
+        words = gmem.words
+        values = w.r[v][pat.lanes_np]
+        changed = words[pat.idx_np] != values
+        if changed.any():
+            writer, pc = gmem.writer, w.pc
+            for k in np.flatnonzero(changed).tolist():
+                writer[pat.idx[k]] = (w.uid, pat.lanes[k], pc)
+            sim.last_change = sim.now
+        words[pat.idx_np] = values
+        done = sim.now + latency + pat.segments - 1
+        if done > w.stores_done_at:
+            w.stores_done_at = done
+        return None
+    return run
+
+
+def _local_index(w, ls, addrs, local_bytes):
+    for lane, a in zip(ls, addrs):
+        if a & 3 or a >= local_bytes:
+            raise MemoryFault("local", a, lane, "not aligned" if a & 3 else f"past the {local_bytes} bytes of "
+                              "local memory per thread")
+    return [a >> 2 for a in addrs]
+
+
+def _ldl(ins, env):
+    d = ins.operands[0].n
+    mem: Mem = ins.operands[1]
+    b, off = mem.base.n, mem.offset
+    local_bytes = env.sim.kernel.local_bytes
+
+    def run(w, m):
+        ls, addrs = _addresses(w, b, off, m)
+        idx = _local_index(w, ls, addrs, local_bytes)
+        if d != RZ:
+            w.r[d][ls] = w.local[idx, ls]
+    return run
+
+
+def _stl(ins, env):
+    mem: Mem = ins.operands[0]
+    b, off = mem.base.n, mem.offset
+    v = ins.operands[1].n
+    local_bytes = env.sim.kernel.local_bytes
+
+    def run(w, m):
+        ls, addrs = _addresses(w, b, off, m)
+        idx = _local_index(w, ls, addrs, local_bytes)
+        w.local[idx, ls] = w.r[v][ls]
+    return run
+
+
+def _atomic_op(op: str, signed: bool):
+    def s(x):
+        return x - (1 << 32) if signed and x & 0x80000000 else x
+    return {
+        "ADD": lambda old, b, c: (old + b) & MASK32,
+        "MIN": lambda old, b, c: old if s(old) <= s(b) else b,
+        "MAX": lambda old, b, c: old if s(old) >= s(b) else b,
+        "INC": lambda old, b, c: 0 if old >= b else old + 1,
+        "DEC": lambda old, b, c: b if old == 0 or old > b else old - 1,
+        "AND": lambda old, b, c: old & b,
+        "OR": lambda old, b, c: old | b,
+        "XOR": lambda old, b, c: old ^ b,
+        "EXCH": lambda old, b, c: b,
+        "CAS": lambda old, b, c: c if old == b else old,
+    }[op]
+
+
+def _atom(ins, env, returns: bool = True):
+    ops = ins.operands
+    d = ops[0].n if returns else RZ
+    mem: Mem = ops[1] if returns else ops[0]
+    vb = (ops[2] if returns else ops[1]).n
+    vc = ops[3].n if returns and len(ops) > 3 else RZ
+    op = next(m for m in ins.mods if m not in ("E", "U32", "S32"))
+    fn = _atomic_op(op, "S32" in ins.mods)
+    sim, cfg = env.sim, env.config
+    gmem = sim.gmem
+
+    def run(w, m):
+        ls, addrs = _addresses(w, mem.base.n, mem.offset, m)
+        idx = gmem.index(np.array(addrs, dtype=np.int64), ls).tolist()
+        words, pc = gmem.words, w.pc
+        bs, cs = w.r[vb][ls].tolist(), w.r[vc][ls].tolist()
+        results = []
+        done = sim.now
+        arrive = sim.now + cfg.atomic_latency // 2
+        for lane, i, b, c in zip(ls, idx, bs, cs):
+            old = int(words[i])
+            new = fn(old, b, c)
+            if new != old:
+                words[i] = new
+                gmem.writer[i] = (w.uid, lane, pc)
+                sim.last_change = sim.now
+            results.append(old)
+            start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
+            sim.l2_free[i] = start + cfg.atomic_occupancy
+            done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        if d != RZ:
+            w.r[d][ls] = results
+        if not returns:
+            w.stores_done_at = max(w.stores_done_at, done)
+            return None
+        return done - sim.now
+    return run
+
+
+def _red(ins, env):
+    return _atom(ins, env, returns=False)
+
+
+def _membar(ins, env):
+    sim, cfg = env.sim, env.config
+    scope = ins.mods[0]
+
+    def run(w, m):
+        if scope == "CTA":
+            return cfg.membar_cta_latency
+        return max(0, w.stores_done_at - sim.now) + cfg.membar_gl_latency
+    return run
+
+
+def _nop(ins, env):
+    return _nothing
+
+
+# The table: opcode → factory(instruction, env) → run(warp, mask)
+SEMANTICS: dict[str, Callable] = {
+    "MOV": _mov, "MOV32I": _mov, "S2R": _s2r,
+    "IADD": _iadd, "IADD32I": _iadd, "ISCADD": _iscadd, "IMUL": _imul, "IMAD": _imul,
+    "SHL": _shl, "SHR": _shr, "LOP": _lop, "LOP32I": _lop, "IMNMX": _imnmx, "SEL": _sel, "POPC": _popc,
+    "ISETP": _isetp, "PSETP": _psetp, "VOTE": _vote, "NOP": _nop,
+    "LDS": _lds, "STS": _sts, "LDSLK": _ldslk, "STSUL": _stsul,
+    "LD": _ld, "ST": _st, "LDL": _ldl, "STL": _stl, "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
+}
+
+# Opcodes the issue loop handles itself, by kind
+CONTROL = {"BRA": "bra", "SSY": "ssy", "PBK": "pbk", "BRK": "brk", "EXIT": "exit", "BAR": "bar",
+           "WARPSYNC": "warpsync", "BSSY": "bssy", "BSYNC": "bsync", "BREAK": "break", "YIELD": "yield"}
+
+
+# ---- decoding -----------------------------------------------------------------------------------
+
+def _slots(ins: Instruction) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Scoreboard slots read and written (RZ and pt excluded)."""
+    spec = ins.spec
+    dests = spec.dests
+    if ins.op == "BAR" and ins.mods[:1] == ("RED",):
+        dests = 1
+    reads, writes = [], []
+    for i, o in enumerate(ins.operands):
+        target = writes if i < dests else reads
+        if isinstance(o, Reg) and o.n != RZ:
+            target.append(o.n)
+        elif isinstance(o, Pred) and o.n != PT:
+            target.append(64 + o.n)
+        elif isinstance(o, Mem) and o.base.n != RZ:
+            reads.append(o.base.n)
+    if ins.guard is not None and ins.guard.n != PT:
+        reads.append(64 + ins.guard.n)
+    return tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes))
+
+
+def decode(kernel: SassKernel, env: Env) -> list[Decoded]:
+    out = []
+    for ins in kernel.instrs:
+        reads, writes = _slots(ins)
+        guard, neg = None, False
+        if ins.guard is not None:
+            if ins.guard.n == PT and not ins.guard.neg:
+                guard = None
+            else:
+                guard, neg = ins.guard.n, ins.guard.neg
+        kind = CONTROL.get(ins.op, "op")
+        run = SEMANTICS[ins.op](ins, env) if kind == "op" else None
+        target = next((o.addr for o in ins.operands if hasattr(o, "addr")), -1)
+        out.append(Decoded(ins, kind, run, guard, neg, ins.sync, reads, writes, ins.spec.unit, target,
+                           deps=tuple(dict.fromkeys(reads + writes))))
+    return out
+
+
+def operand_value(o, w, env: Env) -> np.ndarray:
+    """An operand's per-lane values as uint32 (for BAR ids/counts and WARPSYNC masks)."""
+    if isinstance(o, Reg):
+        return w.r[o.n]
+    if isinstance(o, (Imm, Const)):
+        return np.full(32, _imm(o, env) & MASK32, dtype=U32)
+    raise TypeError(o)
+
+
+__all__ = ["Decoded", "Env", "RunError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
+           "CondCode", "Special"]

@@ -1,0 +1,242 @@
+"""Independent thread scheduling (`--its`): every lane has its own address; the warp runs one
+split (the ready lanes at one address) at a time.
+
+The scheduler is greedy, as seed 003 observed on Volta: it keeps running the
+current split until that split blocks (BSYNC, WARPSYNC, a block barrier),
+exits or yields; after a divergent branch the lanes that fall through go on (as
+on Fermi), and the lanes that jump queue. Only then does the next queued split run. Splits that reach the
+same address merge. So a split that spins on a flag which another split of
+its own warp would set spins for ever (seed 003 Listing 3.3), unless a
+WARPSYNC on the spin path makes it wait for the other split (Listing 3.6).
+
+    BSSY Bn, t    Bn = the lanes of the current split
+    BSYNC Bn      wait until every unexited lane of Bn waits at a BSYNC Bn; then all go on
+    BREAK Bn      the guarded lanes leave Bn
+    WARPSYNC m    wait until every unexited lane of m waits at a WARPSYNC; then all go on
+    YIELD         queue the current split behind the others
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import lanes as L
+from .execute import RunError, operand_value
+from .isa import INSTR_BYTES
+
+
+class ItsState:
+    __slots__ = ("splits", "order", "current", "barriers", "bsync", "warpsync")
+
+    def __init__(self, lanes: int):
+        self.splits: dict[int, int] = {0: lanes}     # address → ready lanes there
+        self.order: list[int] = [0]                  # addresses of splits, in the order they run
+        self.current = 0
+        self.barriers = [0] * 16                     # B0..B15: the lanes expected at BSYNC
+        self.bsync: dict[int, dict[int, int]] = {}   # barrier → {address of its BSYNC → waiting lanes}
+        self.warpsync: list[tuple[int, int, int]] = []   # (address, lanes waiting, mask they need)
+
+    def key(self):
+        """For fingerprints."""
+        return (sorted(self.splits.items()), self.order, self.current, self.barriers,
+                sorted((b, sorted(d.items())) for b, d in self.bsync.items()), self.warpsync)
+
+    def move(self, lanes: int, pc: int, to: int) -> None:
+        """`lanes` of the split at `pc` go to `to` (merging with a split there)."""
+        if lanes:
+            self.leave(lanes, pc)
+            self.add(lanes, to)
+
+    def add(self, lanes: int, to: int) -> None:
+        """`lanes` are ready at `to`."""
+        if not lanes:
+            return
+        if to in self.splits:
+            self.splits[to] |= lanes
+        else:
+            self.splits[to] = lanes
+            self.order.append(to)
+
+    def leave(self, lanes: int, pc: int) -> None:
+        """`lanes` stop being ready at `pc` (they wait, or exited)."""
+        rest = self.splits.get(pc, 0) & ~lanes
+        if rest:
+            self.splits[pc] = rest
+        elif pc in self.splits:
+            del self.splits[pc]
+            self.order.remove(pc)
+
+    def waiting(self) -> int:
+        out = 0
+        for d in self.bsync.values():
+            for m in d.values():
+                out |= m
+        for _, m, _ in self.warpsync:
+            out |= m
+        return out
+
+
+def its_issue(sim, w, d, m: int, now: int) -> int:
+    """Issue the control instruction `d` (or advance after an ordinary one) for the current split
+    of an ITS warp; returns the delay before the warp may issue again."""
+    st: ItsState = w.its
+    pc = w.pc
+    split = st.splits.get(pc, 0)
+    config = sim.config
+    kind = d.kind
+    nxt = pc + INSTR_BYTES
+    delay = 1
+    if kind == "op":
+        st.move(split, pc, nxt)
+        st.current = nxt
+    elif kind == "bra":
+        taken = m
+        if taken and taken != split and d.ins.has("U"):
+            raise RunError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
+        st.move(taken, pc, d.target)
+        st.move(split & ~taken, pc, nxt)
+        st.current = nxt if split & ~taken else d.target     # fall-through lanes go on, as on Fermi
+        delay = config.branch_latency if taken == split else 1
+    elif kind == "bssy":
+        n = d.ins.operands[0].n
+        st.barriers[n] = split
+        st.move(split, pc, nxt)
+        st.current = nxt
+    elif kind == "bsync":
+        n = d.ins.operands[0].n
+        st.leave(split, pc)
+        waits = st.bsync.setdefault(n, {})
+        waits[pc] = waits.get(pc, 0) | split
+        _release(sim, w)
+    elif kind == "break":
+        n = d.ins.operands[0].n
+        st.barriers[n] &= ~m
+        st.move(split, pc, nxt)
+        st.current = nxt
+        _release(sim, w)
+    elif kind == "warpsync":
+        need = L.expand(int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(split)]))
+        st.leave(split, pc)
+        st.warpsync.append((pc, split, need))
+        _release(sim, w)
+    elif kind == "yield":
+        st.move(split, pc, nxt)
+        if nxt in st.order:
+            st.order.remove(nxt)
+            st.order.append(nxt)
+        st.current = st.order[0]
+    elif kind == "exit":
+        w.exited |= m
+        st.leave(m, pc)
+        st.move(split & ~m, pc, nxt)
+        st.current = nxt
+        _release(sim, w)
+    elif kind == "bar":
+        st.move(split, pc, nxt)
+        st.current = nxt
+    else:
+        raise RunError(f"{d.ins.op} at 0x{pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
+                       "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
+    return delay
+
+
+def _release(sim, w) -> None:
+    """Let waiting lanes go on where everything they wait for has arrived (or exited)."""
+    st: ItsState = w.its
+    live = w.present & ~w.exited
+    changed = True
+    released = False
+    while changed:
+        changed = False
+        for n, waits in list(st.bsync.items()):
+            arrived = 0
+            for m in waits.values():
+                arrived |= m
+            if st.barriers[n] & live & ~arrived:
+                continue
+            del st.bsync[n]
+            for pc, m in waits.items():
+                st.add(m & live, pc + INSTR_BYTES)
+            changed = released = True
+        arrived = 0
+        for _, m, _ in st.warpsync:
+            arrived |= m
+        done = [x for x in st.warpsync if not (x[2] & live & ~arrived)]
+        if done:
+            st.warpsync = [x for x in st.warpsync if x not in done]
+            for pc, m, _ in done:
+                st.add(m & live, pc + INSTR_BYTES)
+            changed = released = True
+    if released:
+        sim.last_change = sim.now
+
+
+def select_split(w) -> bool:
+    """Make the warp's current split its active lanes; False when no lane is ready."""
+    st: ItsState = w.its
+    if st.current not in st.splits:
+        if not st.order:
+            w.active = 0
+            return False
+        st.current = st.order[0]
+    w.pc = st.current
+    w.active = st.splits[st.current]
+    return True
+
+
+def its_starvation(sim, watch) -> list:
+    """Warps whose ready splits never ran during the diagnosis window while another split of the
+    same warp kept spinning (seed 003 §3.2)."""
+    from .diagnose import Finding, where
+    out = []
+    for w in sim.warps:
+        st = w.its
+        if st is None or w.done:
+            continue
+        ran = watch.pcs.get(w.uid)
+        if not ran:
+            continue
+        starved = [(pc, m) for pc, m in st.splits.items() if pc not in ran]
+        if not starved:
+            continue
+        spin = [(pc, m) for pc, m in st.splits.items() if pc in ran]
+        spin_lanes = 0
+        for _, m in spin:
+            spin_lanes |= m
+        loop = sorted(ran)
+        pc0, m0 = starved[0]
+        out.append(Finding(
+            "livelock",
+            f"livelock: {L.describe(spin_lanes)} of {w.name} spin in 0x{loop[0]:04x}..0x{loop[-1]:04x} while "
+            f"{L.describe(m0)} of the same warp, ready at {where(sim, pc0)}, {_verb(m0, 'is', 'are')} never scheduled: independent "
+            "thread scheduling keeps running the spinning split", w, loop[0], spin_lanes,
+            [(f"{L.describe(m)} {_verb(m, 'waits', 'wait')} to run at {where(sim, pc)}", pc) for pc, m in starved],
+            "put a __syncwarp (WARPSYNC) on the spin path, so the spinning lanes wait for the others "
+            "(seed 003 Listing 3.6); syncc's prevent_livelock pass does this for the waits it structures"))
+    return out
+
+
+def its_deadlock(sim, w):
+    """A warp all of whose live lanes wait (BSYNC/WARPSYNC) for lanes that will never come."""
+    from .diagnose import Finding
+    st: ItsState = w.its
+    if st.splits:
+        return None
+    live = w.present & ~w.exited
+    notes = []
+    for n, waits in st.bsync.items():
+        for pc, m in waits.items():
+            missing = st.barriers[n] & live & ~m
+            notes.append((f"{L.describe(m)} wait at BSYNC B{n} (0x{pc:04x}) for {L.describe(missing)}", pc))
+    for pc, m, need in st.warpsync:
+        notes.append((f"{L.describe(m)} wait at WARPSYNC 0x{pc:04x} for {L.describe(need & live & ~m)}", pc))
+    pc = notes[0][1] if notes else None
+    return Finding("deadlock", f"deadlock: every live lane of {w.name} waits for lanes of its own warp that wait "
+                   "elsewhere", w, pc, live, notes,
+                   "every lane a BSYNC or WARPSYNC waits for must reach it or exit")
+
+
+__all__ = ["ItsState", "its_issue", "select_split", "its_starvation", "its_deadlock", "np"]
+
+
+def _verb(mask: int, one: str, many: str) -> str:
+    return one if len(L.lanes(mask)) == 1 else many

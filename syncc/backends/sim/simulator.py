@@ -1,0 +1,692 @@
+"""The cycle-level Fermi simulator: blocks on SMs, warps on schedulers, one instruction per
+scheduler per cycle, and a verdict at the end.
+
+    sim = Simulator(kernel, config, grid, block, gmem, params)
+    outcome = sim.run()           # Outcome: finished / deadlock / livelock / budget / fault, cycles, stats
+
+Each cycle every busy SM lets each of its schedulers issue one warp-instruction
+from a warp whose next instruction is ready (its operands have arrived: the
+scoreboard). The scheduling policy picks among ready warps (`lrr` loose round
+robin, `gto` greedy-then-oldest, `adversarial` youngest first, `random:SEED`).
+Instructions take effect when they issue, so memory is sequentially consistent
+in issue order; latencies only decide when dependants may issue. When no warp
+can issue, the clock jumps to the next cycle when one can (an event-driven
+skip), and when none ever can, the run is a deadlock.
+
+Every `check_every` instructions the simulator fingerprints the whole machine
+state (memories, lock bits, every warp's registers, stack and address, and the
+timing state relative to now). The same fingerprint twice means the machine is
+in a loop it can never leave: a livelock, which diagnose.py then explains.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import lanes as L
+from .execute import Env, RunError, decode, operand_value
+from .isa import INSTR_BYTES, PT, RZ, Instruction, Pred
+from .its import ItsState, its_issue, select_split
+from .machine import FermiConfig
+from .memory import GlobalMemory, MemoryFault, SharedMemory
+from .program import SassKernel
+from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
+
+INF = float("inf")
+CBANK_SHAPE = (0x8, 0xC, 0x10, 0x14, 0x18, 0x1C)
+
+
+@dataclass
+class Fault:
+    """What stopped a run that could not go on: where, and why."""
+    kind: str                  # deadlock | livelock | budget | memory | error
+    message: str
+    warp: Warp | None = None
+    pc: int | None = None
+    lanes: int = 0
+
+
+@dataclass
+class Outcome:
+    status: str                          # finished | deadlock | livelock | budget | fault
+    cycles: int
+    warp_instructions: int
+    thread_instructions: int
+    fault: Fault | None = None
+    diagnosis: object = None             # diagnose.Diagnosis, for deadlock/livelock/budget
+    stats: "Stats | None" = None
+    shared_after: dict | None = None     # block index → shared words at its end (keep_shared)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "finished"
+
+
+@dataclass
+class Stats:
+    """Counters the run keeps for `--stats`: per instruction address and per stall reason."""
+    issues: list[int]                    # per instruction: warp-instructions issued
+    lanes: list[int]                     # per instruction: thread-instructions
+    cycles: list[int]                    # per instruction: warp-cycles spent up to and in its issue
+    stalls: dict[str, int] = field(default_factory=dict)   # reason → warp-cycles
+    blocks: list[tuple[tuple, int, int, int]] = field(default_factory=list)   # (block, sm, start, end)
+
+
+class Scheduler:
+    """One warp scheduler of an SM: its warps, in the order they arrived, and a policy."""
+    __slots__ = ("warps", "last", "policy", "rng")
+
+    def __init__(self, policy: str):
+        self.warps: list[Warp] = []
+        self.last = -1
+        self.policy = policy
+        self.rng = random.Random(int(policy.split(":")[1])) if policy.startswith("random:") else None
+
+    def pick(self, now: int) -> Warp | None:
+        warps = self.warps
+        n = len(warps)
+        if not n:
+            return None
+        policy = self.policy
+        if policy == "lrr":
+            start = self.last + 1
+            for i in range(n):
+                k = (start + i) % n
+                w = warps[k]
+                if w.ready_at <= now:
+                    self.last = k
+                    return w
+            return None
+        if policy == "gto":
+            if 0 <= self.last < n and warps[self.last].ready_at <= now:
+                return warps[self.last]
+            for k, w in enumerate(warps):          # oldest first: warps are kept in arrival order
+                if w.ready_at <= now:
+                    self.last = k
+                    return w
+            return None
+        if policy == "adversarial":
+            for k in range(n - 1, -1, -1):         # youngest first, always: the old starve
+                if warps[k].ready_at <= now:
+                    return warps[k]
+            return None
+        ready = [w for w in warps if w.ready_at <= now]
+        return self.rng.choice(ready) if ready else None
+
+    def remove(self, w: Warp) -> None:
+        k = self.warps.index(w)
+        del self.warps[k]
+        if self.last >= k:
+            self.last -= 1
+
+
+class SM:
+    __slots__ = ("index", "shared", "schedulers", "blocks", "warps", "threads", "registers", "turn")
+
+    def __init__(self, index: int, config: FermiConfig):
+        self.index = index
+        self.shared = SharedMemory(config.shared_bytes_per_sm, config.lock_bits)
+        self.schedulers = [Scheduler(config.policy) for _ in range(config.schedulers)]
+        self.blocks: list[Block] = []
+        self.warps = 0
+        self.threads = 0
+        self.registers = 0
+        self.turn = 0
+
+
+class Simulator:
+    def __init__(self, kernel: SassKernel, config: FermiConfig, grid: tuple[int, int, int],
+                 block: tuple[int, int, int], gmem: GlobalMemory, params: list[int], observer=None,
+                 keep_shared: bool = False):
+        self.kernel, self.config, self.gmem = kernel, config, gmem
+        self.grid, self.block_shape = tuple(grid), tuple(block)
+        self.threads_per_block = block[0] * block[1] * block[2]
+        self.warps_per_block = -(-self.threads_per_block // 32)
+        self.now = 0
+        self.l2_free: dict[int, int] = {}
+        cbank = dict(zip(CBANK_SHAPE, (*block, *grid)))
+        for i, v in enumerate(params):
+            cbank[0x20 + 4 * i] = v & 0xFFFFFFFF
+        self.env = Env(cbank, config, self)
+        self.code = decode(kernel, self.env)
+        units = {"alu": config.alu_latency, "mul": config.mul_latency, "s2r": config.s2r_latency,
+                 "vote": config.vote_latency, "shared": config.shared_latency, "global": config.global_latency,
+                 "local": config.local_latency, "atomic": config.atomic_latency}
+        for d in self.code:
+            d.latency = units.get(d.unit, config.alu_latency)
+        self.sms = [SM(i, config) for i in range(config.sms)]
+        self.pending = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+        self.pending.reverse()
+        self.next_block = 0
+        self.live_blocks = 0
+        self.uids = 0
+        n = len(self.code)
+        self.stats = Stats([0] * n, [0] * n, [0] * n)
+        self.warp_instructions = 0
+        self.thread_instructions = 0
+        self.observer = observer           # trace and progress hooks: see trace.py
+        self._trace_issues = bool(observer is not None and getattr(observer, "wants_issues", False))
+        self._hooks = self._trace_issues                # per-issue hooks: a trace, or a diagnosis watch
+        self.watch = None                  # set by the diagnosis window: records spinning
+        self._seen: dict[bytes, tuple[int, int]] = {}
+        self.warps: list[Warp] = []        # every warp launched, for diagnosis
+        self.keep_shared = keep_shared
+        self.shared_after: dict[tuple, np.ndarray] = {}   # block index → its shared words at its end
+        self._warp: Warp | None = None     # the warp issuing now (for faults)
+        self.last_change = 0               # the last cycle a store changed a value, a warp exited, a barrier opened
+        self._issue_pc = 0
+
+    # ---- launching blocks
+    def _fits(self, sm: SM) -> bool:
+        c, k = self.config, self.kernel
+        regs = max(1, k.registers) * 32 * self.warps_per_block
+        return (len(sm.blocks) < c.max_blocks_per_sm and sm.warps + self.warps_per_block <= c.max_warps_per_sm
+                and sm.threads + self.threads_per_block <= c.max_threads_per_sm
+                and sm.registers + regs <= c.registers_per_sm)
+
+    def check_launch(self) -> str | None:
+        """Why no block of this launch can run on an SM at all (None: it can)."""
+        c, k = self.config, self.kernel
+        if self.threads_per_block > 1024:
+            return f"a block of {self.threads_per_block} threads is more than Fermi's 1024"
+        if self.threads_per_block > c.max_threads_per_sm or self.warps_per_block > c.max_warps_per_sm:
+            return f"a block of {self.threads_per_block} threads does not fit an SM"
+        regs = max(1, k.registers) * 32 * self.warps_per_block
+        if regs > c.registers_per_sm:
+            return (f"a block needs {regs} registers ({k.registers} per thread) but an SM has "
+                    f"{c.registers_per_sm}")
+        if k.shared_bytes > c.shared_bytes_per_sm:
+            return f"a block needs {k.shared_bytes} bytes of shared memory but an SM has {c.shared_bytes_per_sm}"
+        return None
+
+    def _launch_blocks(self, sm: SM) -> None:
+        while self.pending and self._fits(sm):
+            base = sm.shared.place(self.kernel.shared_bytes)
+            if base is None:
+                return
+            self._start_block(sm, self.pending.pop(), base)
+
+    def _start_block(self, sm: SM, index: tuple[int, int, int], base: int) -> None:
+        k = self.kernel
+        bx, by, _ = self.block_shape
+        linear = index[0] + self.grid[0] * (index[1] + self.grid[1] * index[2])
+        block = Block(index, linear, sm, base, self.threads_per_block)
+        block.started = self.now
+        self._init_shared(sm, base)
+        for wi in range(self.warps_per_block):
+            t = np.arange(32 * wi, 32 * wi + 32, dtype=np.uint32)
+            tid = np.stack([t % bx, (t // bx) % by, t // (bx * by)]).astype(np.uint32)
+            threads = min(32, self.threads_per_block - 32 * wi)
+            w = Warp(self.uids, block, wi, threads, tid, k.local_bytes // 4, self.uids)
+            if self.config.its:
+                w.its = ItsState(w.present)
+            self.uids += 1
+            w.ready_at = self.now
+            w.last_issue = self.now - 1
+            sched = sm.schedulers[sm.turn % len(sm.schedulers)]
+            sm.turn += 1
+            w.scheduler = sched
+            sched.warps.append(w)
+            block.warps.append(w)
+            self.warps.append(w)
+        block.live = len(block.warps)
+        sm.blocks.append(block)
+        sm.warps += self.warps_per_block
+        sm.threads += self.threads_per_block
+        sm.registers += max(1, k.registers) * 32 * self.warps_per_block
+        self.live_blocks += 1
+        if self.observer:
+            self.observer.block_started(block, self.now)
+
+    def _init_shared(self, sm: SM, base: int) -> None:
+        words = sm.shared.words
+        size = -(-self.kernel.shared_bytes // 4)
+        words[base // 4: base // 4 + size] = 0
+        for a in self.kernel.shared:
+            if a.init is None:
+                continue
+            start = (base + a.offset) // 4
+            words[start:start + a.length] = init_values(a.init, a.length).view(np.uint32)
+
+    def _finish_warp(self, w: Warp) -> None:
+        self.last_change = self.now
+        w.waiting = "done"
+        w.ready_at = INF
+        w.active = 0
+        w.scheduler.remove(w)
+        block = w.block
+        block.live -= 1
+        if self.observer:
+            self.observer.warp_finished(w, self.now)
+        # a block barrier waits only for warps that have not exited
+        for bar_id, bar in list(block.barriers.items()):
+            self._maybe_release(block, bar_id, bar)
+        if block.live == 0:
+            self._finish_block(block)
+
+    def _finish_block(self, block: Block) -> None:
+        sm = block.sm
+        if self.keep_shared:
+            start = block.base // 4
+            self.shared_after[block.index] = sm.shared.words[start:start + -(-self.kernel.shared_bytes // 4)].copy()
+        sm.blocks.remove(block)
+        sm.shared.release(block.base)
+        sm.warps -= self.warps_per_block
+        sm.threads -= self.threads_per_block
+        sm.registers -= max(1, self.kernel.registers) * 32 * self.warps_per_block
+        self.live_blocks -= 1
+        block.finished = self.now
+        self.stats.blocks.append((block.index, sm.index, block.started, self.now))
+        if self.observer:
+            self.observer.block_finished(block, self.now)
+        self._launch_blocks(sm)
+
+    # ---- the main loop
+    def run(self) -> Outcome:
+        problem = self.check_launch()
+        if problem:
+            return self._outcome("fault", Fault("launch", problem))
+        if self.observer is not None and hasattr(self.observer, "start_launch"):
+            self.observer.start_launch(self.kernel)
+        self._distribute()
+        try:
+            status, repeat = self.advance(self.config.max_cycles, fingerprints=True)
+        except MemoryFault as e:
+            return self._fault("memory", str(e), e.lane)
+        except (RunError, StackOverflow) as e:
+            return self._fault("error", str(e))
+        if status == "finished":
+            return self._outcome("finished")
+        if status == "deadlock":
+            return self._deadlock()
+        if status == "livelock":
+            return self._livelock(repeat)
+        return self._budget()
+
+    def advance(self, until: int, fingerprints: bool = False) -> tuple[str, tuple | None]:
+        """Simulate until every block has finished ("finished"), nothing can ever issue again
+        ("deadlock"), the state repeats ("livelock", with the cycle and instruction count of its
+        first occurrence; only with `fingerprints`), or the clock passes `until` ("budget")."""
+        config = self.config
+        check_at = self.warp_instructions + config.check_every
+        samples = 0
+        sms = self.sms
+        while self.live_blocks:
+            now = self.now
+            issued = 0
+            for sm in sms:
+                if not sm.blocks:
+                    continue
+                for sched in sm.schedulers:
+                    w = sched.pick(now)
+                    if w is not None:
+                        self.issue(w, now)
+                        issued += 1
+            if issued:
+                self.now = now + 1
+                if self.warp_instructions >= check_at:
+                    check_at = self.warp_instructions + config.check_every
+                    if fingerprints and self.now - self.last_change > config.quiet_cycles:
+                        # Nothing has changed memory for a while: fingerprint the state, at spacings
+                        # that vary so that some pair of samples falls a whole number of periods apart.
+                        repeat = self._fingerprint()
+                        if repeat is not None:
+                            return "livelock", repeat
+                        samples += 1
+                        check_at = self.warp_instructions + 97 + (samples * 7919) % 1999
+                    elif self._seen:
+                        self._seen.clear()
+                    if self.observer:
+                        self.observer.progress(self)
+            else:
+                nxt = min((w.ready_at for sm in sms for s in sm.schedulers for w in s.warps), default=INF)
+                if nxt == INF:
+                    return "deadlock", None
+                self.now = int(nxt)
+            if self.now > until:
+                return "budget", None
+        return "finished", None
+
+    def _distribute(self) -> None:
+        """Hand out the first blocks breadth first (one per SM per round), as Fermi's GigaThread
+        engine does, then fill each SM as far as it goes."""
+        progress = True
+        while self.pending and progress:
+            progress = False
+            for sm in self.sms:
+                if self.pending and self._fits(sm):
+                    base = sm.shared.place(self.kernel.shared_bytes)
+                    if base is not None:
+                        self._start_block(sm, self.pending.pop(), base)
+                        progress = True
+
+    # ---- issuing one instruction
+    def issue(self, w: Warp, now: int) -> None:
+        """Issue the warp's next instruction at cycle `now`: apply it to the active lanes whose
+        guard holds, move the warp on (or park it at a barrier), and compute when it may issue
+        again. The fast path is an ordinary instruction of a SIMT-stack warp."""
+        pc = w.pc
+        i = pc >> 3
+        code = self.code
+        if i >= len(code) or pc & 7:
+            raise RunError(f"{w.name} ran off the end of the kernel (address 0x{pc:x})")
+        d = code[i]
+        self._warp, self._issue_pc = w, pc
+        stats = self.stats
+        gap = now - w.last_issue
+        stats.cycles[i] += gap
+        if gap > 1:                                  # the warp waited: why, and for how long
+            stalls = stats.stalls
+            ready_at = w.ready_at
+            waited = gap - 1 if ready_at == INF else min(gap - 1, max(0, ready_at - w.last_issue - 1))
+            if waited:
+                stalls[w.stall_reason] = stalls.get(w.stall_reason, 0) + waited
+            if gap - 1 > waited:
+                stalls["not selected"] = stalls.get("not selected", 0) + gap - 1 - waited
+        w.last_issue = now
+        m = w.active
+        if d.guard is not None:
+            g = L.of_array(w.p[d.guard])
+            m &= (~g if d.guard_neg else g)
+        if self._hooks:
+            if self.watch is not None:
+                self.watch.before(w, d, m)
+            if self._trace_issues:
+                self.observer.issued(w, d, now)
+        stats.issues[i] += 1
+        n = m.bit_count()
+        stats.lanes[i] += n
+        self.warp_instructions += 1
+        self.thread_instructions += n
+        w.issued += 1
+        if d.kind == "op" and w.its is None:
+            latency = d.run(w, m) if m else None
+            w.pc = pc + INSTR_BYTES
+            if d.unit == "membar":
+                self._next(w, now, latency or 1, "memory barrier")
+                return
+            if d.writes:
+                ready = now + (latency if latency is not None else d.latency)
+                sb = w.sb
+                for slot in d.writes:
+                    sb[slot] = ready
+            if d.sync:
+                self._sync(w)
+                self._next(w, now, self.config.stack_latency, "stack")
+                return
+            ready = now + 1
+            sb = w.sb
+            for slot in code[w.pc >> 3].deps if (w.pc >> 3) < len(code) else ():
+                if sb[slot] > ready:
+                    ready = sb[slot]
+            w.ready_at = ready
+            w.stall_reason = "dependency"
+            return
+        self._control(w, d, m, now)
+
+    def _next(self, w: Warp, now: int, delay: int, reason: str) -> None:
+        """The warp may issue again `delay` cycles from now, or later if an operand is not ready."""
+        ready = now + delay
+        w.stall_reason = reason if delay > 1 else "dependency"
+        code = self.code
+        nxt = w.pc >> 3
+        if nxt < len(code):
+            sb = w.sb
+            for slot in code[nxt].deps:
+                if sb[slot] > ready:
+                    ready = sb[slot]
+                    w.stall_reason = "dependency"
+        w.ready_at = ready
+
+    def _control(self, w: Warp, d, m: int, now: int) -> None:
+        """Everything but an ordinary instruction of a SIMT-stack warp: branches, the stack, EXIT,
+        barriers, and every instruction of an ITS warp."""
+        config = self.config
+        pc = w.pc
+        active = w.active
+        delay, reason = 1, "dependency"
+        kind = d.kind
+        if w.its is not None:
+            if kind == "op":
+                latency = d.run(w, m) if m else None
+                if d.unit == "membar":
+                    delay, reason = latency or 1, "memory barrier"
+                elif d.writes:
+                    ready = now + (latency if latency is not None else d.latency)
+                    for slot in d.writes:
+                        w.sb[slot] = ready
+                its_issue(self, w, d, m, now)
+            elif kind == "bar" and m:
+                split = w.its.splits.get(pc, 0)
+                w.its.leave(split, pc)
+                w.pc = pc + INSTR_BYTES             # where the split goes on
+                self._barrier(w, d, m, now, lanes=split)
+            else:
+                delay = its_issue(self, w, d, m, now)
+                reason = "branch"
+            if d.sync:
+                raise RunError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
+            if not select_split(w):
+                if not (w.present & ~w.exited):
+                    self._finish_warp(w)
+                else:
+                    w.waiting, w.ready_at = "sync", INF      # every live lane waits
+                return
+            self._next(w, now, delay, reason)
+            return
+        if kind == "bra":
+            reason = "branch"
+            if m == active:
+                w.pc = d.target
+                delay = config.branch_latency
+            elif m == 0:
+                w.pc = pc + INSTR_BYTES
+            else:
+                if d.ins.has("U"):
+                    raise RunError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
+                                   f"({L.describe(m)} jump, {L.describe(active & ~m)} do not)")
+                w.push(DIV, m, d.target)
+                w.active = active & ~m
+                w.pc = pc + INSTR_BYTES
+                delay = config.branch_latency
+                if self.observer:
+                    self.observer.diverged(w, now, pc)
+        elif kind == "ssy" or kind == "pbk":
+            w.push(SSY if kind == "ssy" else PBK, active, d.target)
+            w.pc = pc + INSTR_BYTES
+            delay, reason = config.stack_latency, "stack"
+        elif kind == "exit":
+            w.pc = pc + INSTR_BYTES
+            if m:
+                w.exited |= m
+                w.active = active & ~m
+                if not w.active:
+                    if not w.pop():
+                        self._finish_warp(w)
+                        return
+                    delay, reason = config.stack_latency, "stack"
+        elif kind == "brk":
+            w.pc = pc + INSTR_BYTES
+            if m:
+                w.leave(m, until_break=True)
+                if not w.active:
+                    w.pop()
+                    delay, reason = config.stack_latency, "stack"
+        elif kind == "bar":
+            w.pc = pc + INSTR_BYTES
+            if m and self._barrier(w, d, m, now):      # a barrier whose guard no lane passes is not reached
+                if d.sync:
+                    self._sync(w)
+                return                              # waits: ready_at set when released
+        else:
+            raise RunError(f"{d.ins.op} at 0x{pc:x} needs independent thread scheduling (run with --its)")
+        if d.sync:
+            self._sync(w)
+            delay, reason = max(delay, config.stack_latency), "stack"
+        self._next(w, now, delay, reason)
+
+    def _sync(self, w: Warp) -> None:
+        """`.S`: the active lanes are done with this path; resume the next one from the stack."""
+        if not w.stack:
+            raise RunError(f"`.S` at 0x{w.pc - INSTR_BYTES:x} with an empty SIMT stack in {w.name}")
+        w.pop()
+
+    # ---- barriers
+    def _barrier(self, w: Warp, d, m: int, now: int, lanes: int | None = None) -> bool:
+        """Arrive at a barrier; True when the warp must wait. A warp counts as 32 threads; in ITS
+        mode `lanes` (a split) arrive and count one thread each, and only they wait."""
+        ins: Instruction = d.ins
+        mode = ins.mods[0]
+        ops = list(ins.operands)
+        dest = None
+        pred = None
+        if mode == "RED":
+            dest = ops.pop(0).n
+        if ops and isinstance(ops[-1], Pred):
+            pred = ops.pop()
+        ids = [int(operand_value(o, w, self.env)[L.lowest(w.active) if w.active else 0]) for o in ops]
+        bar_id = ids[0] if ids else 0
+        count = ids[1] if len(ids) > 1 else None
+        block = w.block
+        if not 0 <= bar_id < self.config.named_barriers:
+            raise RunError(f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: a block has {self.config.named_barriers}")
+        bar = block.barriers.get(bar_id)
+        if bar is None:
+            bar = block.barriers[bar_id] = Barrier(count if count is not None else 0)
+        if count is not None:
+            bar.expected = count
+        arriving = w.active if lanes is None else lanes
+        bar.arrived += 32 if lanes is None else lanes.bit_count()
+        if pred is not None or mode == "RED":
+            values = w.p[pred.n] if pred is not None else w.p[PT]
+            if pred is not None and pred.neg:
+                values = ~values
+            votes = L.of_array(np.asarray(values)) & arriving
+            bar.popc += votes.bit_count()
+            bar.all_true &= votes == arriving
+            bar.any_true |= votes != 0
+        if mode == "ARV":
+            if lanes is not None:
+                w.its.add(lanes, w.pc)
+            self._maybe_release(block, bar_id, bar)
+            return False
+        if lanes is None:
+            w.waiting = "bar"
+            w.ready_at = INF
+            w.stall_reason = "barrier"
+        bar.waiting.append((w, dest, ins.mods[1] if len(ins.mods) > 1 else None, lanes, w.pc))
+        if self.observer:
+            self.observer.barrier_wait(w, now, bar_id)
+        self._maybe_release(block, bar_id, bar)
+        return True
+
+    def _maybe_release(self, block: Block, bar_id: int, bar: Barrier) -> None:
+        if self.config.its:
+            expected = bar.expected or sum((x.present & ~x.exited).bit_count() for x in block.warps if not x.done)
+        else:
+            expected = bar.expected or 32 * sum(1 for x in block.warps if not x.done)
+        if bar.arrived < expected:
+            return
+        del block.barriers[bar_id]
+        self.last_change = self.now
+        at = self.now + self.config.barrier_latency
+        for w, dest, red, lanes, pc in bar.waiting:
+            if lanes is not None:                   # ITS: the split goes on after the barrier
+                w.its.add(lanes, pc)
+                if w.waiting == "sync":
+                    select_split(w)
+            w.waiting = None
+            w.ready_at = at
+            if dest is not None and dest != RZ:
+                value = {"POPC": bar.popc, "AND": int(bar.all_true), "OR": int(bar.any_true)}.get(red, bar.popc)
+                put = w.r[dest]
+                if lanes is None:
+                    put[:] = value
+                else:
+                    put[L.to_array(lanes)] = value
+            if self.observer:
+                self.observer.barrier_released(w, at, bar_id)
+
+    # ---- endings
+    def _outcome(self, status: str, fault: Fault | None = None, diagnosis=None) -> Outcome:
+        return Outcome(status, self.now, self.warp_instructions, self.thread_instructions, fault, diagnosis,
+                       self.stats, self.shared_after)
+
+    def _fault(self, kind: str, message: str, lane: int | None = None) -> Outcome:
+        w = self._warp
+        pc = w.pc if w is not None and w.last_issue != self.now else self._issue_pc
+        return self._outcome("fault", Fault(kind, message, w, pc, L.LANE[lane] if lane is not None else 0))
+
+    def _deadlock(self) -> Outcome:
+        from .diagnose import diagnose_deadlock
+        return self._outcome("deadlock", diagnosis=diagnose_deadlock(self))
+
+    def _budget(self) -> Outcome:
+        from .diagnose import diagnose_stuck
+        return self._outcome("budget", diagnosis=diagnose_stuck(self, "budget"))
+
+    def _livelock(self, repeat: tuple[int, int]) -> Outcome:
+        from .diagnose import diagnose_stuck
+        return self._outcome("livelock", diagnosis=diagnose_stuck(self, "livelock", repeat))
+
+    # ---- livelock detection
+    def _fingerprint(self) -> tuple[int, int] | None:
+        """Hash the machine state; (cycle, instructions) of an earlier identical state, or None."""
+        h = hashlib.blake2b(digest_size=16)
+        now = self.now
+        h.update(self.gmem.words.tobytes())
+        for sm in self.sms:
+            if not sm.blocks:
+                continue
+            h.update(sm.shared.words.tobytes())
+            h.update(sm.shared.free.to_bytes(sm.shared.lock_bits // 8 + 1, "little"))
+            for s in sm.schedulers:
+                h.update(repr((s.last, [w.uid for w in s.warps], s.rng.getstate() if s.rng else None)).encode())
+            for block in sm.blocks:
+                h.update(repr(sorted((k, b.arrived, b.expected, [x[0].uid for x in b.waiting])
+                                     for k, b in block.barriers.items())).encode())
+                for w in block.warps:
+                    if w.done:
+                        continue
+                    h.update(w.regs.tobytes())
+                    h.update(w.preds.tobytes())
+                    if w.local is not None:
+                        h.update(w.local.tobytes())
+                    h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
+                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
+                                   _rel(w.stores_done_at, now), w.its and w.its.key())).encode())
+        h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
+        key = h.digest()
+        seen = self._seen.get(key)
+        if seen is not None:
+            return seen
+        if len(self._seen) > 100_000:
+            self._seen.clear()
+        self._seen[key] = (now, self.warp_instructions)
+        return None
+
+    # ---- hooks the executors call
+    def lock_failed(self, w: Warp, failed: list) -> None:
+        if self.watch is not None:
+            self.watch.lock_failed(w, failed)
+
+
+def _rel(t, now: int):
+    return 0 if t == INF or t <= now else t - now
+
+
+def init_values(init, n: int) -> np.ndarray:
+    """The first values of an n-word array (program.Init), as int64 wrapped to 32 bits."""
+    if init is None or init.kind == "zeros":
+        v = np.zeros(n, dtype=np.int64)
+    elif init.kind == "fill":
+        v = np.full(n, init.value, dtype=np.int64)
+    elif init.kind == "range":
+        v = np.arange(n, dtype=np.int64)
+    else:
+        vals = list(init.values)[:n]
+        v = np.array(vals + [0] * (n - len(vals)), dtype=np.int64)
+    return (v & 0xFFFFFFFF).astype(np.uint32)

@@ -1,0 +1,56 @@
+"""Checking a kernel launch's arguments against the kernel's parameters, for every target.
+
+cupy and the simulator check nothing themselves: a numpy array of the wrong dtype
+or shape would be read as raw words, a Python int sent as 64 bits. So both
+launchers call `check_arguments` first, which returns the values to pass (arrays
+as given, scalars wrapped to the parameter's numpy type) or raises LaunchError.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..source import Span
+
+DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
+_RANGES = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "i64": (-2**63, 2**63 - 1), "u64": (0, 2**64 - 1),
+           "bool": (0, 1)}
+
+
+class LaunchError(Exception):
+    """A launch that cannot be made as asked: wrong arguments, too many blocks for a grid barrier."""
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(message)
+        self.message, self.span = message, span
+
+
+def _elem(p) -> str:
+    return getattr(p.elem, "name", p.elem)
+
+
+def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_type=None) -> list:
+    """`params`: the program's parameters (objects with name, kind "array"/"scalar", elem, dims).
+    `scalar_type(p)`: the numpy type a scalar is passed as (default: its own type)."""
+    if len(args) != len(params):
+        raise LaunchError(f"`{kernel}` takes {len(params)} arguments, got {len(args)}", span)
+    out = []
+    for p, a in zip(params, args):
+        elem = _elem(p)
+        if p.kind == "array":
+            want = np.dtype(DTYPES[elem])
+            on_device = hasattr(a, "__cuda_array_interface__")
+            if not (isinstance(a, np.ndarray) or on_device):
+                raise LaunchError(f"`{p.name}` needs an array of {elem}{list(p.dims)}, got {type(a).__name__}", span)
+            if a.dtype != want or tuple(a.shape) != tuple(p.dims):
+                raise LaunchError(f"`{p.name}` needs {elem}{list(p.dims)} ({want}), got {a.dtype}{list(a.shape)}",
+                                  span)
+            if not a.flags.c_contiguous:
+                raise LaunchError(f"`{p.name}` must be C-contiguous", span)
+            out.append(a)
+        else:
+            lo, hi = _RANGES[elem]
+            value = int(a)
+            if not lo <= value <= hi:
+                raise LaunchError(f"`{p.name}` is {elem}, and {value} is out of its range", span)
+            out.append((scalar_type(p) if scalar_type else DTYPES[elem])(value))
+    return out

@@ -1,0 +1,183 @@
+"""Kernels on the Fermi simulator, launched like kernels on a GPU.
+
+    launcher = SimLauncher(sass_program, FermiConfig())
+    launcher("nw", [refm, out, 10], grid, block, span)    # numpy arrays, read and written in place
+
+Each launch checks its arguments (args.py), lays the arrays and the kernel's
+global state out in a fresh global memory (every element one 32-bit word; bool
+arrays as 0/1 words), runs the simulator and copies the arrays back. A run that
+cannot finish raises SimStopped with the simulator's Outcome; `diagnostics()`
+turns it into diagnostics located in the program (E0903, E0905–E0912).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..backends.sim.machine import FermiConfig
+from ..backends.sim.memory import GlobalMemory
+from ..backends.sim.program import SassKernel, SassProgram
+from ..backends.sim.simulator import Outcome, Simulator, init_values
+from ..diagnostics import Diagnostic, Note, Severity
+from ..source import SourceMap, Span
+from .args import DTYPES, LaunchError, check_arguments
+
+STUCK = ("deadlock", "livelock", "budget")
+
+
+class SimStopped(Exception):
+    """A simulated kernel that could not finish: deadlock, livelock, budget, or a fault."""
+
+    def __init__(self, kernel: SassKernel, outcome: Outcome, span: Span | None):
+        super().__init__(outcome.status)
+        self.kernel, self.outcome, self.span = kernel, outcome, span
+
+    @property
+    def stuck(self) -> bool:
+        return self.outcome.status in STUCK
+
+
+class SimLauncher:
+    def __init__(self, program: SassProgram, config: FermiConfig | None = None, observer=None,
+                 keep_shared: bool = False):
+        self.program = program
+        self.config = config or FermiConfig()
+        self.observer = observer                     # trace/progress hooks, one object for every launch
+        self.keep_shared = keep_shared               # keep each block's shared memory (to print it)
+        self.runs: list[tuple[SassKernel, Outcome, tuple, tuple]] = []   # kernel, outcome, grid, block
+
+    def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> Outcome:
+        k = self.program.kernel(name)
+        if k is None:
+            raise LaunchError(f"no kernel `{name}` in the program", span)
+        if grid is None or block is None:
+            raise LaunchError(f"`{name}` needs a grid and a block shape to launch", span)
+        grid, block = tuple(grid), tuple(block)
+        if k.block is not None and block != tuple(k.block):
+            raise LaunchError(f"`{name}` is compiled for block{tuple(k.block)}, not block{block}: its "
+                              "primitives and checks depend on it", span)
+        program_params = [p for p in k.params if p.kind != "state"]
+        values = check_arguments(name, program_params, args, span)
+        gmem, words, arrays = GlobalMemory(), [], []
+        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+        given = iter(values)
+        for p in k.params:
+            if p.kind == "array":
+                host = next(given)
+                data = _to_host(host)
+                words.append(gmem.allocate(p.name, _as_words(data, p.name, span), p.dims))
+                arrays.append((host, data, words[-1]))
+            elif p.kind == "scalar":
+                words.append(int(next(given)) & 0xFFFFFFFF)
+            else:
+                n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
+                words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
+        config = self.config.with_(its=True) if k.its and not self.config.its else self.config
+        sim = Simulator(k, config, grid, block, gmem, words, self.observer, self.keep_shared)
+        outcome = sim.run()
+        self.runs.append((k, outcome, grid, block))
+        if outcome.status == "fault" and outcome.fault and outcome.fault.kind == "launch":
+            raise LaunchError(f"cannot launch `{name}` on the simulated Fermi: {outcome.fault.message}", span)
+        if not outcome.ok:
+            raise SimStopped(k, outcome, span)
+        for host, data, base in arrays:
+            back = gmem.read_back(base, data.size).view(np.int32 if data.dtype != np.uint32 else np.uint32)
+            data[...] = back.reshape(data.shape).astype(data.dtype)
+            if host is not data:                                 # a cupy array: copy back to the device
+                host[...] = _device_copy(host, data)
+        return outcome
+
+
+def _to_host(a):
+    if isinstance(a, np.ndarray):
+        return a
+    import cupy                       # a cupy array: the simulator works on a host copy
+    return cupy.asnumpy(a)
+
+
+def _device_copy(host, data):
+    import cupy
+    return cupy.asarray(data)
+
+
+def _as_words(a: np.ndarray, name: str, span) -> np.ndarray:
+    if a.dtype in (np.int64, np.uint64):
+        raise LaunchError(f"`{name}` has 64-bit elements, which the simulated Fermi does not support", span)
+    return a.astype(np.uint32).reshape(-1) if a.dtype == np.bool_ else a.reshape(-1).view(np.uint32)
+
+
+# ---- what went wrong, as diagnostics ------------------------------------------------------------
+
+def diagnostics(stop: SimStopped, sources: SourceMap, sass_file: str | None = None) -> Diagnostic:
+    """One diagnostic for a run that could not finish, at the source line of the instruction
+    where it got stuck (or its line in `sass_file`, or the launch), with notes for the other
+    places involved."""
+    from ..backends.sim.diagnose import CODES
+    k, outcome = stop.kernel, stop.outcome
+
+    def span_of(pc: int | None) -> Span | None:
+        """The instruction's source line, else its own line in the .sass file it was read from."""
+        if pc is None or not 0 <= pc // 8 < len(k.instrs):
+            return None
+        ins = k.instrs[pc // 8]
+        for path, loc in ((k.source, ins.loc), (sass_file, ins.at)):
+            source = sources.get(path) if path and loc else None
+            if source is not None:
+                return source.span_at(loc[0], loc[1])
+        return None
+
+    if outcome.status == "fault":
+        f = outcome.fault
+        code = "E0911" if f.kind == "memory" else "E0912"
+        where = f" in {f.warp.name}" if f.warp is not None else ""
+        notes = [Note(f"at 0x{f.pc:04x}: `{k.instrs[f.pc // 8]}`")] if f.pc is not None and f.pc // 8 < len(
+            k.instrs) else []
+        return Diagnostic(Severity.ERROR, code, f"`{k.name}`{where}: {f.message}", span_of(f.pc) or stop.span,
+                          tuple(notes))
+    d = outcome.diagnosis
+    first = d.primary
+    code = CODES[d.kind]
+    notes = []
+    if first.pc is not None:
+        notes.append(Note(f"at 0x{first.pc:04x}: `{k.instrs[first.pc // 8]}` (cycle {d.cycle})"))
+    for text, pc in first.notes:
+        notes.append(Note(text, span_of(pc)))
+    for other in d.findings[1:4]:
+        notes.append(Note(other.message, span_of(other.pc)))
+    if len(d.findings) > 4:
+        notes.append(Note(f"and {len(d.findings) - 4} more like these"))
+    return Diagnostic(Severity.ERROR, code, f"`{k.name}`: {first.message}", span_of(first.pc) or stop.span,
+                      tuple(notes), first.help)
+
+
+# ---- .sass files -------------------------------------------------------------------------------------
+
+def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
+    """Run every kernel of a .sass file, in order, with the arrays and scalars its header gives,
+    and print the arrays its `.print` names (a shared array: as block (0, 0, 0) left it)."""
+    from ..runtime.host import HostRunner
+    for k in program.kernels:
+        args, arrays = [], {}
+        for p in k.params:
+            if p.kind == "array":
+                dtype = {"u32": np.uint32, "bool": np.bool_}.get(p.elem, np.int32)
+                a = init_values(p.init, p.length).view(np.int32 if dtype is not np.uint32 else np.uint32)
+                a = a.astype(dtype).reshape(p.dims or (p.length,))
+                arrays[p.name] = a
+                args.append(a)
+            elif p.kind == "scalar":
+                args.append(p.init.value if p.init is not None else 0)
+        outcome = launcher(k.name, args, k.grid or (1, 1, 1), k.block, None)
+        for name in k.prints:
+            if name in arrays:
+                value = arrays[name]
+            else:
+                a = k.shared_array(name)
+                words = (outcome.shared_after or {}).get((0, 0, 0))
+                if a is None or words is None:
+                    continue
+                value = words[a.offset // 4: a.offset // 4 + a.length].view(
+                    np.uint32 if a.elem == "u32" else np.int32).reshape(a.dims or (a.length,))
+            write(f"{name} = {HostRunner.show(value)}")
+
+
+__all__ = ["SimLauncher", "SimStopped", "diagnostics", "run_sass", "DTYPES"]
