@@ -77,13 +77,13 @@ class SimLauncher:
         self.runs.append((k, outcome, grid, block))
         if outcome.status == "fault" and outcome.fault and outcome.fault.kind == "launch":
             raise LaunchError(f"cannot launch `{name}` on the simulated Fermi: {outcome.fault.message}", span)
-        if not outcome.ok:
-            raise SimStopped(k, outcome, span)
-        for host, data, base in arrays:
+        for host, data, base in arrays:          # also from a run that stopped: memory as it was then
             back = gmem.read_back(base, data.size).view(np.int32 if data.dtype != np.uint32 else np.uint32)
             data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
                 host[...] = _device_copy(host, data)
+        if not outcome.ok:
+            raise SimStopped(k, outcome, span)
         return outcome
 
 
@@ -153,8 +153,8 @@ def diagnostics(stop: SimStopped, sources: SourceMap, sass_file: str | None = No
 
 def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
     """Run every kernel of a .sass file, in order, with the arrays and scalars its header gives,
-    and print the arrays its `.print` names (a shared array: as block (0, 0, 0) left it)."""
-    from ..runtime.host import HostRunner
+    and print the arrays its `.print` names (a shared array: as block (0, 0, 0) left it; a run
+    that cannot finish: as they are when it is stopped)."""
     for k in program.kernels:
         args, arrays = [], {}
         for p in k.params:
@@ -166,18 +166,28 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
                 args.append(a)
             elif p.kind == "scalar":
                 args.append(p.init.value if p.init is not None else 0)
-        outcome = launcher(k.name, args, k.grid or (1, 1, 1), k.block, None)
-        for name in k.prints:
-            if name in arrays:
-                value = arrays[name]
-            else:
-                a = k.shared_array(name)
-                words = (outcome.shared_after or {}).get((0, 0, 0))
-                if a is None or words is None:
-                    continue
-                value = words[a.offset // 4: a.offset // 4 + a.length].view(
-                    np.uint32 if a.elem == "u32" else np.int32).reshape(a.dims or (a.length,))
-            write(f"{name} = {HostRunner.show(value)}")
+        try:
+            outcome = launcher(k.name, args, k.grid or (1, 1, 1), k.block, None)
+        except SimStopped as e:            # print what memory holds where it stopped, then report
+            if e.stuck:
+                _print_arrays(k, e.outcome, arrays, write)
+            raise
+        _print_arrays(k, outcome, arrays, write)
+
+
+def _print_arrays(k: SassKernel, outcome: Outcome, arrays: dict, write) -> None:
+    from ..runtime.host import HostRunner
+    for name in k.prints:
+        if name in arrays:
+            value = arrays[name]
+        else:
+            a = k.shared_array(name)
+            words = (outcome.shared_after or {}).get((0, 0, 0))
+            if a is None or words is None:
+                continue
+            value = words[a.offset // 4: a.offset // 4 + a.length].view(
+                np.uint32 if a.elem == "u32" else np.int32).reshape(a.dims or (a.length,))
+        write(f"{name} = {HostRunner.show(value)}")
 
 
 __all__ = ["SimLauncher", "SimStopped", "diagnostics", "run_sass", "DTYPES"]

@@ -46,6 +46,7 @@ class Finding:
     notes: list[tuple[str, int | None]] = field(default_factory=list)   # (text, address to locate it, or None)
     help: str | None = None
     waits_on: tuple[int, int] | None = None     # a spin on a lock: the holder's (warp uid, lane)
+    downstream: bool = False    # waits for a word a finished warp wrote last: maybe for a warp stuck elsewhere
 
     @property
     def code(self) -> str:
@@ -125,7 +126,7 @@ class Watch:
         holders = w.sm.shared.holder
         for lane, bit, word in failed:
             h = holders.get(bit)
-            per.setdefault(bit, []).append((lane, word, w.pc, h and (h[0], h[1])))
+            per.setdefault(bit, []).append((lane, word, w.pc, h and (h[0], h[1]), h))   # h: one take
 
 
 def _watch(sim, cycles: int) -> Watch:
@@ -265,7 +266,9 @@ def diagnose_stuck(sim, why: str, repeat: tuple[int, int] | None = None) -> Diag
         findings.extend(its_starvation(sim, watch))
     findings = _wait_cycles(sim, findings)
     order = ["simt-deadlock", "alias-deadlock", "deadlock", "barrier-deadlock", "livelock"]
-    findings.sort(key=lambda f: order.index(f.kind))
+    # a wait on a word a finished warp wrote last may be a warp stuck elsewhere that would write it
+    # (a chain behind a stuck warp): the other findings come first
+    findings.sort(key=lambda f: (f.downstream, order.index(f.kind)))
     if why == "livelock":
         head = (f"the machine returned to a state it was in {period} cycles earlier (cycle {repeat[0]}), "
                 "so it can never finish")
@@ -303,23 +306,47 @@ def _explain_spin(sim, watch: Watch, w: Warp) -> list[Finding]:
         if len(holders) != 1 or None in holders:
             continue
         lanes = L.from_lanes(t[0] for t in tries)
-        lane, word, pc, _ = tries[0]
+        lane, word, pc = tries[0][:3]
+        what = f"lock bit {bit} (word {word_name(sim, 'shared', word, w.block)})"
         holder = w.sm.shared.holder.get(bit)
-        if holder is None or (holder[0], holder[1]) not in holders:
+        if holder is None or any(t[4] is not holder for t in tries):     # taken again between tries
+            if next(iter(holders))[0] == w.uid:          # the warp's own lanes, passing it round: contention
+                continue
+            out.append(_starved(sim, w, lanes, pc, what, next(iter(holders)), len(tries), span))
             continue
-        out.append(_blame(sim, w, lanes, pc, f"lock bit {bit} (word {word_name(sim, 'shared', word, w.block)})",
-                          (holder[0], holder[1], holder[2]), holder[3], word, span))
+        out.append(_blame(sim, w, lanes, pc, what, (holder[0], holder[1], holder[2]), holder[3], word, span))
+    # a word whose lock bit some warp keeps trying to take may still change: that try explains it
+    contested = {("shared", t[1]) for uid, per in watch.failed.items() for tries in per.values() for t in tries
+                 if t[3] is not None and t[3][0] != uid}
     for (space, word), (pc, lanes) in sorted(watch.reads.get(w.uid, {}).items()):
-        if (space, word) in watch.changed:
+        if (space, word) in watch.changed or (space, word) in contested:
             continue
         memory = sim.gmem if space == "global" else w.sm.shared
         writer = memory.writer.get(word)
         if writer is None:
             continue
-        out.append(_blame(sim, w, lanes, pc, f"word {word_name(sim, space, word, w.block)} to change",
-                          writer, None, word, span, wrote=True))
+        found = _blame(sim, w, lanes, pc, f"word {word_name(sim, space, word, w.block)} to change",
+                       writer, None, word, span, wrote=True)
+        found.downstream = _warp_of(sim, writer[0]) is None or _warp_of(sim, writer[0]).done
+        out.append(found)
     strong = [f for f in out if f.kind != "livelock"]
     return strong or out[:1]
+
+
+def _starved(sim, w: Warp, lanes: int, pc: int, what: str, holder: tuple[int, int], tries: int,
+             span: str) -> Finding:
+    """The bit was free now and then, but held by the same lane at every one of w's tries: two
+    loops in step, so w never gets it (timing is deterministic here; on a GPU, jitter might
+    break the step, or not)."""
+    h = _warp_of(sim, holder[0])
+    who = f"lane {holder[1]} of {h.name if h is not None else 'a finished warp'}"
+    return Finding("livelock", f"livelock: {L.describe(lanes)} of {w.name} spin at {where(sim, pc)} (the loop "
+                   f"{span}) for {what}, and at each of its {tries} tries {who} held it: that lane takes and "
+                   "releases the bit in a loop of its own that keeps step with this one, so this warp never "
+                   f"gets it{f' (that lane {_lane_place(h, holder[1])})' if h is not None else ''}", w, pc, lanes,
+                   help="spin on a plain load until the word looks free and only then try the lock (test and "
+                        "test-and-set), or use a lock-bit primitive (`using tinylock`), whose waiters do not "
+                        "hold the bit while they look")
 
 
 def _blame(sim, w: Warp, lanes: int, pc: int, what: str, holder: tuple | None, held_word: int | None,

@@ -356,7 +356,7 @@ class Pattern:
             per_bit[b] = per_bit.get(b, 0) + 1
         self.distinct = len(per_bit) == len(bits)
         self.transactions = _conflicts(words, banks)
-        self.lock_transactions = max(self.transactions, max(per_bit.values(), default=1))
+        self.lock_transactions = max(per_bit.values(), default=1)
 
 
 def _conflicts(words: list[int], banks: int) -> int:
@@ -399,6 +399,14 @@ def _shared_latency(env, transactions: int) -> int:
     return cfg.shared_latency + cfg.shared_replay * (transactions - 1)
 
 
+def _lock_latency(env, pat: "Pattern") -> int:
+    """LDSLK / STSUL: the bank conflicts, or, when more, one lock-unit transaction per lane on
+    the busiest lock bit."""
+    cfg = env.config
+    return cfg.shared_latency + max(cfg.shared_replay * (pat.transactions - 1),
+                                    cfg.lock_replay * (pat.lock_transactions - 1))
+
+
 def _lds(ins, env):
     d = ins.operands[0].n
     mem: Mem = ins.operands[1]
@@ -435,7 +443,7 @@ def _sts(ins, env, unlock: bool = False):
             holder = shared.holder
             for _, _, b, _ in pat.pairs:
                 holder.pop(b, None)
-            return _shared_latency(env, pat.lock_transactions)
+            return _lock_latency(env, pat)
         return _shared_latency(env, pat.transactions)
     return run
 
@@ -483,7 +491,7 @@ def _ldslk(ins, env):
             w.r[d][pat.lanes_np] = shared.words[pat.words_np]
         if pd != PT:
             put_pred(w, pd, L.to_array(got), m)
-        return _shared_latency(env, pat.lock_transactions)
+        return _lock_latency(env, pat)
     return run
 
 

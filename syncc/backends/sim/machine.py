@@ -40,7 +40,8 @@ class FermiConfig:
     s2r_latency: int = 20
     vote_latency: int = 11
     shared_latency: int = 26
-    shared_replay: int = 2              # extra cycles per extra transaction (bank or lock-bit conflict)
+    shared_replay: int = 2              # extra cycles per extra transaction (a bank conflict)
+    lock_replay: int = 2                # extra cycles per extra lock-unit transaction (lanes on one lock bit)
     lsu_occupancy: int = 1              # cycles one shared transaction holds the SM's load/store unit
     global_latency: int = 300
     global_store_latency: int = 300     # until a store is visible at L2 (what MEMBAR.GL waits for)

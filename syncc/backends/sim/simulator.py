@@ -58,7 +58,7 @@ class Outcome:
     fault: Fault | None = None
     diagnosis: object = None             # diagnose.Diagnosis, for deadlock/livelock/budget
     stats: "Stats | None" = None
-    shared_after: dict | None = None     # block index → shared words at its end (keep_shared)
+    shared_after: dict | None = None     # block index → shared words at its end, or at the stop (keep_shared)
 
     @property
     def ok(self) -> bool:
@@ -612,6 +612,12 @@ class Simulator:
 
     # ---- endings
     def _outcome(self, status: str, fault: Fault | None = None, diagnosis=None) -> Outcome:
+        if self.keep_shared:                 # a run that stops early: the blocks still live, as they are
+            for sm in self.sms:
+                for block in sm.blocks:
+                    start = block.base // 4
+                    self.shared_after[block.index] = sm.shared.words[
+                        start:start + -(-self.kernel.shared_bytes // 4)].copy()
         return Outcome(status, self.now, self.warp_instructions, self.thread_instructions, fault, diagnosis,
                        self.stats, self.shared_after)
 
