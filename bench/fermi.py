@@ -90,6 +90,7 @@ def _floor(n: int) -> float:
 
 class PhaseClock:
     """Per (warp, source line): the first and last cycle an instruction of that line issued."""
+    wants_issues = True
 
     def __init__(self):
         self.first: dict[tuple[int, int], int] = {}

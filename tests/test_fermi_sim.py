@@ -484,3 +484,12 @@ def test_the_trace_has_a_track_per_warp_and_barrier_spans(tmp_path):
     spans = [e for e in events if e.get("ph") == "X"]
     assert sum(1 for e in spans if e["name"] == "barrier 0") == 16
     assert sum(1 for e in spans if e["name"] == "warp") == 16
+    # each warp holds its slots' bits from the start; warps 1-15 spin for their predecessor's,
+    # and get them in chain order
+    holds = [e for e in spans if e["name"] == "holds lock bits"]
+    assert len(holds) == 16
+    waits = {e["tid"] % 1000: e for e in spans if e["name"] == "waits for a lock bit"}
+    assert set(range(2, 16)) <= set(waits) and 0 not in waits
+    ends = [waits[w]["ts"] + waits[w]["dur"] for w in range(2, 16)]
+    assert ends == sorted(ends) and len(set(ends)) == len(ends)
+    assert all(waits[w]["args"]["instruction"] == "LDSLK P1, R1, [R4+-0x80];" for w in range(2, 16))

@@ -5,10 +5,13 @@
     trace.write("nw.json")        # open it in https://ui.perfetto.dev or chrome://tracing
 
 The trace has one process per SM and one track per warp (named by block and
-warp). A warp's track shows spans for the source regions it is in (the
-emitter marks `critical`, `wait` and `put` regions), for the time it waits at
-a barrier, and its lifetime; one counter per SM shows how many lock bits are
-taken. Time is in cycles, shown as microseconds (1 cycle = 1 µs in the viewer).
+warp). A warp's track shows its lifetime; the time it waits at a barrier; the
+time it spins for a lock bit (from an LDSLK that gets no bit to the one that
+gets some: "waits for a lock bit"); the time it holds lock bits (from taking
+the first to freeing the last: its critical sections and the slots it keeps
+full); and the `.region`s of a hand-written .sass file. One counter per SM
+shows how many lock bits are taken. Time is in cycles, shown as microseconds
+(1 cycle = 1 µs in the viewer).
 
 An observer is any object with some of these methods; the simulator calls the
 ones it has: block_started(block, now), block_finished(block, now),
@@ -56,6 +59,7 @@ class TraceRecorder:
         self._regions: list | None = None
         self._kernel = None
         self._lock_count: dict[int, int] = {}
+        self._locks: dict[int, _LockState] = {}      # warp uid → its lock bits, as the trace follows them
 
     # ---- per launch
     def start_launch(self, kernel) -> None:
@@ -71,6 +75,7 @@ class TraceRecorder:
         self._regions = index
         self._open.clear()
         self._bar.clear()
+        self._locks.clear()
         self.events.append({"name": f"launch {self.launch}: {kernel.name}", "ph": "i", "s": "g",
                             "ts": self.offset, "pid": 0, "tid": 0})
 
@@ -107,6 +112,7 @@ class TraceRecorder:
 
     def warp_finished(self, w, now) -> None:
         self._close_region(w, now)
+        self._settle(w, now, finished=True)
         self._span(w, "warp", self._start_of(w), now, {"instructions": w.issued})
 
     def _start_of(self, w) -> int:
@@ -124,6 +130,14 @@ class TraceRecorder:
         pass
 
     def issued(self, w, d, now) -> None:
+        state = self._locks.get(w.uid)
+        if state is not None and state.pending is not None:
+            self._settle(w, now)
+        op = d.ins.op
+        if op in ("LDSLK", "STSUL"):                 # its effect is seen at the warp's next issue
+            if state is None:
+                state = self._locks[w.uid] = _LockState()
+            state.pending = (op, now, _held(w), d.ins)
         regions = self._regions
         i = w.pc // INSTR_BYTES
         region = regions[i] if regions and 0 <= i < len(regions) else None
@@ -133,9 +147,35 @@ class TraceRecorder:
         self._close_region(w, now)
         if region is not None:
             self._open[w.uid] = (region, now)
-        op = d.ins.op
-        if op in ("LDSLK", "STSUL"):
-            self._lock_counter(w, now)
+
+    def _settle(self, w, now, finished: bool = False) -> None:
+        """The effect of the warp's last LDSLK or STSUL: a wait starts or ends, a hold starts or ends."""
+        state = self._locks.get(w.uid)
+        if state is None:
+            return
+        if state.pending is not None:
+            op, at, before, ins = state.pending
+            state.pending = None
+            held = _held(w)
+            self._lock_counter(w, at + 1)
+            if op == "LDSLK":
+                if held > before and state.wait is not None:
+                    start, first = state.wait
+                    self._span(w, "waits for a lock bit", start, at, _where(first))
+                    state.wait = None
+                elif held <= before and state.wait is None:
+                    state.wait = (at, ins)
+            if before == 0 and held > 0:
+                state.hold = (at, ins)
+            elif before > 0 and held == 0 and state.hold is not None:
+                self._span(w, "holds lock bits", state.hold[0], at + 1, _where(state.hold[1]))
+                state.hold = None
+        if finished:
+            if state.wait is not None:
+                self._span(w, "waits for a lock bit", state.wait[0], now, _where(state.wait[1]))
+            if state.hold is not None:
+                self._span(w, "holds lock bits", state.hold[0], now, _where(state.hold[1]))
+            self._locks.pop(w.uid, None)
 
     def _close_region(self, w, now) -> None:
         open_ = self._open.pop(w.uid, None)
@@ -163,6 +203,28 @@ class TraceRecorder:
     def write(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
             json.dump(self.json(), f)
+
+
+class _LockState:
+    """What the trace knows of one warp's lock bits."""
+    __slots__ = ("pending", "wait", "hold")
+
+    def __init__(self):
+        self.pending = None          # (op, cycle, bits held before, instruction): not yet seen to act
+        self.wait = None             # (start, the LDSLK): spinning for a bit
+        self.hold = None             # (start, the LDSLK that took the first bit)
+
+
+def _held(w) -> int:
+    uid = w.uid
+    return sum(1 for h in w.sm.shared.holder.values() if h[0] == uid)
+
+
+def _where(ins) -> dict:
+    out = {"address": f"0x{ins.addr:04x}", "instruction": str(ins)}
+    if ins.loc is not None:
+        out["source line"] = ins.loc[0]
+    return out
 
 
 class Progress:
