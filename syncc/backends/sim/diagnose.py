@@ -324,6 +324,13 @@ def _explain_spin(sim, watch: Watch, w: Warp) -> list[Finding]:
         memory = sim.gmem if space == "global" else w.sm.shared
         writer = memory.writer.get(word)
         if writer is None:
+            value = int(memory.words[word]) if 0 <= word < len(memory.words) else 0
+            out.append(Finding("deadlock", f"deadlock: {L.describe(lanes)} of {w.name} spin at {where(sim, pc)} "
+                               f"(the loop {span}) waiting for word {word_name(sim, space, word, w.block)} to "
+                               f"change, which no thread has written since the launch (it holds its first "
+                               f"value, {_signed(value)})", w, pc, lanes,
+                               help="check which slot, flag or lock the waiting threads use: nothing ever "
+                                    "signals, puts or releases this one", downstream=True))
             continue
         found = _blame(sim, w, lanes, pc, f"word {word_name(sim, space, word, w.block)} to change",
                        writer, None, word, span, wrote=True)
@@ -331,6 +338,10 @@ def _explain_spin(sim, watch: Watch, w: Warp) -> list[Finding]:
         out.append(found)
     strong = [f for f in out if f.kind != "livelock"]
     return strong or out[:1]
+
+
+def _signed(v: int) -> int:
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def _starved(sim, w: Warp, lanes: int, pc: int, what: str, holder: tuple[int, int], tries: int,
