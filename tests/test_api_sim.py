@@ -67,3 +67,15 @@ def test_wrong_arguments_are_refused_before_anything_runs():
     from syncc.runtime.args import LaunchError
     with pytest.raises(LaunchError):
         prog.tiny_lock(np.arange(32, dtype=np.int64), np.zeros(512, np.int32))
+
+
+def test_seed003_livelock_from_a_program_and_its_syncwarp_fix():
+    from helpers import syncc as cli
+    path = str(ROOT / "tests" / "sim" / "its_ring.sync")
+    fixed = cli("run", path, "--its")
+    assert fixed.code == 0 and fixed.out.strip() == "32"
+    stuck = cli("run", path, "--its", "--unsafe-no-syncwarp")
+    assert stuck.code == 3 and "warning[W0702]" in stuck.err and "error[E0909]" in stuck.err
+    assert "lanes 1-31" in stuck.err and "lane 0 of the same warp" in stuck.err
+    fermi = cli("run", path)
+    assert fermi.code == 1 and "error[E0701]" in fermi.err

@@ -493,3 +493,17 @@ def test_the_trace_has_a_track_per_warp_and_barrier_spans(tmp_path):
     ends = [waits[w]["ts"] + waits[w]["dur"] for w in range(2, 16)]
     assert ends == sorted(ends) and len(set(ends)) == len(ends)
     assert all(waits[w]["args"]["instruction"] == "LDSLK P1, R1, [R4+-0x80];" for w in range(2, 16))
+
+
+def test_progress_shows_cycles_and_instructions_then_erases_itself():
+    import io
+
+    from syncc.backends.sim.trace import Progress
+    stream = io.StringIO()
+    progress = Progress(stream, every=0.0)
+    run = simulate(CHAIN, FermiConfig(check_every=64), observer=progress)
+    assert run.status == "finished"
+    text = stream.getvalue()
+    assert "fermi-sim: chain: cycle" in text and "warp-instructions" in text
+    progress.done()
+    assert stream.getvalue().endswith("\r" + " " * 78 + "\r")

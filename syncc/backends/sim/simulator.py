@@ -167,6 +167,9 @@ class Simulator:
         self.stats = Stats([0] * n, [0] * n, [0] * n)
         self.warp_instructions = 0
         self.thread_instructions = 0
+        if observer is not None and not hasattr(observer, "observers"):
+            from .trace import Observers   # one observer with only some of the hooks
+            observer = Observers([observer])
         self.observer = observer           # trace and progress hooks: see trace.py
         self._trace_issues = bool(observer is not None and getattr(observer, "wants_issues", False))
         self._hooks = self._trace_issues                # per-issue hooks: a trace, or a diagnosis watch
