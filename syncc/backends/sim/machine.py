@@ -41,14 +41,14 @@ class FermiConfig:
     vote_latency: int = 11
     shared_latency: int = 26
     shared_replay: int = 2              # extra cycles per extra transaction (a bank conflict)
-    lock_replay: int = 2                # extra cycles per extra lock-unit transaction (lanes on one lock bit)
+    lock_replay: int = 0                # extra cycles per extra lock-unit transaction (lanes on one lock bit)
     lsu_occupancy: int = 1              # cycles one shared transaction holds the SM's load/store unit
     global_latency: int = 300
     global_store_latency: int = 300     # until a store is visible at L2 (what MEMBAR.GL waits for)
     local_latency: int = 35             # L1 hit
     atomic_latency: int = 300           # a global atomic: to L2 and back
     atomic_occupancy: int = 8           # cycles one atomic holds its address at L2
-    membar_cta_latency: int = 8
+    membar_cta_latency: int = 16
     membar_gl_latency: int = 40         # on top of waiting for the warp's outstanding stores
     branch_latency: int = 8             # a taken or divergent branch: fetch from the new address
     stack_latency: int = 2              # SSY/PBK push, a pop at .S/BRK/EXIT
