@@ -321,6 +321,9 @@ def _vote(ins, env):
     return run
 
 
+LANEMASK_LT = ((np.uint64(1) << np.arange(32, dtype=np.uint64)) - np.uint64(1)).astype(np.uint32)  # lanes below
+
+
 def _s2r(ins, env):
     name = ins.operands[1].name
     sim = env.sim
@@ -328,6 +331,7 @@ def _s2r(ins, env):
         "SR_Tid_X": lambda w: w.tid[0], "SR_Tid_Y": lambda w: w.tid[1], "SR_Tid_Z": lambda w: w.tid[2],
         "SR_CTAid_X": lambda w: U32(w.block.index[0]), "SR_CTAid_Y": lambda w: U32(w.block.index[1]),
         "SR_CTAid_Z": lambda w: U32(w.block.index[2]), "SR_LaneId": lambda w: w.lane_ids,
+        "SR_LanemaskLt": lambda w: LANEMASK_LT,
         "SR_ClockLo": lambda w: U32(sim.now & MASK32), "SR_ClockHi": lambda w: U32(sim.now >> 32 & MASK32),
     }
     return _to_reg(ins, fixed[name])

@@ -48,11 +48,11 @@ class FermiConfig:
     local_latency: int = 35             # L1 hit
     atomic_latency: int = 300           # a global atomic: to L2 and back
     atomic_occupancy: int = 8           # cycles one atomic holds its address at L2
-    membar_cta_latency: int = 16
+    membar_cta_latency: int = 24
     membar_gl_latency: int = 40         # on top of waiting for the warp's outstanding stores
     branch_latency: int = 8             # a taken or divergent branch: fetch from the new address
     stack_latency: int = 2              # SSY/PBK push, a pop at .S/BRK/EXIT
-    barrier_latency: int = 20           # from the last arrival to the release of the waiters
+    barrier_latency: int = 70           # from the last arrival to the release of the waiters
     # ---- budgets
     max_cycles: int = 50_000_000        # a run that has not finished by then is stopped and explained
     check_every: int = 4096             # issued instructions between checks for a quiet machine

@@ -25,6 +25,7 @@ from .ifconvert import if_convert
 from .layout import lay_out, merge_blocks, order_blocks
 from .legalize import check_kernel, legalize
 from .machine import EmitterError
+from .optimize import optimize
 from .reconverge import find_regions, place_reconvergence
 from .regalloc import allocate
 from .select import Selector
@@ -50,6 +51,7 @@ def emit_kernel(k: Kernel, source: str | None = None, its: bool = False) -> Sass
     ir = if_convert(ir)                                   # IR → IR: short arms become guarded code
     regions = find_regions(ir, lambda b: uniform.level(b.term.cond) > WARP)
     mf = Selector(ir, lambda r: uniform.level(r) <= WARP, its, source).run()   # SASS on virtual registers
+    optimize(mf)                                          # fold, propagate, share, hoist
     place_reconvergence(mf, regions, its)                 # SSY / .S (or BSSY / BSYNC)
     merge_blocks(mf)
     order_blocks(mf)

@@ -45,7 +45,7 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
         if wide(t):
-            span = getattr(p, "span", None) or k.span
+            span = getattr(p, "span", None) or _first_use(k, p) or k.span
             return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
     for a in k.arrays:
         if wide(a.elem):
@@ -59,6 +59,17 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
                         else f"this computes with {t}"
                     return [_e0801(what, ins.span or k.span)]
     return []
+
+
+def _first_use(k: Kernel, p) -> object | None:
+    """The span of the first instruction that reads or writes parameter p (a register or an array)."""
+    for b in k.blocks:
+        for ins in b.instrs:
+            refs = {a.name for a in ins.args if isinstance(a, Ref)}
+            used = any(a == p for a in ins.args) if isinstance(p, Reg) else p.name in refs
+            if used and ins.span is not None:
+                return ins.span
+    return None
 
 
 def _e0801(what: str, span) -> Diagnostic:

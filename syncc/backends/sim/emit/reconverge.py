@@ -11,11 +11,16 @@ The algorithm (docs/fermi.md, "From IR to SASS"):
 
   * a branch whose condition is warp-uniform (uniformity.py: level ≤ WARP) is a
     BRA.U and needs nothing;
-  * any other branch B has a join J = its immediate post-dominator; when every
-    path from B ends in `ret` there is none (EXIT needs no join). Its region is B
-    and every block reachable from B without passing J. A region with a join
-    holds no `ret` (else J would not post-dominate B). Branches with the same
-    region and join share one SSY;
+  * any other branch B has a join J = its immediate post-dominator; when that is
+    the exit (some path from B returns without passing a block that every other
+    path passes) there is none, and the lanes B splits meet again only as they
+    exit. Its region is B and every block reachable from B without passing J. A
+    region with a join holds no `ret` (else J would not post-dominate B).
+    Branches with the same region and join share one SSY, and so do regions with
+    the same join that share blocks without nesting (the two inner branches of
+    an if/else whose arms both `continue` meet in the if's endif): their union
+    is one region, since each path to the join ends in one .S, which pops one
+    entry, a divergence entry of its branches or, last, the SSY's;
   * the regions must nest (two are disjoint or one holds the other): else an
     EmitterError names them;
   * every edge u → v now leaves the regions around u that do not hold v
@@ -33,12 +38,18 @@ The algorithm (docs/fermi.md, "From IR to SASS"):
 So an `if` is `SSY J; @!P BRA stub; then...; .S` with `stub: NOP.S`, and a loop
 whose branch diverges gets its SSY on the edge into the loop (the preheader),
 not inside it: each iteration pushes only divergence entries, which its .S pops.
+When the entry block itself branches divergently, the kernel starts with an
+empty block of its own, so that the SSY has an edge to go on.
 
 In the ITS flavour (`its=True`) a region is a convergence barrier instead:
 `BSSY Bn, stub` on the entry edges, every path into J goes to the stub, whose
-first instruction is `BSYNC Bn`, and n is the region's nesting depth. Lanes
-leave a region only through its join (or EXIT, which a BSYNC does not wait
-for), so no BREAK is needed.
+first instruction is `BSYNC Bn`. Bn is a register of the warp that BSSY sets to
+the lanes of the split executing it, so regions that can be open at once in
+different splits (nested ones, the loops in the two arms of an `if`) get
+different barriers; regions one split runs one after the other may share one
+(`_assign_barriers`; an EmitterError when 16 do not suffice). Lanes leave a
+region only through its join (or EXIT, which a BSYNC does not wait for), so no
+BREAK is needed.
 """
 from __future__ import annotations
 
@@ -60,6 +71,7 @@ class Region:
     branches: list[str]
     parent: "Region | None" = None
     depth: int = 0
+    barrier: int = 0                # the convergence barrier Bn in the ITS flavour (_assign_barriers)
     children: list["Region"] = field(default_factory=list)
 
     def __repr__(self) -> str:
@@ -71,6 +83,7 @@ def find_regions(k: Kernel, divergent) -> list[Region]:
     may split a warp. Raises EmitterError when they do not nest."""
     cfg = CFG(k)
     groups: dict[tuple[frozenset[str], str], list[str]] = {}
+    scopes: list[frozenset[str]] = []           # where the lanes each divergent branch splits may be
     for b in k.blocks:
         t = b.term
         if not isinstance(t, Branch) or t.if_true == t.if_false or b.label not in cfg.reachable:
@@ -78,8 +91,6 @@ def find_regions(k: Kernel, divergent) -> list[Region]:
         if not divergent(b):
             continue
         join = cfg.ipdom(b.label)
-        if join is None or join == EXIT:
-            continue                        # every path ends in `ret`: EXIT needs no join
         inside, todo = {b.label}, list(t.targets)
         while todo:
             x = todo.pop()
@@ -87,15 +98,58 @@ def find_regions(k: Kernel, divergent) -> list[Region]:
                 continue
             inside.add(x)
             todo.extend(cfg.succs[x])
+        scopes.append(frozenset(inside))
+        if join is None or join == EXIT:
+            continue                        # every path ends in `ret`: EXIT needs no join
         groups.setdefault((frozenset(inside), join), []).append(b.label)
-    regions = [Region(n, blocks, join, branches) for n, ((blocks, join), branches) in enumerate(groups.items())]
+    regions = [Region(n, blocks, join, branches) for n, ((blocks, join), branches) in enumerate(_merge(groups))]
     for r in regions:
         for label in r.blocks:
             if isinstance(cfg.blocks[label].term, Return):
                 raise EmitterError(f"kernel @{k.name}: {r} holds `ret` in {label}, though its join should "
                                    "post-dominate it")
     _nest(k, regions)
+    _assign_barriers(regions, scopes)
     return regions
+
+
+def _merge(groups: dict[tuple[frozenset[str], str], list[str]]) -> list[tuple[tuple[frozenset[str], str], list[str]]]:
+    """Regions with one join that share blocks without nesting become one region, their union (an
+    if/else whose arms both `continue` has two inner branches whose regions meet in the if's
+    endif). One SSY entry serves every branch of the union: each path to the join ends in one .S,
+    which pops one entry, a divergence entry of the union's branches or, last, the SSY's."""
+    merged = [[blocks, join, list(branches)] for (blocks, join), branches in groups.items()]
+    changed = True
+    while changed:
+        changed = False
+        for i, a in enumerate(merged):
+            for b in merged[i + 1:]:
+                if a[1] == b[1] and a[0] & b[0] and not a[0] <= b[0] and not b[0] <= a[0]:
+                    a[0] = a[0] | b[0]
+                    a[2] += b[2]
+                    merged.remove(b)
+                    changed = True
+                    break
+            if changed:
+                break
+    return [((blocks, join), branches) for blocks, join, branches in merged]
+
+
+def _assign_barriers(regions: list[Region], scopes: list[frozenset[str]]) -> None:
+    """The convergence barrier of each region in the ITS flavour. A barrier is one register of the
+    warp, which BSSY sets to the lanes of the split that executes it; so two regions that can be
+    open at once get different ones: nested regions, and regions that the lanes of one divergent
+    branch can be in at the same time in different splits (both meet the blocks where that branch's
+    lanes go before they meet again: the two arms of an `if`, or anything after a branch whose
+    lanes never meet again). Regions that one split runs one after the other may share one."""
+    def conflict(r: Region, s: Region) -> bool:
+        return bool(r.blocks & s.blocks) or any(sc & r.blocks and sc & s.blocks for sc in scopes)
+
+    done: list[Region] = []
+    for r in sorted(regions, key=lambda r: (r.depth, r.id)):
+        taken = {s.barrier for s in done if conflict(r, s)}
+        r.barrier = min(n for n in range(len(regions) + 1) if n not in taken)
+        done.append(r)
 
 
 def _nest(k: Kernel, regions: list[Region]) -> None:
@@ -138,9 +192,9 @@ class Reconverger:
         self.entries: dict[tuple, str] = {}
         self.busy: set[int] = set()
         self.new: list[tuple[str, MBlock]] = []         # (placed before this label, block)
-        if its and any(r.depth >= MAX_BARRIERS for r in regions):
-            raise EmitterError(f"kernel @{mf.name}: reconvergence regions nest {max(r.depth for r in regions) + 1} "
-                               f"deep; ITS has {MAX_BARRIERS} convergence barriers")
+        if its and any(r.barrier >= MAX_BARRIERS for r in regions):
+            raise EmitterError(f"kernel @{mf.name}: {max(r.barrier for r in regions) + 1} reconvergence regions can "
+                               f"be open at once; ITS has {MAX_BARRIERS} convergence barriers")
 
     def chain(self, label: str) -> list[Region]:
         return self.chains.get(label, [])
@@ -181,7 +235,7 @@ class Reconverger:
             label = self._fresh(f"{r.join}.sync")
             self.stubs[r.id] = label
             if self.its:
-                block = MBlock(label, [MInstr("BSYNC", (), [Barrier(r.depth)])], None, kind="stub")
+                block = MBlock(label, [MInstr("BSYNC", (), [Barrier(r.barrier)])], None, kind="stub")
                 self._add(block, r.join)
                 block.term = Goto(self.cont(r))
             else:
@@ -202,13 +256,20 @@ class Reconverger:
             self._add(block, v)
             for r in entering:
                 if self.its:
-                    block.instrs.append(MInstr("BSSY", (), [Barrier(r.depth), Label(self.stub(r))]))
+                    block.instrs.append(MInstr("BSSY", (), [Barrier(r.barrier), Label(self.stub(r))]))
                 else:
                     block.instrs.append(MInstr("SSY", (), [Label(self.cont(r))]))
         return self.entries[key]
 
     # ---- the edges
     def run(self) -> None:
+        entry = self.mf.blocks[0].label
+        if self.chain(entry):
+            # a divergent branch in the entry block: its SSY needs an edge into the region, so the
+            # kernel starts in an empty block of its own that goes on to the old entry
+            start = MBlock(self._fresh("start"), [], Goto(entry))
+            self.mf.blocks.insert(0, start)
+            self.blocks[start.label] = start
         originals = list(self.mf.blocks)
         entry = originals[0].label
         for u in originals:

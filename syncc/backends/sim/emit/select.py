@@ -80,7 +80,8 @@ _put("max", ("i32",), ("IMNMX", "d", "a", "b", "!pt"))
 _put("max", ("u32",), ("IMNMX.U32", "d", "a", "b", "!pt"))
 _put("neg", INT, ("IADD", "d", "RZ", "-a"))
 _put("not", INT, ("LOP.PASS_B", "d", "RZ", "~a"))
-_put("abs", INT, ("IADD", "t0", "RZ", "-a"), ("IMNMX", "d", "a", "t0", "!pt"))
+_put("abs", ("i32",), ("IADD", "t0", "RZ", "-a"), ("IMNMX", "d", "a", "t0", "!pt"))
+_put("abs", ("u32",), ("MOV", "d", "a"))                          # an unsigned value is its own magnitude
 _put("popc", INT, ("POPC", "d", "a", "a"))
 _put("mov", INT, ("MOV", "d", "a"))
 _put("select", INT, ("SEL", "d", "b", "c", "a"))                  # select cond, x, y: SEL d, x, y, cond
@@ -514,14 +515,11 @@ class Selector:
             self.emit("VOTE.ANY", d, Pred(PT), src)
 
     def elect(self, ins: Instr) -> None:
-        """The lowest active lane: mask & -mask == 1 << laneid."""
+        """The lowest active lane: no active lane below it (mask & lanemask_lt == 0)."""
+        below = self.result(self.emit("S2R", Use(self.temp()), Special("SR_LanemaskLt")))
         mask = self.result(self.emit("VOTE.ANY", Use(self.temp()), Pred(PT), Pred(PT)))
-        minus = self.result(self.emit("IADD", Use(self.temp()), SReg(RZ), Use(mask, neg=True)))
-        low = self.result(self.emit("LOP.AND", Use(self.temp()), Use(mask), Use(minus)))
-        lane = self.result(self.emit("S2R", Use(self.temp()), Special("SR_LaneId")))
-        one = self.result(self.emit("MOV", Use(self.temp()), SImm(1)))
-        bit = self.result(self.emit("SHL", Use(self.temp()), Use(one), Use(lane)))
-        self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(low), Use(bit), Pred(PT))
+        lower = self.result(self.emit("LOP.AND", Use(self.temp()), Use(mask), Use(below)))
+        self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(lower), SReg(RZ), Pred(PT))
 
     def divide(self, ins: Instr) -> None:
         """By a constant (legalize.py turned division by a register into a loop)."""
