@@ -7,9 +7,10 @@ Limits are NVIDIA's for compute capability 2.0 (and GPGPU-Sim's tested GTX480
 configuration). Cycles are SM core cycles, in which each of the two warp
 schedulers can issue one warp-instruction. Latencies start from design.md §6
 (shared ≈ 26, ALU dependent issue ≈ 11 core cycles, global 400–800 shader
-clocks ≈ 200–400 core cycles) and were then calibrated so that the five schemes
-of seed 000's Table 1 relate as in its Figure 4 (docs/fermi.md, "Calibration",
-says which and by how much).
+clocks ≈ 200–400 core cycles); lock_replay, membar_cta_latency and
+barrier_latency were then calibrated so that the five schemes of seed 000's
+Table 1 relate as in its Figure 4 (docs/fermi.md, "Calibration against seed
+000's Figure 4", says how).
 """
 from __future__ import annotations
 
