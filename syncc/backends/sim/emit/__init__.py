@@ -4,15 +4,28 @@
     program = build_fermi_sass(module, its=True)   # Volta-style: BSSY / BSYNC, WARPSYNC
 
 Guarantee: each kernel of the module becomes a SassKernel that computes, per
-thread, what its IR computes, whose every divergent branch reconverges at its
-join on the SIMT stack (reconverge.py), whose registers are R0–R62 and P0–P6
-(spills in local memory), and whose header (launch shape, parameters in
-constant-bank order, shared arrays, shared and local bytes, source file) is
-what the simulator needs to run it. A program the emitter cannot handle
-(64-bit integers) is a CompileError with located diagnostics (E0801); a shape
-it does not expect from the passes is an EmitterError (an internal error).
+thread, what its IR computes, in which the lanes that every divergent branch
+splits (those that do not return) meet again at its join (reconverge.py),
+whose registers are R0–R62 and P0–P6 (spills in local memory), and whose
+header (launch shape, parameters in constant-bank order, shared arrays, shared
+and local bytes, source file) is what the simulator needs to run it. A
+program the emitter cannot handle (64-bit integers) is a CompileError with
+located diagnostics (E0801); a shape it does not expect from the passes is an
+EmitterError (an internal error).
 
-The steps, one file each (docs/fermi.md, "From IR to SASS"):
+The steps, one file each (docs/fermi.md, "From IR to SASS"), in this order:
+
+    legalize.py     check_kernel (E0801), then IR → IR: shared atomics as seed 000
+                    Listing 1's lock-bit loop, division by a register, nanosleep, orderings
+    ifconvert.py    IR → IR: short arms become guarded (predicated) instructions
+    reconverge.py   find_regions: each divergent branch's join and region (on the IR,
+                    with the uniformity computed before if-conversion)
+    select.py       each IR instruction → SASS on virtual registers, with its source line
+    optimize.py     folding, copy propagation, shared subexpressions, loop-invariant motion
+    reconverge.py   place_reconvergence: SSY / .S (BSSY / BSYNC) on the regions' edges
+    layout.py       merge_blocks, order_blocks
+    regalloc.py     R0–R62 and P0–P6, spills to local memory and to registers
+    layout.py       lay_out: branches, .S, addresses
 """
 from __future__ import annotations
 
@@ -49,7 +62,7 @@ def emit_kernel(k: Kernel, source: str | None = None, its: bool = False) -> Sass
     ir = legalize(k)                                      # IR → IR: what Fermi lacks
     uniform = Uniformity(ir)                              # before if-conversion merges the arms away
     ir = if_convert(ir)                                   # IR → IR: short arms become guarded code
-    regions = find_regions(ir, lambda b: uniform.level(b.term.cond) > WARP)
+    regions = find_regions(ir, lambda b: uniform.level(b.term.cond) > WARP, its)
     mf = Selector(ir, lambda r: uniform.level(r) <= WARP, its, source).run()   # SASS on virtual registers
     optimize(mf)                                          # fold, propagate, share, hoist
     place_reconvergence(mf, regions, its)                 # SSY / .S (or BSSY / BSYNC)

@@ -2,25 +2,28 @@
 
 Guarantee: after `place_reconvergence`, every branch whose condition is not
 warp-uniform runs inside a region opened by an SSY and closed by a `.S`, as
-Fermi nvcc compiled it, so that the lanes of the two sides meet again at the
-branch's join; the regions nest, so the SIMT stack holds, at every block, one
-SSY entry per region around it, and it does not grow from one loop iteration to
-the next.
+Fermi nvcc compiled it, so that the lanes of the two sides that do not return
+meet again at the branch's join (unless a side only returns: then the lanes
+that go on are together already); the regions nest, so the SIMT stack holds,
+at every block, one SSY entry per region around it, and it does not grow from
+one loop iteration to the next.
 
 The algorithm (docs/fermi.md, "From IR to SASS"):
 
   * a branch whose condition is warp-uniform (uniformity.py: level ≤ WARP) is a
     BRA.U and needs nothing;
-  * any other branch B has a join J = its immediate post-dominator; when that is
-    the exit (some path from B returns without passing a block that every other
-    path passes) there is none, and the lanes B splits meet again only as they
-    exit. Its region is B and every block reachable from B without passing J. A
-    region with a join holds no `ret` (else J would not post-dominate B).
-    Branches with the same region and join share one SSY, and so do regions with
-    the same join that share blocks without nesting (the two inner branches of
-    an if/else whose arms both `continue` meet in the if's endif): their union
-    is one region, since each path to the join ends in one .S, which pops one
-    entry, a divergence entry of its branches or, last, the SSY's;
+  * any other branch B has a join J = its immediate post-dominator, or, when
+    that is the exit because a path from B returns early, the nearest block that
+    every path from B passes unless it returns first (`join_of`: the lanes that
+    exit leave the SIMT stack, so the others meet there, as nvcc puts the SSY of
+    an `if` with a `return` inside at its endif); none when one side only
+    returns. Its region is B and every block reachable from B without passing J,
+    the early `ret`s included. Branches with the same region and join share one
+    SSY, and so do regions with the same join that share blocks without nesting
+    (the two inner branches of an if/else whose arms both `continue` meet in the
+    if's endif): their union is one region, since each path to the join ends in
+    one .S, which pops one entry, a divergence entry of its branches or, last,
+    the SSY's;
   * the regions must nest (two are disjoint or one holds the other): else an
     EmitterError names them;
   * every edge u → v now leaves the regions around u that do not hold v
@@ -46,10 +49,14 @@ In the ITS flavour (`its=True`) a region is a convergence barrier instead:
 first instruction is `BSYNC Bn`. Bn is a register of the warp that BSSY sets to
 the lanes of the split executing it, so regions that can be open at once in
 different splits (nested ones, the loops in the two arms of an `if`) get
-different barriers; regions one split runs one after the other may share one
-(`_assign_barriers`; an EmitterError when 16 do not suffice). Lanes leave a
-region only through its join (or EXIT, which a BSYNC does not wait for), so no
-BREAK is needed.
+different barriers, while regions one split runs one after the other may share
+one (`_assign_barriers`; an EmitterError when 16 do not suffice); regions with
+one join that share blocks are one region; and a region whose lanes can arrive
+in different splits (entered from both sides of an `if` before it ends) has no
+barrier of its own: a second BSSY would overwrite the first's lanes, so its
+lanes meet at the join of the region around it. Lanes leave a region only
+through its join (or EXIT, which a BSYNC does not wait for), so no BREAK is
+needed.
 """
 from __future__ import annotations
 
@@ -78,53 +85,127 @@ class Region:
         return f"region {self.id} (branches {', '.join(self.branches)}; join {self.join})"
 
 
-def find_regions(k: Kernel, divergent) -> list[Region]:
+def find_regions(k: Kernel, divergent, its: bool = False) -> list[Region]:
     """The SSY regions of `k` (after if-conversion): `divergent(block)` says whether its branch
-    may split a warp. Raises EmitterError when they do not nest."""
+    may split a warp. Raises EmitterError when they do not nest. With `its`, regions with one join
+    that share blocks are one region (one convergence barrier serves them all), a region whose
+    lanes can arrive in two splits gets none (`_entered_apart`), and each region gets its barrier
+    number (`_assign_barriers`)."""
     cfg = CFG(k)
     groups: dict[tuple[frozenset[str], str], list[str]] = {}
-    scopes: list[frozenset[str]] = []           # where the lanes each divergent branch splits may be
+    sides: list[tuple[str, list[frozenset[str]]]] = []     # per divergent branch: where each side's lanes go
+    early = _early_postdoms(cfg)
     for b in k.blocks:
         t = b.term
         if not isinstance(t, Branch) or t.if_true == t.if_false or b.label not in cfg.reachable:
             continue
         if not divergent(b):
             continue
-        join = cfg.ipdom(b.label)
-        inside, todo = {b.label}, list(t.targets)
-        while todo:
-            x = todo.pop()
-            if x == join or x in inside:
-                continue
-            inside.add(x)
-            todo.extend(cfg.succs[x])
-        scopes.append(frozenset(inside))
-        if join is None or join == EXIT:
-            continue                        # every path ends in `ret`: EXIT needs no join
-        groups.setdefault((frozenset(inside), join), []).append(b.label)
-    regions = [Region(n, blocks, join, branches) for n, ((blocks, join), branches) in enumerate(_merge(groups))]
-    for r in regions:
-        for label in r.blocks:
-            if isinstance(cfg.blocks[label].term, Return):
-                raise EmitterError(f"kernel @{k.name}: {r} holds `ret` in {label}, though its join should "
-                                   "post-dominate it")
+        join = join_of(cfg, b.label, early)
+        sides.append((b.label, [_reach(cfg, [x], join) for x in dict.fromkeys(t.targets)]))
+        if join is None:
+            continue                        # the lanes of one side all return: they never meet
+        inside = _reach(cfg, [b.label], join)
+        groups.setdefault((inside, join), []).append(b.label)
+    regions = [Region(n, blocks, join, branches)
+               for n, ((blocks, join), branches) in enumerate(_merge(groups, nested=its))]
+    if its:
+        regions = [r for r in regions if not _entered_apart(cfg, r, sides)]
     _nest(k, regions)
-    _assign_barriers(regions, scopes)
+    if its:
+        _assign_barriers(regions, [branch for _, branch in sides])
     return regions
 
 
-def _merge(groups: dict[tuple[frozenset[str], str], list[str]]) -> list[tuple[tuple[frozenset[str], str], list[str]]]:
+def _entered_apart(cfg: CFG, r: Region, sides: list[tuple[str, list[frozenset[str]]]]) -> bool:
+    """Can the lanes that enter region r arrive in different splits of the warp (from different
+    sides of a divergent branch outside r, before they meet again)? Each split would execute r's
+    BSSY, the later one overwriting the barrier's lanes, and the earlier ones would wait at the
+    BSYNC for lanes that have gone on. Such a region gets no barrier of its own in the ITS flavour:
+    its lanes meet at the join of the region around it (on Fermi each split pushes its own SSY)."""
+    entries = {x for x in r.blocks if any(p not in r.blocks for p in cfg.preds[x])}
+    for label, branch in sides:
+        if label in r.blocks:
+            continue
+        reached = [side for side in branch if side & entries]
+        if len(reached) > 1:
+            return True
+    return False
+
+
+def join_of(cfg: CFG, label: str, early: dict | None = None) -> str | None:
+    """Where the lanes that the branch ending `label` splits meet again: its immediate
+    post-dominator; when that is the exit because a path from the branch reaches a `return`
+    statement, the nearest block that every path passes unless it returns early (lanes that exit
+    leave the warp's stack and barriers, so the others meet there, as nvcc puts the SSY of an `if`
+    with a `return` inside before its endif); None when a side only returns (the lanes that go on
+    are one split already) or every path does. `early`: post-dominator sets that ignore early
+    returns (`_early_postdoms`), computed when not given."""
+    join = cfg.ipdom(label)
+    if join is not None and join != EXIT:
+        return join
+    pd = _early_postdoms(cfg) if early is None else early
+    if pd.get(label) is None or any(pd.get(x) is None for x in cfg.succs[label]):
+        return None
+    below = pd[label] - {label}
+    for j in below:
+        if pd[j] == below:
+            return j
+    return None
+
+
+def _early_postdoms(cfg: CFG) -> dict[str, frozenset[str] | None]:
+    """Post-dominator sets where the paths that end in a `return` statement do not count (None: every
+    path from the block does so, or never ends). The kernel's own end is the `ret` at its closing
+    brace (its span ends where the kernel's does); when no `ret` is, every `ret` counts as the end."""
+    k = cfg.kernel
+    rets = [b.label for b in k.blocks if isinstance(b.term, Return)]
+    final = [x for x in rets if k.span is not None and cfg.blocks[x].term.span is not None
+             and cfg.blocks[x].term.span.end == k.span.end and cfg.blocks[x].term.span.file == k.span.file]
+    final = set(final or rets)
+    pd: dict[str, frozenset[str] | None] = {x: None for x in cfg.labels}
+    for x in final:
+        pd[x] = frozenset({x})
+    changed = True
+    while changed:
+        changed = False
+        for x in reversed(cfg.labels):
+            if x in final or x in rets:
+                continue
+            sets = [pd[t] for t in cfg.succs[x] if pd[t] is not None]
+            new = frozenset({x}).union(frozenset.intersection(*sets)) if sets else None
+            if new != pd[x]:
+                pd[x] = new
+                changed = True
+    return pd
+
+
+def _reach(cfg: CFG, start: list[str], stop: str | None) -> frozenset[str]:
+    """The blocks reachable from `start` (included) without passing `stop`."""
+    inside, todo = set(), list(start)
+    while todo:
+        x = todo.pop()
+        if x == stop or x in inside:
+            continue
+        inside.add(x)
+        todo.extend(cfg.succs[x])
+    return frozenset(inside)
+
+
+def _merge(groups: dict[tuple[frozenset[str], str], list[str]], nested: bool = False) \
+        -> list[tuple[tuple[frozenset[str], str], list[str]]]:
     """Regions with one join that share blocks without nesting become one region, their union (an
     if/else whose arms both `continue` has two inner branches whose regions meet in the if's
     endif). One SSY entry serves every branch of the union: each path to the join ends in one .S,
-    which pops one entry, a divergence entry of the union's branches or, last, the SSY's."""
+    which pops one entry, a divergence entry of the union's branches or, last, the SSY's. With
+    `nested`, a region inside another with the same join joins it too."""
     merged = [[blocks, join, list(branches)] for (blocks, join), branches in groups.items()]
     changed = True
     while changed:
         changed = False
         for i, a in enumerate(merged):
             for b in merged[i + 1:]:
-                if a[1] == b[1] and a[0] & b[0] and not a[0] <= b[0] and not b[0] <= a[0]:
+                if a[1] == b[1] and a[0] & b[0] and (nested or not a[0] <= b[0] and not b[0] <= a[0]):
                     a[0] = a[0] | b[0]
                     a[2] += b[2]
                     merged.remove(b)
@@ -135,15 +216,16 @@ def _merge(groups: dict[tuple[frozenset[str], str], list[str]]) -> list[tuple[tu
     return [((blocks, join), branches) for blocks, join, branches in merged]
 
 
-def _assign_barriers(regions: list[Region], scopes: list[frozenset[str]]) -> None:
+def _assign_barriers(regions: list[Region], sides: list[list[frozenset[str]]]) -> None:
     """The convergence barrier of each region in the ITS flavour. A barrier is one register of the
     warp, which BSSY sets to the lanes of the split that executes it; so two regions that can be
-    open at once get different ones: nested regions, and regions that the lanes of one divergent
-    branch can be in at the same time in different splits (both meet the blocks where that branch's
-    lanes go before they meet again: the two arms of an `if`, or anything after a branch whose
-    lanes never meet again). Regions that one split runs one after the other may share one."""
+    open at once get different ones: nested regions, and regions that lanes of different sides of
+    one divergent branch can reach before they meet again (the loops in the two arms of an `if`).
+    Regions that one split runs one after the other may share one."""
     def conflict(r: Region, s: Region) -> bool:
-        return bool(r.blocks & s.blocks) or any(sc & r.blocks and sc & s.blocks for sc in scopes)
+        if r.blocks & s.blocks:
+            return True
+        return any(a & r.blocks and b & s.blocks for branch in sides for a in branch for b in branch if a is not b)
 
     done: list[Region] = []
     for r in sorted(regions, key=lambda r: (r.depth, r.id)):
