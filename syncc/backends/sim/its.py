@@ -229,7 +229,9 @@ def its_deadlock(sim, w):
             notes.append((f"{L.describe(m)} wait at BSYNC B{n} (0x{pc:04x}) for {L.describe(missing)}", pc))
     for pc, m, need in st.warpsync:
         notes.append((f"{L.describe(m)} wait at WARPSYNC 0x{pc:04x} for {L.describe(need & live & ~m)}", pc))
-    pc = notes[0][1] if notes else w.pc          # no BSYNC or WARPSYNC: where the warp stopped
+    if not notes:                # no lane waits at a BSYNC or WARPSYNC: a barrier's finding explains it
+        return None
+    pc = notes[0][1]
     return Finding("deadlock", f"deadlock: every live lane of {w.name} waits for lanes of its own warp that wait "
                    "elsewhere", w, pc, live, notes,
                    "every lane a BSYNC or WARPSYNC waits for must reach it or exit")
