@@ -115,14 +115,13 @@ class Program:
     def launcher(self, target: str, timeout: float):
         key = f"{target}:{timeout}" if target == "gpu" else target
         if key not in self._launchers:
+            comp = self._comp(target)                   # (an unknown target raises here)
             if target == "gpu":
                 from .runtime.gpu import GpuLauncher
-                self._launchers[key] = GpuLauncher(self._comp("gpu").ir, timeout)
-            elif target == "fermi-sim":
+                self._launchers[key] = GpuLauncher(comp.ir, timeout)
+            else:
                 from .runtime.sim import SimLauncher
                 self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config())
-            else:
-                self._comp(target)                      # raises: an unknown target
         return self._launchers[key]
 
     def run(self, target: str | None = None, timeout: float = 10.0, write=print) -> None:

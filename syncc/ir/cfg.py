@@ -22,7 +22,7 @@ class CFG:
         for label, targets in self.succs.items():
             for t in targets:
                 self.preds[t].append(label)
-        self.reachable = self._reachable()
+        self.reachable = self.reach([self.entry])
         self._idom = self._dominators(self.entry, self.succs, self.preds)
         rsuccs = {label: list(self.preds[label]) for label in self.labels}
         rpreds = {label: list(self.succs[label]) for label in self.labels}
@@ -31,15 +31,6 @@ class CFG:
         for label in rsuccs[EXIT]:
             rpreds[label].append(EXIT)
         self._ipdom = self._dominators(EXIT, rsuccs, rpreds)
-
-    def _reachable(self) -> set[str]:
-        seen, todo = set(), [self.entry]
-        while todo:
-            label = todo.pop()
-            if label not in seen:
-                seen.add(label)
-                todo.extend(self.succs[label])
-        return seen
 
     @staticmethod
     def _dominators(root: str, succs: dict, preds: dict) -> dict[str, str]:
@@ -108,18 +99,23 @@ class CFG:
         p = self._ipdom.get(label)
         return None if p is None or p == label else p
 
+    def reach(self, start, stop: str | None = None) -> set[str]:
+        """The blocks reachable from `start` (included) without passing `stop`."""
+        inside, todo = set(), list(start)
+        while todo:
+            label = todo.pop()
+            if label == stop or label in inside:
+                continue
+            inside.add(label)
+            todo.extend(self.succs[label])
+        return inside
+
     def region(self, entry: str, exit_: str) -> set[str] | None:
         """The blocks from `entry` up to (not including) `exit_`, if they form a single-entry,
         single-exit region: entered only at `entry`, left only into `exit_`. Else None."""
         if entry == exit_:
             return set()
-        inside, todo = set(), [entry]
-        while todo:
-            label = todo.pop()
-            if label == exit_ or label in inside:
-                continue
-            inside.add(label)
-            todo.extend(self.succs[label])
+        inside = self.reach([entry], exit_)
         for label in inside:
             if label != entry and any(p not in inside for p in self.preds[label]):
                 return None          # entered from outside, not at `entry`

@@ -2,7 +2,7 @@
 
 cupy and the simulator check nothing themselves: a numpy array of the wrong dtype
 or shape would be read as raw words, a Python int sent as 64 bits. So both
-launchers call `check_arguments` first, which returns the values to pass (arrays
+launchers call `check_shape` and `check_arguments` first, which returns the values to pass (arrays
 as given, scalars wrapped to the parameter's numpy type) or raises LaunchError.
 """
 from __future__ import annotations
@@ -26,6 +26,18 @@ class LaunchError(Exception):
 
 def _elem(p) -> str:
     return getattr(p.elem, "name", p.elem)
+
+
+def check_shape(kernel: str, compiled_block, grid, block, span: Span | None) -> tuple[tuple, tuple]:
+    """The launch shape as tuples; the block must be the one the kernel was compiled for, when it
+    declares one: its primitives and checks depend on it."""
+    if grid is None or block is None:
+        raise LaunchError(f"`{kernel}` needs a grid and a block shape to launch", span)
+    grid, block = tuple(grid), tuple(block)
+    if compiled_block is not None and block != tuple(compiled_block):
+        raise LaunchError(f"`{kernel}` is compiled for block{tuple(compiled_block)}, not block{block}: its "
+                          "primitives and checks depend on it", span)
+    return grid, block
 
 
 def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_type=None) -> list:

@@ -28,7 +28,7 @@ from ..backends.ptx.abi import KernelABI, Param
 from ..frontend.types import BOOL
 from ..ir.nodes import Kernel, Module
 from ..source import Span
-from .args import LaunchError, check_arguments
+from .args import LaunchError, check_arguments, check_shape
 from .host import DTYPES
 
 
@@ -100,12 +100,7 @@ class GpuLauncher:
         cupy = self.cupy
         abi = self.program.kernels[name]
         kernel = self.kernels[name]
-        if grid is None or block is None:
-            raise LaunchError(f"`{name}` needs a grid and a block shape to launch", span)
-        grid, block = tuple(grid), tuple(block)
-        if kernel.block is not None and block != tuple(kernel.block):
-            raise LaunchError(f"`{name}` is compiled for block{tuple(kernel.block)}, not block{block}: its "
-                              "primitives and checks depend on it", span)
+        grid, block = check_shape(name, kernel.block, grid, block, span)
         blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
         values = self._arguments(abi, args, span)
         state = [cupy.full(p.length(blocks, threads), p.init, dtype=numpy_type(p)) for p in abi.state]

@@ -19,7 +19,7 @@ from ..backends.sim.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
 from ..diagnostics import Diagnostic, Note, Severity
 from ..source import SourceMap, Span
-from .args import DTYPES, LaunchError, check_arguments
+from .args import DTYPES, LaunchError, check_arguments, check_shape
 
 STUCK = ("deadlock", "livelock", "budget")
 
@@ -49,12 +49,7 @@ class SimLauncher:
         k = self.program.kernel(name)
         if k is None:
             raise LaunchError(f"no kernel `{name}` in the program", span)
-        if grid is None or block is None:
-            raise LaunchError(f"`{name}` needs a grid and a block shape to launch", span)
-        grid, block = tuple(grid), tuple(block)
-        if k.block is not None and block != tuple(k.block):
-            raise LaunchError(f"`{name}` is compiled for block{tuple(k.block)}, not block{block}: its "
-                              "primitives and checks depend on it", span)
+        grid, block = check_shape(name, k.block, grid, block, span)
         program_params = [p for p in k.params if p.kind != "state"]
         values = check_arguments(name, program_params, args, span)
         gmem, words, arrays = GlobalMemory(), [], []

@@ -422,16 +422,16 @@ def _wait_cycles(sim, findings: list[Finding]) -> list[Finding]:
         if node not in path:
             continue
         ring = path[path.index(node):]
-        involved = {id(waits[n]) for n in ring}
-        first = waits[ring[0]]
+        members = list({id(waits[n]): waits[n] for n in ring}.values())     # a finding can cover several lanes
+        first = members[0]
         names = [f"lane {lane} of {_warp_of(sim, uid).name}" for uid, lane in ring]
         chain = "; ".join(f"{a} waits for a lock bit that {b} holds" for a, b in zip(names, names[1:] + names[:1]))
-        notes = [(n.message.removeprefix("livelock: "), n.pc) for n in {id(waits[x]): waits[x] for x in ring}.values()]
+        notes = [(f.message.removeprefix("livelock: "), f.pc) for f in members]
         cycle = Finding("deadlock", f"deadlock: {len(ring)} threads wait for each other round a cycle: {chain}",
                         first.warp, first.pc, first.lanes, notes + first.notes[:1],
                         "take the locks in one global order, the lower index first (syncc checks this for "
                         "`critical` and `lock` statements: E0703)")
-        return [cycle] + [f for f in findings if id(f) not in involved]
+        return [cycle] + [f for f in findings if all(f is not m for m in members)]
     return findings
 
 

@@ -237,8 +237,8 @@ def its_deadlock(sim, w):
                    "every lane a BSYNC or WARPSYNC waits for must reach it or exit")
 
 
-__all__ = ["ItsState", "its_issue", "select_split", "its_starvation", "its_deadlock", "np"]
-
-
 def _verb(mask: int, one: str, many: str) -> str:
     return one if len(L.lanes(mask)) == 1 else many
+
+
+__all__ = ["ItsState", "its_issue", "select_split", "its_starvation", "its_deadlock", "np"]

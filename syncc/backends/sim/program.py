@@ -14,6 +14,8 @@ wait) for traces and statistics.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 from .isa import INSTR_BYTES, Instruction
@@ -46,10 +48,7 @@ class SassParam:
 
     @property
     def length(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
+        return math.prod(self.dims)
 
 
 @dataclass(frozen=True)
@@ -62,10 +61,7 @@ class SharedArray:
 
     @property
     def length(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
+        return math.prod(self.dims)
 
 
 @dataclass(frozen=True)

@@ -273,8 +273,7 @@ class Simulator:
     def _finish_block(self, block: Block) -> None:
         sm = block.sm
         if self.keep_shared:
-            start = block.base // 4
-            self.shared_after[block.index] = sm.shared.words[start:start + -(-self.kernel.shared_bytes // 4)].copy()
+            self._keep_shared(sm, block)
         sm.blocks.remove(block)
         sm.shared.release(block.base)
         sm.warps -= self.warps_per_block
@@ -614,13 +613,15 @@ class Simulator:
                 self.observer.barrier_released(w, at, bar_id)
 
     # ---- endings
+    def _keep_shared(self, sm, block) -> None:
+        start = block.base // 4
+        self.shared_after[block.index] = sm.shared.words[start:start + -(-self.kernel.shared_bytes // 4)].copy()
+
     def _outcome(self, status: str, fault: Fault | None = None, diagnosis=None) -> Outcome:
         if self.keep_shared:                 # a run that stops early: the blocks still live, as they are
             for sm in self.sms:
                 for block in sm.blocks:
-                    start = block.base // 4
-                    self.shared_after[block.index] = sm.shared.words[
-                        start:start + -(-self.kernel.shared_bytes // 4)].copy()
+                    self._keep_shared(sm, block)
         return Outcome(status, self.now, self.warp_instructions, self.thread_instructions, fault, diagnosis,
                        self.stats, self.shared_after)
 

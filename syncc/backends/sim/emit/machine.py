@@ -29,6 +29,16 @@ from ..isa import OPCODES, Const, Imm, Pred, Reg
 
 _ids = count()
 
+# Opcodes whose result depends on their operands alone: they can be dropped when unused, shared,
+# moved and run speculatively. S2R is pure too, except for the clock, which changes as it is read.
+PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
+        "SEL", "POPC", "ISETP", "PSETP"}
+CLOCKS = {"SR_ClockLo", "SR_ClockHi"}
+
+
+def is_pure(op: str, ops: list) -> bool:
+    return op in PURE or (op == "S2R" and getattr(ops[1], "name", None) not in CLOCKS)
+
 
 class V:
     """A virtual register: cls "r" (a general register, R0-R62) or "p" (a predicate, P0-P6)."""
@@ -81,6 +91,10 @@ class MInstr:
     sync: bool = False
     loc: tuple[int, int] | None = None
     kills: set = field(default_factory=set)   # guarded definitions that still end the old value's life
+
+    @property
+    def pure(self) -> bool:
+        return is_pure(self.op, self.ops)
 
     @property
     def ndests(self) -> int:

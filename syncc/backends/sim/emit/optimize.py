@@ -2,8 +2,8 @@
 
 Guarantee: per thread, the function computes what it computed before, with the
 same memory operations, branches and blocks (so the IR's regions still name
-them); only pure instructions (isa ALU work and S2R of the launch coordinates)
-are folded, replaced or moved. Four rewrites, repeated until nothing changes:
+them); only pure instructions (machine.PURE: ALU work, and S2R of anything but
+the clock) are folded, replaced or moved. Four rewrites, repeated until nothing changes:
 
   * known values: a register with one definition that is a constant, or that is
     non-negative (a thread, block or lane index, an unsigned shift, an AND with a
@@ -32,17 +32,13 @@ from ....ir.cfg import CFG
 from ..isa import RZ, Imm, Reg, Special
 from .machine import Goto, MFunction, MInstr, Use, V, VMem
 
-PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
-        "SEL", "POPC", "ISETP", "PSETP", "S2R"}
 NONNEGATIVE_SPECIALS = {"SR_Tid_X", "SR_Tid_Y", "SR_Tid_Z", "SR_CTAid_X", "SR_CTAid_Y", "SR_CTAid_Z",
                         "SR_LaneId"}
-INVARIANT_SPECIALS = NONNEGATIVE_SPECIALS | {"SR_LanemaskLt"}      # the same value all kernel long
 
 
 def optimize(mf: MFunction) -> None:
     for _ in range(8):
-        facts = _Facts(mf)
-        changed = _fold(mf, facts)
+        changed = _fold(mf, _Facts(mf))
         changed |= _propagate_copies(mf, _Facts(mf))
         changed |= _eliminate_common(mf, _Facts(mf))
         if not changed:
@@ -51,11 +47,8 @@ def optimize(mf: MFunction) -> None:
 
 
 def _pure(ins: MInstr) -> bool:
-    if ins.op not in PURE or ins.guard is not None or ins.sync:
-        return False
-    if ins.op == "S2R":
-        return isinstance(ins.ops[1], Special) and ins.ops[1].name in INVARIANT_SPECIALS
-    return True
+    """Pure and unconditional: the same result wherever, and for whichever threads, it runs."""
+    return ins.pure and ins.guard is None and not ins.sync
 
 
 class _Facts:
@@ -134,7 +127,7 @@ def _fold(mf: MFunction, facts: _Facts) -> bool:
             elif ins.op in ("SHR", "SHL") and len(ins.ops) == 3 and facts.value(a) == 0:
                 new = [ins.ops[0], Reg(RZ)]
             elif ins.op == "SHR" and "U32" not in ins.mods and facts.is_nonneg(a):
-                ins.mods = tuple(m for m in ins.mods if m != "U32") + ("U32",)   # the same, and known >= 0
+                ins.mods = ins.mods + ("U32",)                   # the same result, and known >= 0
                 changed = True
             elif ins.op == "IADD" and len(ins.ops) == 3 and not ins.mods:
                 if facts.value(c) == 0 and isinstance(a, Use) and not a.neg:
@@ -176,10 +169,9 @@ def _propagate_copies(mf: MFunction, facts: _Facts) -> bool:
             d, s = copy
             if d is s or not facts.single(d) or not facts.single(s) or d.cls != s.cls:
                 continue
-            _replace_uses(mf, d, s)
+            _replace_uses(mf, d, s)      # d had one definition, this one: the facts stay true
             b.instrs.remove(ins)
             changed = True
-            facts = _Facts(mf)
     return changed
 
 
@@ -239,6 +231,7 @@ def _eliminate_common(mf: MFunction, facts: _Facts) -> bool:
 def _hoist_invariants(mf: MFunction, facts: _Facts) -> None:
     idom, succs, preds = _dominators(mf)
     blocks = mf.block_map()
+    order = {b.label: i for i, b in enumerate(mf.blocks)}
     for u, targets in succs.items():
         for h in targets:
             if u not in idom or not _dominates(idom, h, u):
@@ -252,7 +245,7 @@ def _hoist_invariants(mf: MFunction, facts: _Facts) -> None:
             moved = True
             while moved:
                 moved = False
-                for label in sorted(body, key=[b.label for b in mf.blocks].index):
+                for label in sorted(body, key=order.__getitem__):
                     for ins in list(blocks[label].instrs):
                         if _invariant(ins, facts, inside):
                             blocks[label].instrs.remove(ins)

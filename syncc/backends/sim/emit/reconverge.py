@@ -102,10 +102,10 @@ def find_regions(k: Kernel, divergent, its: bool = False) -> list[Region]:
         if not divergent(b):
             continue
         join = join_of(cfg, b.label, early)
-        sides.append((b.label, [_reach(cfg, [x], join) for x in dict.fromkeys(t.targets)]))
+        sides.append((b.label, [frozenset(cfg.reach([x], join)) for x in dict.fromkeys(t.targets)]))
         if join is None:
             continue                        # the lanes of one side all return: they never meet
-        inside = _reach(cfg, [b.label], join)
+        inside = frozenset(cfg.reach([b.label], join))
         groups.setdefault((inside, join), []).append(b.label)
     regions = [Region(n, blocks, join, branches)
                for n, ((blocks, join), branches) in enumerate(_merge(groups, nested=its))]
@@ -178,18 +178,6 @@ def _early_postdoms(cfg: CFG) -> dict[str, frozenset[str] | None]:
                 pd[x] = new
                 changed = True
     return pd
-
-
-def _reach(cfg: CFG, start: list[str], stop: str | None) -> frozenset[str]:
-    """The blocks reachable from `start` (included) without passing `stop`."""
-    inside, todo = set(), list(start)
-    while todo:
-        x = todo.pop()
-        if x == stop or x in inside:
-            continue
-        inside.add(x)
-        todo.extend(cfg.succs[x])
-    return frozenset(inside)
 
 
 def _merge(groups: dict[tuple[frozenset[str], str], list[str]], nested: bool = False) \

@@ -30,8 +30,6 @@ from ..isa import PT, RZ, Imm, Mem, Pred, Reg
 from .machine import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
 
 COLORS = {"r": 63, "p": 7}
-PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
-        "SEL", "POPC", "ISETP", "PSETP", "S2R"}
 MAX_ROUNDS = 24
 
 
@@ -71,8 +69,7 @@ def _drop_dead(mf: MFunction) -> None:
         used = _used(mf)
         for b in mf.blocks:
             keep = [ins for ins in b.instrs
-                    if not (ins.op in PURE and ins.defs() and not any(d in used for d in ins.defs())
-                            and not (ins.op == "S2R" and str(ins.ops[1]) == "SR_ClockLo"))]
+                    if not (ins.pure and ins.defs() and not any(d in used for d in ins.defs()))]
             if len(keep) != len(b.instrs):
                 b.instrs = keep
                 changed = True

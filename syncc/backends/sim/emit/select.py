@@ -40,8 +40,6 @@ from .ifconvert import guard_of
 from .machine import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
 IMM20 = (-(1 << 19), (1 << 19) - 1)
-PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
-        "SEL", "POPC", "ISETP", "PSETP"}
 SREGS = {"tid.x": "SR_Tid_X", "tid.y": "SR_Tid_Y", "tid.z": "SR_Tid_Z", "ctaid.x": "SR_CTAid_X",
          "ctaid.y": "SR_CTAid_Y", "ctaid.z": "SR_CTAid_Z", "laneid": "SR_LaneId", "clock": "SR_ClockLo"}
 MEMBAR = {"cta": "CTA", "gpu": "GL", "sys": "SYS"}
@@ -167,7 +165,7 @@ class Selector:
         ins = MInstr(op, tuple(mods), list(ops), None, sync, self.loc)
         g = self.guard if guard == "inherit" else guard
         defs = ins.defs()
-        pure = op in PURE or (op == "S2R" and ops[1].name != "SR_ClockLo")
+        pure = ins.pure
         if g is not None and not (pure and defs and all(d.temp for d in defs)):
             ins.guard = g
             ins.kills = {d for d in defs if d.temp or d in self.local}
