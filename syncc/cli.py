@@ -213,7 +213,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     if target == "cuda":
         from .backends.cuda import build_cuda
-        _write(output, build_cuda(comp.ir))
+        _write(output, build_cuda(comp.ir, comp.vended))
         return EXIT_OK
     from .backends.sim.emit import build_fermi_sass
     from .backends.sim.printer import print_program

@@ -55,6 +55,7 @@ class Compilation:
     module: CheckedModule | None = None
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
     context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
+    vended: list = field(default_factory=list)  # a library's operations (syncc/vend.py), one kernel each
     _loader: ModuleLoader | None = None
 
     @property
@@ -98,10 +99,13 @@ class Compilation:
         `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator)."""
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
+        from .vend import is_library, vend
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
+        if self.ir is not None and is_library(self.module):
+            self.vended = vend(self, self.context)     # a library: its primitives' operations
         return self.ir
 
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:

@@ -134,6 +134,9 @@ class Checker(DefRules, ExprRules, PrimRules, HostRules):
         self.apply_defines()
         self.check_definitions()
         for item in items:
+            if isinstance(item, A.PrimDecl):      # before the kernels, which may use them
+                self._PrimDecl(item, Ctx("top", self.scope, top_level=True))
+        for item in items:
             if isinstance(item, A.Kernel):
                 self.check_kernel(item)
             elif isinstance(item, A.Host):

@@ -41,7 +41,7 @@ class PrimRules:
     """Mixin: primitive declarations and synchronization statements for Checker."""
 
     def _PrimDecl(self, d: A.PrimDecl, ctx):
-        if not self.kernel_only(f"a {d.kind} declaration", d.span, ctx):
+        if ctx.where != "top" and not self.kernel_only(f"a {d.kind} declaration", d.span, ctx):
             return
         if not ctx.top_level:
             self.error("E0412", f"declare the {d.kind} `{d.name.text}` at the top level of the kernel body",
@@ -82,11 +82,24 @@ class PrimRules:
             for a in d.args:
                 self.expr(a, ctx)
         if ok and dims is not None:
-            ctx.kernel.prims.append(info)
-            if info.is_named_barrier and ctx.kernel.named_barriers > MAX_NAMED_BARRIERS:
-                self.error("E0407", f"the kernel needs {ctx.kernel.named_barriers} named barriers; a block has "
-                           f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", d.span)
+            if ctx.kernel is None:          # top level: kernels that use it take it in (prim_place)
+                info.top_level = True
+                self.module.prims.setdefault(d.name.text, info)
+            else:
+                self._take_in(info, d.span, ctx)
         self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
+
+    def _take_in(self, info: PrimInfo, span, ctx) -> None:
+        """The kernel allocates `info` for each launch (a top-level one on its first use)."""
+        kernel = ctx.kernel
+        kernel.prims.append(info)
+        threads = kernel.threads_per_block
+        if info.top_level and info.is_named_barrier and threads is not None and info.count > threads:
+            self.error("E0405", f"the named barrier `{info.decl.name.text}` of {info.count} threads cannot fill "
+                       f"in a block of {threads}", span, notes=[Note("declared here", info.decl.span)])
+        if info.is_named_barrier and kernel.named_barriers > MAX_NAMED_BARRIERS:
+            self.error("E0407", f"the kernel needs {kernel.named_barriers} named barriers; a block has "
+                       f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", span)
 
     def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
         args = list(d.args)
@@ -119,7 +132,7 @@ class PrimRules:
                 self.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
                 return
         else:
-            threads = ctx.kernel.threads_per_block
+            threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
             if count <= 0 or count % 32:
                 self.error("E0405", f"a named barrier counts whole warps: {count} is not a positive multiple of 32",
                            arg.span, help=f"use {max(32, (count + 31) // 32 * 32)}")
@@ -210,6 +223,8 @@ class PrimRules:
                 self.expr(i, ctx)
             return None
         info: PrimInfo = sym.info
+        if info.top_level and ctx.kernel is not None and info not in ctx.kernel.prims:
+            self._take_in(info, place.span, ctx)
         if info.kind != want:
             self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
                        notes=[Note("declared here", sym.span)],

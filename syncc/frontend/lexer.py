@@ -28,7 +28,7 @@ _ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "ret
                    "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}"}
 
 # A line that starts with one of these starts a new item (outside braces) ...
-_STARTS_ITEM = {"import", "const", "fn", "kernel", "host"}
+_STARTS_ITEM = {"import", "const", "fn", "kernel", "host", "mutex", "semaphore", "barrier", "channel"}
 # ... or a new statement (inside braces).
 _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",

@@ -53,7 +53,7 @@ class Scope:
 @dataclass
 class Ctx:
     """Where a statement or expression is being checked."""
-    where: str                       # const | fn | kernel | host
+    where: str                       # const | fn | kernel | host | top (a top-level declaration)
     scope: Scope
     kernel: "KernelInfo | None" = None
     fn: "FnInfo | None" = None
@@ -100,6 +100,7 @@ class PrimInfo:
     impl: Implementation | None = None
     impl_params: dict[str, int] = field(default_factory=dict)
     named: bool = False            # a barrier @warp declared with a thread count (bar.sync/bar.arrive)
+    top_level: bool = False        # declared outside any kernel: each kernel that uses it gets its own
 
     @property
     def instances(self) -> int:
@@ -149,6 +150,7 @@ class CheckedModule:
     consts: dict[str, ConstInfo] = field(default_factory=dict)
     fns: dict[str, FnInfo] = field(default_factory=dict)
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
+    prims: dict[str, PrimInfo] = field(default_factory=dict)    # top-level declarations
     host: A.Host | None = None
     imports: dict[str, "CheckedModule"] = field(default_factory=dict)
     scope: Scope | None = None

@@ -76,6 +76,9 @@ class KernelLowering(SyncLowering):
         self.sync_init()
 
     def run(self) -> Kernel:
+        for prim in self.info.prims:
+            if prim.top_level:          # a top-level declaration this kernel uses: its own instance
+                self._PrimDecl(prim.decl)
         self.block(self.info.decl.body)
         if self.b.open:
             self.b.ret(self.info.decl.body.span.last_char())

@@ -38,15 +38,19 @@ class CudaError(Exception):
     """The IR has something this back end cannot write (a bug in syncc)."""
 
 
-def build_cuda(module: Module) -> str:
+def build_cuda(module: Module, vended=()) -> str:
+    """The header: the module's kernels, or for a library (syncc/vend.py) its primitives' types."""
     env = Environment(loader=FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     source = module.source or "program.sync"
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(source))[0])
-    kernels = [KernelWriter(k).render() for k in module.kernels]
+    from .vended import vended_types
+    ops = {v.kernel for v in vended}
+    kernels = [KernelWriter(k).render() for k in module.kernels if k.name not in ops]
+    types = vended_types(module, list(vended))
     return env.get_template("header.cuh.j2").render(
-        banner=f"{os.path.basename(source)}: syncc kernels as CUDA C++", version=__version__, source=source,
-        guard=stem, namespace=f"syncc_{stem}", kernels=kernels)
+        banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=__version__, source=source,
+        guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types)
 
 
 def cname(name: str) -> str:
@@ -104,7 +108,7 @@ class KernelWriter:
         read |= {b.term.cond.name for b in self.k.blocks if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg)}
         self.read = read
         for a in self.k.arrays:
-            if a.space == "shared":
+            if a.space == "shared" and self.declares(a):
                 n = a.length
                 out.append(f"    __shared__ {MEMORY[a.elem.name]} {self.array_name(a.name)}[{n}];")
         params = {p.name for p in self.k.params if isinstance(p, Reg)}
@@ -116,6 +120,10 @@ class KernelWriter:
                     unused = "" if d.name in read else "[[maybe_unused]] "
                     out.append(f"    {unused}{CTYPE[d.type.name]} {self.reg_name(d.name)} = 0;")
         return out
+
+    def declares(self, array: Array) -> bool:
+        """Is this shared array a `__shared__` array of the function (not one it is given)?"""
+        return True
 
     # ---- code
     def code(self) -> list[str]:

@@ -1,0 +1,126 @@
+"""`--target cuda` for a library: each top-level primitive becomes a C++ type.
+
+    struct fair {                         // mutex fair in global @thread using ticket
+        int32_t* next;                    // state the caller allocates (global) or declares __shared__
+        int32_t* serving;
+        __device__ void init() const;     // first values, block-strided: then __syncthreads()
+        template <class Body> __device__ void critical(Body&& body) const;
+    };
+
+The member functions are the operations' kernels (syncc/vend.py) written by the kernel writer,
+with three changes: state arrays are the type's pointers instead of parameters or `__shared__`
+arrays, the store standing for the caller's code calls `body()`, and the store of the result
+becomes the function's return value.
+"""
+from __future__ import annotations
+
+from ...ir.nodes import Array, Reg, Return
+from ...vend import COUNT, HOLE, INDEX, RESULT, VALUE, VendedOp
+from . import CTYPE, MEMORY, KernelWriter, cname
+
+_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts"}
+
+
+class OperationWriter(KernelWriter):
+    """One vended operation as a member function of its primitive's type."""
+
+    def __init__(self, vop: VendedOp, kernel):
+        super().__init__(kernel)
+        self.vop = vop
+        self.prefix = vop.prim.decl.name.text + "."
+        self.result = None
+
+    def member(self, array: str) -> str:
+        return cname(array[len(self.prefix):])
+
+    def array_name(self, name: str) -> str:
+        if name.startswith(self.prefix):
+            return self.member(name)
+        return "a_" + cname(name)
+
+    def declares(self, array: Array) -> bool:
+        return array.kind != "state" and array.name != HOLE      # state is the type's; the body the caller's
+
+    def _st(self, ins) -> None:
+        if ins.ref.name == HOLE:
+            self.emit("body();")
+        elif ins.ref.name == RESULT:
+            self.result = self.arrays[RESULT].elem
+            self.emit(f"syncc_result = {self.value(ins.args[1])};")
+        else:
+            super()._st(ins)
+
+    def term(self, t) -> None:
+        if isinstance(t, Return) and self.vop.op.returns:
+            self.emit("return syncc_result;")
+        else:
+            super().term(t)
+
+    def render_member(self) -> dict:
+        k, op = self.k, self.vop.op
+        body = self.declarations() + self.code()
+        args, unpack = [], []
+        for p in k.params:
+            if isinstance(p, Reg) and p.name in _ARGS:
+                args.append(f"{CTYPE[p.type.name]} {_ARGS[p.name]}")
+                unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = {_ARGS[p.name]};")
+        if op.has_body:
+            args.append("Body&& body")
+        ret = "void"
+        if op.returns:
+            elem = self.arrays[RESULT].elem
+            ret = CTYPE[elem.name]
+            unpack.append(f"    {ret} syncc_result = {'false' if elem.name == 'bool' else 0};")
+        return {"name": op.name, "doc": op.doc, "template": op.has_body, "ret": ret, "args": ", ".join(args),
+                "body": unpack + body}
+
+
+def state_members(kernels, prefix: str) -> list[dict]:
+    """Every state array any operation uses, once, in first-use order."""
+    seen: dict[str, Array] = {}
+    for k in kernels:
+        for a in k.arrays:
+            if a.kind == "state" and a.name.startswith(prefix):
+                seen.setdefault(a.name, a)
+    out = []
+    for a in seen.values():
+        n = 1
+        for d in a.dims:
+            n *= d
+        per = {None: "", "block": " per block of the launch", "thread": " per thread of the launch"}[a.per]
+        length = {None: f"{n}", "block": f"{n} * gridDim.x * gridDim.y * gridDim.z",
+                  "thread": f"{n} * gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z"}[a.per]
+        init = a.init if isinstance(a.init, int) else 0
+        out.append({"name": cname(a.name[len(prefix):]), "type": MEMORY[a.elem.name], "init": init,
+                    "space": a.space, "length": length,
+                    "doc": f"{a.space}, {n} {a.elem}{per}, first value {init}"})
+    return out
+
+
+def vended_types(module, vended: list[VendedOp]) -> list[dict]:
+    kernels = {k.name: k for k in module.kernels}
+    types: dict[str, dict] = {}
+    for vop in vended:
+        info = vop.prim
+        name = info.decl.name.text
+        t = types.get(name)
+        if t is None:
+            t = types[name] = {"name": cname(name), "info": info, "members": [], "kernels": [],
+                               "written": vop.written}
+        writer = OperationWriter(vop, kernels[vop.kernel])
+        t["members"].append(writer.render_member())
+        t["kernels"].append(kernels[vop.kernel])
+    for t in types.values():
+        t["state"] = state_members(t["kernels"], t["info"].decl.name.text + ".")
+        t["decl"], t["about"] = t["written"], describe(t["kernels"][0])
+    return list(types.values())
+
+
+def describe(kernel) -> list[str]:
+    """Which implementation the primitive got, and where it comes from."""
+    from ...frontend.catalogue import implementations
+    prim = kernel.prims[0]          # an operation's kernel has its one primitive
+    impl = implementations(prim.kind)[prim.impl]
+    params = ", ".join(f"{n}={v}" for n, v in prim.params)
+    return [f"implementation: {impl.name}{f'({params})' if params else ''}: {impl.summary}",
+            f"from: {impl.source}"]
