@@ -65,7 +65,7 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
         (_op("try_critical", "{result} = false\n    if trylock {p} {{ {hole}\n        unlock {p}\n        "
                              "{result} = true }}", "bool",
              "one attempt: if it takes the mutex, run body and release; true if body ran"),
-         lambda info, impl: impl is None or impl.abandonable),
+         lambda info, impl: impl is not None and impl.abandonable),   # else trylock would change the default
     ),
     "semaphore": (
         (_op("acquire", "acquire {p} {{ {hole} }}", doc="run body holding one permit"), None),

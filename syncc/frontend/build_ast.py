@@ -141,6 +141,10 @@ class AstBuilder:
     def module_path(self, span, *names):
         return tuple(self.ident(n) for n in names)
 
+    def module_name(self, children):
+        tok = children[0]           # a NAME, or a keyword such as `mutex`: a name here
+        return Token.new_borrow_pos("NAME", str(tok), tok)
+
     @rule
     def import_alias(self, span, name):
         return self.ident(name)

@@ -25,7 +25,8 @@ MAX_NESTING = 200
 
 # A line that ends with one of these can end a statement.
 _ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
-                   "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}"}
+                   "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}",
+                   "mutex", "semaphore", "channel"}      # (the last part of `import std.mutex`)
 
 # A line that starts with one of these starts a new item (outside braces) ...
 _STARTS_ITEM = {"import", "const", "fn", "kernel", "host", "mutex", "semaphore", "barrier", "channel"}

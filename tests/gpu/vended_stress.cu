@@ -1,0 +1,152 @@
+// The stdlib's vended CUDA types under load (tests/test_stdlib.py, marker gpu): each mutex and
+// semaphore type does at least 100 000 operations; a plain (non-atomic) counter updated inside
+// must come out exact, and an occupancy counter kept with atomics must never exceed the bound.
+// The grid barriers run rounds in which every block checks that every other block finished the
+// round before. Prints one line per type; exits 1 on any violation.
+#include <cstdio>
+#include <cstring>
+#include "mutex.cuh"
+#include "semaphore.cuh"
+#include "barrier.cuh"
+
+struct Tally { int total; int inside; int most; };
+
+// The party's representative does the bookkeeping: a @warp type runs the body on every lane of
+// the warp, a @block type on every thread of the block.
+enum Party { THREAD, WARP, BLOCK };
+
+__device__ bool represents(Party party) {
+    if (party == THREAD) return true;
+    if (party == WARP) return (threadIdx.x & 31) == 0;
+    return threadIdx.x == 0;
+}
+
+__device__ void inside(Tally* t, Party party) {
+    if (!represents(party)) return;
+    int now = atomicAdd(&t->inside, 1) + 1;
+    atomicMax(&t->most, now);
+    volatile int* total = &t->total;
+    *total = *total + 1;                 // not atomic: only exclusion keeps it exact
+    __threadfence();
+    atomicSub(&t->inside, 1);
+}
+
+template <class Mutex>
+__global__ void hammer(Mutex m, Tally* t, Party party, int iterations) {
+    for (int i = 0; i < iterations; ++i) m.critical([&] { inside(t, party); });
+}
+
+template <class Sem>
+__global__ void crowd(Sem s, Tally* t, Party party, int iterations) {
+    for (int i = 0; i < iterations; ++i) s.acquire([&] { inside(t, party); });
+}
+
+static int failures = 0;
+
+static int32_t* zeros(size_t n, int value = 0) {
+    int32_t* p;
+    cudaMalloc(&p, n * sizeof(int32_t));
+    cudaMemset(p, value, n * sizeof(int32_t));     // 0 or 0xFF (every element -1)
+    return p;
+}
+
+template <class Launch>
+static void measure(const char* name, Party party, int blocks, int threads, int iterations, int bound,
+                    Launch launch) {
+    Tally* t;
+    cudaMallocManaged(&t, sizeof(Tally));
+    std::memset(t, 0, sizeof(Tally));
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    cudaEventRecord(start);
+    launch(t, blocks, threads, iterations);
+    cudaEventRecord(stop);
+    cudaError_t err = cudaDeviceSynchronize();
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    int parties = party == THREAD ? blocks * threads : party == WARP ? blocks * threads / 32 : blocks;
+    long expected = (long)parties * iterations;
+    bool ok = err == cudaSuccess && t->total == expected && t->most <= bound && t->inside == 0;
+    std::printf("%-28s %8ld ops  total %8d  most inside %3d (bound %d)  %8.2f ms  %s\n", name, expected,
+                t->total, t->most, bound, ms, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    cudaFree(t);
+}
+
+// every block checks, after each round's sync, that every block has finished the round
+template <class Barrier>
+__global__ void rounds(Barrier b, int* done, int* bad, int count) {
+    for (int r = 1; r <= count; ++r) {
+        if (threadIdx.x == 0) atomicAdd(&done[blockIdx.x], 1);
+        b.sync();
+        if (threadIdx.x == 0)
+            for (int other = 0; other < gridDim.x; ++other)
+                if (atomicAdd(&done[other], 0) < r) atomicAdd(bad, 1);
+        b.sync();                        // nobody starts the next round before everyone checked
+    }
+}
+
+template <class Barrier>
+static void grid_barrier(const char* name, Barrier b) {
+    int device = 0, sms = 0, per_sm = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rounds<Barrier>, 128, 0);
+    int blocks = sms * (per_sm < 2 ? per_sm : 2);
+    int count = 200;
+    int* done = zeros(blocks);
+    int* bad = zeros(1);
+    void* args[] = {&b, &done, &bad, &count};
+    cudaError_t err = cudaLaunchCooperativeKernel((void*)rounds<Barrier>, blocks, 128, args, 0, 0);
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    int h_bad = -1;
+    cudaMemcpy(&h_bad, bad, sizeof(int), cudaMemcpyDeviceToHost);
+    bool ok = err == cudaSuccess && h_bad == 0;
+    std::printf("%-28s %8d syncs (%d blocks x %d rounds x 2)  %s\n", name, blocks * count * 2, blocks, count,
+                ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+}
+
+int main() {
+    const int B = 132, T = 256;
+    // mutexes: a plain counter must come out exact, and nobody else inside
+    measure("mutex ticket @thread", THREAD, B, T, 4, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::ticket{zeros(1), zeros(1)}, t, THREAD, it); });
+    measure("mutex tas @thread", THREAD, B, 64, 12, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::tas{zeros(1)}, t, THREAD, it); });
+    measure("mutex ttas @thread", THREAD, B, 64, 12, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::ttas{zeros(1)}, t, THREAD, it); });
+    measure("mutex backoff @thread", THREAD, B, 64, 12, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::backoff{zeros(1)}, t, THREAD, it); });
+    measure("mutex mcs @thread", THREAD, B, T, 4, 1, [](Tally* t, int b, int th, int it) {
+        int n = b * th;
+        hammer<<<b, th>>>(syncc_mutex::mcs{zeros(1, 0xFF), zeros(1, 0xFF), zeros(n, 0xFF), zeros(n), zeros(n)},
+                          t, THREAD, it); });
+    measure("mutex mcs2 @thread", THREAD, B, T, 4, 1, [](Tally* t, int b, int th, int it) {
+        int n = 2 * b * th;
+        hammer<<<b, th>>>(syncc_mutex::mcs2{zeros(1, 0xFF), zeros(1, 0xFF), zeros(n, 0xFF), zeros(n), zeros(n)},
+                          t, THREAD, it); });
+    measure("mutex warp_ticket @warp", WARP, B, T, 100, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::warp_ticket{zeros(1), zeros(1)}, t, WARP, it); });
+    measure("mutex block @block", BLOCK, 264, T, 400, 1, [](Tally* t, int b, int th, int it) {
+        hammer<<<b, th>>>(syncc_mutex::block{zeros(1), zeros(1)}, t, BLOCK, it); });
+    // semaphores: never more holders than permits
+    measure("semaphore spin(4) @thread", THREAD, B, 64, 12, 4, [](Tally* t, int b, int th, int it) {
+        int32_t* c = zeros(1); int four = 4; cudaMemcpy(c, &four, 4, cudaMemcpyHostToDevice);
+        crowd<<<b, th>>>(syncc_semaphore::spin{c}, t, THREAD, it); });
+    measure("semaphore sleeping(4) @thread", THREAD, B, T, 4, 4, [](Tally* t, int b, int th, int it) {
+        crowd<<<b, th>>>(syncc_semaphore::sleeping{zeros(1), zeros(1), zeros(1)}, t, THREAD, it); });
+    measure("semaphore warps(2) @warp", WARP, B, T, 100, 2, [](Tally* t, int b, int th, int it) {
+        crowd<<<b, th>>>(syncc_semaphore::warps{zeros(1), zeros(1), zeros(1)}, t, WARP, it); });
+    measure("semaphore blocks(2) @block", BLOCK, 264, T, 400, 2, [](Tally* t, int b, int th, int it) {
+        crowd<<<b, th>>>(syncc_semaphore::blocks{zeros(1), zeros(1), zeros(1)}, t, BLOCK, it); });
+    // grid barriers, cooperative launches
+    int blocks = 0;
+    cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, 0);
+    blocks *= 2;
+    grid_barrier("barrier grid_atomic", syncc_barrier::grid_atomic{zeros(1), zeros(1)});
+    grid_barrier("barrier grid_xf", syncc_barrier::grid_xf{zeros(blocks), zeros(blocks)});
+    grid_barrier("barrier grid_hierarchical", syncc_barrier::grid_hierarchical{zeros(blocks), zeros(1), zeros(1)});
+    std::printf("%s\n", failures ? "FAILED" : "all ok");
+    return failures ? 1 : 0;
+}
