@@ -67,10 +67,13 @@ def _sense_reversal(em: Emitter, prim: Prim, ins: Instr) -> None:
 def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
     arrived = em.state(prim, "arrive", prim.instances, 0, space="global", per="block")
     released = em.state(prim, "release", prim.instances, 0, space="global", per="block")
-    goal = em.kernel_register(f"{prim.name}.goal", I32, imm(0))
-    em.b.emit("add", (goal,), (goal, imm(1)))
     bid, tid, nbid, ntid = (em.builtin(n) for n in ("bid", "tid", "nbid", "ntid"))
     here = em.op("add", I32, em.op("mul", I32, ins.ref.index, nbid, hint="row"), bid, hint="mine")
+    # The round's goal is one past the block's last release, read from memory rather than kept in
+    # a register, so a barrier vended as a function (syncc/vend.py) knows its round on every call.
+    # Only the master writes `release`, and not before this block's thread 0 arrives, which comes
+    # after thread 0 read it; the master's own threads read it before they gather.
+    goal = em.op("add", I32, em.ld(released, here, hint="last", cache="cg"), imm(1), hint="goal")
 
     def each_block(work):          # block 0's threads visit the blocks tid, tid + ntid, ...
         j = em.b.reg(I32, "block")
