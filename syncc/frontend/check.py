@@ -161,13 +161,13 @@ class Checker(DefRules, ExprRules, PrimRules, HostRules):
             m.fns.setdefault(item.name.text, info)
         elif isinstance(item, A.Kernel):
             if m.is_module:
-                self.error("E0108", "a stdlib module holds constants and functions, not kernels", item.name.span)
+                self.error("E0108", "a stdlib module holds constants, functions and primitive declarations, not kernels", item.name.span)
             info = KernelInfo(item)
             self.declare(self.scope, Symbol(item.name.text, "kernel", None, item, info=info))
             m.kernels.setdefault(item.name.text, info)
         elif isinstance(item, A.Host):
             if m.is_module:
-                self.error("E0108", "a stdlib module holds constants and functions, not a host block", item.span)
+                self.error("E0108", "a stdlib module holds constants, functions and primitive declarations, not a host block", item.span)
             elif m.host is not None:
                 self.error("E0109", "a program has one host block", item.span,
                            notes=[Note("the first one is here", m.host.span)])
