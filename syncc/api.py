@@ -112,6 +112,15 @@ class Program:
         from .backends.sim.machine import FermiConfig
         return self._options.sim_config or FermiConfig()
 
+    def _check_launch_config(self, config) -> None:
+        problem = config.check()
+        if problem:
+            raise ValueError(problem)
+        if config.its != self._sim_config().its:
+            # ITS code has convergence barriers that SIMT-stack code lacks, and the other way round
+            raise ValueError(f"the program was compiled {'with' if self._sim_config().its else 'without'} ITS: "
+                             "compile it with the sim_config's ITS mode to launch in that mode")
+
     def launcher(self, target: str, timeout: float):
         key = f"{target}:{timeout}" if target == "gpu" else target
         if key not in self._launchers:
@@ -156,16 +165,23 @@ class Kernel:
         grid, block = shape
         return Kernel(self.program, self.name, _dim3(grid), _dim3(block))
 
-    def __call__(self, *args, target: str | None = None, timeout: float = 10.0):
+    def __call__(self, *args, target: str | None = None, timeout: float = 10.0, sim_config=None):
         """Launch on the GPU (returns None) or on the simulator (returns its Outcome: cycles,
-        instructions, stats); a simulated kernel that cannot finish raises RunError."""
+        instructions, stats); a simulated kernel that cannot finish raises RunError.
+        `sim_config` replaces the program's FermiConfig for this one simulated launch, so one
+        compiled program can run under many scheduling policies; its ITS mode must be the one
+        the program was compiled for."""
         target = target or self.program.default_target
+        if sim_config is not None and target != "fermi-sim":
+            raise ValueError("sim_config is for launches on the simulator (target=\"fermi-sim\")")
         launch = self.program.launcher(target, timeout)
         if target != "fermi-sim":
             return launch(self.name, list(args), self.grid, self.block, None)
+        if sim_config is not None:
+            self.program._check_launch_config(sim_config)
         from .runtime.sim import SimStopped, diagnostics
         try:
-            return launch(self.name, list(args), self.grid, self.block, None)
+            return launch(self.name, list(args), self.grid, self.block, None, config=sim_config)
         except SimStopped as e:
             comp = self.program._comp("fermi-sim")
             raise RunError(Renderer(comp.sources).render(diagnostics(e, comp.sources)), deadlock=e.stuck) from None

@@ -242,7 +242,8 @@ def _sim_options(f: Callable) -> Callable:
     f = click.option("--lock-bits", type=click.IntRange(min=1), default=default.lock_bits, show_default=True,
                      help="fermi-sim: lock bits per SM (a power of two; a word's bit is its address bits 2 and up).")(f)
     f = click.option("--policy", default=default.policy, show_default=True, metavar="POLICY",
-                     help="fermi-sim: warp scheduling: lrr, gto, adversarial (youngest first) or random:SEED.")(f)
+                     help="fermi-sim: warp scheduling: lrr, gto, adversarial (youngest first), "
+                          "adversarial:SEED (seeded ranks and preemptions) or random:SEED.")(f)
     f = click.option("--unsafe-no-syncwarp", "no_syncwarp", is_flag=True, hidden=True,
                      help="Compile without prevent_livelock's __syncwarp (to show the livelock it prevents).")(f)
     f = click.option("--its", is_flag=True, help="fermi-sim: independent thread scheduling (Volta-style "

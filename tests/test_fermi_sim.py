@@ -507,3 +507,10 @@ def test_progress_shows_cycles_and_instructions_then_erases_itself():
     assert "fermi-sim: chain: cycle" in text and "warp-instructions" in text
     progress.done()
     assert stream.getvalue().endswith("\r" + " " * 78 + "\r")
+
+
+def test_seeded_adversarial_policy_is_validated():
+    assert FermiConfig(policy="adversarial:12").check() is None
+    assert FermiConfig(policy="random:-3").check() is None
+    for bad in ("adversarial:", "adversarial:1.5", "adversarial-1", "pct:4"):
+        assert "unknown scheduling policy" in FermiConfig(policy=bad).check()

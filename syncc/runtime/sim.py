@@ -45,7 +45,9 @@ class SimLauncher:
         self.keep_shared = keep_shared               # keep each block's shared memory (to print it)
         self.runs: list[tuple[SassKernel, Outcome, tuple, tuple]] = []   # kernel, outcome, grid, block
 
-    def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> Outcome:
+    def __call__(self, name: str, args: list, grid, block, span: Span | None = None,
+                 config: FermiConfig | None = None) -> Outcome:
+        """Run one launch; `config` replaces the launcher's FermiConfig for this launch only."""
         k = self.program.kernel(name)
         if k is None:
             raise LaunchError(f"no kernel `{name}` in the program", span)
@@ -66,7 +68,8 @@ class SimLauncher:
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
-        config = self.config.with_(its=True) if k.its and not self.config.its else self.config
+        config = config or self.config
+        config = config.with_(its=True) if k.its and not config.its else config
         sim = Simulator(k, config, grid, block, gmem, words, self.observer, self.keep_shared)
         outcome = sim.run()
         self.runs.append((k, outcome, grid, block))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED"
+POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED"
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class FermiConfig:
     named_barriers: int = 16            # per block, barrier 0 included
     lock_bits: int = 1024               # per SM; a word's bit is (address >> 2) mod lock_bits
     # ---- scheduling
-    policy: str = "lrr"                 # lrr | gto | adversarial | random:SEED
+    policy: str = "lrr"                 # lrr | gto | adversarial | adversarial:SEED | random:SEED
     its: bool = False                   # independent thread scheduling (per-lane addresses)
     # ---- latencies (cycles until a result can be used) and occupancies
     alu_latency: int = 11
@@ -64,8 +64,9 @@ class FermiConfig:
 
     def check(self) -> str | None:
         """What is wrong with this configuration, in words (None: nothing)."""
-        if self.policy not in POLICIES and not _is_random(self.policy):
-            return f"unknown scheduling policy `{self.policy}`: expected lrr, gto, adversarial or random:SEED"
+        if self.policy not in POLICIES and not _is_seeded(self.policy):
+            return (f"unknown scheduling policy `{self.policy}`: expected lrr, gto, adversarial, "
+                    "adversarial:SEED or random:SEED")
         if self.lock_bits <= 0 or self.lock_bits & (self.lock_bits - 1):
             return f"lock_bits must be a power of two, not {self.lock_bits}"
         if self.sms < 1 or self.schedulers < 1:
@@ -73,6 +74,6 @@ class FermiConfig:
         return None
 
 
-def _is_random(policy: str) -> bool:
+def _is_seeded(policy: str) -> bool:
     head, _, seed = policy.partition(":")
-    return head == "random" and seed.lstrip("-").isdigit()
+    return head in ("random", "adversarial") and seed.lstrip("-").isdigit()

@@ -7,7 +7,8 @@ scheduler per cycle, and a verdict at the end.
 Each cycle every busy SM lets each of its schedulers issue one warp-instruction
 from a warp whose next instruction is ready (its operands have arrived: the
 scoreboard). The scheduling policy picks among ready warps (`lrr` loose round
-robin, `gto` greedy-then-oldest, `adversarial` youngest first, `random:SEED`).
+robin, `gto` greedy-then-oldest, `adversarial` youngest first,
+`adversarial:SEED` seeded ranks with a few preemptions, `random:SEED`).
 Instructions take effect when they issue, so memory is sequentially consistent
 in issue order; latencies only decide when dependants may issue. When no warp
 can issue, the clock jumps to the next cycle when one can (an event-driven
@@ -36,6 +37,7 @@ from .program import SassKernel
 from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
 
 INF = float("inf")
+PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (Scheduler)
 CBANK_SHAPE = (0x8, 0xC, 0x10, 0x14, 0x18, 0x1C)
 
 
@@ -77,13 +79,20 @@ class Stats:
 
 class Scheduler:
     """One warp scheduler of an SM: its warps, in the order they arrived, and a policy."""
-    __slots__ = ("warps", "last", "policy", "rng")
+    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions")
 
-    def __init__(self, policy: str):
+    def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
         self.last = -1
         self.policy = policy
         self.rng = random.Random(int(policy.split(":")[1])) if policy.startswith("random:") else None
+        self.priority: dict[int, float] = {}      # adversarial:SEED: warp uid → its rank (higher first)
+        self.preemptions = 0
+        if policy.startswith("adversarial:"):
+            # one stream per scheduler (`where` numbers them), so that SMs do not move in lockstep
+            self.rng = random.Random(int(policy.split(":")[1]) * 7919 + where)
+            self.policy = "adversarial:SEED"
+            self.preemptions = PREEMPTIONS
 
     def pick(self, now: int) -> Warp | None:
         warps = self.warps
@@ -113,8 +122,33 @@ class Scheduler:
                 if warps[k].ready_at <= now:
                     return warps[k]
             return None
+        if policy == "adversarial:SEED":
+            return self._pick_by_priority(now)
         ready = [w for w in warps if w.ready_at <= now]
         return self.rng.choice(ready) if ready else None
+
+    def _pick_by_priority(self, now: int) -> Warp | None:
+        """Seeded adversarial scheduling, after PCT (Burckhardt et al., ASPLOS 2010): every warp
+        gets a random rank when it arrives and the highest-ranked ready warp always issues, so
+        the others starve for as long as it can go on. At a few random moments (at most
+        PREEMPTIONS per run, each with chance 1/PREEMPT_EVERY per issue) the warp about to issue
+        is preempted instead: it drops below every other warp and stalls for up to PREEMPT_CYCLES,
+        which is how a lock holder gets stuck inside its critical section while the others run."""
+        rank, rng = self.priority, self.rng
+        while True:
+            best, best_rank = None, None
+            for w in self.warps:
+                if w.ready_at <= now:
+                    r = rank.get(w.uid)
+                    if r is None:
+                        r = rank[w.uid] = rng.random()
+                    if best is None or r > best_rank:
+                        best, best_rank = w, r
+            if best is None or not self.preemptions or rng.randrange(PREEMPT_EVERY):
+                return best
+            self.preemptions -= 1
+            rank[best.uid] = min(rank.values()) - 1.0
+            best.ready_at = now + rng.randint(1, PREEMPT_CYCLES)
 
     def remove(self, w: Warp) -> None:
         k = self.warps.index(w)
@@ -129,7 +163,7 @@ class SM:
     def __init__(self, index: int, config: FermiConfig):
         self.index = index
         self.shared = SharedMemory(config.shared_bytes_per_sm, config.lock_bits)
-        self.schedulers = [Scheduler(config.policy) for _ in range(config.schedulers)]
+        self.schedulers = [Scheduler(config.policy, index * config.schedulers + k) for k in range(config.schedulers)]
         self.blocks: list[Block] = []
         self.warps = 0
         self.threads = 0

@@ -1,0 +1,249 @@
+"""Every synchronization primitive of the catalogue, run on the simulator under at least 1000
+seeded schedules per implementation (alternately `adversarial:SEED`, PCT-style ranks with
+preemptions, and `random:SEED`), with its defining property checked in Python from what the
+kernel recorded. The programs are in tests/properties/ (made by make_programs.py); each is
+compiled once and re-launched with another schedule each time (`sim_config=` on the launch).
+
+- mutex: mutual exclusion (a non-atomic counter ends exact; an atomic occupancy count never
+  sees two inside); trylock where the implementation can give up.
+- semaphore(2): never more than 2 inside, 2 reached in some schedule, every entry counted.
+- barrier: after each `sync` of each round every participant sees the round's writes.
+- channel: every slot delivered once with the value put, never read before the put, and in
+  the order the dataflow promises.
+- fair primitives (ticket, mcs, mcs2, sleeping): bounded bypass (FIFO_BOUND below).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import syncc
+from helpers import ROOT
+from property_runs import run_schedules
+
+PROPS = ROOT / "tests" / "properties"
+sys.path.insert(0, str(PROPS))
+import make_programs as mp  # noqa: E402
+
+K = 2                     # acquisitions per party (the programs' K)
+SEEN: dict[str, int] = {}  # worst bypass seen per kernel, reported at the end
+
+
+@pytest.fixture(scope="module")
+def programs():
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = syncc.compile(str(PROPS / name), target="fermi-sim")
+        return cache[name]
+    return get
+
+
+def test_programs_are_what_make_programs_writes():
+    for name, make in mp.FILES.items():
+        assert (PROPS / name).read_text() == make(), f"run python tests/properties/make_programs.py ({name})"
+
+
+# ---- mutexes and semaphores ------------------------------------------------------------------------
+
+def _evidence():
+    return [np.zeros((4, 8), np.int32), np.zeros((4, 8 * K), np.int32), np.zeros((4, 8 * K), np.int32)]
+
+
+def overtakes(arr: np.ndarray, ent: np.ndarray) -> int:
+    """The most times one acquisition was overtaken: acquisitions of other parties that arrived
+    after it and entered before it. arr/ent: [party, k] arrival and entry numbers."""
+    parties = np.repeat(np.arange(arr.shape[0]), arr.shape[1])
+    a, e = arr.reshape(-1), ent.reshape(-1)
+    later = (a[None, :] > a[:, None]) & (e[None, :] < e[:, None]) & (parties[None, :] != parties[:, None])
+    return int(later.sum(axis=1).max())
+
+
+# FIFO_BOUND: for a fair lock (ticket, mcs, mcs2) and the sleeping semaphore, the order of
+# entry is the order of the doorway: one atomic (fetch-and-add of a ticket, swap of the queue
+# tail). The arrival number is taken one instruction before that doorway, so an acquisition is
+# overtaken only by acquisitions whose doorway fell between its arrival and its own doorway.
+# Every other party can do that at most once: a second time it would have to finish a whole
+# acquisition (several round trips to memory) inside that one-instruction window. Hence at most
+# parties - 1 overtakes, against up to (parties - 1) * K for an unfair lock that lets one party
+# starve through the others' K acquisitions each.
+FAIR = {"ticket", "mcs", "mcs2", "sleeping"}
+
+# Schedules per kernel; each implementation's kernels add up to at least 1000.
+MUTEX_RUNS = {"tas_global_thread": 400, "tas_shared_warp": 300, "tas_global_block": 200,
+              "ttas_global_thread": 400, "ttas_global_warp": 300, "ttas_global_block": 200,
+              "ticket_global_thread": 250, "ticket_shared_thread": 250, "ticket_global_warp": 250,
+              "ticket_global_block": 250, "mcs_global_thread": 1000, "mcs2_global_thread": 1000,
+              "backoff_global_thread": 400, "backoff_shared_warp": 300, "backoff_global_block": 200,
+              "tinylock_shared_thread": 500, "tinylock_shared_warp": 300,
+              "try_tas_global_thread": 100, "try_ttas_global_warp": 100, "try_backoff_global_block": 200,
+              "try_tinylock_shared_thread": 200}
+SEMAPHORE_RUNS = {"spin_global_thread": 400, "spin_shared_warp": 300, "spin_global_block": 300,
+                  "backoff_shared_thread": 400, "backoff_global_warp": 300, "backoff_global_block": 300,
+                  "sleeping_global_thread": 300, "sleeping_global_warp": 200, "sleeping_global_block": 200,
+                  "fifo_sleeping_global_warp": 300}
+
+
+def _impl(kernel: str) -> tuple[str, str, str]:
+    impl, place, gran = kernel.removeprefix("try_").removeprefix("fifo_").split("_")
+    return impl, place, gran
+
+
+def test_every_implementation_gets_1000_schedules():
+    from syncc.frontend.catalogue import IMPLEMENTATIONS
+    runs: dict[tuple[str, str], int] = {}
+    for table, kind in ((MUTEX_RUNS, "mutex"), (SEMAPHORE_RUNS, "semaphore"), (BARRIER_RUNS, "barrier"),
+                        (CHANNEL_RUNS, "channel")):
+        for kernel, n in table.items():
+            key = (kind, kernel.removeprefix("try_").removeprefix("fifo_").split("_")[0])
+            runs[key] = runs.get(key, 0) + n
+    for impl in IMPLEMENTATIONS:
+        assert runs.get((impl.kind, impl.name), 0) >= 1000, (impl.kind, impl.name)
+
+
+@pytest.mark.parametrize("kernel", [k for k in MUTEX_RUNS if not k.startswith("try_")])
+def test_mutex_excludes(programs, kernel):
+    impl, place, gran = _impl(kernel)
+    per, rows = mp.parties(gran, place)
+    worst = 0
+    for ev, arr, ent in run_schedules(programs("mutex.sync"), kernel, _evidence, MUTEX_RUNS[kernel]):
+        for row in range(rows):
+            e = ev[row]
+            assert e[5] == per * K, f"every acquisition entered once ({e[5]} of {per * K})"
+            assert e[0] == per * K, f"a non-atomic increment was lost: two were inside ({e[0]} of {per * K})"
+            assert e[2] == 1 and e[1] == 0, f"{e[2]} inside at once"
+            a, n = arr[row, :per * K].reshape(per, K), ent[row, :per * K].reshape(per, K)
+            assert sorted(a.reshape(-1)) == sorted(n.reshape(-1)) == list(range(per * K))
+            worst = max(worst, overtakes(a, n))
+    SEEN[kernel] = worst
+    if impl in FAIR:
+        assert worst <= per - 1, f"an acquisition was overtaken {worst} times (bound {per - 1})"
+
+
+@pytest.mark.parametrize("kernel", [k for k in MUTEX_RUNS if k.startswith("try_")])
+def test_trylock_excludes_and_gives_up(programs, kernel):
+    _, place, gran = _impl(kernel)
+    per, rows = mp.parties(gran, place)
+    failed = 0
+    for ev, _, _ in run_schedules(programs("mutex.sync"), kernel, _evidence, MUTEX_RUNS[kernel]):
+        for row in range(rows):
+            e = ev[row]
+            assert e[6] == per * K, "every party tried K times"
+            assert 1 <= e[5] <= per * K, f"{e[5]} successes: the first try of all cannot fail"
+            assert e[0] == e[5], f"a non-atomic increment was lost: two were inside ({e[0]} of {e[5]})"
+            assert e[2] == 1 and e[1] == 0
+            failed += int(e[6] - e[5])
+    assert failed > 0, "no trylock ever failed: the test never saw contention"
+
+
+@pytest.mark.parametrize("kernel", list(SEMAPHORE_RUNS))
+def test_semaphore_bounds_holders(programs, kernel):
+    impl, place, gran = _impl(kernel)
+    permits = 1 if kernel.startswith("fifo_") else 2
+    per, rows = mp.parties(gran, place)
+    most, worst = 0, 0
+    for ev, arr, ent in run_schedules(programs("semaphore.sync"), kernel, _evidence, SEMAPHORE_RUNS[kernel]):
+        for row in range(rows):
+            e = ev[row]
+            assert e[5] == per * K and e[1] == 0, f"{e[5]} entries of {per * K}, {e[1]} still inside"
+            assert 1 <= e[2] <= permits, f"{e[2]} inside a semaphore of {permits} permits"
+            most = max(most, int(e[2]))
+            a, n = arr[row, :per * K].reshape(per, K), ent[row, :per * K].reshape(per, K)
+            assert sorted(a.reshape(-1)) == sorted(n.reshape(-1)) == list(range(per * K))
+            worst = max(worst, overtakes(a, n))
+    assert most == permits, "no schedule ever had every permit taken"
+    SEEN[kernel] = worst
+    if impl in FAIR and permits == 1:
+        assert worst <= per - 1, f"an acquisition was overtaken {worst} times (bound {per - 1})"
+
+
+# ---- barriers ----------------------------------------------------------------------------------------
+
+R = 2                      # rounds (the program's R)
+BARRIER_RUNS = {"bar_block": 500, "bar_named": 500, "syncwarp_warp": 1000, "atomic_grid": 1000, "xf_grid": 1000,
+                "hierarchical_grid": 1000}
+# who reads what: participants whose seen[] is recorded (named: only the consumer warps read)
+_READERS = {"bar_named": slice(64, 128)}
+
+
+@pytest.mark.parametrize("kernel", list(BARRIER_RUNS))
+def test_barrier_keeps_rounds_in_step(programs, kernel):
+    threads = {"bar_block": 128, "syncwarp_warp": 128, "bar_named": 256}.get(kernel, 128)
+
+    def arrays():
+        out = [np.zeros((threads, R, 2), np.int32)]
+        return out + [np.zeros((2, 128), np.int32)] if kernel.endswith("_grid") else out
+    want = np.broadcast_to(np.arange(1, R + 1, dtype=np.int32)[None, :, None], (threads, R, 2))
+    readers = np.zeros(threads, bool)
+    if kernel in _READERS:
+        s = _READERS[kernel]
+        readers[s] = True
+        readers[s.start + 128: s.stop + 128] = True          # the second block's consumers
+    else:
+        readers[:] = True
+    for seen, *_ in run_schedules(programs("barrier.sync"), kernel, arrays, BARRIER_RUNS[kernel]):
+        bad = np.argwhere((seen != want)[readers])
+        assert not len(bad), f"a participant saw round {seen[readers][tuple(bad[0])]} in round {bad[0][1] + 1}"
+
+
+# ---- channels ----------------------------------------------------------------------------------------
+
+CHANNEL_RUNS = {"tinylock_shared_thread": 500, "tinylock_shared_warp": 500, "atomlock_shared_thread": 250,
+                "atomlock_global_thread": 250, "atomlock_shared_warp": 250, "atomlock_global_warp": 250,
+                "flag_shared_thread": 250, "flag_global_thread": 250, "flag_shared_warp": 200,
+                "flag_global_warp": 200, "flag_global_block": 100, "namedbar_shared_warp": 1000}
+
+
+def _channel_reference(kernel: str):
+    """(got, order-ranks per instance) that the chain must produce, from the program's rules."""
+    impl, place, gran = _impl(kernel)
+    got = np.zeros((128, 2), np.int64)
+    t = np.arange(128)
+    if gran == "thread":
+        slots = 64 if place == "shared" else 128
+        me = t % 64 if place == "shared" else t
+        value = lambda s: 1000 + s % 32 + s // 32             # noqa: E731 - the chain runs warp to warp
+        got[:, 0] = np.where(me >= 32, value(me - 32), 0)
+        got[:, 1] = value((me + 7) % slots)
+        # each lane's chain, thread by thread: lane l of warp 0, of warp 1, ...
+        parties = [t[(t % 32 == lane) & (t // 64 == b)] for b in (0, 1) for lane in range(32)] \
+            if place == "shared" else [t[t % 32 == lane] for lane in range(32)]
+    elif gran == "warp":
+        warps = 2 if place == "shared" else 4
+        party = (t // 32) % 2 if place == "shared" else t // 32
+        lane = t % 32
+        value = lambda p: 1000 + lane + p                     # noqa: E731 - party p's slots: 1000 + lane + p
+        got[:, 0] = np.where(party > 0, value(party - 1), 0)
+        got[:, 1] = value(party) if impl == "namedbar" else value((party + 1) % warps)
+        parties = [np.array([0, 1]), np.array([2, 3])] if place == "shared" else [np.arange(4)]
+    else:
+        got[:, 0] = np.where(t >= 32, 1000 + t % 32 + t // 32 - 1, 0)
+        got[:, 1] = 1000 + t % 32 + 3
+        parties = [np.arange(4)]
+    return got, parties
+
+
+@pytest.mark.parametrize("kernel", list(CHANNEL_RUNS))
+def test_channel_delivers_once_in_order(programs, kernel):
+    want, parties = _channel_reference(kernel)
+
+    def arrays():
+        return [np.zeros((128, 2), np.int32), np.full(128, -1, np.int32), np.zeros(2, np.int32)]
+    for got, order, ctr in run_schedules(programs("channel.sync"), kernel, arrays, CHANNEL_RUNS[kernel]):
+        bad = np.argwhere(got != want)
+        assert not len(bad), f"thread {bad[0][0]} read {got[tuple(bad[0])]}, not {want[tuple(bad[0])]}"
+        for members in parties:
+            fired = order[members]
+            # each party fired exactly once, in the chain's order
+            assert (fired >= 0).all() and (np.diff(fired) > 0).all(), f"firing order {fired.tolist()}"
+        assert ctr.sum() == sum(len(m) for m in parties), "a `when` body ran more or less than once"
+
+
+def test_report_worst_bypass():
+    """Not a check: prints the worst bypass each kernel showed (run with -s to see it)."""
+    for kernel, worst in sorted(SEEN.items()):
+        print(f"{kernel}: an acquisition overtaken at most {worst} times")
