@@ -8,6 +8,7 @@
 #include "mutex.cuh"
 #include "semaphore.cuh"
 #include "barrier.cuh"
+#include "channel.cuh"
 
 struct Tally { int total; int inside; int most; };
 
@@ -111,6 +112,32 @@ static void grid_barrier(const char* name, Barrier b) {
     failures += !ok;
 }
 
+// every thread puts its own slot and gets the slot of the thread one block ahead
+__global__ void pass_on(syncc_channel::flag c, int round, int* wrong) {
+    int me = blockIdx.x * blockDim.x + threadIdx.x, n = gridDim.x * blockDim.x;
+    c.put(me, me * 7 + round);
+    int from = (me + blockDim.x) % n;
+    if (c.get(from) != from * 7 + round) atomicAdd(wrong, 1);
+}
+
+static void channel_messages() {
+    const int rounds = 100, blocks = 8, threads = 128;   // 1024 slots, each put once per launch
+    int* wrong = zeros(1);
+    syncc_channel::flag c{zeros(1024), zeros(1024)};
+    cudaError_t err = cudaSuccess;
+    for (int r = 0; r < rounds && err == cudaSuccess; ++r) {
+        cudaMemset(c.flag, 0, 1024 * sizeof(int32_t));   // a channel is write-once per launch
+        pass_on<<<blocks, threads>>>(c, r, wrong);
+        err = cudaDeviceSynchronize();
+    }
+    int h_wrong = -1;
+    cudaMemcpy(&h_wrong, wrong, sizeof(int), cudaMemcpyDeviceToHost);
+    bool ok = err == cudaSuccess && h_wrong == 0;
+    std::printf("%-28s %8d msgs  wrong %d  %s\n", "channel flag @thread", rounds * blocks * threads, h_wrong,
+                ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+}
+
 int main() {
     const int B = 132, T = 256;
     // mutexes: a plain counter must come out exact, and nobody else inside
@@ -151,6 +178,7 @@ int main() {
     grid_barrier("barrier grid_atomic", syncc_barrier::grid_atomic{zeros(1), zeros(1)});
     grid_barrier("barrier grid_xf", syncc_barrier::grid_xf{zeros(blocks), zeros(blocks)});
     grid_barrier("barrier grid_hierarchical", syncc_barrier::grid_hierarchical{zeros(blocks), zeros(1), zeros(1)});
+    channel_messages();
     std::printf("%s\n", failures ? "FAILED" : "all ok");
     return failures ? 1 : 0;
 }
