@@ -62,6 +62,7 @@ CODES: dict[str, str] = {
     "E0413": "`arrive` on a barrier that is not named",
     "E0414": "warp or block barrier in global memory",
     "E0415": "unknown fence scope",
+    "E0416": "latch that can never open",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -56,6 +56,9 @@ _COMMON: dict[tuple[str, str, str], Choice] = {
                                              "polling load per message"),
     ("channel", "global", "warp"): ("flag", "one flag per warp of slots, set after the warp's stores"),
     ("channel", "global", "block"): ("flag", "one flag per block of slots, set by thread 0 after a block barrier"),
+    **{("latch", placement, gran): ("counter", "the only latch: one atomic decrement per party, waiters poll")
+       for placement in ("global", "shared") for gran in ("thread", "warp", "block") if (placement, gran) !=
+       ("shared", "block")},
 }
 
 _PTX: dict[tuple[str, str, str], Choice] = {
@@ -69,6 +72,10 @@ _PTX: dict[tuple[str, str, str], Choice] = {
     ("channel", "shared", "thread"): ("flag", "no lock bits after Fermi: a ready flag per slot, with cta-scope "
                                              "release/acquire"),
     ("channel", "shared", "warp"): ("flag", "a ready flag per warp of slots; named barriers are limited to 16"),
+    **{("rwlock", placement, gran): ("ticket", "fair as the ticket mutex is (design.md §7: tickets scale under "
+                                               "contention on H100), and no writer starves behind a stream of readers")
+       for placement, gran in (("global", "thread"), ("global", "warp"), ("global", "block"), ("shared", "thread"),
+                               ("shared", "warp"))},
 }
 
 _FERMI: dict[tuple[str, str, str], Choice] = {
@@ -80,6 +87,12 @@ _FERMI: dict[tuple[str, str, str], Choice] = {
     ("mutex", "shared", "thread"): ("tinylock", "seed 000: lock bits need no mutex word and one load and one store "
                                                "per acquisition; 4.0x the atomic spin lock"),
     ("mutex", "shared", "warp"): ("tinylock", "seed 000 Listing 9: one lock bit shared by the warp"),
+    **{("rwlock", placement, gran): ("counter", "fewest atomics: a reader adds and a writer CASes one word, "
+                                                "where the ticket lock takes two per write; seed 001 finds every "
+                                                "extra atomic costly on Fermi, whose atomic unit serializes a "
+                                                "contended line")
+       for placement, gran in (("global", "thread"), ("global", "warp"), ("global", "block"), ("shared", "thread"),
+                               ("shared", "warp"))},
     ("channel", "shared", "thread"): ("tinylock", "seed 000 Table 2: tiny_lock is the fastest scheme (4.0x atom_lock)"),
     ("channel", "shared", "warp"): ("namedbar", "seed 000 Table 2: warp_barr (2.6x) beats warp_vote (2.0x) for "
                                                "warp-to-warp channels"),

@@ -71,6 +71,19 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
         (_op("acquire", "acquire {p} {{ {hole} }}", doc="run body holding one permit"), None),
         (_op("wait", "wait {p}", doc="take a permit, waiting until one is free"), None),
         (_op("post", "post {p}", doc="return a permit"), None),
+        (_op("try_acquire", "{result} = trywait {p}", "bool",
+             "one attempt: true if it took a permit (give it back with post)"), None),
+        (_op("try_acquire_for", "{result} = trywait {p} for {count}", "bool",
+             "up to `attempts` attempts: true if it took a permit (give it back with post)"), None),
+    ),
+    "rwlock": (
+        (_op("read", "read {p} {{ {hole} }}", doc="run body as a reader: other readers may be inside too"), None),
+        (_op("write", "write {p} {{ {hole} }}", doc="run body as the writer: nobody else inside"), None),
+    ),
+    "latch": (
+        (_op("count_down", "count_down {p}", doc="count this party in, without waiting"), None),
+        (_op("wait", "wait {p}", doc="wait until every party has counted down"), None),
+        (_op("arrive_and_wait", "sync {p}", doc="count down, then wait"), None),
     ),
     "barrier": (
         (_op("sync", "sync {p}", doc="meet: wait until every participant has arrived"), None),
@@ -113,6 +126,8 @@ def kernel_source(info: PrimInfo, op: Operation) -> str:
         place = name + f"[{INDEX}]"
     if op.takes_value():
         params.append(f"{VALUE}: {info.elem}")
+    if op.takes_count():
+        params.append(f"{COUNT}: i32")
     if op.returns:
         params.append(f"{RESULT}: global {info.elem if op.returns == 'slot' else op.returns}[1]")
     body_decl = ""

@@ -20,6 +20,17 @@ _BODIES = {
     "semaphore": {
         "acquire": "acquire {p}[0] {{ out[0] += 1 }}",
         "wait": "wait {p}[1]\n    out[1] += 1\n    post {p}[1]",
+        "trywait": "if trywait {p}[2] {{\n        out[2] += 1\n        post {p}[2]\n    }}\n"
+                   "    if trywait {p}[3] for (out[4] + 3) {{\n        out[3] += 1\n        post {p}[3]\n    }}",
+    },
+    "rwlock": {
+        "read": "read {p}[0] {{ atomic_add(out[2], 1) }}",
+        "write": "write {p}[1] {{ out[1] = out[1] + 1 }}\n    if {sel} {{\n        write {p}[warp] {{ out[0] += 1 }}\n    }} else {{\n"
+                "        read {p}[warp] {{ out[tid] = out[0] }}\n    }}",
+    },
+    "latch": {
+        "sync": "out[tid] = tid\n    sync {p}[0]\n    out[64 + tid] = out[(tid + 1) % 64]",
+        "count-down-wait": "count_down {p}[1]\n    wait {p}[1]",
     },
     "channel": {
         "when": "if tid == 0 {{ put {p}[0] = 7 }}\n    when x = {p}[0] {{ out[tid] = x }}",
@@ -35,6 +46,9 @@ _PARTY_CHANNEL = {
     "when": "if {lead} {{ put {p}[tid] = tid }}\n    when x = {p}[tid % 32] {{ out[tid] = x }}",
 }
 _LEAD = {"warp": "warp == 0", "block": "bid == 0"}
+# a latch counted down by every party: of the one 64-thread block (shared), or of both blocks (global)
+_LATCH_COUNT = {("shared", "thread"): 64, ("shared", "warp"): 2,
+                ("global", "thread"): 128, ("global", "warp"): 4, ("global", "block"): 2}
 
 
 def programs():
@@ -48,6 +62,9 @@ def programs():
                     yield from _barriers(impl, placement, gran)
                     continue
                 bodies = _BODIES[impl.kind]
+                if impl.kind == "rwlock":      # (a warp or block reads or writes as one party)
+                    sel = {"thread": "tid % 3 == 0", "warp": "warp == 0", "block": "bid == 0"}[gran]
+                    bodies = {k: v.replace("{sel}", sel) for k, v in bodies.items()}
                 if impl.kind == "channel" and gran != "thread":
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
                 for form, body in bodies.items():
@@ -57,7 +74,7 @@ def programs():
 
 
 def _decl(impl, placement, gran) -> str:
-    arg = "(2)" if impl.kind == "semaphore" else ""
+    arg = "(2)" if impl.kind == "semaphore" else f"({_LATCH_COUNT[placement, gran]})" if impl.kind == "latch" else ""
     slot = ": i32" if impl.kind == "channel" else ""
     size = 128 if impl.kind == "channel" else 8
     return f"{impl.kind} p[{size}]{arg}{slot} in {placement} @{gran} using {impl.name}"

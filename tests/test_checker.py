@@ -43,6 +43,45 @@ CASES = {
     "launch may not change a declared block": (
         "kernel k() launch grid(1) block(32) { }\nhost { launch k() grid(4) block(64) }", ["E0603"]),
     "launch may change the grid": ("kernel k() launch grid(1) block(32) { }\nhost { launch k() grid(4) }", []),
+    # reader-writer locks
+    "read and write sections": (K + "rwlock rw[2] in global @thread\nread rw[0] { a[0] = a[1] }\n"
+                                "write rw[1] { a[1] += 1 }\n}", []),
+    "read and write stay names elsewhere": (K + "var read = 1\nlet write = read + 1\nread = write\n"
+                                            "a[read] = write\n}", []),
+    "a name after read is a section": (K + "let read = 1\nread a\n}", ["E0002"]),
+    "write on a mutex": (K + "mutex m in global @thread\nwrite m { a[0] = 1 }\n}", ["E0404"]),
+    "critical on an rwlock": (K + "rwlock rw in global @thread\ncritical rw { a[0] = 1 }\n}", ["E0404"]),
+    "lock on an rwlock": (K + "rwlock rw in global @thread\nlock rw\n}", ["E0404"]),
+    "rwlock at grid": (K + "rwlock rw in global @grid\n}", ["E0401"]),
+    "shared rwlock at block": (K + "rwlock rw in shared @block\n}", ["E0402"]),
+    "rwlock takes no argument": (K + "rwlock rw(2) in global @thread\n}", ["E0406"]),
+    "unknown rwlock implementation": (K + "rwlock rw in global @thread using mcs\n}", ["E0408"]),
+    "break out of a read section": (K + "rwlock rw in global @thread\nfor i in 0 .. 4 {\n"
+                                    "read rw { if a[i] == 0 { break } }\n}\n}", ["E0508"]),
+    "read section outside a kernel": ("host {\nread rw { }\n}", ["E0504"]),
+    # latches
+    "latch statements": (K + "latch l(64) in shared @thread\ncount_down l\nwait l\n"
+                         "latch m[2](2) in global @warp\nsync m[1]\n}", []),
+    "latch needs its count": (K + "latch l in global @thread\n}", ["E0406"]),
+    "latch of zero": (K + "latch l(0) in global @thread\n}", ["E0306"]),
+    "latch count is constant": (K + "latch l(a[0]) in global @thread\n}", ["E0301"]),
+    "shared latch beyond its block's threads": (K + "latch l(65) in shared @thread\n}", ["E0416"]),
+    "shared latch beyond its block's warps": (K + "latch l(3) in shared @warp\n}", ["E0416"]),
+    "global latch counts across blocks": (K + "latch l(65) in global @thread\n}", []),
+    "shared latch at block": (K + "latch l(1) in shared @block\n}", ["E0402"]),
+    "count_down on a semaphore": (K + "semaphore s(1) in global @thread\ncount_down s\n}", ["E0404"]),
+    "wait on a mutex names both kinds": (K + "mutex m in global @thread\nwait m\n}", ["E0404"]),
+    "post on a latch": (K + "latch l(1) in global @thread\npost l\n}", ["E0404"]),
+    "arrive on a latch": (K + "latch l(1) in global @thread\narrive l\n}", ["E0404"]),
+    # trywait
+    "trywait and trywait for": (K + "semaphore s(1) in global @thread\nlet n: u64 = 5\n"
+                                "if trywait s for n { post s }\nlet t = trywait s\n"
+                                "let u = trywait s for (a[0] + 1)\n}", []),
+    "trywait for zero": (K + "semaphore s(1) in global @thread\nlet t = trywait s for 0\n}", ["E0306"]),
+    "trywait for a bool": (K + "semaphore s(1) in global @thread\nlet t = trywait s for true\n}", ["E0201"]),
+    "trywait on a latch": (K + "latch l(1) in global @thread\nlet t = trywait l\n}", ["E0404"]),
+    "trywait for takes one operand": (K + "semaphore s(1) in global @thread\nlet t = trywait s for 2 + 1\n}",
+                                      ["E0201"]),
 }
 
 

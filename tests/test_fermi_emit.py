@@ -983,6 +983,15 @@ def test_implementation_matrix_sample(name, source, tmp_path):
         else:
             want = {"when": [7] * block, "get": [5] * block, "await": [0] * block, "read": list(range(block))}[form]
         assert out[:block].tolist() == want
+    elif kind == "rwlock":
+        # readers all get in (every lane counts); a writer party's lanes store one increment per party
+        if form == "read":
+            assert out[2] == threads
+        elif form == "write":
+            assert out[1] == parties
+    elif kind == "latch":
+        if form == "sync":      # every party counts down before anyone reads a neighbour's word
+            assert out[64:128].tolist() == [(t + 1) % 64 for t in range(64)]
     elif name.endswith("-named"):
         assert out[:128].tolist() == list(range(64)) * 2
     else:

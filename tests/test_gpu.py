@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from helpers import EXAMPLES, ROOT, syncc
+import syncc as syncc_api
 
 
 def _gpu() -> str | None:
@@ -101,3 +102,46 @@ def test_python_api_refuses_bad_launches():
     barrier = syncc.compile(str(ROOT / "examples" / "barrier.sync"))
     with pytest.raises(LaunchError, match="resident at once"):
         barrier.smooth[100_000, 128](np.zeros(2048, np.int32), np.zeros(2048, np.int32))
+
+
+# ---- reader-writer locks, latches and bounded trywait (tests/test_prims_sim.py's programs) ----------
+
+def _ptx(tmp_path, source: str):
+    path = tmp_path / "p.sync"
+    path.write_text(source)
+    return syncc_api.compile(str(path))
+
+
+@pytest.mark.parametrize("impl", ["counter", "ticket"])
+@pytest.mark.parametrize("placement, gran", [("global", "thread"), ("global", "warp"), ("shared", "thread")])
+def test_rwlock_on_the_gpu(tmp_path, impl, placement, gran):
+    from test_prims_sim import GRID, rw_source, writes_expected
+    prog = _ptx(tmp_path, rw_source(impl, placement, gran))
+    data, occ, stats = np.zeros((GRID, 2), np.int32), np.zeros(GRID, np.int32), np.zeros((GRID, 4), np.int32)
+    for _ in range(20):
+        prog.rw(data, occ, stats)
+    assert data[:, 0].tolist() == [20 * w for w in writes_expected(placement, gran)]
+    assert stats[:, 1].sum() == 0 and stats[:, 2].sum() == 0
+
+
+@pytest.mark.parametrize("case", ["global-thread", "global-block", "shared-warp"])
+def test_latch_on_the_gpu(tmp_path, case):
+    from test_prims_sim import BLOCK, GRID, LATCH_CASES, latch_source
+    placement, gran, count, counters = next(c for c in LATCH_CASES if f"{c[0]}-{c[1]}" == case)
+    prog = _ptx(tmp_path, latch_source(placement, gran, count, counters))
+    for _ in range(20):
+        arrived = np.zeros(GRID, np.int32)
+        seen, peek, data = (np.zeros(GRID * BLOCK, np.int32) for _ in range(3))
+        prog.latch_k(arrived, seen, peek, data, np.zeros(1, np.int32))
+        assert seen.min() >= count
+        if counters == "true":
+            assert (peek != 0).all()
+
+
+@pytest.mark.parametrize("impl", ["spin", "backoff", "sleeping"])
+def test_bounded_trywait_on_the_gpu(tmp_path, impl):
+    from test_prims_sim import trywait_source
+    prog = _ptx(tmp_path, trywait_source(impl, "global"))
+    res = np.full(8, -1, np.int32)
+    prog.tries(res, np.int32(41))
+    assert res.tolist() == [0, 0, 1, 0, 1, 1, 0, 0]

@@ -6,7 +6,7 @@ from syncc.frontend.lexer import _STARTS_ITEM, _STARTS_STATEMENT, SynccLexer
 from syncc.frontend.parser import GRAMMAR_PATH, lark_parser
 
 # Keywords that begin expressions (an expression statement is grammatical, though the checker rejects most).
-EXPRESSION_WORDS = {"true", "false", "get", "trylock", "i32", "u32", "i64", "u64", "bool"}
+EXPRESSION_WORDS = {"true", "false", "get", "trylock", "trywait", "i32", "u32", "i64", "u64", "bool"}
 
 
 def test_grammar_builds_in_strict_mode():

@@ -97,7 +97,7 @@ def test_every_implementation_gets_1000_schedules():
     from syncc.frontend.catalogue import IMPLEMENTATIONS
     runs: dict[tuple[str, str], int] = {}
     for table, kind in ((MUTEX_RUNS, "mutex"), (SEMAPHORE_RUNS, "semaphore"), (BARRIER_RUNS, "barrier"),
-                        (CHANNEL_RUNS, "channel")):
+                        (CHANNEL_RUNS, "channel"), (RWLOCK_RUNS, "rwlock"), (LATCH_RUNS, "latch")):
         for kernel, n in table.items():
             key = (kind, kernel.removeprefix("try_").removeprefix("fifo_").split("_")[0])
             runs[key] = runs.get(key, 0) + n
@@ -241,6 +241,51 @@ def test_channel_delivers_once_in_order(programs, kernel):
             # each party fired exactly once, in the chain's order
             assert (fired >= 0).all() and (np.diff(fired) > 0).all(), f"firing order {fired.tolist()}"
         assert ctr.sum() == sum(len(m) for m in parties), "a `when` body ran more or less than once"
+
+
+# ---- reader-writer locks and latches -------------------------------------------------------------
+
+RWLOCK_RUNS = {"counter_global_thread": 400, "counter_shared_warp": 300, "counter_global_block": 300,
+               "ticket_global_thread": 250, "ticket_shared_thread": 250, "ticket_global_warp": 250,
+               "ticket_global_block": 250}
+
+
+@pytest.mark.parametrize("kernel", list(RWLOCK_RUNS))
+def test_rwlock_writers_are_alone(programs, kernel):
+    impl, place, gran = _impl(kernel)
+    per, rows = mp.parties(gran, place)
+    worst = 0
+    for ev, arr, ent in run_schedules(programs("rwlock.sync"), kernel, _evidence, RWLOCK_RUNS[kernel]):
+        for row in range(rows):
+            e = ev[row]
+            assert e[5] == per * K and e[0] == per * K, f"a write was lost: {e[0]} of {per * K}"
+            assert e[2] == 1 and e[1] == 0, f"{e[2]} writers inside at once"
+            assert e[7] == 0, f"{e[7]} readers were inside with a writer"
+            assert e[6] == 0
+            a, n = arr[row, :per * K].reshape(per, K), ent[row, :per * K].reshape(per, K)
+            worst = max(worst, overtakes(a, n))
+    SEEN[kernel] = worst
+    if impl == "ticket":     # writers are served first come, first served (phase-fair)
+        assert worst <= per - 1, f"a writer was overtaken {worst} times (bound {per - 1})"
+
+
+LATCH_RUNS = {"counter_global_thread": 200, "counter_shared_thread": 200, "counter_global_warp": 200,
+              "counter_shared_warp": 200, "counter_global_block": 200}
+
+
+@pytest.mark.parametrize("kernel", list(LATCH_RUNS))
+def test_latch_opens_when_every_party_counted_down(programs, kernel):
+    _, place, gran = _impl(kernel)
+    per, rows = mp.parties(gran, place)
+    per = {"thread": per // 2 * 32, "warp": per, "block": per}[gran]     # every lane counts at @thread
+    grid, block = mp.SHAPE[gran, place]
+
+    def arrays():
+        return [np.zeros((4, 8), np.int32), np.zeros(grid * block, np.int32)]
+    for ev, seen in run_schedules(programs("latch.sync"), kernel, arrays, LATCH_RUNS[kernel]):
+        parties = {"thread": grid * block, "warp": grid * block // 32, "block": grid}[gran]
+        assert (ev[:rows, 0] == per).all(), ev[:rows, 0]
+        assert (seen[:parties] == per).all(), f"a party passed the latch early: {sorted(set(seen[:parties]))}"
 
 
 def test_report_worst_bypass():

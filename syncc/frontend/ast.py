@@ -125,7 +125,16 @@ class TryLock:
     span: Span
 
 
-Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock]
+@node
+class TryWait:
+    """`trywait s` / `trywait s for n`: one attempt, or up to `n`, to take a permit; true on success."""
+    place: Place
+    attempts: Expr | None
+    span: Span
+
+
+Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
+             TryWait]
 
 
 # ---- types ----------------------------------------------------------------
@@ -239,7 +248,7 @@ class ImplRef:
 @node
 class PrimDecl:
     """`mutex m[4] in global @thread using ticket`, `semaphore s(3) ...`, `channel c[N]: i32 ...`."""
-    kind: str  # mutex | semaphore | barrier | channel
+    kind: str  # mutex | semaphore | barrier | channel | rwlock | latch
     name: Ident
     dims: tuple[Expr, ...]
     args: tuple[Expr, ...]
@@ -260,6 +269,15 @@ class Critical:
 
 @node
 class Acquire:
+    target: Place
+    body: Block
+    span: Span
+
+
+@node
+class RwSection:
+    """`read rw[i] { }` (shared) or `write rw[i] { }` (exclusive) on a reader-writer lock."""
+    mode: str  # read | write
     target: Place
     body: Block
     span: Span
@@ -345,7 +363,7 @@ class Save:
 
 
 Stmt = Union[Let, Assign, ExprStmt, If, While, For, Break, Continue, Return, SharedDecl, PrimDecl,
-             Critical, Acquire, When, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
+             Critical, Acquire, RwSection, When, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
 
 
 # ---- items ------------------------------------------------------------------

@@ -281,6 +281,10 @@ class AstBuilder:
         return A.Acquire(place, body, span)
 
     @rule
+    def rw_stmt(self, span, mode, place, body):
+        return A.RwSection(str(mode), place, body, span)
+
+    @rule
     def when_stmt(self, span, *parts):
         *bindings, body = parts
         return A.When(tuple(bindings), body, span)
@@ -347,6 +351,11 @@ class AstBuilder:
     @rule
     def trylock_expr(self, span, place):
         return A.TryLock(place, span)
+
+    @rule
+    def trywait_expr(self, span, place, *attempts):
+        # (an absent `[for n]` gives a placeholder per part)
+        return A.TryWait(place, next((a for a in attempts if a is not None), None), span)
 
     @rule
     def index(self, span, base, idx):
@@ -417,7 +426,7 @@ class AstBuilder:
     def kwarg(self, span, name, value):
         return A.KwArg(self.ident(name), value, span)
 
-    binding_kw = assign_op = prim_kind = prim_op = space = word
+    binding_kw = assign_op = prim_kind = prim_op = rw_mode = space = word
     or_op = and_op = cmp_op = bor_op = bxor_op = band_op = shift_op = add_op = mul_op = unary_op = word
 
     @rule

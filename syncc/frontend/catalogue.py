@@ -32,6 +32,10 @@ KINDS: dict[str, KindRule] = {
                         "every participant waits until all have arrived"),
     "channel": KindRule(("thread", "warp", "block"), None, False, True,
                         "write-once slots: one producer puts, consumers wait and get"),
+    "rwlock": KindRule(("thread", "warp", "block"), None, False, False,
+                       "many readers at once, or one writer"),
+    "latch": KindRule(("thread", "warp", "block"), "count", True, False,
+                      "single use: opens once `count` parties have counted down"),
 }
 
 
@@ -114,6 +118,17 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
     _impl("channel", "namedbar", "shared", "warp",
           "producer warp bar.arrive, consumer warp bar.sync on a named barrier",
           "seed 000 Listing 12"),
+    # reader-writer locks
+    _impl("rwlock", "counter", "global shared", "thread warp block",
+          "one word: readers add 1 (and back out if a writer holds bit 31), a writer CASes 0 to bit 31; "
+          "reader-preferring, writers can starve", "Courtois, Heymans & Parnas 1971 (readers' priority); syncc"),
+    _impl("rwlock", "ticket", "global shared", "thread warp block",
+          "reader-writer ticket lock: one ticket counter for both; a writer waits for every earlier ticket, "
+          "a reader only for earlier writers; fair (FIFO)", "Mellor-Crummey & Scott 1991, section 2.2"),
+    # latches
+    _impl("latch", "counter", "global shared", "thread warp block",
+          "an atomic decrement to count down; waiters poll (past L1 in global memory) until zero",
+          "C++20 std::latch; syncc"),
 )
 
 

@@ -211,7 +211,7 @@ def _breaks(b: A.Block) -> bool:
             if _breaks(s.then) or (isinstance(s.orelse, A.Block) and _breaks(s.orelse)) or \
                     (isinstance(s.orelse, A.If) and _breaks(A.Block((s.orelse,), s.span))):
                 return True
-        if isinstance(s, (A.Critical, A.Acquire, A.When)):
+        if isinstance(s, (A.Critical, A.Acquire, A.RwSection, A.When)):
             if _breaks(s.body):
                 return True
     return False

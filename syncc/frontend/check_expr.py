@@ -240,8 +240,10 @@ class ExprRules:
             return BOOL
         for side, t in ((e.left, lt), (e.right, rt)):
             if not is_int(t):
-                self.error("E0201", f"`{op}` needs integers, found {t}", side.span,
-                           help="for bools use `&&` and `||`" if t == BOOL and op in ("&", "|") else None)
+                help = "for bools use `&&` and `||`" if t == BOOL and op in ("&", "|") else None
+                if isinstance(side, A.TryWait) and side.attempts is not None:
+                    help = "the count of `trywait s for N` is one operand: write `trywait s for (n + 1)`"
+                self.error("E0201", f"`{op}` needs integers, found {t}", side.span, help=help)
                 return ERROR
         if op in _SHIFT:
             # The result has the left operand's type; an untyped left takes the right's.
@@ -586,6 +588,20 @@ class ExprRules:
         self.prim_place(e.place, "trylock", ctx)
         return BOOL
 
+    def _TryWait(self, e, ctx):
+        self.prim_place(e.place, "trywait", ctx)
+        if e.attempts is not None:
+            t = self.value(e.attempts, ctx)
+            if t is not ERROR and not is_int(t):
+                self.error("E0201", f"the number of attempts must be an integer, found {t}", e.attempts.span)
+            elif t is not ERROR:
+                self.concrete(e.attempts, t)
+                n = self.try_fold(e.attempts)
+                if n is not None and n < 1:
+                    self.error("E0306", f"`trywait ... for N` needs at least one attempt, found {n}",
+                               e.attempts.span, help="`trywait s` tries once")
+        return BOOL
+
     # ---- wording ---------------------------------------------------------------------
 
     def _kind_of(self, e, t) -> str:
@@ -641,4 +657,6 @@ def _prim_help(kind: str, name: str | None) -> str:
         "semaphore": f"use it with `acquire {n} {{ ... }}` or `wait`/`post`",
         "barrier": f"use it with `sync {n}`",
         "channel": "read a slot with `get` or `when`, write it with `put`",
+        "rwlock": f"use it with `read {n} {{ ... }}` or `write {n} {{ ... }}`",
+        "latch": f"use it with `count_down {n}`, `wait {n}` or `sync {n}`",
     }[kind]

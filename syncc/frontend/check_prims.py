@@ -5,7 +5,8 @@ The rules, in the order they are checked:
   * a granularity is @thread, @warp, @block or @grid, and one the kind allows (@grid only for barriers);
   * shared memory belongs to one block, so a shared primitive cannot be contended by blocks (@block/@grid);
   * warp and block barriers are SM hardware and live `in shared`;
-  * a semaphore takes its initial count; a named barrier (@warp with a count) counts threads in
+  * a semaphore takes its initial count, a latch its count of parties (>= 1, and no more than a
+    shared latch's block can have); a named barrier (@warp with a count) counts threads in
     multiples of 32, no more than the block has, and a kernel has at most 15 of them;
   * a channel declares its slot type, nothing else does;
   * `using` names an implementation of that kind that supports the placement and granularity.
@@ -20,18 +21,22 @@ from .symbols import PrimInfo, Symbol
 from .types import ERROR, PrimType
 
 # statement → the primitive kind it works on
+# statement → the primitive kinds it works on (`wait` and `sync` mean one thing per kind)
 OP_KINDS = {
-    "critical": "mutex", "lock": "mutex", "unlock": "mutex", "trylock": "mutex",
-    "acquire": "semaphore", "wait": "semaphore", "post": "semaphore",
-    "when": "channel", "get": "channel", "put": "channel", "signal": "channel", "await": "channel",
-    "sync": "barrier", "arrive": "barrier",
+    "critical": ("mutex",), "lock": ("mutex",), "unlock": ("mutex",), "trylock": ("mutex",),
+    "acquire": ("semaphore",), "wait": ("semaphore", "latch"), "post": ("semaphore",), "trywait": ("semaphore",),
+    "when": ("channel",), "get": ("channel",), "put": ("channel",), "signal": ("channel",), "await": ("channel",),
+    "sync": ("barrier", "latch"), "arrive": ("barrier",),
+    "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
 }
 # barrier implementations at @warp: does the barrier take a thread count (a named barrier)?
 _WARP_BARRIER_COUNTED = {"bar": True, "syncwarp": False}
 # kind → how to use it, for "wrong kind" help
 _USES = {
     "mutex": "`critical {n} {{ }}`, `lock {n}`, `unlock {n}` or `trylock {n}`",
-    "semaphore": "`acquire {n} {{ }}`, `wait {n}` or `post {n}`",
+    "semaphore": "`acquire {n} {{ }}`, `wait {n}`, `post {n}` or `trywait {n}`",
+    "rwlock": "`read {n} {{ }}` or `write {n} {{ }}`",
+    "latch": "`count_down {n}`, `wait {n}` or `sync {n}`",
     "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
     "barrier": "`sync {n}` (and `arrive {n}` for a named barrier)",
 }
@@ -97,6 +102,8 @@ class PrimRules:
         if info.top_level and info.is_named_barrier and threads is not None and info.count > threads:
             self.error("E0405", f"the named barrier `{info.decl.name.text}` of {info.count} threads cannot fill "
                        f"in a block of {threads}", span, notes=[Note("declared here", info.decl.span)])
+        if info.top_level and info.kind == "latch" and info.count is not None:   # judged by this kernel's block
+            self._latch_can_open(info.decl, info, info.count, span, ctx)
         if info.is_named_barrier and kernel.named_barriers > MAX_NAMED_BARRIERS:
             self.error("E0407", f"the kernel needs {kernel.named_barriers} named barriers; a block has "
                        f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", span)
@@ -131,6 +138,13 @@ class PrimRules:
             if count < 0:
                 self.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
                 return
+        elif d.kind == "latch":
+            if count < 1 or count >= 1 << 31:
+                self.error("E0306", f"a latch counts 1 to 2^31 - 1 parties, found {count}", arg.span,
+                           help="a latch that nobody counts down is always open: drop it")
+                return
+            if not self._latch_can_open(d, info, count, arg.span, ctx):
+                return
         else:
             threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
             if count <= 0 or count % 32:
@@ -142,6 +156,22 @@ class PrimRules:
                            arg.span)
                 return
         info.count = count
+
+    def _latch_can_open(self, d, info: PrimInfo, count: int, span, ctx) -> bool:
+        """A shared latch's parties are its block's threads or warps, fixed by the kernel's header;
+        a count above them can never reach zero (E0416). A global latch's parties depend on the
+        grid, which a `launch` may change, so it is not judged here."""
+        threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
+        if info.placement != "shared" or threads is None:
+            return True
+        parties, what = (threads, "threads") if info.granularity == "thread" else (-(-threads // 32), "warps")
+        if count <= parties:
+            return True
+        self.error("E0416", f"the latch `{d.name.text}` waits for {count} count-downs, but its block has only "
+                   f"{parties} {what}: it can never open", span,
+                   notes=[Note(f"each block has its own shared latch, counted by its own {what}")],
+                   help=f"count at most {parties}, or declare it `in global` to count across blocks")
+        return False
 
     def _prim_elem(self, d, rule, info: PrimInfo) -> None:
         if rule.carries_values:
@@ -209,7 +239,8 @@ class PrimRules:
         """Resolve the primitive a statement works on and check its indices."""
         if not self.kernel_only(f"`{op}`", place.span, ctx):
             return None
-        want = OP_KINDS[op]
+        kinds = OP_KINDS[op]
+        want = " or ".join(kinds)
         sym = self.resolve(place.name.text, place.name.span, ctx)
         if sym is None:
             for i in place.indices:
@@ -225,7 +256,7 @@ class PrimRules:
         info: PrimInfo = sym.info
         if info.top_level and ctx.kernel is not None and info not in ctx.kernel.prims:
             self._take_in(info, place.span, ctx)
-        if info.kind != want:
+        if info.kind not in kinds:
             self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
                        notes=[Note("declared here", sym.span)],
                        help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
@@ -246,6 +277,10 @@ class PrimRules:
     def _Acquire(self, s: A.Acquire, ctx):
         self.prim_place(s.target, "acquire", ctx)
         self.block(s.body, ctx.region_child("`acquire` block"))
+
+    def _RwSection(self, s: A.RwSection, ctx):
+        self.prim_place(s.target, s.mode, ctx)
+        self.block(s.body, ctx.region_child(f"`{s.mode}` section"))
 
     def _When(self, s: A.When, ctx):
         body_ctx = ctx.region_child("`when` block")

@@ -26,18 +26,23 @@ MAX_NESTING = 200
 # A line that ends with one of these can end a statement.
 _ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
                    "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}",
-                   "mutex", "semaphore", "channel"}      # (the last part of `import std.mutex`)
+                   "mutex", "semaphore", "channel", "rwlock", "latch"}  # (the end of `import std.mutex`)
 
 # A line that starts with one of these starts a new item (outside braces) ...
-_STARTS_ITEM = {"import", "const", "fn", "kernel", "host", "mutex", "semaphore", "barrier", "channel"}
+_STARTS_ITEM = {"import", "const", "fn", "kernel", "host",
+                "mutex", "semaphore", "barrier", "channel", "rwlock", "latch"}
 # ... or a new statement (inside braces).
 _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
-    "shared", "mutex", "semaphore", "barrier", "channel",
+    "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch",
     "critical", "acquire", "when", "fence", "put",
-    "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive",
+    "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down",
+    "read", "write",            # (contextual: they arrive here as NAME, which starts a statement anyway)
     "check", "print", "save",
 }
+# Contextual keywords: names everywhere, except at the start of a statement when a name follows
+# (`read rw[i] { }`), where no other statement could begin with two names.
+CONTEXTUAL = ("read", "write")
 _OPEN = {"(": 1, "[": 1, "{": 0}
 _CLOSE = {")": 1, "]": 1, "}": 0}
 
@@ -76,7 +81,8 @@ class SynccLexer(Lexer):
         for t in lexer_conf.terminals:
             if t.pattern.type == "str":
                 literal[t.pattern.value] = t.name
-        self.keywords = {k: v for k, v in literal.items() if k.isidentifier()}
+        self.keywords = {k: v for k, v in literal.items() if k.isidentifier() and k not in CONTEXTUAL}
+        self.contextual = {k: literal[k] for k in CONTEXTUAL if k in literal}
         punct = sorted((k for k in literal if not k.isidentifier()), key=len, reverse=True)
         self.punct = {k: literal[k] for k in punct}
         parts = [f"(?P<{name}>{rx})" for name, rx in _PATTERNS]
@@ -86,6 +92,25 @@ class SynccLexer(Lexer):
     __future_interface__ = 0   # lark passes the whole text to lex()
 
     def lex(self, text: str) -> Iterator[Token]:
+        """The tokens of `text`, with contextual keywords resolved (one token of lookahead)."""
+        held: Token | None = None        # a contextual word at a statement's start, waiting for the next token
+        before = None                    # the token before it
+        for tok in self._tokens(text):
+            if held is not None:
+                if tok.type == "NAME":
+                    held.type = self.contextual[str(held)]    # in place: `recent` holds the same object
+                yield held
+                held = None
+            if tok.type == "NAME" and str(tok) in self.contextual and \
+                    before is not None and before.type in ("_SEMI", "LBRACE"):
+                held = tok
+            else:
+                yield tok
+            before = tok
+        if held is not None:
+            yield held
+
+    def _tokens(self, text: str) -> Iterator[Token]:
         match, keywords, punct = self.master, self.keywords, self.punct
         recent = SynccLexer.recent = deque(maxlen=4)
         pos, line, line_start, end = 0, 1, 0, len(text)

@@ -369,6 +369,9 @@ class KernelLowering(SyncLowering):
     def _TryLock(self, e, want, dest):
         return self.sync_trylock(e, dest)
 
+    def _TryWait(self, e, want, dest):
+        return self.sync_trywait(e, dest)
+
     # ---- statements -------------------------------------------------------------------------
 
     def block(self, b: A.Block) -> None:
@@ -510,7 +513,7 @@ def _harmless(e) -> bool:
     todo = [e]
     while todo:
         x = todo.pop()
-        if isinstance(x, (A.Index, A.Call, A.Get, A.TryLock)):
+        if isinstance(x, (A.Index, A.Call, A.Get, A.TryLock, A.TryWait)):
             if isinstance(x, A.Call) and isinstance(x.func, A.TypeRef):
                 todo.extend(x.args)
                 continue

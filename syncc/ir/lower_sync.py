@@ -2,8 +2,10 @@
 
 For @thread primitives the statements lower to the primitive's blocking
 operations, structured ones tagged with a region number (`critical`:
-mutex.lock ... mutex.unlock; `acquire`: sem.wait ... sem.post; `when`:
-chan.get for each input, the body, region.end). The passes take it from there:
+mutex.lock ... mutex.unlock; `acquire`: sem.wait ... sem.post; `read`/`write`:
+rw.lock ... rw.unlock with mode=read|write; `when`: chan.get for each input, the
+body, region.end). A latch's `count_down` is latch.arrive, its `wait` latch.wait
+(a blocking wait like a channel's `await`), and `sync` both. The passes take it from there:
 elision and warp combining (-O2), then SIMT-safe structuring into spin loops.
 
 A @warp or @block primitive is held by the whole warp or block: a leader lane
@@ -99,17 +101,17 @@ class SyncLowering:
         self.b.jump(done)
         self.b.at(done)
 
-    def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span):
+    def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span, **attrs):
         mask, lead = self.leader(prim.granularity, span)
-        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span), span, "acquire")
+        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "acquire")
         self.party_sync(prim.granularity, mask, span)
         return mask, lead
 
-    def release_as_party(self, prim: Prim, ref: Ref, op: str, span, mask=None, lead=None) -> None:
+    def release_as_party(self, prim: Prim, ref: Ref, op: str, span, mask=None, lead=None, **attrs) -> None:
         if lead is None:
             mask, lead = self.leader(prim.granularity, span)
         self.party_sync(prim.granularity, mask, span)
-        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span), span, "release")
+        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "release")
 
     # ---- structured statements -----------------------------------------------------------------
 
@@ -121,17 +123,21 @@ class SyncLowering:
         prim, ref = self.place(s.target)
         self.guarded(prim, ref, "sem.wait", "sem.post", s.body, s.span)
 
-    def guarded(self, prim: Prim, ref: Ref, acquire: str, release: str, body: A.Block, span) -> None:
+    def _RwSection(self, s: A.RwSection) -> None:
+        prim, ref = self.place(s.target)
+        self.guarded(prim, ref, "rw.lock", "rw.unlock", s.body, s.span, mode=s.mode)
+
+    def guarded(self, prim: Prim, ref: Ref, acquire: str, release: str, body: A.Block, span, **attrs) -> None:
         end = body.span.last_char()
         if prim.granularity == "thread":
             region = self.new_region()
-            self.b.emit(acquire, (), (ref,), span, region=region)
+            self.b.emit(acquire, (), (ref,), span, region=region, **attrs)
             self.block(body)
-            self.b.emit(release, (), (ref,), end, region=region)
+            self.b.emit(release, (), (ref,), end, region=region, **attrs)
             return
-        mask, lead = self.acquire_as_party(prim, ref, acquire, span)
+        mask, lead = self.acquire_as_party(prim, ref, acquire, span, **attrs)
         self.block(body)
-        self.release_as_party(prim, ref, release, end, mask, lead)
+        self.release_as_party(prim, ref, release, end, mask, lead, **attrs)
 
     def _When(self, s: A.When) -> None:
         region = self.new_region()
@@ -147,9 +153,20 @@ class SyncLowering:
 
     _PRIM_OPS = {"lock": "mutex.lock", "unlock": "mutex.unlock", "wait": "sem.wait", "post": "sem.post",
                  "signal": "chan.signal", "await": "chan.await", "sync": "prim.sync", "arrive": "prim.arrive"}
+    # a latch: count_down arrives, wait waits, and sync does both
+    _LATCH_OPS = {"count_down": ("latch.arrive",), "wait": ("latch.wait",), "sync": ("latch.arrive", "latch.wait")}
 
     def _PrimOp(self, s: A.PrimOp) -> None:
         prim, ref = self.place(s.target)
+        if prim.kind == "latch":
+            for op in self._LATCH_OPS[s.op]:
+                if prim.granularity == "thread":
+                    self.b.emit(op, (), (ref,), s.span)
+                elif op == "latch.wait":
+                    self.acquire_as_party(prim, ref, op, s.span)
+                else:
+                    self.release_as_party(prim, ref, op, s.span)
+            return
         op = self._PRIM_OPS[s.op]
         if prim.kind in ("mutex", "semaphore") and prim.granularity != "thread":
             if op in ("mutex.lock", "sem.wait"):
@@ -170,23 +187,41 @@ class SyncLowering:
 
     def sync_trylock(self, e: A.TryLock, dest):
         prim, ref = self.place(e.place)
+        return self.try_as_party(prim, "mutex.trylock", (ref,), e.span, dest)
+
+    def sync_trywait(self, e: A.TryWait, dest):
+        """`trywait s` is sem.trywait; `trywait s for n` is sem.tryfor with n, evaluated once, as an i32."""
+        prim, ref = self.place(e.place)
+        if e.attempts is None:
+            return self.try_as_party(prim, "sem.trywait", (ref,), e.span, dest)
+        n = self.expr(e.attempts)
+        t = n.type
+        if t != I32:        # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
+            top = imm(0x7FFF_FFFF, t)
+            if t.signed:
+                n = self.b.op("max", t, n, imm(0, t), span=e.span)
+            n = self.b.op("cvt", I32, self.b.op("min", t, n, top, span=e.span), span=e.span)
+        return self.try_as_party(prim, "sem.tryfor", (ref, n), e.span, dest)
+
+    def try_as_party(self, prim: Prim, op: str, args: tuple, span, dest):
+        """A try (true when it took the primitive): the thread's own, or the party leader's for all."""
         if prim.granularity == "thread":
-            return self.emit_value(dest, "mutex.trylock", BOOL, ref, span=e.span)
-        mask, lead = self.leader(prim.granularity, e.span)
+            return self.emit_value(dest, op, BOOL, *args, span=span)
+        mask, lead = self.leader(prim.granularity, span)
         got = self.b.reg(BOOL, "got")
-        self.b.assign(got, imm(False, BOOL), e.span)
-        self.by_leader(lead, lambda: self.b.emit("mutex.trylock", (got,), (ref,), e.span), e.span, "try")
+        self.b.assign(got, imm(False, BOOL), span)
+        self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span), span, "try")
         if prim.granularity == "warp":   # the leader's answer, for every lane
-            return self.emit_value(dest, "vote.any", BOOL, got, span=e.span)
+            return self.emit_value(dest, "vote.any", BOOL, got, span=span)
         # thread 0 tells the block through a shared word: the first barrier lets every thread
         # finish reading the word's last answer, the second publishes the new one
         shared = self.trylock_slot()
-        self.b.emit("bar.sync", (), (imm(0),), e.span)
+        self.b.emit("bar.sync", (), (imm(0),), span)
         self.by_leader(lead, lambda: self.b.emit("st", (), (Ref(shared, imm(0)), self.b.op(
-            "cvt", I32, got, span=e.span)), e.span), e.span, "tell")
-        self.b.emit("bar.sync", (), (imm(0),), e.span)
-        word = self.b.op("ld", I32, Ref(shared, imm(0)), span=e.span, uniform="block")
-        return self.binop_into(dest, "cmp.ne", BOOL, word, imm(0), span=e.span)
+            "cvt", I32, got, span=span)), span), span, "tell")
+        self.b.emit("bar.sync", (), (imm(0),), span)
+        word = self.b.op("ld", I32, Ref(shared, imm(0)), span=span, uniform="block")
+        return self.binop_into(dest, "cmp.ne", BOOL, word, imm(0), span=span)
 
     def trylock_slot(self) -> str:
         """A shared word through which thread 0 tells its block whether a @block trylock succeeded."""

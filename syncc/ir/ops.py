@@ -13,7 +13,7 @@ Groups:
   barrier   block barriers (bar.sync/bar.arrive with an id and a thread count)
   warp      warp-level operations: __syncwarp, votes, ballot, leader election
   prim      operations on a declared primitive (mutex, semaphore, channel,
-            barrier), abstract until `expand_primitives` replaces them by the
+            barrier, rwlock, latch), abstract until `expand_primitives` replaces them by the
             chosen implementation's atomics, loads, fences and lock-bit ops
   lockbit   Fermi lock bits (LDSLK / STSUL); emulated with a shared flag on PTX
   misc      nanosleep
@@ -60,11 +60,14 @@ _TABLE: list[OpInfo] = [
     # On a primitive reference @p[i]. lock/unlock, wait/post, get/await/put/signal and sync/arrive
     # are what the program says; structuring turns the blocking ones into enter/poll/exit loops.
     *_ops("prim", "mutex.lock/0:1 mutex.trylock/1:1 mutex.unlock/0:1 "
-                  "sem.wait/0:1 sem.trywait/1:1 sem.post/0:1 "
+                  "sem.wait/0:1 sem.trywait/1:1 sem.tryfor/1:2 sem.post/0:1 "
+                  "rw.lock/0:1 rw.unlock/0:1 latch.arrive/0:1 latch.wait/0:1 "
                   "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
                   "prim.sync/0:1 prim.arrive/0:1", memory=True, ref=True),
     # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop.
-    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1",
+    # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts.
+    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
+                  "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
     *_ops("misc", "nanosleep/0:1"),
@@ -74,8 +77,9 @@ _TABLE: list[OpInfo] = [
 
 OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
 
-BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await"}   # waits structuring rewrites
-RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal"}       # what a waiter may be waiting for
+BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait"}  # waits structuring rewrites
+RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive"}  # what a waiter may wait for
+LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends
 
 SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
                      "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "clock")

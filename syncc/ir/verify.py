@@ -17,7 +17,8 @@ STAGES = ("lowered", "structured", "expanded")
 _OPERANDS = (Reg, Imm, Ref)
 
 # prim op prefix → the primitive kind it applies to
-_KIND_OF = {"mutex": "mutex", "sem": "semaphore", "chan": "channel", "prim": "barrier"}
+_KIND_OF = {"mutex": "mutex", "sem": "semaphore", "chan": "channel", "prim": "barrier", "rw": "rwlock",
+            "latch": "latch"}
 
 
 class IRVerifyError(Exception):

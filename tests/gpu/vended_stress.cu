@@ -9,6 +9,8 @@
 #include "semaphore.cuh"
 #include "barrier.cuh"
 #include "channel.cuh"
+#include "rwlock.cuh"
+#include "latch.cuh"
 
 struct Tally { int total; int inside; int most; };
 
@@ -138,6 +140,78 @@ static void channel_messages() {
     failures += !ok;
 }
 
+// one thread in 8 writes, the others read: a writer is alone, readers never meet a writer
+struct RwTally { int readers; int writers; int bad; int reads; int writes; int most_readers; };
+
+template <class Rw>
+__global__ void read_mostly(Rw rw, RwTally* t, int iterations) {
+    int me = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int i = 0; i < iterations; ++i) {
+        if ((me + i) % 8 == 0) {
+            rw.write([&] {
+                if (atomicAdd(&t->writers, 1) != 0 || atomicAdd(&t->readers, 0) != 0) atomicAdd(&t->bad, 1);
+                volatile int* writes = &t->writes;
+                *writes = *writes + 1;          // not atomic: only the writer's exclusion keeps it exact
+                __threadfence();
+                atomicSub(&t->writers, 1);
+            });
+        } else {
+            rw.read([&] {
+                atomicMax(&t->most_readers, atomicAdd(&t->readers, 1) + 1);
+                if (atomicAdd(&t->writers, 0) != 0) atomicAdd(&t->bad, 1);
+                atomicAdd(&t->reads, 1);
+                atomicSub(&t->readers, 1);
+            });
+        }
+    }
+}
+
+template <class Rw>
+static void rwlock(const char* name, Rw rw) {
+    const int blocks = 132, threads = 256, iterations = 4;
+    RwTally* t;
+    cudaMallocManaged(&t, sizeof(RwTally));
+    std::memset(t, 0, sizeof(RwTally));
+    read_mostly<<<blocks, threads>>>(rw, t, iterations);
+    cudaError_t err = cudaDeviceSynchronize();
+    long ops = (long)blocks * threads * iterations;
+    bool ok = err == cudaSuccess && t->bad == 0 && t->reads + t->writes == ops && t->writes == ops / 8;
+    std::printf("%-28s %8ld ops  writes %6d  reads %6d  most readers %4d  bad %d  %s\n", name, ops, t->writes,
+                t->reads, t->most_readers, t->bad, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    cudaFree(t);
+}
+
+// 256 threads count down a latch; nobody passes its wait before all 256 have
+__global__ void count_then_wait(syncc_latch::threads latch, int* arrived, int* early) {
+    int me = blockIdx.x * blockDim.x + threadIdx.x;
+    atomicExch(&arrived[me], 1);
+    latch.arrive_and_wait();
+    for (int other = 0; other < 256; ++other)
+        if (atomicAdd(&arrived[other], 0) == 0) atomicAdd(early, 1);
+}
+
+static void latches() {
+    const int launches = 400;
+    int* arrived = zeros(256);
+    int* early = zeros(1);
+    int32_t* count = zeros(1);
+    cudaError_t err = cudaSuccess;
+    for (int l = 0; l < launches && err == cudaSuccess; ++l) {
+        int first = 256;
+        cudaMemcpy(count, &first, sizeof(int), cudaMemcpyHostToDevice);   // single use: a fresh count
+        cudaMemset(arrived, 0, 256 * sizeof(int));
+        count_then_wait<<<2, 128>>>(syncc_latch::threads{count}, arrived, early);
+        err = cudaDeviceSynchronize();
+    }
+    int h_early = -1;
+    cudaMemcpy(&h_early, early, sizeof(int), cudaMemcpyDeviceToHost);
+    bool ok = err == cudaSuccess && h_early == 0;
+    std::printf("%-28s %8d count-downs  early %d  %s\n", "latch threads(256)", launches * 256, h_early,
+                ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+}
+
 int main() {
     const int B = 132, T = 256;
     // mutexes: a plain counter must come out exact, and nobody else inside
@@ -179,6 +253,9 @@ int main() {
     grid_barrier("barrier grid_xf", syncc_barrier::grid_xf{zeros(blocks), zeros(blocks)});
     grid_barrier("barrier grid_hierarchical", syncc_barrier::grid_hierarchical{zeros(blocks), zeros(1), zeros(1)});
     channel_messages();
+    rwlock("rwlock counter @thread", syncc_rwlock::counter{zeros(1)});
+    rwlock("rwlock ticket @thread", syncc_rwlock::ticket{zeros(1), zeros(1), zeros(1), zeros(1)});
+    latches();
     std::printf("%s\n", failures ? "FAILED" : "all ok");
     return failures ? 1 : 0;
 }

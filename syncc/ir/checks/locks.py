@@ -1,13 +1,16 @@
-"""Checks on mutexes: which are held where, the order they are taken in, and whether
-they protect what they are used for.
+"""Checks on mutexes and reader-writer locks: which are held where, the order they are
+taken in, and whether they protect what they are used for.
 
-    E0703  lock-order cycle: two locks taken in both orders, or one lock taken again
+    E0703  lock-order cycle: two locks taken in both orders, or one lock taken again (for an
+           rwlock in either mode: a `write` inside a `read` of the same lock waits for itself;
+           a `read` inside a `read` too, except with the reader-preferring `counter`, where no
+           waiting writer can stand between the two)
     E0709  scope too narrow: a shared-memory mutex guarding global data that other blocks touch
     E0715  unlock of a mutex no path has locked, or a mutex still held when the kernel ends
     E0717  trylock on an implementation where a waiter cannot give up (ticket, MCS)
 
 `held(...)` is a forward dataflow over the lowered IR: at each instruction, the
-mutex instances some path may hold, as (primitive, index operand). A trylock
+mutex and rwlock instances some path may hold, as (primitive, index operand). A trylock
 adds its instance only on the branch edge where it succeeded.
 """
 from __future__ import annotations
@@ -18,7 +21,11 @@ from ...diagnostics import Note
 from ...frontend.catalogue import implementations
 from ..context import PassContext
 from ..nodes import Branch, Instr
+from ..ops import LOCKS
 from .facts import Facts
+
+LOCKABLE = ("mutex", "rwlock")
+UNLOCKS = set(LOCKS.values())
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,11 @@ class Held:
     site: Instr              # where it was taken
 
     @property
+    def mode(self) -> str | None:
+        """An rwlock's `read` or `write`; None for a mutex."""
+        return self.site.attr("mode")
+
+    @property
     def key(self) -> tuple:
         return (self.prim, self.value)
 
@@ -37,7 +49,7 @@ def held(facts: Facts) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[
     """(id(instruction) → the mutex instances possibly held just before it,
     block → those possibly held where it starts)."""
     k, cfg = facts.k, facts.cfg
-    mutexes = {p.name for p in k.prims if p.kind == "mutex"}
+    mutexes = {p.name for p in k.prims if p.kind in LOCKABLE}
     at_entry: dict[str, frozenset[Held]] = {label: frozenset() for label in cfg.labels}
     before: dict[int, frozenset[Held]] = {}
     visited: set[str] = set()
@@ -62,9 +74,9 @@ def _step(facts: Facts, state: frozenset, ins: Instr, mutexes) -> frozenset:
     ref = ins.ref
     if ref is None or ref.name not in mutexes:
         return state
-    if ins.op == "mutex.lock":
+    if ins.op in LOCKS:
         return state | {Held(ref.name, ref.index, facts.value_key(ref.index), ins)}
-    if ins.op == "mutex.unlock":
+    if ins.op in UNLOCKS:
         key = (ref.name, facts.value_key(ref.index))
         return frozenset(h for h in state if h.key != key)
     return state
@@ -89,7 +101,7 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
 
 def check_locks(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
-    if not any(p.kind == "mutex" for p in k.prims):
+    if not any(p.kind in LOCKABLE for p in k.prims):
         return
     before, at_entry = held(facts)
     _trylock_support(facts, ctx)
@@ -128,7 +140,7 @@ def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContex
             if not any(h.prim == ins.ref.name for h in state):     # (any instance: indices may differ in form)
                 ctx.sink.error("E0715", f"`unlock` of `{ins.ref.name}`, which no path to here has locked",
                                ins.span, help="lock it first on every path, or write `critical m { ... }`")
-    mutexes = {p.name for p in k.prims if p.kind == "mutex"}
+    mutexes = {p.name for p in k.prims if p.kind in LOCKABLE}
     reported = set()
     for b in k.blocks:
         if b.term.targets or b.label not in facts.cfg.reachable:
@@ -154,9 +166,11 @@ def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
     relocked: set[str] = set()
     edges: dict[tuple[str, str], tuple[Instr, Instr]] = {}   # (outer, inner) primitive names → sites
     for _, _, ins in k.instructions():
-        if ins.op != "mutex.lock":
+        if ins.op not in LOCKS:
             continue
         for h in before.get(id(ins), frozenset()):
+            if h.prim == ins.ref.name and _shared_reads_nest(k, h, ins):
+                continue
             if h.prim == ins.ref.name:
                 if _same_array(facts, h, ins, ctx):
                     relocked.add(h.prim)
@@ -177,6 +191,12 @@ def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
     return relocked
 
 
+def _shared_reads_nest(k, outer: Held, ins: Instr) -> bool:
+    """A `read` inside a `read` of a counter rwlock: readers never wait for readers, and no
+    writer can be queued between them (it waits for the word to be 0)."""
+    return outer.mode == ins.attr("mode") == "read" and k.prim(ins.ref.name).impl == "counter"
+
+
 def _start(ins: Instr) -> int:
     return ins.span.start if ins.span else 0
 
@@ -187,9 +207,17 @@ def _same_array(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool
     a, b = outer.index, ins.ref.index
     name = ins.ref.name
     if outer.value == facts.value_key(b):
-        ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it: it waits for itself",
-                       ins.span, notes=[Note("it was taken here", outer.site.span)],
-                       help="a mutex is not re-entrant: take it once")
+        if outer.mode is None:
+            what, help = "", "a mutex is not re-entrant: take it once"
+        else:
+            inner = ins.attr("mode")
+            what = (f" (`{inner}` inside `{outer.mode}`" +
+                    (": a writer that arrives in between makes the inner read wait for it, and it waits for "
+                     "the outer read)" if inner == outer.mode == "read" else ")"))
+            help = ("take it once, in `write` mode if the section writes" if "write" in (inner, outer.mode) else
+                    "take it once, or use the reader-preferring `counter`, which lets a reader in again")
+        ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it{what}: it waits for "
+                       "itself", ins.span, notes=[Note("it was taken here", outer.site.span)], help=help)
         return True
     order = _order(facts, a, b)
     if order == "ascending":

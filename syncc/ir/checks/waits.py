@@ -7,7 +7,7 @@ A wait is a hand-written spin loop (a loop that only reads memory and exits on
 what it read: `while atomic_cas(l[0], 0, 1) != 0 {}`, `while load_cg(f[i]) == 0 {}`)
 or a blocking operation on a @thread primitive (`get`, `await`, `wait`). What
 releases it is a write to the location it waits on: a store or atomic, a `put`
-or `signal`, a `post`.
+or `signal`, a `post`, a latch's `count_down`.
 
 On a stack-based GPU the lanes of a warp that leave a loop wait at its
 reconvergence point for the lanes still in it. If the write a spinning lane
@@ -31,7 +31,7 @@ from .facts import Facts, Loop
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
-          "sem.wait": ("sem.post",)}
+          "sem.wait": ("sem.post",), "latch.wait": ("latch.arrive",)}
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site):
             continue
         who = _lane_of_same_warp(facts, waiter_index, waiters, facts.column(ins.ref.index), facts.runs(b.label),
-                                 _is_semaphore(k, target))
+                                 _any_instance_releases(k, target))
         if who is not None:
             return ins, who
     return None
@@ -164,9 +164,10 @@ def _before(facts: Facts, write: Instr, wait: Instr) -> bool:
     return facts.reaches(w, s) and not facts.reaches(s, w)
 
 
-def _is_semaphore(k: Kernel, name: str) -> bool:
+def _any_instance_releases(k: Kernel, name: str) -> bool:
+    """A semaphore's post or a latch's count-down by anyone can end a wait, whatever its index."""
     prim = k.prim(name)
-    return prim is not None and prim.kind == "semaphore"
+    return prim is not None and prim.kind in ("semaphore", "latch")
 
 
 def _lane_of_same_warp(facts: Facts, wait_index, waiters, write_index, writers, any_instance: bool) -> str | None:

@@ -10,6 +10,7 @@ An implementation defines three steps, and the IR's operations are built from th
     x.enter / x.poll   what structuring leaves: enter once, attempt in its polling loop
     lock / wait        a blocking acquire (a party leader's): enter, then attempt until it holds
     trylock / trywait  `once`: a single attempt that leaves nothing behind, fenced on success
+    trywait ... for n  `try_for`: up to n of those, pausing between them as the waits do
     unlock / post      release
 
 `WithBackoff` makes an implementation sleep a growing delay after each failed attempt
@@ -61,6 +62,32 @@ class Acquirable:
         em.when(ok, lambda: em.fence_if_needed(ins), hint=hint)
         em.b.assign(ins.dests[0], ok)
 
+    @classmethod
+    def try_for(cls, em, prim, ins, hint: str) -> None:
+        """Up to `ins.args[1]` single attempts (`once`: a failed one leaves nothing behind, so
+        giving up after the last is safe), pausing between them; fenced on success. The count
+        is read once; a count of 0 or less makes no attempt."""
+        left = em.b.reg(I32, "left")
+        em.b.assign(left, ins.args[1])
+        ok = em.b.reg(BOOL, "ok")
+        em.b.assign(ok, imm(False, BOOL))
+        pause = cls.pauses(em, prim)
+
+        def attempt():
+            def one():
+                em.b.assign(ok, cls.once(em, prim, ins))
+                em.b.emit("sub", (left,), (left, imm(1)))
+            em.when(em.op("cmp.gt", BOOL, left, imm(0)), one, hint="attempt")
+            return em.op("or", BOOL, ok, em.op("cmp.le", BOOL, left, imm(0)), hint="over")
+        em.spin(attempt, on_fail=pause, hint="tries")
+        em.when(ok, lambda: em.fence_if_needed(ins), hint=hint)
+        em.b.assign(ins.dests[0], ok)
+
+    @classmethod
+    def pauses(cls, em, prim):
+        """What to do between two attempts of `try_for` (None: try again at once)."""
+        return None
+
 
 class WithBackoff:
     """Mixed in before an Acquirable: the token is the current delay, min_delay at first and
@@ -73,14 +100,20 @@ class WithBackoff:
     @classmethod
     def attempt(cls, em, prim, ins, token):
         ok = super().attempt(em, prim, ins, token)
-        limit = imm(dict(prim.params).get("max_delay", 1024))
-
-        def back_off():
-            em.b.emit("nanosleep", (), (token,))
-            em.b.emit("shl", (token,), (token, imm(1)))
-            em.b.emit("min", (token,), (token, limit))
-        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), back_off, hint="backoff")
+        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), lambda: cls.back_off(em, prim, token), hint="backoff")
         return ok
+
+    @staticmethod
+    def back_off(em, prim, delay) -> None:
+        em.b.emit("nanosleep", (), (delay,))
+        em.b.emit("shl", (delay,), (delay, imm(1)))
+        em.b.emit("min", (delay,), (delay, imm(dict(prim.params).get("max_delay", 1024))))
+
+    @classmethod
+    def pauses(cls, em, prim):
+        delay = em.b.reg(I32, "delay")
+        em.b.assign(delay, cls.enter(em, prim, None))
+        return lambda: cls.back_off(em, prim, delay)
 
     @classmethod
     def once(cls, em, prim, ins):

@@ -1,4 +1,4 @@
-"""Semaphore implementations: what enter, poll, wait, trywait and post become.
+"""Semaphore implementations: what enter, poll, wait, trywait (once, or up to n times) and post become.
 
     spin      count starts at N; wait: read count, and if positive cas it one lower; post: count++
               (seed 001 Algorithm 4)
@@ -6,7 +6,8 @@
     sleeping  fetch-and-add: enter does C++; with the old value below N the waiter holds a permit
               at once, else it takes a ticket T++ and waits for turn > its ticket; post does C--
               and, if someone waits (old C > N), turn++. At most two atomics per operation
-              (seed 001 Algorithm 5)
+              (seed 001 Algorithm 5). `trywait` takes no ticket: it cas-es `holders` up only while
+              below N (`once`), so a thread that gives up leaves no ticket behind for a post to serve
 """
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ class Spin(Acquirable):
     @classmethod
     def do_trywait(cls, em, prim, ins):
         cls.try_once(em, prim, ins, "permitted")
+
+    @classmethod
+    def do_tryfor(cls, em, prim, ins):
+        cls.try_for(em, prim, ins, "permitted")
 
     @classmethod
     def do_post(cls, em, prim, ins):

@@ -17,13 +17,13 @@ from __future__ import annotations
 from ...frontend.types import ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
-from ..impls import barrier, channel, mutex, semaphore
+from ..impls import barrier, channel, latch, mutex, rwlock, semaphore
 from ..impls.base import Emitter
 from ..nodes import Imm, Instr, Kernel, Prim
 from ..specials import Specials
 
 _KINDS = {"mutex": mutex.expand, "semaphore": semaphore.expand, "channel": channel.expand,
-          "barrier": barrier.expand}
+          "barrier": barrier.expand, "rwlock": rwlock.expand, "latch": latch.expand}
 
 
 def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:

@@ -24,9 +24,10 @@ from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Instr, Kernel, Prim
 
-ACQUIRE = {"mutex.poll", "mutex.trylock", "mutex.lock", "sem.poll", "sem.trywait", "sem.wait",
-           "chan.poll", "chan.get", "chan.await"}
-RELEASE = {"mutex.unlock", "sem.post", "chan.put", "chan.signal"}
+ACQUIRE = {"mutex.poll", "mutex.trylock", "mutex.lock", "sem.poll", "sem.trywait", "sem.tryfor", "sem.wait",
+           "chan.poll", "chan.get", "chan.await", "rw.poll", "rw.lock", "latch.poll", "latch.wait"}
+RELEASE = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive"}
+TRIES = ("mutex.trylock", "sem.trywait", "sem.tryfor")     # expansion fences the path where the try succeeded
 
 
 def scope_of(prim: Prim) -> str:
@@ -53,6 +54,11 @@ _WHY = {
     ("release", "semaphore"): "the guarded code's writes are visible before the permit is returned",
     ("acquire", "channel"): "what the consumer reads after the slot is full is what the producer wrote",
     ("release", "channel"): "the value and the producer's earlier writes are visible before the slot reads full",
+    ("acquire", "rwlock"): "the section cannot read memory older than the last writer's writes",
+    ("release", "rwlock"): "the section's writes (a writer's) are visible before the next writer enters, and its "
+                           "reads are done before one can",
+    ("acquire", "latch"): "what the parties wrote before counting down is visible after the wait",
+    ("release", "latch"): "this party's writes are visible before its count-down does",
     ("acq_rel", "barrier"): "writes before the grid barrier are visible to every thread after it",
 }
 _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
@@ -91,7 +97,7 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
                 fenced_bodies.setdefault(ins.attr("body"), scope)
                 out.append(ins)
                 how = f"fence.{scope} where the polling loop's body begins"
-            elif ins.op in ("mutex.trylock", "sem.trywait"):
+            elif ins.op in TRIES:
                 out.append(ins.with_attrs(order="acquire", scope=scope))   # expansion fences the success path
                 how = f"fence.{scope} when the attempt succeeds"
             else:                            # a leader's blocking acquire

@@ -1,7 +1,7 @@
 """SIMT-safe structuring: every blocking wait of a @thread primitive becomes a polling loop.
 
 Guarantee: afterwards no @thread primitive has a blocking wait (mutex.lock,
-sem.wait, chan.get, chan.await). Each became
+sem.wait, rw.lock, chan.get, chan.await, latch.wait). Each became
 
     pre:    enter (a ticket, or nothing), done = false
     head:   poll each input once (those not already had)    ── seed 000 Listing 15
@@ -15,11 +15,11 @@ divergent path, before the warp reconverges at `after`. No lane of a warp can
 then wait at the reconvergence point for a lane that waits for it: the SIMT
 deadlock of stack-based reconvergence cannot happen.
 
-Where the release lies: for `critical`, `acquire` and `when` (region=N) it is
-the unlock, the post or the end of the body. For low-level `lock m` it is the
+Where the release lies: for `critical`, `acquire`, `read`/`write` and `when`
+(region=N) it is the unlock, the post or the end of the body. For low-level `lock m` it is the
 matching `unlock m`, which must close a single-entry single-exit region
-(E0715 otherwise). For a low-level `get`, `await` or `wait` it is the last
-release (put, signal, post, unlock) inside the code that only runs after the
+(E0715 otherwise). For a low-level `get`, `await` or `wait` (a semaphore's or
+a latch's) it is the last release (put, signal, post, unlock, count_down) inside the code that only runs after the
 wait; with none, the loop body is empty (a plain spin), which is safe unless
 the value comes from the waiter's own warp (see hazards.py).
 """
@@ -35,8 +35,15 @@ from ..regions import encloses
 from ..values import Values
 from ..ops import BLOCKING_PRIM, RELEASES
 
-_POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll"}
-_ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter"}
+_POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
+         "rw.lock": "rw.poll", "latch.wait": "latch.poll"}
+_ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter"}
+_CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
+_REGION_ENDS = ("mutex.unlock", "sem.post", "rw.unlock", "region.end")
+
+
+def _carried(w: Instr) -> dict:
+    return {a: w.attr(a) for a in _CARRIED if w.attr(a) is not None}
 
 
 def structure(k: Kernel, ctx: PassContext) -> Kernel:
@@ -96,7 +103,8 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     b.assign(done, imm(False, BOOL))
     tokens, flags = [], []
     for w in wait_instrs:
-        tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span) if w.op in _ENTER else None)
+        tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
+                      if w.op in _ENTER else None)
         if len(wait_instrs) > 1:
             got = b.reg(BOOL, "got")
             b.assign(got, imm(False, BOOL))
@@ -107,7 +115,7 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     b.jump(head)
 
     # the rest of the block is the start of the loop body; the region's end closes it
-    body = b.new_block("crit" if first.op == "mutex.lock" else "fire", after=head)
+    body = b.new_block("crit" if first.op in ("mutex.lock", "rw.lock") else "fire", after=head)
     latch = b.new_block("latch", after=body)
     after = b.new_block("reconverge", after=latch)
     b.code[body] = after_waits
@@ -155,7 +163,8 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     b.branch(done, after, head, span)
     _define_before_loop(b, label, head, latch)
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
-            "chan.await": "consumer"}[first.op]
+            "chan.await": "consumer", "latch.wait": "latch waiter",
+            "rw.lock": f"`{first.attr('mode')}` section"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in wait_instrs}))
     if end is None:
         message = f"the wait on {prims} became a polling loop (nothing after it releases anything)"
@@ -203,7 +212,9 @@ def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
         for d in w.dests:
             b.assign(d, value, w.span)
         return ok
-    return b.op(op, BOOL, w.ref, tok, hint="ok", span=w.span, **attrs)
+    if tok is None:         # a latch: nothing entered
+        return b.op(op, BOOL, w.ref, hint="ok", span=w.span, **attrs)
+    return b.op(op, BOOL, w.ref, tok, hint="ok", span=w.span, **attrs, **_carried(w))
 
 
 def waits_together(block, index: int) -> list[int]:
@@ -231,7 +242,7 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
     if region is not None:
         for b in k.blocks:
             for j, ins in enumerate(b.instrs):
-                if ins.attr("region") == region and ins.op in ("mutex.unlock", "sem.post", "region.end"):
+                if ins.attr("region") == region and ins.op in _REGION_ENDS:
                     return b.label, j
         return None
     if first.op == "mutex.lock":

@@ -1,0 +1,167 @@
+"""Reader-writer lock implementations: what enter, poll, lock and unlock become, per mode.
+
+Every operation on an rwlock carries mode=read or mode=write; each implementation is a
+pair of Acquirables (protocol.py), one per mode, so structuring, parties and fences treat
+`read rw { }` and `write rw { }` exactly as `critical m { }`.
+
+    counter   one word. A writer holds bit 31: cas(word, 0, WRITER). A reader adds 1; if the
+              old value had the writer bit, it subtracts the 1 again and retries. Readers look
+              at the word first and add only while no writer holds it. Reader-preferring and
+              not fair: a stream of readers can starve a writer (Courtois et al. 1971).
+    ticket    the phase-fair ticket lock PF-T (Brandenburg & Anderson 2010), the variant of
+              Mellor-Crummey & Scott's reader-writer ticket lock (1991, §2.2) with one request and
+              one completion counter per side:
+                rin   readers' arrivals in units of RINC, plus the present writer's bits (PRES,
+                      and PHID, its ticket's parity)      rout  readers' departures, in RINC
+                win   writers' tickets                    wout  writers served
+              A reader adds RINC to rin and, if a writer was present, waits only until that
+              writer's phase ends (its bits leave rin). A writer takes a ticket from win, waits
+              for the writers before it (wout), then announces itself in rin and waits for
+              the readers that arrived before it (rout reaches the rin it saw). Bounded bypass:
+              a reader waits for at most one writer, a writer for the writers and readers that
+              arrived before it; FIFO among writers. Counters wrap: at most 2^24 readers and
+              2^31 writers may be waiting at once.
+
+A writer's wait has two phases, so its token (the enter result, a register the polls update)
+says which: even, `ticket << 1`, while it waits for earlier writers; odd, `rin | 1`, once
+it has announced itself and waits for earlier readers (rin's writer bits are 0 then).
+"""
+from __future__ import annotations
+
+from ...frontend.types import BOOL, I32
+from ..nodes import Instr, Prim, imm
+from .base import Emitter
+from .protocol import Acquirable
+
+WRITER = -0x8000_0000          # bit 31 of the counter word
+RINC, WBITS, PRES, PHID = 0x100, 0x3, 0x2, 0x1
+
+
+def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
+    cls = _IMPLS[(prim.impl, ins.attr("mode"))]
+    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+
+
+class RwMode(Acquirable):
+    @classmethod
+    def do_lock(cls, em, prim, ins):
+        cls.acquire(em, prim, ins, ins.attr("mode"))
+
+    @classmethod
+    def do_unlock(cls, em, prim, ins):
+        cls.release(em, prim, ins)
+
+
+# ---- counter -------------------------------------------------------------------------------------
+
+def _word(em: Emitter, prim: Prim) -> str:
+    return em.state(prim, "word", prim.instances, 0)
+
+
+class CounterRead(RwMode):
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        word, at = _word(em, prim), ins.ref.index
+        ok = em.b.reg(BOOL, "ok")
+        seen = em.ld(word, at, hint="seen", **em.poll_cache(word))
+
+        def join():
+            old = em.atom("add", word, at, imm(1), hint="readers", **em.order(ins))
+            em.b.emit("cmp.ge", (ok,), (old, imm(0)))
+            em.when(em.op("cmp.lt", BOOL, old, imm(0)), lambda: em.atom("sub", word, at, imm(1)),
+                    hint="back_out")      # a writer holds it: undo the add, try again
+        em.either(em.op("cmp.ge", BOOL, seen, imm(0)), join, lambda: em.b.assign(ok, imm(False, BOOL)),
+                  hint="no_writer")
+        return ok
+
+    @classmethod
+    def release(cls, em, prim, ins):
+        em.atom("sub", _word(em, prim), ins.ref.index, imm(1), **em.order(ins))
+
+
+class CounterWrite(RwMode):
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        word, at = _word(em, prim), ins.ref.index
+        ok = em.b.reg(BOOL, "ok")
+        seen = em.ld(word, at, hint="seen", **em.poll_cache(word))
+
+        def take():
+            old = em.atom("cas", word, at, imm(0), imm(WRITER), **em.order(ins))
+            em.b.emit("cmp.eq", (ok,), (old, imm(0)))
+        em.either(em.eq(seen, imm(0)), take, lambda: em.b.assign(ok, imm(False, BOOL)), hint="free")
+        return ok
+
+    @classmethod
+    def release(cls, em, prim, ins):
+        # clear bit 31 only: readers' passing increments (about to be undone) stay counted
+        em.atom("and", _word(em, prim), ins.ref.index, imm(~WRITER), **em.order(ins))
+
+
+# ---- ticket (phase-fair) ---------------------------------------------------------------------------
+
+def _counter(em: Emitter, prim: Prim, role: str) -> str:
+    """rin, rout, win or wout (created on first use: a program that only reads needs no writer counters)."""
+    return em.state(prim, role, prim.instances, 0)
+
+
+class TicketRead(RwMode):
+    @classmethod
+    def enter(cls, em, prim, ins):
+        rin = _counter(em, prim, "rin")
+        arrived = em.atom("add", rin, ins.ref.index, imm(RINC), hint="arrived")
+        return em.op("and", I32, arrived, imm(WBITS), hint="writer")     # the writer present then, if any
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        rin = _counter(em, prim, "rin")
+        now = em.ld(rin, ins.ref.index, hint="rin", **em.poll_cache(rin), **em.order(ins))
+        phase_over = em.op("cmp.ne", BOOL, em.op("and", I32, now, imm(WBITS), hint="bits"), token, hint="over")
+        return em.op("or", BOOL, em.eq(token, imm(0)), phase_over, hint="ok")
+
+    @classmethod
+    def release(cls, em, prim, ins):
+        rout = _counter(em, prim, "rout")
+        em.atom("add", rout, ins.ref.index, imm(RINC), **em.order(ins))
+
+
+class TicketWrite(RwMode):
+    @classmethod
+    def enter(cls, em, prim, ins):
+        win = _counter(em, prim, "win")
+        ticket = em.atom("add", win, ins.ref.index, imm(1), hint="ticket")
+        return em.op("shl", I32, ticket, imm(1), hint="token")
+
+    @classmethod
+    def attempt(cls, em, prim, ins, token):
+        rin, rout, wout = (_counter(em, prim, role) for role in ("rin", "rout", "wout"))
+        at = ins.ref.index
+
+        def writers_before():
+            served = em.ld(wout, at, hint="served", **em.poll_cache(wout), **em.order(ins))
+
+            def announce():     # our turn among writers: present, with our phase, to new readers
+                phase = em.op("and", I32, em.op("shr", I32, token, imm(1)), imm(PHID), hint="phase")
+                seen = em.atom("add", rin, at, em.op("or", I32, phase, imm(PRES), hint="bits"), hint="rin")
+                em.b.emit("or", (token,), (seen, imm(1)))
+            em.when(em.eq(em.op("shl", I32, served, imm(1), hint="served2"), token), announce, hint="turn")
+        phase1 = em.eq(em.op("and", I32, token, imm(1), hint="odd"), imm(0))
+        em.when(phase1, writers_before, hint="writers")
+        ok = em.b.reg(BOOL, "ok")
+
+        def readers_before():
+            left = em.ld(rout, at, hint="rout", **em.poll_cache(rout), **em.order(ins))
+            em.b.emit("cmp.eq", (ok,), (left, em.op("xor", I32, token, imm(1), hint="rin")))
+        em.either(em.eq(em.op("and", I32, token, imm(1), hint="odd"), imm(1)), readers_before,
+                  lambda: em.b.assign(ok, imm(False, BOOL)), hint="readers")
+        return ok
+
+    @classmethod
+    def release(cls, em, prim, ins):
+        rin, wout = _counter(em, prim, "rin"), _counter(em, prim, "wout")
+        em.atom("and", rin, ins.ref.index, imm(~WBITS), **em.order(ins))     # the phase ends: readers go
+        em.atom("add", wout, ins.ref.index, imm(1), **em.order(ins))         # the next writer goes
+
+
+_IMPLS = {("counter", "read"): CounterRead, ("counter", "write"): CounterWrite,
+          ("ticket", "read"): TicketRead, ("ticket", "write"): TicketWrite}
