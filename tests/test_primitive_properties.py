@@ -14,7 +14,6 @@ compiled once and re-launched with another schedule each time (`sim_config=` on 
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import numpy as np

@@ -181,6 +181,8 @@ def gen_unbalanced() -> list[Case]:
         assert _balanced(toks), f"{rel} has unbalanced brackets; the unbalanced cases assume it does not"
         rng = random.Random(f"unbalanced:{rel}")
         brackets = [k for k, t in enumerate(toks) if t.value in BRACKETS or t.value in BRACKETS.values()]
+        if not brackets:        # a file of declarations only (stdlib/rwlock.sync)
+            continue
         for i in range(UNBALANCED):
             if i % 2 == 0:    # missing: one bracket token becomes a space
                 k = rng.choice(brackets)
