@@ -94,6 +94,7 @@ CODES: dict[str, str] = {
     "E0715": "unpaired lock and unlock",
     "E0716": "too many named barriers",
     "E0717": "`trylock` on a lock that cannot give up",
+    "E0718": "a named-barrier channel group without exactly one other consumer warp",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

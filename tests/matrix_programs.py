@@ -46,6 +46,13 @@ _PARTY_CHANNEL = {
     "when": "if {lead} {{ put {p}[tid] = tid }}\n    when x = {p}[tid % 32] {{ out[tid] = x }}",
 }
 _LEAD = {"warp": "warp == 0", "block": "bid == 0"}
+# A named-barrier group has one producer warp and one other consumer warp (E0718)
+_NAMEDBAR_CHANNEL = {
+    "get": "if warp == 0 {{ put {p}[tid] = 5 }}\n    if warp == 1 {{\n        let y = get {p}[lane]\n"
+           "        out[tid] = y\n    }}",
+    "when": "if warp == 0 {{ put {p}[tid] = tid }}\n    if warp == 1 {{\n        when x = {p}[lane] {{ out[tid] = x }}\n"
+            "    }}",
+}
 # a latch counted down by every party: of the one 64-thread block (shared), or of both blocks (global)
 _LATCH_COUNT = {("shared", "thread"): 64, ("shared", "warp"): 2,
                 ("global", "thread"): 128, ("global", "warp"): 4, ("global", "block"): 2}
@@ -67,6 +74,8 @@ def programs():
                     bodies = {k: v.replace("{sel}", sel) for k, v in bodies.items()}
                 if impl.kind == "channel" and gran != "thread":
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
+                if impl.name == "namedbar":
+                    bodies = _NAMEDBAR_CHANNEL
                 for form, body in bodies.items():
                     if form == "trylock" and not impl.abandonable:
                         continue

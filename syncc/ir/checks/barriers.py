@@ -19,6 +19,7 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..uniformity import BLOCK, GRID, LEVEL_NAMES, WARP
 from .facts import Facts
+from .locks import held
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 
@@ -26,6 +27,7 @@ _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 def check_collectives(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     told = set()
+    inside, _ = held(facts, kinds=("mutex", "rwlock", "semaphore"))
     for b, _, ins in k.instructions():
         if b.label not in facts.cfg.reachable:
             continue
@@ -33,6 +35,9 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if need is None or ins.span in told:
             continue
         level, what = need
+        if _in_thread_section(facts, ins, inside, what, ctx):
+            told.add(ins.span)
+            continue
         split = facts.divergence(b.label)
         if split <= level:
             continue
@@ -49,6 +54,24 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                            help=f"move it out of the branch or loop, or make the condition the same for all of "
                                 f"{_ARRAY_WORD[level]}")
     _grid_residency(facts, ctx)
+
+
+def _in_thread_section(facts: Facts, ins: Instr, inside, what: str, ctx: PassContext) -> bool:
+    """A collective inside the section of a @thread mutex, rwlock or semaphore: the lanes of a warp
+    go in one at a time (or a few), so the lane inside waits at the collective for lanes that wait
+    for it to leave. Stack-based reconvergence hides it on Fermi; under independent thread
+    scheduling it deadlocks (seed 003 section 3.2)."""
+    section = next((h for h in inside.get(id(ins), ()) if facts.k.prim(h.prim).granularity == "thread"), None)
+    if section is None:
+        return False
+    prim = facts.k.prim(section.prim)
+    code = "E0707" if what.startswith("@warp") else "E0704"
+    ctx.sink.error(code, f"{what} is inside the section of the @thread {prim.kind} `{section.prim}`, which the "
+                   "threads of a warp enter a few at a time: the ones inside wait here for the ones that wait "
+                   "for them to leave", ins.span, notes=[Note(f"`{section.prim}` is held from here", section.site.span)],
+                   help="meet before taking it or after releasing it, or declare it @warp so the warp enters "
+                        "as one party")
+    return True
 
 
 def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:

@@ -2,6 +2,8 @@
 
     E0705  a `get`, `await` or `when` on a slot that nothing puts or signals
     E0706  a slot put (or signalled) by two threads, or twice by one
+    E0718  a `namedbar` channel's group of 32 slots waited for by two warps, twice by one, or by
+           the warp that puts it: its named barrier counts 64 threads, one warp on each side
 
 Slots are compared thread by thread over one block (facts.py): each put site's
 index is evaluated for the threads that can reach it, and each wait's index for
@@ -45,6 +47,8 @@ def check_channels(facts: Facts, ctx: PassContext) -> None:
         produced = _producers(facts, prim, found["put"], ctx)
         if produced is not None:
             _unproduced(facts, prim, found["wait"], produced, ctx)
+        if prim.impl == "namedbar":
+            _one_consumer_warp(facts, prim, found, ctx)
 
 
 def _across_blocks(facts: Facts, prim: Prim) -> bool:
@@ -127,6 +131,41 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
         ctx.sink.error("E0705", f"thread {t} waits for {what}: the wait never ends", wait.span,
                        notes=[Note(f"`{prim.name}` is declared here", prim.span)],
                        help="wait only for slots some thread puts, or put this one")
+
+
+def _one_consumer_warp(facts: Facts, prim: Prim, found, ctx: PassContext) -> None:
+    """A `namedbar` group is published by its producer warp's bar.arrive and taken by a bar.sync
+    of 64 threads: exactly one other warp may wait for it, once. Judged where slots are known."""
+    def groups(label, ins):
+        column = facts.column(ins.ref.index)
+        if column is None or not facts.runs_exactly(label):
+            return []
+        values, symbolic = column
+        return [(t // 32, (symbolic, v // 32)) for t, (v, go) in enumerate(zip(values, facts.runs(label))) if go]
+
+    producer = {}
+    for label, put in found["put"]:
+        for w, group in groups(label, put):
+            producer.setdefault(group, w)
+    consumer: dict = {}
+    for label, wait in found["wait"]:
+        for w, group in groups(label, wait):
+            first = consumer.setdefault(group, (w, wait))
+            slot = _slot(prim, group[1] * 32, group[0])
+            if producer.get(group) == w:
+                why = f"warp {w} waits for the group of `{slot}` that it puts itself"
+            elif first[0] != w:
+                why = f"warps {first[0]} and {w} both wait for the group of `{slot}`"
+            elif first[1] is not wait:
+                why = f"warp {w} waits twice for the group of `{slot}`"
+            else:
+                continue
+            ctx.sink.error("E0718", f"{why}: a `namedbar` channel's named barrier counts 64 threads, the "
+                           "producer warp's arrival and one consumer warp's", wait.span,
+                           notes=[Note("the other wait", first[1].span)] if first[1] is not wait else (),
+                           help="let one other warp read each group (a warp reads its own slots with a plain "
+                                "read), or use `using flag` or `using tinylock`, which any number of warps may read")
+            return
 
 
 def _slot(prim: Prim, value: int, symbolic) -> str:

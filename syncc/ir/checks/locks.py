@@ -25,7 +25,11 @@ from ..ops import LOCKS
 from .facts import Facts
 
 LOCKABLE = ("mutex", "rwlock")
-UNLOCKS = set(LOCKS.values())
+# what holds a primitive and what ends the hold: LOCKS, and a semaphore's permit (for held(...,
+# kinds) callers that ask about semaphores too: who may be inside a section, not lock order)
+HOLDS = {**LOCKS, "sem.wait": "sem.post"}
+UNLOCKS = set(HOLDS.values())
+TRIES = ("mutex.trylock", "sem.trywait", "sem.tryfor")
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,11 @@ class Held:
         return (self.prim, self.value)
 
 
-def held(facts: Facts) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[Held]]]:
+def held(facts: Facts, kinds=LOCKABLE) -> tuple[dict[int, frozenset[Held]], dict[str, frozenset[Held]]]:
     """(id(instruction) → the mutex instances possibly held just before it,
-    block → those possibly held where it starts)."""
+    block → those possibly held where it starts). `kinds`: the primitive kinds that count."""
     k, cfg = facts.k, facts.cfg
-    mutexes = {p.name for p in k.prims if p.kind in LOCKABLE}
+    mutexes = {p.name for p in k.prims if p.kind in kinds}
     at_entry: dict[str, frozenset[Held]] = {label: frozenset() for label in cfg.labels}
     before: dict[int, frozenset[Held]] = {}
     visited: set[str] = set()
@@ -74,7 +78,7 @@ def _step(facts: Facts, state: frozenset, ins: Instr, mutexes) -> frozenset:
     ref = ins.ref
     if ref is None or ref.name not in mutexes:
         return state
-    if ins.op in LOCKS:
+    if ins.op in HOLDS:
         return state | {Held(ref.name, ref.index, facts.value_key(ref.index), ins)}
     if ins.op in UNLOCKS:
         key = (ref.name, facts.value_key(ref.index))
@@ -94,7 +98,7 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
         for ins in facts.cfg.blocks[term.if_true].instrs:
             skipped = _step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
-    tries = [ins for ins in facts.sources(term.cond) if ins.op == "mutex.trylock"]
+    tries = [ins for ins in facts.sources(term.cond) if ins.op in TRIES and ins.ref.name in mutexes]
     got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
