@@ -55,3 +55,15 @@ def test_every_implementation_assembles(name, source, tmp_path):
     assert comp.ir is not None, comp.diagnostics
     for arch in archs():
         assemble(build_ptx(comp.ir, arch).text, arch, tmp_path)
+
+
+@pytest.mark.parametrize("elem, negates", [("u32", False), ("i32", True), ("u64", False), ("i64", True)])
+def test_abs_of_an_unsigned_value_is_the_value(elem, negates, tmp_path):
+    """abs(x) of an unsigned x is x (not x negated when its top bit is set, as a signed compare
+    would make it): docs/language.md §10."""
+    src = tmp_path / "abs.sync"
+    src.write_text(f"kernel k(a: global {elem}[32], x: {elem}) launch grid(1) block(32) {{ a[tid] = abs(x) }}\n")
+    comp = compile_file(str(src), target="ptx", opt=0)
+    text = build_ptx(comp.ir, "sm_90").text
+    text = text[text.index(".entry"):]
+    assert ("abs.s" in text or "neg.s" in text or "selp" in text) == negates, text

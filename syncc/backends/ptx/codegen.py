@@ -245,9 +245,10 @@ class KernelCodegen:
             result = self.b.neg(args[0])
         elif op == "not":
             result = self.b.not_(args[0])
-        elif op == "abs":
+        elif op == "abs":           # of an unsigned value: the value itself
             x = args[0]
-            result = self.b.select(self.b.icmp_signed("<", x, ir.Constant(x.type, 0)), self.b.neg(x), x)
+            result = self.b.select(self.b.icmp_signed("<", x, ir.Constant(x.type, 0)), self.b.neg(x), x) \
+                if t.signed else x
         elif op == "popc":
             ctpop = self.intrinsic(f"llvm.ctpop.i{args[0].type.width}", args[0].type, [args[0].type])
             result = self.resize(self.b.call(ctpop, args), d.type, ins.args[0].type)
