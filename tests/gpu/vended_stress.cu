@@ -48,6 +48,19 @@ __global__ void crowd(Sem s, Tally* t, Party party, int iterations) {
     for (int i = 0; i < iterations; ++i) s.acquire([&] { inside(t, party, false); });
 }
 
+// bounded waits: a permit taken within `attempts` tries is held (within the bound) and posted back
+template <class Sem>
+__global__ void bounded(Sem s, Tally* t, int* gave_up, int iterations) {
+    for (int i = 0; i < iterations; ++i) {
+        if (s.try_acquire_for(8)) {
+            inside(t, THREAD, false);
+            s.post();
+        } else {
+            atomicAdd(gave_up, 1);
+        }
+    }
+}
+
 static int failures = 0;
 
 static int32_t* zeros(size_t n, int value = 0) {
@@ -245,6 +258,23 @@ int main() {
         crowd<<<b, th>>>(syncc_semaphore::warps{zeros(1), zeros(1), zeros(1)}, t, WARP, it); });
     measure("semaphore blocks(2) @block", BLOCK, 264, T, 400, 2, [](Tally* t, int b, int th, int it) {
         crowd<<<b, th>>>(syncc_semaphore::blocks{zeros(1), zeros(1), zeros(1)}, t, BLOCK, it); });
+    for (int kind = 0; kind < 2; ++kind) {      // try_acquire_for: bound kept, some give up, totals add up
+        const int b = 132, th = 256, it = 4;
+        Tally* t; int* gave_up;
+        cudaMallocManaged(&t, sizeof(Tally)); std::memset(t, 0, sizeof(Tally));
+        cudaMallocManaged(&gave_up, sizeof(int)); *gave_up = 0;
+        int32_t* c = zeros(1); int four = 4; cudaMemcpy(c, &four, 4, cudaMemcpyHostToDevice);
+        if (kind == 0) bounded<<<b, th>>>(syncc_semaphore::sleeping{zeros(1), zeros(1), zeros(1)}, t, gave_up, it);
+        else bounded<<<b, th>>>(syncc_semaphore::spin{c}, t, gave_up, it);
+        cudaError_t err = cudaDeviceSynchronize();
+        long tries = (long)b * th * it;
+        bool ok = err == cudaSuccess && t->most <= 4 && t->inside == 0 && t->total + *gave_up == tries &&
+                  t->total > 0 && *gave_up > 0;
+        std::printf("%-28s %8ld tries  took %7d  gave up %7d  most inside %d (bound 4)  %s\n",
+                    kind == 0 ? "semaphore sleeping try_for" : "semaphore spin try_for", tries, t->total, *gave_up,
+                    t->most, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+        failures += !ok;
+    }
     // grid barriers, cooperative launches
     int blocks = 0;
     cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, 0);

@@ -14,12 +14,11 @@ array's `init`); state in shared memory by the next pass.
 """
 from __future__ import annotations
 
-from ...frontend.types import ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
 from ..impls import barrier, channel, latch, mutex, rwlock, semaphore
 from ..impls.base import Emitter
-from ..nodes import Imm, Instr, Kernel, Prim
+from ..nodes import Imm, Kernel, Prim
 from ..specials import Specials
 
 _KINDS = {"mutex": mutex.expand, "semaphore": semaphore.expand, "channel": channel.expand,
@@ -33,12 +32,6 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
     specials = Specials(b, b.order[0], k.block)
     em = Emitter(b, ctx, prims, specials.get)
     em.block_threads = k.threads_per_block
-
-    def kernel_register(name: str, type: ScalarType, init):
-        reg = b.reg(type, name)
-        b.code[b.order[0]].append(Instr("mov", (reg,), (init,)))
-        return reg
-    em.kernel_register = kernel_register
 
     for label in list(b.order):
         instrs, term = b.code[label], b.terms[label]
