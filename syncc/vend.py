@@ -47,9 +47,11 @@ class Operation:
     def has_body(self) -> bool:
         return "{hole}" in self.code
 
+    @property
     def takes_value(self) -> bool:
         return "{value}" in self.code
 
+    @property
     def takes_count(self) -> bool:
         return "{count}" in self.code
 
@@ -124,9 +126,9 @@ def kernel_source(info: PrimInfo, op: Operation) -> str:
     if info.dims:
         params.append(f"{INDEX}: i32")
         place = name + f"[{INDEX}]"
-    if op.takes_value():
+    if op.takes_value:
         params.append(f"{VALUE}: {info.elem}")
-    if op.takes_count():
+    if op.takes_count:
         params.append(f"{COUNT}: i32")
     if op.returns:
         params.append(f"{RESULT}: global {info.elem if op.returns == 'slot' else op.returns}[1]")
