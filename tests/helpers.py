@@ -16,6 +16,17 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
 STDLIB = sorted((ROOT / "stdlib").rglob("*.sync"))
 
 
+def no_gpu() -> str | None:
+    """Why the GPU tests cannot run here, or None when cupy sees a CUDA device."""
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "no CUDA device"
+    except Exception as e:        # noqa: BLE001 - any reason means no GPU here
+        return f"no GPU: {type(e).__name__}: {e}"
+    return None
+
+
 @dataclass
 class Run:
     code: int

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, syncc
+from helpers import ROOT, no_gpu, syncc
 from syncc.codes import CODES
 
 DOC = ROOT / "docs" / "diagnostics.md"
@@ -347,13 +347,8 @@ def _host_division(tmp_path, monkeypatch):
 
 
 def _needs_gpu():
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            return
-    except Exception:       # noqa: BLE001
-        pass
-    pytest.skip("needs a GPU (run by tests/test_gpu.py on one)")
+    if no_gpu() is not None:
+        pytest.skip("needs a GPU (run by tests/test_gpu.py on one)")
 
 
 def _launch_refused(tmp_path, monkeypatch):

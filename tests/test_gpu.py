@@ -17,21 +17,11 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import EXAMPLES, ROOT, syncc
+from helpers import EXAMPLES, ROOT, no_gpu, syncc
 import syncc as syncc_api
 
 
-def _gpu() -> str | None:
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            return "no CUDA device"
-    except Exception as e:        # noqa: BLE001 - any reason means no GPU here
-        return f"no GPU: {type(e).__name__}: {e}"
-    return None
-
-
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_gpu() is not None, reason=_gpu() or "")]
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")]
 STRESS = sorted(p for p in (ROOT / "tests" / "gpu").glob("*_stress.sync"))
 
 

@@ -104,23 +104,32 @@ def test_every_implementation_gets_1000_schedules():
         assert runs.get((impl.kind, impl.name), 0) >= 1000, (impl.kind, impl.name)
 
 
-@pytest.mark.parametrize("kernel", [k for k in MUTEX_RUNS if not k.startswith("try_")])
-def test_mutex_excludes(programs, kernel):
-    impl, place, gran = _impl(kernel)
+def _alone(file: str, programs, kernel: str, runs: int, fair: bool, more=None) -> None:
+    """Run an exclusive section (exclusive() in make_programs.py) under `runs` schedules: every
+    acquisition entered once, a non-atomic counter exact, one party inside at a time, arrival and
+    entry numbers each complete; `more(e)` adds checks on a row; for a fair lock, bounded bypass."""
+    _, place, gran = _impl(kernel)
     per, rows = mp.parties(gran, place)
     worst = 0
-    for ev, arr, ent in run_schedules(programs("mutex.sync"), kernel, _evidence, MUTEX_RUNS[kernel]):
+    for ev, arr, ent in run_schedules(programs(file), kernel, _evidence, runs):
         for row in range(rows):
             e = ev[row]
             assert e[5] == per * K, f"every acquisition entered once ({e[5]} of {per * K})"
             assert e[0] == per * K, f"a non-atomic increment was lost: two were inside ({e[0]} of {per * K})"
             assert e[2] == 1 and e[1] == 0, f"{e[2]} inside at once"
+            if more:
+                more(e)
             a, n = arr[row, :per * K].reshape(per, K), ent[row, :per * K].reshape(per, K)
             assert sorted(a.reshape(-1)) == sorted(n.reshape(-1)) == list(range(per * K))
             worst = max(worst, overtakes(a, n))
     SEEN[kernel] = worst
-    if impl in FAIR:
+    if fair:
         assert worst <= per - 1, f"an acquisition was overtaken {worst} times (bound {per - 1})"
+
+
+@pytest.mark.parametrize("kernel", [k for k in MUTEX_RUNS if not k.startswith("try_")])
+def test_mutex_excludes(programs, kernel):
+    _alone("mutex.sync", programs, kernel, MUTEX_RUNS[kernel], _impl(kernel)[0] in FAIR)
 
 
 @pytest.mark.parametrize("kernel", [k for k in MUTEX_RUNS if k.startswith("try_")])
@@ -251,21 +260,11 @@ RWLOCK_RUNS = {"counter_global_thread": 400, "counter_shared_warp": 300, "counte
 
 @pytest.mark.parametrize("kernel", list(RWLOCK_RUNS))
 def test_rwlock_writers_are_alone(programs, kernel):
-    impl, place, gran = _impl(kernel)
-    per, rows = mp.parties(gran, place)
-    worst = 0
-    for ev, arr, ent in run_schedules(programs("rwlock.sync"), kernel, _evidence, RWLOCK_RUNS[kernel]):
-        for row in range(rows):
-            e = ev[row]
-            assert e[5] == per * K and e[0] == per * K, f"a write was lost: {e[0]} of {per * K}"
-            assert e[2] == 1 and e[1] == 0, f"{e[2]} writers inside at once"
-            assert e[7] == 0, f"{e[7]} readers were inside with a writer"
-            assert e[6] == 0
-            a, n = arr[row, :per * K].reshape(per, K), ent[row, :per * K].reshape(per, K)
-            worst = max(worst, overtakes(a, n))
-    SEEN[kernel] = worst
-    if impl == "ticket":     # writers are served first come, first served (phase-fair)
-        assert worst <= per - 1, f"a writer was overtaken {worst} times (bound {per - 1})"
+    def no_reader_with_a_writer(e):
+        assert e[7] == 0 and e[6] == 0, f"{e[7]} readers were inside with a writer"
+    # a ticket rwlock serves writers first come, first served (phase-fair)
+    _alone("rwlock.sync", programs, kernel, RWLOCK_RUNS[kernel], _impl(kernel)[0] == "ticket",
+           no_reader_with_a_writer)
 
 
 LATCH_RUNS = {"counter_global_thread": 200, "counter_shared_thread": 200, "counter_global_warp": 200,

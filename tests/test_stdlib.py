@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import ROOT, STDLIB, syncc
+from helpers import ROOT, STDLIB, no_gpu, syncc
 from syncc.driver import check_file
 from syncc.vend import is_library, operations
 
@@ -169,18 +169,8 @@ def test_a_library_is_a_file_of_declarations_only(tmp_path):
 
 # ---- on a GPU ---------------------------------------------------------------------------
 
-def _gpu() -> str | None:
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            return "no CUDA device"
-    except Exception as e:        # noqa: BLE001 - any reason means no GPU here
-        return f"no GPU: {type(e).__name__}: {e}"
-    return None
-
-
 @pytest.mark.gpu
-@pytest.mark.skipif(_gpu() is not None, reason=_gpu() or "")
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
 @needs_nvcc
 def test_the_vended_types_keep_their_invariants_on_the_gpu(tmp_path):
     """tests/gpu/vended_stress.cu: ≥ 100 000 operations per vended type, checked on the host."""

@@ -84,9 +84,7 @@ def state_members(kernels, prefix: str) -> list[dict]:
                 seen.setdefault(a.name, a)
     out = []
     for a in seen.values():
-        n = 1
-        for d in a.dims:
-            n *= d
+        n = a.length
         per = {None: "", "block": " per block of the launch", "thread": " per thread of the launch"}[a.per]
         length = {None: f"{n}", "block": f"{n} * gridDim.x * gridDim.y * gridDim.z",
                   "thread": f"{n} * gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z"}[a.per]
