@@ -36,8 +36,7 @@ import syncc  # noqa: E402
 from syncc.backends.sim.machine import FermiConfig  # noqa: E402
 from syncc.runtime.sim import SimLauncher  # noqa: E402
 from timing import header  # noqa: E402
-
-PAPER = {"atom_lock": 1.0, "warp_barr": 2.6, "shrd_lock": 0.8, "tiny_lock": 4.0, "warp_vote": 2.0}
+from syncc.bench.figure4 import PAPER, measure  # noqa: E402
 
 
 # ---- 1. simulation speed -------------------------------------------------------------------
@@ -86,45 +85,10 @@ def _floor(n: int) -> float:
     return time.perf_counter() - t
 
 
-# ---- 2. Figure 4 -----------------------------------------------------------------------------
-
-class PhaseClock:
-    """Per (warp, source line): the first and last cycle an instruction of that line issued."""
-    wants_issues = True
-
-    def __init__(self):
-        self.first: dict[tuple[int, int], int] = {}
-        self.last: dict[tuple[int, int], int] = {}
-
-    def __getattr__(self, name):            # the other observer hooks: nothing to do
-        return lambda *args: None
-
-    def issued(self, w, d, now) -> None:
-        loc = d.ins.loc
-        if loc is not None:
-            key = (w.uid, loc[0])
-            self.first.setdefault(key, now)
-            self.last[key] = now
-
+# ---- 2. Figure 4 (syncc/bench/figure4.py; also `syncc bench paper --only figure4`) -----------
 
 def figure4(config: FermiConfig | None = None) -> dict[str, tuple[int, int]]:
-    """scheme → (kernel cycles, reduction-phase cycles)."""
-    path = ROOT / "examples" / "chain.sync"
-    source = path.read_text().splitlines()
-    prog = syncc.compile(str(path), target="fermi-sim", sim_config=config)
-    program = prog._fermi_program()
-    out = {}
-    for k in program.kernels:
-        start = next(i for i, line in enumerate(source) if line.startswith(f"kernel {k.name}("))
-        put_line = next(i + 1 for i in range(start, len(source)) if source[i].lstrip().startswith("put "))
-        clock = PhaseClock()
-        launcher = SimLauncher(program, config or FermiConfig(), clock)
-        outcome = launcher(k.name, [np.arange(32, dtype=np.int32), np.zeros(512, np.int32)], (1, 1, 1),
-                           (512, 1, 1))
-        begin = min(t for (_, line), t in clock.first.items() if line == put_line)
-        end = max(t for (_, line), t in clock.last.items() if line == put_line)
-        out[k.name] = (outcome.cycles, end - begin)
-    return out
+    return measure(ROOT / "examples" / "chain.sync", config)
 
 
 def figure4_rows() -> list[tuple[str, float, str]]:

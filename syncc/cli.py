@@ -405,6 +405,29 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
     return EXIT_OK
 
 
+@cli.command()
+@click.argument("suite", type=click.Choice(["paper", "gpu"]))
+@click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True,
+              help="Where the results folder (named by device and date) is made.")
+@click.option("--only", multiple=True, metavar="SECTION",
+              help="Run only this section of the suite (repeatable); see docs/bench.md.")
+@click.option("--quick", is_flag=True, help="Fewer sizes and repetitions: a smoke run, not a measurement.")
+@click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
+def bench(suite, out, only, quick, debug) -> int:
+    """Run a benchmark SUITE: `paper` (the seed papers on the Fermi simulator) or `gpu`
+    (generated code beside hand-written baselines on a GPU). Prints tables and writes CSVs and
+    PNG plots under OUT/<device>-<date>."""
+    from pathlib import Path
+    from .bench.core import BenchError
+    from .bench.run import run_suite
+    try:
+        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo)
+    except BenchError as e:
+        click.echo(f"syncc bench: error: {e}", err=True)
+        return EXIT_ERRORS
+    return EXIT_OK
+
+
 def _write(output: str, text: str) -> None:
     if output == "-":
         click.echo(text, nl=False)
