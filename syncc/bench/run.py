@@ -35,12 +35,18 @@ def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | Non
     ctx = Context(root=repository(), out=out, quick=quick, log=write)
     write(f"# syncc bench {suite} · {out.name} · results in {out}")
     missing_plots = False
+    failed: list[str] = []
     for name in sections:
         if only and name not in only:
             continue
         module = importlib.import_module(f"{__package__}.{name}")
         t = time.perf_counter()
-        results = module.run(ctx)
+        try:
+            results = module.run(ctx)
+        except BenchError as e:          # a wrong result or a missing tool: the other sections still run
+            write(f"\n## {name}: FAILED: {e}")
+            failed.append(name)
+            continue
         for r in results:
             if isinstance(r, Table):
                 write("")
@@ -51,4 +57,6 @@ def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | Non
         write(f"   ({name}: {time.perf_counter() - t:.1f} s)")
     if missing_plots:
         write("plots skipped: matplotlib is not installed (pip install 'syncc[bench]')")
+    if failed:
+        raise BenchError(f"{len(failed)} section(s) failed: {', '.join(failed)} (the others' results are in {out})")
     return out

@@ -104,6 +104,9 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
     _impl("barrier", "xf", "global", "grid",
           "Xiao-Feng barrier: one flag per block, a master block gathers and releases",
           "seed 001 section 5.1"),
+    _impl("barrier", "flip", "global", "grid",
+          "one counter whose top bit flips each round: one atomic per block, nothing reset",
+          "cooperative groups' grid.sync; syncc"),
     _impl("barrier", "hierarchical", "global", "grid",
           "blocks meet in groups of 8 first, then one block per group meets the other groups", "syncc"),
     # channels

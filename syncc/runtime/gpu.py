@@ -119,6 +119,44 @@ class GpuLauncher:
             if isinstance(host, np.ndarray):
                 host[...] = dev.get()
 
+    # ---- timed launches (syncc bench)
+    def timed(self, name: str, args: list, grid, block, repeats: int = 5, warmup: int = 1) -> list[float]:
+        """Launch `warmup + repeats` times and return the kernel time of each timed launch, in
+        seconds, from CUDA events around the launch alone. The arrays are copied to the device
+        once; the kernel's state is refilled with its first values before every launch (outside
+        the timed interval), so each launch starts from a fresh primitive. The arrays are copied
+        back after the last launch, so the caller can check what the kernels computed."""
+        cupy = self.cupy
+        abi = self.program.kernels[name]
+        kernel = self.kernels[name]
+        grid, block = check_shape(name, kernel.block, grid, block, None)
+        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+        values = self._arguments(abi, args, None)
+        state = [cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) for p in abi.state]
+        device_args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        function = self.module.get_function(name)
+        cooperative = self._needs_coresidency(kernel)
+        if cooperative:
+            self._check_coresidency(function, kernel, blocks, threads, None)
+        stream = cupy.cuda.Stream(non_blocking=True)
+        times = []
+        for k in range(warmup + repeats):
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            with stream:
+                for p, a in zip(abi.state, state):
+                    a.fill(p.init)
+                start.record(stream)
+                function(grid, block, tuple(device_args + state), stream=stream,
+                         enable_cooperative_groups=cooperative)
+                end.record(stream)
+            self._wait(stream, kernel, None, keep=(device_args, state))
+            if k >= warmup:
+                times.append(cupy.cuda.get_elapsed_time(start, end) / 1000)
+        for host, dev in zip(values, device_args):
+            if isinstance(host, np.ndarray):
+                host[...] = dev.get()
+        return times
+
     def _arguments(self, abi: KernelABI, args: list, span) -> list:
         return check_arguments(abi.name, abi.program_params, args, span, numpy_type)
 

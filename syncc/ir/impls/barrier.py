@@ -8,6 +8,12 @@
     xf         @grid, Xiao and Feng: thread 0 of each block raises its arrival flag to the round's
                goal; block 0 waits for every flag, then raises every block's release flag; each
                block waits for its own (seed 001 §5.1: no contended atomic)
+    flip       @grid, one counter whose top bit flips each round (the scheme of cooperative
+               groups' grid.sync): thread 0 of each block adds 1, block 0 adds 2^31 - (blocks - 1), so
+               the round's arrivals sum to 2^31; each block waits for the top bit of the counter to
+               differ from the one its own add returned. One atomic per block and one polled word:
+               no reset (the low bits are back at zero after every round), no separate sense word,
+               no round kept anywhere (a vended barrier knows its round on every call)
     hierarchical  @grid: blocks meet in groups of 8 first, then each group's last arriver meets
                the other groups: a sense-reversing barrier with one contended counter per group
 Every grid barrier begins and ends with bar.sync 0, so the block's threads arrive together and
@@ -102,6 +108,23 @@ def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
                                                       scope="gpu"), goal), hint="released"))
 
 
+def _flip(em: Emitter, prim: Prim, ins: Instr) -> None:
+    count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
+    i = ins.ref.index
+    bid, nbid = em.builtin("bid"), em.builtin("nbid")
+
+    def arrive():
+        others = em.op("sub", U32, em.op("cvt", U32, nbid, hint="blocks"), imm(1, U32), hint="others")
+        master = em.op("sub", U32, imm(0x80000000, U32), others, hint="master")
+        add = em.b.op("select", U32, em.eq(bid, imm(0)), master, imm(1, U32), hint="add")
+        old = em.atom("add", count, i, add, order="release", scope="gpu", hint="arrived")
+        top = em.op("and", U32, old, imm(0x80000000, U32), hint="round")
+        em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, i, hint="now", cache="cg",
+                                                                        order="acquire", scope="gpu"),
+                                                     imm(0x80000000, U32), hint="top"), top), hint="flip")
+    _thread0(em, arrive)
+
+
 def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
     local = em.state(prim, "group", prim.instances, 0, space="global", per="block")
     count = em.state(prim, "count", prim.instances, 0, space="global")
@@ -132,4 +155,4 @@ def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
     _thread0(em, arrive)
 
 
-_GRID = {"atomic": _sense_reversal, "xf": _xiao_feng, "hierarchical": _hierarchical}
+_GRID = {"atomic": _sense_reversal, "xf": _xiao_feng, "flip": _flip, "hierarchical": _hierarchical}

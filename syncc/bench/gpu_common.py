@@ -1,0 +1,88 @@
+"""What the gpu sections share: building and loading the hand-written baselines with nvcc,
+timing a launch with CUDA events, and compiling syncc's bench programs (bench/programs/)."""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+
+from .core import BenchError, Context
+
+TIMEOUT = 60.0          # a launch still running after this long is a deadlock, not a result
+
+
+def cupy():
+    from ..runtime.gpu import _cupy
+    return _cupy()
+
+
+def arch() -> str:
+    from ..runtime.gpu import device
+    return device().arch
+
+
+def nvcc() -> str:
+    found = shutil.which("nvcc") or next((str(p) for p in (Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) /
+                                                          "bin" / "nvcc",) if p.exists()), None)
+    if not found:
+        raise BenchError("nvcc is not on PATH (the baselines in bench/baselines/ are CUDA C++)")
+    return found
+
+
+def baseline(ctx: Context, name: str):
+    """bench/baselines/NAME.cu built for this GPU with nvcc -O3 (into the results folder, once),
+    loaded as a cupy module."""
+    source = ctx.path(f"bench/baselines/{name}.cu")
+    build = ctx.out / "build"
+    build.mkdir(exist_ok=True)
+    cubin = build / f"{name}.{arch()}.cubin"
+    if not cubin.exists() or cubin.stat().st_mtime < source.stat().st_mtime:
+        cmd = [nvcc(), "-cubin", f"-arch={arch()}", "-std=c++17", "-O3", "-o", str(cubin), str(source)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise BenchError(f"nvcc failed on {source.name}:\n{r.stderr}")
+    module = cupy().cuda.function.Module()
+    module.load_file(str(cubin))
+    return module
+
+
+def time_launches(launch, repeats: int, before=None, warmup: int = 1) -> list[float]:
+    """Seconds per call of launch(stream), from CUDA events; before(stream) runs first, untimed."""
+    cp = cupy()
+    stream = cp.cuda.Stream(non_blocking=True)
+    times = []
+    for k in range(warmup + repeats):
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        with stream:
+            if before:
+                before(stream)
+            start.record(stream)
+            launch(stream)
+            end.record(stream)
+        end.synchronize()
+        if k >= warmup:
+            times.append(cp.cuda.get_elapsed_time(start, end) / 1000)
+    return times
+
+
+def program(ctx: Context, relative: str, opt: int = 2, defines: dict | None = None):
+    import syncc
+    return syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx")
+
+
+def timed(prog, kernel: str, args: list, grid, block, repeats: int) -> list[float]:
+    """A syncc kernel's launch times in seconds (GpuLauncher.timed: fresh state each launch)."""
+    launcher = prog.launcher("gpu", TIMEOUT)
+    block = block or getattr(prog, kernel).block
+    return launcher.timed(kernel, args, grid, block, repeats=repeats)
+
+
+def best(times: list[float]) -> float:
+    """The fastest launch: the least disturbed (every launch does the same work)."""
+    return min(times)
+
+
+def median(times: list[float]) -> float:
+    return statistics.median(times)

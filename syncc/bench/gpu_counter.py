@@ -1,0 +1,64 @@
+"""The contended counter on a GPU: every thread of 132 × 256 takes one lock and increments
+one plain word (design.md §7: libcu++ binary_semaphore ≈ 0.84 M ops/s, raw atomicAdd ≈ 18 G).
+
+syncc's kernels (bench/programs/counter.sync, one per mutex implementation) run at -O2, where
+the compiler may elide the lock into an atomic, and at -O0, the lock as written, beside the
+hand-written TAS, TTAS, ticket, libcu++ binary_semaphore and raw atomicAdd of
+bench/baselines/locks.cu, all in one run. Every count is checked. Goal (issue 7): -O2 at least
+20× binary_semaphore.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import BenchError, Context, Table
+from .gpu_common import baseline, best, cupy, program, time_launches, timed
+
+GRID, BLOCK = 132, 256
+BASELINES = ["binary_semaphore", "ticket", "ttas", "tas", "atomic_add"]
+SYNCC = ["ticket", "ttas", "tas", "backoff", "mcs", "mcs2"]
+
+
+def run(ctx: Context):
+    cp = cupy()
+    repeats = 2 if ctx.quick else 5
+    threads = GRID * BLOCK
+    ops = threads                                   # ITERS = 1: one lock per thread per launch
+    module = baseline(ctx, "locks")
+    state, count = cp.zeros(64, cp.int32), cp.zeros(1, cp.int32)
+    rate: dict[str, float] = {}
+    for name in BASELINES:
+        fn = module.get_function(f"counter_{name}")
+
+        def before(stream, name=name):
+            state.fill(0)
+            count.fill(0)
+            if name == "binary_semaphore":
+                module.get_function("init_binary_semaphore")((1,), (1,), (state,), stream=stream)
+        t = time_launches(lambda s, fn=fn: fn((GRID,), (BLOCK,), (state, count, np.int32(1)), stream=s),
+                          repeats, before)
+        if int(count.get()[0]) != ops:
+            raise BenchError(f"baseline counter_{name} counted {int(count.get()[0])}, not {ops}")
+        rate[f"hand-written {name}"] = ops / best(t)
+        ctx.log(f"   counter: hand-written {name}: {rate[f'hand-written {name}'] / 1e6:,.2f} M ops/s")
+    for opt in (2, 0):
+        prog = program(ctx, "bench/programs/counter.sync", opt=opt)
+        for name in SYNCC:
+            out = np.zeros(1, np.int32)
+            t = timed(prog, f"counter_{name}", [out], (GRID, 1, 1), None, repeats)
+            expected = ops * (repeats + 1)       # the count adds up over the warm-up and timed launches
+            if int(out[0]) != expected:
+                raise BenchError(f"syncc counter_{name} -O{opt} counted {int(out[0])}, not {expected}")
+            rate[f"syncc {name} -O{opt}"] = ops / best(t)
+            ctx.log(f"   counter: syncc {name} -O{opt}: {rate[f'syncc {name} -O{opt}'] / 1e6:,.2f} M ops/s")
+    base = rate["hand-written binary_semaphore"]
+    table = Table("gpu_counter", f"Contended counter, {GRID} × {BLOCK} threads each locking once "
+                  "(ratio to libcu++ binary_semaphore, same run)",
+                  ["kernel", "M ops/s", "× binary_semaphore"])
+    for name, r in sorted(rate.items(), key=lambda kv: -kv[1]):
+        table.rows.append([name, r / 1e6, r / base])
+    o2 = max(v for k, v in rate.items() if k.endswith("-O2"))
+    o0 = max(v for k, v in rate.items() if k.endswith("-O0"))
+    table.notes.append(f"goal: -O2 ≥ 20× binary_semaphore: best -O2 {o2 / base:.1f}× "
+                       f"({'met' if o2 / base >= 20 else 'missed'}); best plain lock (-O0) {o0 / base:.2f}×")
+    return [table]
