@@ -25,6 +25,8 @@ class Target:
     max_threads_per_sm: int = 1536
     ordered_atomics: bool = False   # atomics and loads can carry acquire/release (else fences are emitted)
     defaults: dict = field(default_factory=dict, compare=False)
+    # (kind, placement, granularity) → (implementation, parameters it gets when it is the default)
+    default_params: dict = field(default_factory=dict, compare=False)
 
     @property
     def stack_based(self) -> bool:
@@ -44,8 +46,6 @@ Choice = tuple[str, str]   # (implementation, reason)
 
 _COMMON: dict[tuple[str, str, str], Choice] = {
     ("barrier", "shared", "block"): ("bar", "the hardware block barrier, bar.sync 0"),
-    ("barrier", "global", "grid"): ("xf", "seed 001: the Xiao-Feng barrier is the fastest grid barrier on both GPUs "
-                                          "it measured (Table 5); one flag per block, no contended atomic"),
     ("semaphore", "global", "thread"): ("sleeping", "seed 001: the sleeping (fetch-and-add) semaphore is the fastest "
                                                    "in almost all cases, with at most two atomics per operation"),
     ("semaphore", "global", "warp"): ("sleeping", "as for @thread: at most two atomics per operation"),
@@ -63,10 +63,16 @@ _COMMON: dict[tuple[str, str, str], Choice] = {
 
 _PTX: dict[tuple[str, str, str], Choice] = {
     **_COMMON,
+    ("barrier", "global", "grid"): ("flip", "one atomic per block on one counter, as cooperative groups' grid.sync, "
+                                            "with groups of 16 past 512 blocks: 0.94 µs at 132 blocks and 2.1 µs "
+                                            "at 1056 on an H200, where xf takes 2-3× as long (`syncc bench gpu`)"),
     ("mutex", "global", "thread"): ("ticket", "measured on H100 (design.md §7): ticket 0.93 M ops/s vs TAS 0.02 M "
                                              "under full contention; fair; seed 003 finds it scales best"),
     ("mutex", "global", "warp"): ("ticket", "one ticket per warp; fair between warps"),
-    ("mutex", "global", "block"): ("ticket", "one ticket per block; fair between blocks"),
+    ("mutex", "global", "block"): ("ticket", "one ticket per block; fair between blocks; a waiter sleeps 100 ns "
+                                            "per block ahead of it between polls, which holds 1.3 M handoffs/s "
+                                            "flat from 132 to 1056 blocks where polling without sleeping falls "
+                                            "to 1.2 M (measured on an H200, 2026-11-22; `syncc bench gpu`)"),
     ("mutex", "shared", "thread"): ("ticket", "fair, and one atomic per acquisition"),
     ("mutex", "shared", "warp"): ("ticket", "fair between the warps of a block"),
     ("channel", "shared", "thread"): ("flag", "no lock bits after Fermi: a ready flag per slot, with cta-scope "
@@ -80,6 +86,8 @@ _PTX: dict[tuple[str, str, str], Choice] = {
 
 _FERMI: dict[tuple[str, str, str], Choice] = {
     **_COMMON,
+    ("barrier", "global", "grid"): ("xf", "seed 001: the Xiao-Feng barrier is the fastest grid barrier on both GPUs "
+                                          "it measured (Table 5); one flag per block, no contended atomic"),
     ("mutex", "global", "thread"): ("backoff", "seed 001 Table 5: on Fermi the spin lock with backoff overtakes "
                                               "fetch-and-add beyond a few blocks"),
     ("mutex", "global", "warp"): ("backoff", "seed 001 Table 5, per warp"),
@@ -99,7 +107,8 @@ _FERMI: dict[tuple[str, str, str], Choice] = {
 }
 
 PTX = Target("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
-             sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, defaults=_PTX)
+             sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, defaults=_PTX,
+             default_params={("mutex", "global", "block"): ("ticket", {"delay": 100})})
 FERMI = Target("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False, defaults=_FERMI)

@@ -173,13 +173,27 @@ def test_semaphore_bounds_holders(programs, kernel):
 
 R = 2                      # rounds (the program's R)
 BARRIER_RUNS = {"bar_block": 500, "bar_named": 500, "syncwarp_warp": 1000, "atomic_grid": 1000, "xf_grid": 1000,
-                "hierarchical_grid": 1000}
+                "flip_grid": 1000, "hierarchical_grid": 1000}
 # who reads what: participants whose seen[] is recorded (named: only the consumer warps read)
 _READERS = {"bar_named": slice(64, 128)}
 
 
 @pytest.mark.parametrize("kernel", list(BARRIER_RUNS))
 def test_barrier_keeps_rounds_in_step(programs, kernel):
+    _barrier_rounds(programs, kernel, BARRIER_RUNS[kernel])
+
+
+def test_flip_barrier_in_groups_keeps_rounds_in_step(monkeypatch):
+    """flip past FLAT blocks: the blocks meet in groups first (FLAT and the group size made small
+    enough for the 4 blocks of the test: 2 groups of 2, one word each, then the top counter)."""
+    from syncc.ir.impls import barrier
+    monkeypatch.setattr(barrier, "FLAT", 2)
+    monkeypatch.setattr(barrier, "FLIP_GROUP", 2)
+    grouped = syncc.compile(str(PROPS / "barrier.sync"), target="fermi-sim")   # reads the two at compile time
+    _barrier_rounds(lambda name: grouped, "flip_grid", 500)
+
+
+def _barrier_rounds(programs, kernel: str, runs: int) -> None:
     threads = {"bar_block": 128, "syncwarp_warp": 128, "bar_named": 256}.get(kernel, 128)
 
     def arrays():
@@ -193,7 +207,7 @@ def test_barrier_keeps_rounds_in_step(programs, kernel):
         readers[s.start + 128: s.stop + 128] = True          # the second block's consumers
     else:
         readers[:] = True
-    for seen, *_ in run_schedules(programs("barrier.sync"), kernel, arrays, BARRIER_RUNS[kernel]):
+    for seen, *_ in run_schedules(programs("barrier.sync"), kernel, arrays, runs):
         bad = np.argwhere((seen != want)[readers])
         assert not len(bad), f"a participant saw round {seen[readers][tuple(bad[0])]} in round {bad[0][1] + 1}"
 

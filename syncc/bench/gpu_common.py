@@ -69,20 +69,44 @@ def time_launches(launch, repeats: int, before=None, warmup: int = 1) -> list[fl
 
 def program(ctx: Context, relative: str, opt: int = 2, defines: dict | None = None):
     import syncc
-    return syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx")
+    try:
+        return syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx")
+    except syncc.CompileError as e:
+        raise BenchError(f"{relative} does not compile:\n{e}") from None
 
 
-def timed(prog, kernel: str, args: list, grid, block, repeats: int) -> list[float]:
+def timed(prog, kernel: str, args: list, grid, block, repeats: int, warmup: int = 1) -> list[float]:
     """A syncc kernel's launch times in seconds (GpuLauncher.timed: fresh state each launch)."""
     launcher = prog.launcher("gpu", TIMEOUT)
     block = block or getattr(prog, kernel).block
-    return launcher.timed(kernel, args, grid, block, repeats=repeats)
+    return launcher.timed(kernel, args, grid, block, repeats=repeats, warmup=warmup)
 
 
 def best(times: list[float]) -> float:
-    """The fastest launch: the least disturbed (every launch does the same work)."""
-    return min(times)
-
-
-def median(times: list[float]) -> float:
+    """The figure a section reports for repeated launches: their median (device/METHOD.md)."""
     return statistics.median(times)
+
+
+def warm_up(seconds: float = 1.0) -> None:
+    """Keep the GPU busy for about `seconds`, so that its clocks are up before the first timing."""
+    import time
+    cp = cupy()
+    x = cp.random.random(1 << 24)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(20):
+            x = cp.sqrt(x * x + 1.0)
+        cp.cuda.Device().synchronize()
+
+
+def graph_of(launches):
+    """launches(stream) captured once as a CUDA graph; returns replay(stream). A baseline made of
+    many small launches is timed as a graph replay, without the launch gaps of a Python loop."""
+    cp = cupy()
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        launches(stream)
+        graph = stream.end_capture()
+    graph.upload(stream)
+    return lambda s: graph.launch(s)

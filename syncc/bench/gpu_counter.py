@@ -1,5 +1,5 @@
 """The contended counter on a GPU: every thread of 132 × 256 takes one lock and increments
-one plain word (design.md §7: libcu++ binary_semaphore ≈ 0.84 M ops/s, raw atomicAdd ≈ 18 G).
+one plain word, as many times as makes a launch last about 5 ms (design.md §7: libcu++ binary_semaphore ≈ 0.84 M ops/s, raw atomicAdd ≈ 18 G).
 
 syncc's kernels (bench/programs/counter.sync, one per mutex implementation) run at -O2, where
 the compiler may elide the lock into an atomic, and at -O0, the lock as written, beside the
@@ -15,15 +15,21 @@ from .core import BenchError, Context, Table
 from .gpu_common import baseline, best, cupy, program, time_launches, timed
 
 GRID, BLOCK = 132, 256
+MAX_ITERS = 4096
 BASELINES = ["binary_semaphore", "ticket", "ttas", "tas", "atomic_add"]
 SYNCC = ["ticket", "ttas", "tas", "backoff", "mcs", "mcs2"]
+
+
+def iterations(once: float) -> int:
+    """Locks per thread so that a launch lasts about 5 ms (one, for a lock that takes longer with
+    one): fast kernels would otherwise time the launch, not the counter."""
+    return max(1, min(MAX_ITERS, int(5e-3 / max(once, 1e-6))))
 
 
 def run(ctx: Context):
     cp = cupy()
     repeats = 2 if ctx.quick else 5
     threads = GRID * BLOCK
-    ops = threads                                   # ITERS = 1: one lock per thread per launch
     module = baseline(ctx, "locks")
     state, count = cp.zeros(64, cp.int32), cp.zeros(1, cp.int32)
     rate: dict[str, float] = {}
@@ -35,22 +41,27 @@ def run(ctx: Context):
             count.fill(0)
             if name == "binary_semaphore":
                 module.get_function("init_binary_semaphore")((1,), (1,), (state,), stream=stream)
-        t = time_launches(lambda s, fn=fn: fn((GRID,), (BLOCK,), (state, count, np.int32(1)), stream=s),
-                          repeats, before)
-        if int(count.get()[0]) != ops:
-            raise BenchError(f"baseline counter_{name} counted {int(count.get()[0])}, not {ops}")
-        rate[f"hand-written {name}"] = ops / best(t)
-        ctx.log(f"   counter: hand-written {name}: {rate[f'hand-written {name}'] / 1e6:,.2f} M ops/s")
+
+        def launch(s, n, fn=fn):
+            fn((GRID,), (BLOCK,), (state, count, np.int32(n)), stream=s)
+        n = iterations(best(time_launches(lambda s: launch(s, 1), 1, before)))
+        t = time_launches(lambda s: launch(s, n), repeats, before)
+        if int(count.get()[0]) != threads * n:
+            raise BenchError(f"baseline counter_{name} counted {int(count.get()[0])}, not {threads * n}")
+        rate[f"hand-written {name}"] = threads * n / best(t)
+        ctx.log(f"   counter: hand-written {name}: {rate[f'hand-written {name}'] / 1e6:,.2f} M ops/s ({n} each)")
     for opt in (2, 0):
         prog = program(ctx, "bench/programs/counter.sync", opt=opt)
         for name in SYNCC:
+            kernel = f"counter_{name}"
+            n = iterations(best(timed(prog, kernel, [np.zeros(1, np.int32), 1], (GRID, 1, 1), None, 1)))
             out = np.zeros(1, np.int32)
-            t = timed(prog, f"counter_{name}", [out], (GRID, 1, 1), None, repeats)
-            expected = ops * (repeats + 1)       # the count adds up over the warm-up and timed launches
+            t = timed(prog, kernel, [out, n], (GRID, 1, 1), None, repeats)
+            expected = threads * n * (repeats + 1)   # the count adds up over the warm-up and timed launches
             if int(out[0]) != expected:
-                raise BenchError(f"syncc counter_{name} -O{opt} counted {int(out[0])}, not {expected}")
-            rate[f"syncc {name} -O{opt}"] = ops / best(t)
-            ctx.log(f"   counter: syncc {name} -O{opt}: {rate[f'syncc {name} -O{opt}'] / 1e6:,.2f} M ops/s")
+                raise BenchError(f"syncc {kernel} -O{opt} counted {int(out[0])}, not {expected}")
+            rate[f"syncc {name} -O{opt}"] = threads * n / best(t)
+            ctx.log(f"   counter: syncc {name} -O{opt}: {rate[f'syncc {name} -O{opt}'] / 1e6:,.2f} M ops/s ({n} each)")
     base = rate["hand-written binary_semaphore"]
     table = Table("gpu_counter", f"Contended counter, {GRID} × {BLOCK} threads each locking once "
                   "(ratio to libcu++ binary_semaphore, same run)",

@@ -15,7 +15,7 @@ from .gpu_common import baseline, best, cupy, program, time_launches, timed
 
 BLOCK, ITERS = 128, 64
 BASELINES = ["binary_semaphore", "ticket", "ttas", "tas"]
-SYNCC = ["ticket", "ttas", "tas", "backoff"]
+SYNCC = ["default", "ticket", "ttas", "tas", "backoff"]
 
 
 def run(ctx: Context):

@@ -34,6 +34,9 @@ def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | Non
     out.mkdir(parents=True, exist_ok=True)
     ctx = Context(root=repository(), out=out, quick=quick, log=write)
     write(f"# syncc bench {suite} · {out.name} · results in {out}")
+    if suite == "gpu":
+        from .gpu_common import warm_up
+        warm_up()
     missing_plots = False
     failed: list[str] = []
     for name in sections:

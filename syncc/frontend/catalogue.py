@@ -74,8 +74,10 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = (
           "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4",
           abandonable=True),
     _impl("mutex", "ticket", "global shared", "thread warp block",
-          "fetch-and-add ticket lock: fair, first come first served",
-          "seed 001 Algorithm 3; seed 003 Listing 4.7"),
+          "fetch-and-add ticket lock: fair, first come first served; `delay`: ns a waiter sleeps per "
+          "waiter ahead of it between polls (proportional backoff; 0 polls without sleeping)",
+          "seed 001 Algorithm 3; seed 003 Listing 4.7; Mellor-Crummey & Scott 1991 (proportional backoff)",
+          (("delay", 0),)),
     _impl("mutex", "mcs", "global", "thread",
           "MCS queue lock: each waiter spins on its own node", "seed 003 Listing 4.10"),
     _impl("mutex", "mcs2", "global", "thread",

@@ -53,8 +53,11 @@ class SyncLowering:
         else:
             impl, why = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
                                                info.named, d in self.tried, prod(info.dims))
-            defaults = implementations(info.kind)[impl].params
-            params = tuple((p.name, p.default) for p in defaults)
+            defaults = {p.name: p.default for p in implementations(info.kind)[impl].params}
+            tuned = self.ctx.target.default_params.get((info.kind, info.placement, info.granularity))
+            if tuned is not None and tuned[0] == impl:
+                defaults.update(tuned[1])
+            params = tuple(defaults.items())
             why = f"the {self.ctx.target.name} default: {why}"
         chosen = implementations(info.kind)[impl]
         if chosen.lock_bits and self.ctx.target.lock_bits is None:

@@ -154,7 +154,7 @@ def barrier_file() -> str:
                    2, 64, "mark", ("warp * 32 + (lane + 1) % 32", "warp * 32 + (lane + 16) % 32"))
     grids = [_rounds(f"{impl}_grid", "gtid", f"barrier b in global @grid using {impl}", 4, 32, "mark",
                      ("(gtid + 32) % 128", "(gtid + 64) % 128"), ", mark: global i32[2][128]")
-             for impl in ("atomic", "xf", "hierarchical")]
+             for impl in ("atomic", "xf", "flip", "hierarchical")]
     named = """// named barriers: warps 0-1 produce a round into buf and `arrive full`; warps 2-3 `sync full`,
 // read it and `arrive empty`; the producers `sync empty` before the next round
 kernel bar_named(seen: global i32[256][R][2]) launch grid(2) block(128) {

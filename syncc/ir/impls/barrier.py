@@ -13,7 +13,10 @@
                the round's arrivals sum to 2^31; each block waits for the top bit of the counter to
                differ from the one its own add returned. One atomic per block and one polled word:
                no reset (the low bits are back at zero after every round), no separate sense word,
-               no round kept anywhere (a vended barrier knows its round on every call)
+               no round kept anywhere (a vended barrier knows its round on every call). Past 512
+               blocks the blocks first meet in groups of 16, each on a word of its own, and the
+               group's last arriver arrives for the group: one word taking 1056 atomics is slower
+               than two levels
     hierarchical  @grid: blocks meet in groups of 8 first, then each group's last arriver meets
                the other groups: a sense-reversing barrier with one contended counter per group
 Every grid barrier begins and ends with bar.sync 0, so the block's threads arrive together and
@@ -26,6 +29,7 @@ from ..nodes import Imm, Instr, Prim, imm
 from .base import Emitter
 
 GROUP = 8
+FLAT, FLIP_GROUP = 512, 16     # flip: one level up to FLAT blocks, then groups (measured on H100/H200)
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
@@ -110,19 +114,50 @@ def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
 
 def _flip(em: Emitter, prim: Prim, ins: Instr) -> None:
     count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
+    group = em.state(prim, "group", prim.instances, 0, elem=U32, space="global", per="block")
     i = ins.ref.index
     bid, nbid = em.builtin("bid"), em.builtin("nbid")
+    top_bit = imm(0x80000000, U32)
 
-    def arrive():
-        others = em.op("sub", U32, em.op("cvt", U32, nbid, hint="blocks"), imm(1, U32), hint="others")
-        master = em.op("sub", U32, imm(0x80000000, U32), others, hint="master")
-        add = em.b.op("select", U32, em.eq(bid, imm(0)), master, imm(1, U32), hint="add")
+    def u32(v, hint):
+        return em.op("cvt", U32, v, hint=hint)
+
+    def share(n, hint):
+        """What the one of n arrivals adds: 2^31 - (n - 1) for the first, 1 for the others."""
+        return em.op("sub", U32, top_bit, em.op("sub", U32, u32(n, hint), imm(1, U32), hint=hint), hint=hint)
+
+    def wait_for_flip(seen):
+        em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, i, hint="now", cache="cg", order="acquire",
+                                                                        scope="gpu"), top_bit, hint="top"), seen),
+                hint="flip")
+
+    def flat():
+        add = em.b.op("select", U32, em.eq(bid, imm(0)), share(nbid, "blocks"), imm(1, U32), hint="add")
         old = em.atom("add", count, i, add, order="release", scope="gpu", hint="arrived")
-        top = em.op("and", U32, old, imm(0x80000000, U32), hint="round")
-        em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, i, hint="now", cache="cg",
-                                                                        order="acquire", scope="gpu"),
-                                                     imm(0x80000000, U32), hint="top"), top), hint="flip")
-    _thread0(em, arrive)
+        wait_for_flip(em.op("and", U32, old, top_bit, hint="round"))
+
+    def grouped():
+        # Past FLAT blocks the arrivals queue at one word; groups of FLIP_GROUP meet on words of their
+        # own first (FLIP_GROUP words apart), and the group's last arriver arrives for the group.
+        seen = em.op("and", U32, em.ld(count, i, hint="before", cache="cg"), top_bit, hint="round")
+        g = em.op("div", I32, bid, imm(FLIP_GROUP), hint="g")
+        first = em.op("mul", I32, g, imm(FLIP_GROUP), hint="first")
+        size = em.op("min", I32, imm(FLIP_GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
+        groups = em.op("div", I32, em.op("add", I32, nbid, imm(FLIP_GROUP - 1), hint="n"), imm(FLIP_GROUP),
+                       hint="groups")
+        add = em.b.op("select", U32, em.eq(bid, first), share(size, "mates"), imm(1, U32), hint="add")
+        slot = em.op("add", I32, em.op("mul", I32, i, nbid, hint="row"), first, hint="slot")
+        old = em.atom("add", group, slot, add, order="release", scope="gpu", hint="in_group")
+        flipped = em.op("and", U32, em.op("xor", U32, em.op("add", U32, old, add, hint="after"), old, hint="change"),
+                        top_bit, hint="completed")
+
+        def arrive_for_group():
+            gadd = em.b.op("select", U32, em.eq(g, imm(0)), share(groups, "groups"), imm(1, U32), hint="gadd")
+            em.atom("add", count, i, gadd, order="release", scope="gpu", hint="arrived")
+        em.when(em.op("cmp.ne", BOOL, flipped, imm(0, U32)), arrive_for_group, hint="group_last")
+        wait_for_flip(seen)
+
+    _thread0(em, lambda: em.either(em.op("cmp.gt", BOOL, nbid, imm(FLAT)), grouped, flat, hint="many"))
 
 
 def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:

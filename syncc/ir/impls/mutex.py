@@ -3,7 +3,8 @@
     tas       word: cas(word, 0, 1) == 0 to acquire, exch(word, 0) to release   (seed 003 L4.2, 4.3)
     ttas      as tas, but first poll the word with an L1-bypassing load       (seed 003 L4.4)
     backoff   as tas, sleeping a growing delay after each failure               (seed 001 Alg. 2)
-    ticket    enter takes next++; poll waits for serving == ticket; unlock serving++  (seed 003 L4.7)
+    ticket    enter takes next++; poll waits for serving == ticket; unlock serving++  (seed 003 L4.7);
+              with delay=D a waiter sleeps D ns per waiter ahead between polls (proportional backoff)
     mcs/mcs2  each waiter spins on its own queue node (one per thread, or two)  (seed 003 §4.2)
     tinylock  a Fermi lock bit: LDSLK to try, STSUL to release (seed 000 L4); on targets without
               lock bits, a shared-memory word handled like tas
@@ -92,7 +93,16 @@ class Ticket(Tas):
     def attempt(cls, em, prim, ins, token):
         _, serving = cls.arrays(em, prim)
         now = em.ld(serving, ins.ref.index, hint="serving", **em.poll_cache(serving), **em.order(ins))
-        return em.eq(now, token)
+        ok = em.eq(now, token)
+        delay = dict(prim.params).get("delay", 0)
+        if delay and token is not None:
+            # proportional backoff: sleep about one hand-over per waiter ahead, so the waiters far
+            # back poll less and the word's line is free for the holder's release
+            ahead = em.op("sub", I32, token, now, hint="ahead")
+            em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)),
+                    lambda: em.b.emit("nanosleep", (), (em.op("mul", I32, ahead, imm(delay), hint="pause"),)),
+                    hint="backoff")
+        return ok
 
     @classmethod
     def release(cls, em, prim, ins):
