@@ -12,6 +12,8 @@ from helpers import ROOT
 from syncc.bench import seed003
 from syncc.bench.core import Context, Plot
 
+pytestmark = pytest.mark.slow      # the quick section: about 10 s of simulation
+
 LOCKS = ["tas", "ttas", "ticket", "mcs", "mcs2", "backoff"]
 
 
