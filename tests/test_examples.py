@@ -9,7 +9,8 @@ NAMES = [p.name for p in EXAMPLES]
 
 
 def test_the_examples_the_issue_asks_for_are_there():
-    assert {"counter.sync", "wavefront.sync", "chain.sync", "hashtable.sync", "barrier.sync"} <= set(NAMES)
+    assert {"counter.sync", "wavefront.sync", "chain.sync", "hashtable.sync", "barrier.sync",
+            "sortedlist.sync", "histogram.sync"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("path", EXAMPLES + STDLIB, ids=lambda p: str(p.relative_to(ROOT)))
@@ -83,3 +84,4 @@ def test_hashtable_locks_each_bucket():
     (prim,) = module.kernels["insert"].prims
     assert (prim.kind, prim.dims, prim.granularity) == ("mutex", (64,), "thread")
     assert "std.hash" in module.imports
+    assert not module.kernels["insert_lockfree"].prims        # atomic_cas on the bucket heads

@@ -21,13 +21,24 @@ PINNED = {
     ("barrier.sync", "fermi"): (6, 0, 0),      # the same as gpu fences, plus one on each side of the barrier
     ("chain.sync", "ptx"): (0, 0, 8),
     ("chain.sync", "fermi"): (6, 6, 0),        # atom_lock and shrd_lock; lock bits and named barriers need none
-    ("counter.sync", "ptx"): (0, 0, 1),        # the section is elided to one atom.add.acq_rel
-    ("counter.sync", "fermi"): (2, 0, 0),      # ... which Fermi brackets with two fences
-    ("hashtable.sync", "ptx"): (0, 0, 2),      # ttas: cas.acquire, exch.release
-    ("hashtable.sync", "fermi"): (2, 0, 0),    # a fence opening the section, one before the unlock
+    # counter: `counter`'s section is elided to one atom.add.acq_rel (Fermi: two fences around it);
+    # six locked two-word sections, each at least an acquire and a release (syncc explain lists them)
+    ("counter.sync", "ptx"): (0, 0, 25),
+    ("counter.sync", "fermi"): (26, 0, 0),
+    # hashtable: six locked inserts, and the lock-free insert's own `fence gpu` before its CAS
+    # (written by the program, not placed)
+    ("hashtable.sync", "ptx"): (1, 0, 24),
+    ("hashtable.sync", "fermi"): (25, 0, 0),
+    ("histogram.sync", "ptx"): (0, 0, 0),      # relaxed atomics; the merge is ordered by the barrier
+    ("histogram.sync", "fermi"): (0, 0, 0),
+    ("sortedlist.sync", "ptx"): (0, 0, 4),     # two ttas sections: cas.acquire, exch.release
+    ("sortedlist.sync", "fermi"): (4, 0, 0),
     ("wavefront.sync", "ptx"): (0, 0, 4),      # two puts release, two polls acquire, all cta scope
     ("wavefront.sync", "fermi"): (0, 0, 0),    # the value travels in the lock-bit word itself
 }
+
+# fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic
+WRITTEN = {"hashtable.sync": 1}
 
 
 def stats(path, target, minimize=True):
@@ -50,5 +61,5 @@ def test_fences_per_example(name, target):
     before = stats(path, machine, minimize=False)
     assert after.fences <= before.fences <= after.naive
     assert before.ordered == 0                  # unminimized, every ordering is an explicit fence
-    if machine.ordered_atomics:
-        assert after.fences == 0                # on PTX every ordering rides on an atomic or a load
+    if machine.ordered_atomics:                 # on PTX every ordering rides on an atomic or a load,
+        assert after.fences == WRITTEN.get(name, 0)   # except the fences the program writes itself
