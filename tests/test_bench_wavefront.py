@@ -1,0 +1,111 @@
+"""`syncc bench paper --only wavefront --quick`: seed 000 Table 3 on the simulator, smallest sizes.
+
+Asserts the table's structure and the trends the paper's argument rests on, not times: the three
+versions compute the same (correct) matrix; atomic-lock is the slowest; tiny-lock beats the
+data-parallel version while every tile of an anti-diagonal has an SM of its own, and loses once
+there are more such tiles than SMs (on a 1-SM Fermi from 62 × 62 on).
+"""
+import numpy as np
+import pytest
+
+from syncc.bench import wavefront
+from syncc.bench.core import Context, Plot, Table
+from syncc.bench.run import run_suite
+from helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """One quick run through the suite runner (tables printed, CSVs written), keeping what the
+    section returned."""
+    out = tmp_path_factory.mktemp("bench")
+    lines, returned = [], {}
+    original = wavefront.run
+
+    def keep(ctx):
+        items = original(ctx)
+        returned.update({item.name: item for item in items})
+        return items
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wavefront, "run", keep)
+        folder = run_suite("paper", out, quick=True, only=["wavefront"], write=lines.append)
+    return folder, lines, returned
+
+
+@pytest.fixture(scope="module")
+def tables(results):
+    return results[2]
+
+
+def test_the_suite_writes_both_tables(results):
+    folder, lines, _ = results
+    assert (folder / "table3.csv").exists() and (folder / "table3_sms.csv").exists()
+    text = "\n".join(lines)
+    assert "Seed 000 Table 3" in text and "by number of SMs" in text
+
+
+def test_table3_has_the_quick_sizes_beside_the_paper(tables):
+    table = tables["table3"]
+    assert isinstance(table, Table)
+    assert [r[0] for r in table.rows] == ["31×31", "62×62"]
+    col = {name: i for i, name in enumerate(table.columns)}
+    for row in table.rows:
+        assert row[col["same matrix"]] == "yes"                       # all three equal the recurrence
+        n = int(row[0].split("×")[0])
+        assert (row[col["paper atomic"]], row[col["paper DP"]], row[col["paper tiny"]]) == wavefront.PAPER[n]
+    assert any("496" in note and "crossover" in note for note in table.notes)
+    assert any("SYNCC_BENCH_FULL" in note for note in table.notes)
+
+
+def test_atomic_lock_is_slowest_and_tiny_lock_wins_small_grids(tables):
+    table = tables["table3"]
+    col = {name: i for i, name in enumerate(table.columns)}
+    for row in table.rows:
+        tiny, atomic, dp = row[col["tiny-lock"]], row[col["atomic-lock"]], row[col["data-parallel"]]
+        assert atomic > dp > tiny                   # the paper's order below 248×248
+        assert row[col["DP / tiny"]] == pytest.approx(dp / tiny)
+    for name in ("tiny-lock", "atomic-lock", "data-parallel"):
+        small, large = (row[col[name]] for row in table.rows)
+        assert large > small                        # 4 tiles on a chain of 3 take longer than 1
+
+
+def test_fewer_sms_move_the_crossover(tables):
+    rows = {(r[0], r[1]): r for r in tables["table3_sms"].rows}
+    assert set(rows) == {(1, "31×31"), (1, "62×62"), (2, "31×31"), (2, "62×62")}
+    ratio = {k: r[5] for k, r in rows.items()}
+    assert all(r[6] == "yes" for r in rows.values())
+    assert ratio[(1, "31×31")] > 1 and ratio[(2, "62×62")] > 1     # a tile per SM: tiny-lock wins
+    assert ratio[(1, "62×62")] < 1                                  # 2 tiles on 1 SM: data-parallel wins
+    notes = tables["table3_sms"].notes
+    assert notes[0] == ("1 SM: data-parallel faster from 62×62 on; predicted (more tiles on an anti-diagonal "
+                        "than SMs): from 62×62 on")
+    assert notes[1].startswith("2 SMs: data-parallel faster at none of these grids")
+
+
+def test_plots_follow_the_table(tables):
+    trend, ratio = tables["table3_cycles"], tables["table3_ratio"]
+    assert isinstance(trend, Plot) and set(trend.series) == {"tiny-lock", "atomic-lock", "data-parallel"}
+    assert [x for x, _ in ratio.series["paper (GTX 570)"]] == [31, 62]
+
+
+def test_sizes_by_mode(monkeypatch):
+    ctx = Context(root=ROOT, out=ROOT, quick=False)
+    monkeypatch.delenv("SYNCC_BENCH_FULL", raising=False)
+    assert wavefront.sizes(ctx)[-1] == wavefront.DEFAULT_MAX
+    monkeypatch.setenv("SYNCC_BENCH_FULL", "1")
+    assert wavefront.sizes(ctx) == [31, 62, 124, 248, 496, 992, 1984]
+    assert wavefront.sizes(Context(root=ROOT, out=ROOT, quick=True)) == [31, 62]
+
+
+def test_reference_is_the_recurrence():
+    rng = np.random.default_rng(5)
+    for n in (1, 3, 17):
+        refm = rng.integers(-10, 11, size=(n, n)).astype(np.int32)
+        s = np.zeros((n + 1, n + 1), np.int64)
+        s[0] = -10 * np.arange(n + 1)
+        s[:, 0] = -10 * np.arange(n + 1)
+        for i in range(1, n + 1):
+            for j in range(1, n + 1):
+                s[i, j] = max(s[i - 1, j - 1] + refm[i - 1, j - 1], s[i - 1, j] - 10, s[i, j - 1] - 10)
+        assert np.array_equal(wavefront.reference(refm, 10), s)
