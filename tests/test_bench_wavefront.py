@@ -40,7 +40,8 @@ def tables(results):
 
 def test_the_suite_writes_both_tables(results):
     folder, lines, _ = results
-    assert (folder / "table3.csv").exists() and (folder / "table3_sms.csv").exists()
+    for name in ("table3", "table3_model", "table3_sms"):
+        assert (folder / f"{name}.csv").exists()
     text = "\n".join(lines)
     assert "Seed 000 Table 3" in text and "by number of SMs" in text
 
@@ -74,19 +75,42 @@ def test_fewer_sms_move_the_crossover(tables):
     rows = {(r[0], r[1]): r for r in tables["table3_sms"].rows}
     assert set(rows) == {(1, "31×31"), (1, "62×62"), (2, "31×31"), (2, "62×62")}
     ratio = {k: r[5] for k, r in rows.items()}
-    assert all(r[6] == "yes" for r in rows.values())
+    assert all(r[6] == pytest.approx(r[5], rel=0.05) for r in rows.values())   # the model agrees
+    assert all(r[7] == "yes" for r in rows.values())
     assert ratio[(1, "31×31")] > 1 and ratio[(2, "62×62")] > 1     # a tile per SM: tiny-lock wins
     assert ratio[(1, "62×62")] < 1                                  # 2 tiles on 1 SM: data-parallel wins
     notes = tables["table3_sms"].notes
-    assert notes[0] == ("1 SM: data-parallel faster from 62×62 on; predicted (more tiles on an anti-diagonal "
-                        "than SMs): from 62×62 on")
-    assert notes[1].startswith("2 SMs: data-parallel faster at none of these grids")
+    assert notes[0] == "1 SM: data-parallel faster from 62×62 on; the model: from 62×62 on"
+    assert notes[1] == "2 SMs: data-parallel faster at none of these grids; the model: at none of these grids"
+
+
+def test_the_model_predicts_table3_from_one_tile(tables):
+    table = tables["table3_model"]
+    col = {name: i for i, name in enumerate(table.columns)}
+    assert [r[0] for r in table.rows] == [f"{n}×{n}" for n in wavefront.SIZES]
+    simulated = {r[0]: r for r in tables["table3"].rows}
+    for row in table.rows:
+        if row[0] in simulated:                     # where both exist, the model is close to the simulation
+            sim = simulated[row[0]]
+            assert row[col["tiny-lock"]] == pytest.approx(sim[2], rel=0.05)
+            assert row[col["data-parallel"]] == pytest.approx(sim[4], rel=0.05)
+    ratio = [r[col["DP / tiny"]] for r in table.rows]
+    assert ratio[0] > 1 and ratio[-1] < 0.7         # tiny-lock wins one tile, loses 64 × 64 tiles on 15 SMs
+    assert table.notes[0].startswith("model crossover: data-parallel faster from ")
+
+
+def test_makespan_of_the_tile_schedule():
+    assert wavefront.makespan(1, 1, 10) == 10
+    assert wavefront.makespan(2, 1, 10) == 40       # one slot: the four tiles one after another
+    assert wavefront.makespan(2, 8, 10) == 30       # enough slots: the critical path of three tiles
+    assert wavefront.makespan(3, 2, 10) == 60       # anti-diagonals of 1, 2, 3, 2, 1 tiles: 3 takes two rounds
 
 
 def test_plots_follow_the_table(tables):
     trend, ratio = tables["table3_cycles"], tables["table3_ratio"]
-    assert isinstance(trend, Plot) and set(trend.series) == {"tiny-lock", "atomic-lock", "data-parallel"}
-    assert [x for x, _ in ratio.series["paper (GTX 570)"]] == [31, 62]
+    assert isinstance(trend, Plot) and {"tiny-lock", "atomic-lock", "data-parallel"} <= set(trend.series)
+    assert [x for x, _ in ratio.series["fermi-sim"]] == [31, 62]
+    assert [x for x, _ in ratio.series["paper (GTX 570)"]] == wavefront.SIZES
 
 
 def test_sizes_by_mode(monkeypatch):
