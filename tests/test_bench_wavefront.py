@@ -13,6 +13,8 @@ from syncc.bench.core import Context, Plot, Table
 from syncc.bench.run import run_suite
 from helpers import ROOT
 
+pytestmark = pytest.mark.slow          # one quick run of the section: about 15 s
+
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
