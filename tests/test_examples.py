@@ -9,7 +9,8 @@ NAMES = [p.name for p in EXAMPLES]
 
 
 def test_the_examples_the_issue_asks_for_are_there():
-    assert {"counter.sync", "wavefront.sync", "chain.sync", "hashtable.sync", "barrier.sync"} <= set(NAMES)
+    assert {"counter.sync", "wavefront.sync", "chain.sync", "hashtable.sync", "barrier.sync",
+            "primitives.sync"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("path", EXAMPLES + STDLIB, ids=lambda p: str(p.relative_to(ROOT)))
