@@ -29,8 +29,9 @@ def column(table: Table, name: str, **where) -> list:
 
 def test_three_figures_each_a_table_a_plot_and_a_csv(results):
     out, got = results
+    figure3 = {f"seed001_figure3_{k}" for k in seed001.COUNTS}       # one panel per initial value
     assert set(got) == {"seed001_barrier", "seed001_mutex", "seed001_semaphore",
-                        "seed001_figure1", "seed001_figure2", "seed001_figure3"}
+                        "seed001_figure1", "seed001_figure2"} | figure3
     for name in ("seed001_barrier", "seed001_mutex", "seed001_semaphore"):
         assert isinstance(got[name], Table) and (out / f"{name}.csv").exists()
         assert got[name].notes, "the comparison with the paper"
@@ -38,11 +39,11 @@ def test_three_figures_each_a_table_a_plot_and_a_csv(results):
     assert column(got["seed001_barrier"], "blocks") == sizes
     assert column(got["seed001_mutex"], "blocks") == sizes
     assert column(got["seed001_semaphore"], "count") == [k for k in seed001.COUNTS for _ in sizes]
-    plots = {n: got[n] for n in ("seed001_figure1", "seed001_figure2", "seed001_figure3")}
+    plots = {n: got[n] for n in {"seed001_figure1", "seed001_figure2"} | figure3}
     assert all(isinstance(p, Plot) for p in plots.values())
-    assert len(plots["seed001_figure1"].series) == 3
-    assert len(plots["seed001_figure2"].series) == 3
-    assert len(plots["seed001_figure3"].series) == 3 * 4          # spin, backoff, sleeping × 1, 2, 10, 120
+    assert list(plots["seed001_figure1"].series) == seed001.BARRIERS
+    assert len(plots["seed001_figure2"].series) == len(seed001.MUTEXES)
+    assert all(list(plots[n].series) == seed001.SEMAPHORES for n in figure3)
     for p in plots.values():
         assert all([x for x, _ in points] == sizes and all(y > 0 for _, y in points)
                    for points in p.series.values())
