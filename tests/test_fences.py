@@ -29,12 +29,20 @@ PINNED = {
     # (written by the program, not placed)
     ("hashtable.sync", "ptx"): (1, 0, 24),
     ("hashtable.sync", "fermi"): (25, 0, 0),
+    # primitives: three grid barriers, three block mutexes and three block semaphores, each
+    # ordering on its atomics and polls (Fermi: gpu fences; the block barriers around the leader's
+    # operations need none)
+    ("primitives.sync", "ptx"): (0, 0, 24),
+    ("primitives.sync", "fermi"): (32, 0, 0),
     ("histogram.sync", "ptx"): (0, 0, 0),      # relaxed atomics; the merge is ordered by the barrier
     ("histogram.sync", "fermi"): (0, 0, 0),
     ("sortedlist.sync", "ptx"): (0, 0, 4),     # two ttas sections: cas.acquire, exch.release
     ("sortedlist.sync", "fermi"): (4, 0, 0),
     ("wavefront.sync", "ptx"): (0, 0, 4),      # two puts release, two polls acquire, all cta scope
     ("wavefront.sync", "fermi"): (0, 0, 0),    # the value travels in the lock-bit word itself
+    # wavefront_tiled: the tiles' gpu-scope flags and counter, the shared atomlock and tinylock slots
+    ("wavefront_tiled.sync", "ptx"): (0, 0, 17),
+    ("wavefront_tiled.sync", "fermi"): (12, 3, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic

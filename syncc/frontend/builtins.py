@@ -41,7 +41,7 @@ BUILTIN_FNS: dict[str, BuiltinFn] = {f.name: f for f in [
       for op, what in _ATOMIC_OPS.items()),
     _fn("atomic_cas", "device", "place T T", "T",
         "atomically stores the third argument if the word equals the second; returns the old value"),
-    _fn("load_cg", "device", "place", "T", "load that bypasses L1 (ld.global.cg), for polling"),
+    _fn("load_cg", "device", "place", "T", "load that bypasses L1, for polling (ld.relaxed.gpu on PTX)"),
     _fn("ballot", "device", "bool", "u32", "bit i set when lane i's predicate is true"),
     _fn("vote_any", "device", "bool", "bool", "true when the predicate holds on any active lane"),
     _fn("vote_all", "device", "bool", "bool", "true when the predicate holds on every active lane"),

@@ -71,10 +71,15 @@ def atomic(op: str, elem: ScalarType, space: str, order: str | None, scope: str 
 def load(elem: ScalarType, space: str, order: str | None, scope: str | None, cache: str | None) -> Asm:
     r = reg_constraint(elem)
     t = ptx_type(elem, "u")
+    if order is None and cache == "cg" and space == "global":
+        # A polling load must be strong: ptxas may hoist a weak `ld.global.cg` out of a loop that
+        # has nothing else in it (seen on an H100: a `while load_cg(x) < n {}` that never waited).
+        # A relaxed load at gpu scope is read where every SM's writes meet (L2), as .cg was.
+        order, scope = "relaxed", "gpu"
     if order is not None:            # ld.acquire: no cache operator with an ordering
         sem = ".relaxed" if order == "relaxed" else ".acquire"
         return Asm(f"ld{sem}.{scope}{_space(space)}{t} $0, [$1];", f"={r},l,~{{memory}}")
-    cop = ".cg" if cache == "cg" and space == "global" else ".volatile" if cache == "volatile" else ""
+    cop = ".volatile" if cache == "volatile" else ""
     return Asm(f"ld{_space(space)}{cop}{t} $0, [$1];", f"={r},l,~{{memory}}")
 
 

@@ -39,7 +39,7 @@ class Emitter:
         return {"order": ins.attr("order"), "scope": ins.attr("scope")}
 
     def poll_cache(self, array: str) -> dict:
-        """Polling loads of global memory bypass L1 (ld.global.cg), which is not coherent."""
+        """Polling loads of global memory bypass L1, which is not coherent (ld.relaxed.gpu on PTX)."""
         return {"cache": "cg"} if self._array(array).space == "global" else {}
 
     def _array(self, name: str) -> Array:
