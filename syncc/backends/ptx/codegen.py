@@ -121,6 +121,7 @@ class KernelCodegen:
         self.ssa: dict[str, ir.Value] = {}              # registers assigned once
         self.blocks: dict[str, ir.Block] = {}
         self.intrinsics: dict[str, ir.Function] = {}
+        self.read = registers_read(k)                   # an atomic whose result is not among them is a `red`
 
     @staticmethod
     def _param_type(p) -> ir.Type:
@@ -311,6 +312,11 @@ class KernelCodegen:
         operands = [self.value(a) for a in ins.args[1:]]
         if ins.op == "atom.sub":
             operands = [self.b.neg(operands[0])]
+        if ins.dests[0].name not in self.read:
+            red = ptxasm.reduction(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+            if red is not None:
+                self.asm(red, VOID, [ptr, *operands])
+                return
         asm = ptxasm.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
         self.define(ins, self.asm(asm, value_type(array.elem), [ptr, *operands]))
 
@@ -402,3 +408,23 @@ class KernelCodegen:
 
     def to_memory(self, value: ir.Value, elem: ScalarType) -> ir.Value:
         return self.b.zext(value, I8) if elem == BOOL else value
+
+
+def registers_read(k: Kernel) -> set[str]:
+    """The names of the registers some instruction, index or branch of the kernel reads."""
+    out: set[str] = set()
+
+    def note(v) -> None:
+        if isinstance(v, Reg):
+            out.add(v.name)
+        elif isinstance(v, Ref):
+            note(v.index)
+    for b in k.blocks:
+        for ins in b.instrs:
+            for a in ins.args:
+                note(a)
+            if ins.ref is not None:
+                note(ins.ref.index)
+        note(getattr(b.term, "cond", None))
+    return out
+
