@@ -36,8 +36,9 @@ PINNED = {
     ("primitives.sync", "fermi"): (32, 0, 0),
     ("histogram.sync", "ptx"): (0, 0, 0),      # relaxed atomics; the merge is ordered by the barrier
     ("histogram.sync", "fermi"): (0, 0, 0),
-    ("sortedlist.sync", "ptx"): (0, 0, 4),     # two ttas sections: cas.acquire, exch.release
-    ("sortedlist.sync", "fermi"): (4, 0, 0),
+    # two ttas sections (cas.acquire, exch.release) and insert_coupled's two trylocks and unlocks
+    ("sortedlist.sync", "ptx"): (0, 0, 8),
+    ("sortedlist.sync", "fermi"): (8, 0, 0),
     ("wavefront.sync", "ptx"): (0, 0, 4),      # two puts release, two polls acquire, all cta scope
     ("wavefront.sync", "fermi"): (0, 0, 0),    # the value travels in the lock-bit word itself
     # wavefront_tiled: the tiles' gpu-scope flags and counter, the shared atomlock and tinylock slots

@@ -1,6 +1,10 @@
 """Checks on mutexes and reader-writer locks: which are held where, the order they are
 taken in, and whether they protect what they are used for.
 
+    E0701  (stack-based targets) an element of a @thread mutex array taken while the thread
+           holds another element of the same array: a lane that has finished waits, still holding
+           its outer element, where its warp reconverges after the inner polling loop, for lanes
+           that may spin on that very element (what the simulator reports as E0905)
     E0703  lock-order cycle: two locks taken in both orders, or one lock taken again (for an
            rwlock in either mode: a `write` inside a `read` of the same lock waits for itself;
            a `read` inside a `read` too, except with the reader-preferring `counter`, where no
@@ -110,8 +114,37 @@ def check_locks(facts: Facts, ctx: PassContext) -> None:
     before, at_entry = held(facts)
     _trylock_support(facts, ctx)
     relocked = _lock_order(facts, before, ctx)
+    _nested_in_one_warp(facts, before, ctx)
     _pairing(facts, before, at_entry, relocked, ctx)
     _narrow_scope(facts, before, ctx)
+
+
+# ---- E0701 -------------------------------------------------------------------------------------
+
+def _nested_in_one_warp(facts: Facts, before, ctx: PassContext) -> None:
+    """Nested elements of one @thread mutex array, on a GPU whose warps reconverge on a stack.
+    The inner lock's polling loop ends at a reconvergence point: a lane that got both locks
+    and left the loop waits there, holding its outer element, for the lanes still polling, and
+    one of them may poll for that element (seed 000 §4.4.1, for two locks)."""
+    if not ctx.target.stack_based:
+        return
+    for _, _, ins in facts.k.instructions():
+        if ins.op != "mutex.lock":
+            continue
+        prim = facts.k.prim(ins.ref.name)
+        if prim.granularity != "thread":
+            continue
+        outer = next((h for h in before.get(id(ins), frozenset()) if h.prim == prim.name), None)
+        if outer is None:
+            continue
+        ctx.sink.error(
+            "E0701", f"potential SIMT deadlock: an element of `{prim.name}` is taken while this thread holds "
+            f"another; a lane that gets both waits, still holding its first, where its warp reconverges after "
+            f"this lock's polling loop, and another lane of the warp can be polling for that very element",
+            ins.span, notes=[Note(f"the element of `{prim.name}` this thread holds is taken here", outer.site.span)],
+            help=f"take both or neither in a retry loop: `if trylock {prim.name}[a] {{ if trylock "
+                 f"{prim.name}[b] {{ ...; unlock {prim.name}[b] }}; unlock {prim.name}[a] }}` (a lane never waits "
+                 "holding one), or make the mutex @warp")
 
 
 # ---- E0717 -------------------------------------------------------------------------------------
