@@ -63,16 +63,16 @@ _COMMON: dict[tuple[str, str, str], Choice] = {
 
 _PTX: dict[tuple[str, str, str], Choice] = {
     **_COMMON,
-    ("barrier", "global", "grid"): ("flip", "one atomic per block on one counter, as cooperative groups' grid.sync, "
-                                            "with groups of 16 past 512 blocks: 0.94 µs at 132 blocks and 2.1 µs "
-                                            "at 1056 on an H200, where xf takes 2-3× as long (`syncc bench gpu`)"),
+    ("barrier", "global", "grid"): ("flip", "one atomic per block on one counter, as cooperative groups' grid.sync: "
+                                            "1.15 µs at 132 blocks and 2.39 µs at 1056 on an H100, as grid.sync "
+                                            "(1.15, 2.37), where xf takes 2.96 and 6.76 (`syncc bench gpu`)"),
     ("mutex", "global", "thread"): ("ticket", "measured on H100 (design.md §7): ticket 0.93 M ops/s vs TAS 0.02 M "
                                              "under full contention; fair; seed 003 finds it scales best"),
     ("mutex", "global", "warp"): ("ticket", "one ticket per warp; fair between warps"),
     ("mutex", "global", "block"): ("ticket", "one ticket per block; fair between blocks; a waiter sleeps 100 ns "
-                                            "per block ahead of it between polls, which holds 1.3 M handoffs/s "
-                                            "flat from 132 to 1056 blocks where polling without sleeping falls "
-                                            "to 1.2 M (measured on an H200, 2026-11-22; `syncc bench gpu`)"),
+                                            "per block ahead of it between polls, which holds 0.91-0.96 M hand-overs/s "
+                                            "from 132 to 1056 blocks on an H100 where polling without sleeping "
+                                            "falls from 1.00 to 0.83 M (`syncc bench gpu`, 2026-11-22)"),
     ("mutex", "shared", "thread"): ("ticket", "fair, and one atomic per acquisition"),
     ("mutex", "shared", "warp"): ("ticket", "fair between the warps of a block"),
     ("channel", "shared", "thread"): ("flag", "no lock bits after Fermi: a ready flag per slot, with cta-scope "
