@@ -67,6 +67,17 @@ def time_launches(launch, repeats: int, before=None, warmup: int = 1) -> list[fl
     return times
 
 
+def fresh_lock(module, name: str, state, count):
+    """before(stream) for a lock of bench/baselines/locks.cu: its state and the count zeroed, and
+    libcu++'s binary_semaphore constructed in its state."""
+    def before(stream):
+        state.fill(0)
+        count.fill(0)
+        if name == "binary_semaphore":
+            module.get_function("init_binary_semaphore")((1,), (1,), (state,), stream=stream)
+    return before
+
+
 def program(ctx: Context, relative: str, opt: int = 2, defines: dict | None = None):
     import syncc
     try:

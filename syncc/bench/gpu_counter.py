@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import BenchError, Context, Table
-from .gpu_common import baseline, best, cupy, program, time_launches, timed
+from .gpu_common import baseline, best, cupy, fresh_lock, program, time_launches, timed
 
 GRID, BLOCK = 132, 256
 MAX_ITERS = 4096
@@ -37,12 +37,7 @@ def run(ctx: Context):
     rounds: dict[str, int] = {}           # locks per thread in a timed launch
     for name in BASELINES:
         fn = module.get_function(f"counter_{name}")
-
-        def before(stream, name=name):
-            state.fill(0)
-            count.fill(0)
-            if name == "binary_semaphore":
-                module.get_function("init_binary_semaphore")((1,), (1,), (state,), stream=stream)
+        before = fresh_lock(module, name, state, count)
 
         def launch(s, n, fn=fn):
             fn((GRID,), (BLOCK,), (state, count, np.int32(n)), stream=s)

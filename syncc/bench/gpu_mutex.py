@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import BenchError, Context, Plot, Table
-from .gpu_common import baseline, best, cupy, program, time_launches, timed
+from .gpu_common import baseline, best, cupy, fresh_lock, program, time_launches, timed
 
 BLOCK, ITERS = 128, 64
 BASELINES = ["binary_semaphore", "ticket", "ttas", "tas"]
@@ -30,14 +30,8 @@ def run(ctx: Context):
         handoffs = blocks * ITERS
         for name in BASELINES:
             fn = module.get_function(f"block_{name}")
-
-            def before(stream, name=name):
-                state.fill(0)
-                count.fill(0)
-                if name == "binary_semaphore":
-                    module.get_function("init_binary_semaphore")((1,), (1,), (state,), stream=stream)
             t = time_launches(lambda s, fn=fn: fn((blocks,), (BLOCK,), (state, count, np.int32(ITERS)), stream=s),
-                              repeats, before)
+                              repeats, fresh_lock(module, name, state, count))
             if int(count.get()[0]) != handoffs:
                 raise BenchError(f"baseline block_{name} counted {int(count.get()[0])}, not {handoffs}")
             rate.setdefault(f"hand-written {name}", {})[blocks] = handoffs / best(t)

@@ -97,27 +97,13 @@ class GpuLauncher:
 
     # ---- one launch
     def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> None:
-        cupy = self.cupy
-        abi = self.program.kernels[name]
-        kernel = self.kernels[name]
-        grid, block = check_shape(name, kernel.block, grid, block, span)
-        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
-        values = self._arguments(abi, args, span)
-        state = [cupy.full(p.length(blocks, threads), p.init, dtype=numpy_type(p)) for p in abi.state]
-        # numpy arrays are copied to the device and back; cupy arrays are used where they are
-        device_args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
-        function = self.module.get_function(name)
-        cooperative = self._needs_coresidency(kernel)
-        if cooperative:
-            self._check_coresidency(function, kernel, blocks, threads, span)
-        stream = cupy.cuda.Stream(non_blocking=True)
+        launch = self._prepare(name, args, grid, block, span)
+        stream = self.cupy.cuda.Stream(non_blocking=True)
         with stream:
-            function(grid, block, tuple(device_args + state), stream=stream,
-                     enable_cooperative_groups=cooperative)
-        self._wait(stream, kernel, span, keep=(device_args, state))
-        for host, dev in zip(values, device_args):
-            if isinstance(host, np.ndarray):
-                host[...] = dev.get()
+            launch.fill_state()
+            launch.start(stream)
+        self._wait(stream, launch.kernel, span, keep=launch.keep)
+        launch.copy_back()
 
     # ---- timed launches (syncc bench)
     def timed(self, name: str, args: list, grid, block, repeats: int = 5, warmup: int = 1) -> list[float]:
@@ -127,35 +113,37 @@ class GpuLauncher:
         the timed interval), so each launch starts from a fresh primitive. The arrays are copied
         back after the last launch, so the caller can check what the kernels computed."""
         cupy = self.cupy
-        abi = self.program.kernels[name]
-        kernel = self.kernels[name]
-        grid, block = check_shape(name, kernel.block, grid, block, None)
-        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
-        values = self._arguments(abi, args, None)
-        state = [cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) for p in abi.state]
-        device_args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
-        function = self.module.get_function(name)
-        cooperative = self._needs_coresidency(kernel)
-        if cooperative:
-            self._check_coresidency(function, kernel, blocks, threads, None)
+        launch = self._prepare(name, args, grid, block, None)
         stream = cupy.cuda.Stream(non_blocking=True)
         times = []
         for k in range(warmup + repeats):
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            begin, end = cupy.cuda.Event(), cupy.cuda.Event()
             with stream:
-                for p, a in zip(abi.state, state):
-                    a.fill(p.init)
-                start.record(stream)
-                function(grid, block, tuple(device_args + state), stream=stream,
-                         enable_cooperative_groups=cooperative)
+                launch.fill_state()
+                begin.record(stream)
+                launch.start(stream)
                 end.record(stream)
-            self._wait(stream, kernel, None, keep=(device_args, state))
+            self._wait(stream, launch.kernel, None, keep=launch.keep)
             if k >= warmup:
-                times.append(cupy.cuda.get_elapsed_time(start, end) / 1000)
-        for host, dev in zip(values, device_args):
-            if isinstance(host, np.ndarray):
-                host[...] = dev.get()
+                times.append(cupy.cuda.get_elapsed_time(begin, end) / 1000)
+        launch.copy_back()
         return times
+
+    def _prepare(self, name: str, args: list, grid, block, span) -> "_Launch":
+        """Check the shape and arguments, copy numpy arrays to the device (cupy arrays are used
+        where they are), allocate the kernel's state, and check co-residency where needed."""
+        abi = self.program.kernels[name]
+        kernel = self.kernels[name]
+        grid, block = check_shape(name, kernel.block, grid, block, span)
+        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+        values = self._arguments(abi, args, span)
+        state = [self.cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) for p in abi.state]
+        device_args = [self.cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        function = self.module.get_function(name)
+        cooperative = self._needs_coresidency(kernel)
+        if cooperative:
+            self._check_coresidency(function, kernel, blocks, threads, span)
+        return _Launch(kernel, abi, function, grid, block, values, device_args, state, cooperative)
 
     def _arguments(self, abi: KernelABI, args: list, span) -> list:
         return check_arguments(abi.name, abi.program_params, args, span, numpy_type)
@@ -189,6 +177,37 @@ class GpuLauncher:
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
         stream.synchronize()
+
+
+@dataclass
+class _Launch:
+    """A kernel launch made ready: its arguments on the device and its state allocated."""
+    kernel: Kernel
+    abi: KernelABI
+    function: object
+    grid: tuple
+    block: tuple
+    values: list            # the checked arguments, host arrays as given
+    device_args: list
+    state: list
+    cooperative: bool
+
+    @property
+    def keep(self) -> tuple:
+        return (self.device_args, self.state)
+
+    def fill_state(self) -> None:
+        for p, a in zip(self.abi.state, self.state):
+            a.fill(p.init)
+
+    def start(self, stream) -> None:
+        self.function(self.grid, self.block, tuple(self.device_args + self.state), stream=stream,
+                      enable_cooperative_groups=self.cooperative)
+
+    def copy_back(self) -> None:
+        for host, dev in zip(self.values, self.device_args):
+            if isinstance(host, np.ndarray):
+                host[...] = dev.get()
 
 
 _STUCK: list = []      # what a hung kernel uses (see GpuLauncher._wait)

@@ -152,6 +152,13 @@ class Emitter:
         self.b.jump(join)
         self.b.at(join)
 
+    def attempt_if(self, cond, attempt, hint="try") -> Reg:
+        """One attempt made only where `cond` holds (test, then test-and-set): `attempt(ok)`
+        sets the bool register `ok`, which is false where `cond` does not hold."""
+        ok = self.b.reg(BOOL, "ok")
+        self.either(cond, lambda: attempt(ok), lambda: self.b.assign(ok, imm(False, BOOL)), hint=hint)
+        return ok
+
     # ---- parties of @warp and @block primitives
     def party(self, gran: str):
         """(mask, leader): the warp's active lanes and its lowest one, or the block and thread 0."""

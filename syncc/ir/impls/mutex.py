@@ -63,14 +63,12 @@ class Ttas(Tas):
     @classmethod
     def attempt(cls, em, prim, ins, token):
         word = cls.word(em, prim)
-        ok = em.b.reg(BOOL, "ok")
         seen = em.ld(word, ins.ref.index, hint="seen", **em.poll_cache(word))
 
-        def try_cas():
+        def try_cas(ok):
             old = em.atom("cas", word, ins.ref.index, imm(0), imm(1), **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (old, imm(0)))
-        em.either(em.eq(seen, imm(0)), try_cas, lambda: em.b.assign(ok, imm(False, BOOL)), hint="free")
-        return ok
+        return em.attempt_if(em.eq(seen, imm(0)), try_cas, hint="free")
 
 
 class Backoff(WithBackoff, Tas):

@@ -62,17 +62,14 @@ class CounterRead(RwMode):
     @classmethod
     def attempt(cls, em, prim, ins, token):
         word, at = _word(em, prim), ins.ref.index
-        ok = em.b.reg(BOOL, "ok")
         seen = em.ld(word, at, hint="seen", **em.poll_cache(word))
 
-        def join():
+        def join(ok):
             old = em.atom("add", word, at, imm(1), hint="readers", **em.order(ins))
             em.b.emit("cmp.ge", (ok,), (old, imm(0)))
             em.when(em.op("cmp.lt", BOOL, old, imm(0)), lambda: em.atom("sub", word, at, imm(1)),
                     hint="back_out")      # a writer holds it: undo the add, try again
-        em.either(em.op("cmp.ge", BOOL, seen, imm(0)), join, lambda: em.b.assign(ok, imm(False, BOOL)),
-                  hint="no_writer")
-        return ok
+        return em.attempt_if(em.op("cmp.ge", BOOL, seen, imm(0)), join, hint="no_writer")
 
     @classmethod
     def release(cls, em, prim, ins):
@@ -83,14 +80,12 @@ class CounterWrite(RwMode):
     @classmethod
     def attempt(cls, em, prim, ins, token):
         word, at = _word(em, prim), ins.ref.index
-        ok = em.b.reg(BOOL, "ok")
         seen = em.ld(word, at, hint="seen", **em.poll_cache(word))
 
-        def take():
+        def take(ok):
             old = em.atom("cas", word, at, imm(0), imm(WRITER), **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (old, imm(0)))
-        em.either(em.eq(seen, imm(0)), take, lambda: em.b.assign(ok, imm(False, BOOL)), hint="free")
-        return ok
+        return em.attempt_if(em.eq(seen, imm(0)), take, hint="free")
 
     @classmethod
     def release(cls, em, prim, ins):
@@ -147,14 +142,12 @@ class TicketWrite(RwMode):
             em.when(em.eq(em.op("shl", I32, served, imm(1), hint="served2"), token), announce, hint="turn")
         phase1 = em.eq(em.op("and", I32, token, imm(1), hint="odd"), imm(0))
         em.when(phase1, writers_before, hint="writers")
-        ok = em.b.reg(BOOL, "ok")
 
-        def readers_before():
+        def readers_before(ok):
             left = em.ld(rout, at, hint="rout", **em.poll_cache(rout), **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (left, em.op("xor", I32, token, imm(1), hint="rin")))
-        em.either(em.eq(em.op("and", I32, token, imm(1), hint="odd"), imm(1)), readers_before,
-                  lambda: em.b.assign(ok, imm(False, BOOL)), hint="readers")
-        return ok
+        return em.attempt_if(em.eq(em.op("and", I32, token, imm(1), hint="odd"), imm(1)), readers_before,
+                             hint="readers")
 
     @classmethod
     def release(cls, em, prim, ins):

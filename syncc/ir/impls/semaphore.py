@@ -30,16 +30,13 @@ class Spin(Acquirable):
     @classmethod
     def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
         count = cls.count(em, prim)
-        ok = em.b.reg(BOOL, "ok")
         seen = em.ld(count, ins.ref.index, hint="permits", **em.poll_cache(count))
 
-        def take():
+        def take(ok):
             less = em.op("sub", I32, seen, imm(1), hint="less")
             old = em.atom("cas", count, ins.ref.index, seen, less, **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (old, seen))
-        em.either(em.op("cmp.gt", BOOL, seen, imm(0)), take, lambda: em.b.assign(ok, imm(False, BOOL)),
-                  hint="permit")
-        return ok
+        return em.attempt_if(em.op("cmp.gt", BOOL, seen, imm(0)), take, hint="permit")
 
     @classmethod
     def release(cls, em, prim, ins):
@@ -104,15 +101,12 @@ class Sleeping(Spin):
         """trywait: take a permit only if one is free, without a ticket (a cas, not an add)."""
         holders, _, _ = cls.arrays(em, prim)
         seen = em.ld(holders, ins.ref.index, hint="holders", **em.poll_cache(holders))
-        ok = em.b.reg(BOOL, "ok")
 
-        def take():
+        def take(ok):
             old = em.atom("cas", holders, ins.ref.index, seen, em.op("add", I32, seen, imm(1), hint="more"),
                           **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (old, seen))
-        em.either(em.op("cmp.lt", BOOL, seen, imm(prim.count or 0)), take,
-                  lambda: em.b.assign(ok, imm(False, BOOL)), hint="room")
-        return ok
+        return em.attempt_if(em.op("cmp.lt", BOOL, seen, imm(prim.count or 0)), take, hint="room")
 
     @classmethod
     def release(cls, em, prim, ins):
