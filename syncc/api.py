@@ -30,17 +30,18 @@ class CompileError(Exception):
 
 
 def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = "ptx",  # noqa: A001
-            fences: bool = True, sim_config=None) -> "Program":
+            fences: bool = True, sim_config=None, hazards: bool = True) -> "Program":
     """Check and compile a .sync file through every pass for `target` ("ptx" or "fermi-sim"; the
     other is compiled when first launched on). `sim_config`: the simulator's FermiConfig (policy,
     ITS mode, lock bits, cycle budget). `fences=False` leaves out every memory ordering: only to
-    show that a test can fail."""
+    show that a test can fail. `hazards=False` skips the hazard analyses: only for the oracle
+    (tests/oracle), to run what they reject."""
     from .driver import parse_define
     parsed = {}
     for name, value in (defines or {}).items():
         key, v = parse_define(f"{name}={'true' if value is True else 'false' if value is False else value}")
         parsed[key] = (v, f"{name}={value}")
-    options = _Options(path, parsed, opt, fences, sim_config)
+    options = _Options(path, parsed, opt, fences, sim_config, hazards)
     target = "fermi-sim" if target == "fermi-sim" else "ptx"
     return Program(_compile(options, target), options, "fermi-sim" if target == "fermi-sim" else "gpu")
 
@@ -52,13 +53,14 @@ class _Options:
     opt: int
     fences: bool
     sim_config: object
+    hazards: bool = True
 
 
 def _compile(options: _Options, target: str):
     from .driver import compile_file
     its = bool(options.sim_config is not None and options.sim_config.its)
     comp = compile_file(options.path, options.defines, target, options.opt, fences=options.fences,
-                        its=its and target == "fermi-sim")
+                        its=its and target == "fermi-sim", hazards=options.hazards)
     if not comp.ok:
         renderer = Renderer(comp.sources)
         text = "\n".join(renderer.render(d) for d in comp.diagnostics)

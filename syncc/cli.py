@@ -246,6 +246,8 @@ def _sim_options(f: Callable) -> Callable:
                           "adversarial:SEED (seeded ranks and preemptions) or random:SEED.")(f)
     f = click.option("--unsafe-no-syncwarp", "no_syncwarp", is_flag=True, hidden=True,
                      help="Compile without prevent_livelock's __syncwarp (to show the livelock it prevents).")(f)
+    f = click.option("--unsafe-skip-hazard-checks", "no_hazards", is_flag=True, hidden=True,
+                     help="Compile without the hazard analyses (only for the oracle: to run what they reject).")(f)
     f = click.option("--its", is_flag=True, help="fermi-sim: independent thread scheduling (Volta-style "
                                                  "convergence barriers) instead of Fermi's SIMT stack.")(f)
     return f
@@ -263,7 +265,7 @@ def _sim_options(f: Callable) -> Callable:
 @_verify_each
 @_unsafe_no_fences
 @_common
-def run(file, target, timeout, its, no_syncwarp, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
+def run(file, target, timeout, its, no_hazards, no_syncwarp, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
         no_fences, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
@@ -276,7 +278,7 @@ def run(file, target, timeout, its, no_syncwarp, policy, lock_bits, max_cycles, 
     from .driver import compile_file
     reporter = Reporter(error_format, color)
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
-                        its=its and target == "fermi-sim", syncwarp=not no_syncwarp)
+                        its=its and target == "fermi-sim", syncwarp=not no_syncwarp, hazards=not no_hazards)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)

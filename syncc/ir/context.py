@@ -35,6 +35,10 @@ class PassContext:
     # False only to show what prevent_livelock prevents (--unsafe-no-syncwarp, with the simulator's
     # --its): no __syncwarp on the polling loops. A program compiled so may livelock.
     syncwarp: bool = True
+    # False only for the oracle (tests/oracle): skip check_hazards, so that a program the analyses
+    # reject can still be run on the simulator or a GPU to see whether the hazard is real
+    # (--unsafe-skip-hazard-checks). A program compiled so has no guarantee.
+    hazards: bool = True
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))

@@ -59,7 +59,7 @@ def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
         dump("lower", module)
     last = [name for name, *_, min_opt in PASSES if ctx.opt >= min_opt][-1]
     for name, run, stage, min_opt in PASSES:
-        if ctx.opt < min_opt:
+        if ctx.opt < min_opt or name == "check_hazards" and not ctx.hazards:
             continue
         errors = ctx.sink.error_count
         kernels = tuple(run(k, ctx) for k in module.kernels)
