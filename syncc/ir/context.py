@@ -39,6 +39,9 @@ class PassContext:
     # reject can still be run on the simulator or a GPU to see whether the hazard is real
     # (--unsafe-skip-hazard-checks). A program compiled so has no guarantee.
     hazards: bool = True
+    # kernel name → the launch shapes the host block uses (launches.py); the hazard checks run
+    # once per distinct shape
+    launches: dict = field(default_factory=dict)
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))

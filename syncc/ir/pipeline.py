@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .context import PassContext
+from .launches import launch_shapes
 from .lower import lower_program
 from .nodes import Kernel, Module
 from .passes.elide import combine_warps, elide_locks
@@ -52,6 +53,7 @@ def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
     after it has seen every kernel (so one run reports all the kernels'
     problems): None is returned."""
     module = lower_program(checked, ctx)
+    ctx.launches = launch_shapes(checked)
     if ctx.verify_each or dump_after == "lower":
         for k in module.kernels:
             verify_kernel(k, "lowered", "lower")

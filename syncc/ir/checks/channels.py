@@ -1,25 +1,24 @@
 """Checks on channel slots: every slot waited for has a producer, and no slot has two.
 
     E0705  a `get`, `await` or `when` on a slot that nothing puts or signals
-    E0706  a slot put (or signalled) by two threads, or twice by one
+    E0706  a slot put (or signalled) by two threads, or twice by one (in a loop, say)
     E0718  a `namedbar` channel's group of 32 slots waited for by two warps, twice by one, or by
            the warp that puts it: its named barrier counts 64 threads, one warp on each side
 
-Slots are compared thread by thread over one block (facts.py): each put site's
-index is evaluated for the threads that can reach it, and each wait's index for
-the threads that can wait. A site is judged only where its index is known and
-the conditions guarding it can be evaluated; elsewhere the check stays silent
-rather than guess. A global channel is one instance for the whole grid, so a
-slot put by every block (its index not depending on `bid`) has many producers.
+Slots are compared instance by instance over the launch (space.py): each put's slot is
+evaluated for every thread and loop round that runs it, and each wait's for every one that
+waits. A shared channel exists once per block, so its slots are told apart by block; a global
+channel is one instance for the whole grid. A site is judged only where its slot is known; a
+claim that a slot has two producers also needs the put's instances to be exact (no condition
+on data decides who puts), and a claim that nothing puts a slot needs every put's slot known.
 """
 from __future__ import annotations
-
-from itertools import compress, repeat
 
 from ...diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Prim
 from .facts import Facts
+from .space import gather
 
 _PRODUCE = ("chan.put", "chan.signal")
 _WAIT = ("chan.get", "chan.await")
@@ -51,60 +50,70 @@ def check_channels(facts: Facts, ctx: PassContext) -> None:
             _one_consumer_warp(facts, prim, found, ctx)
 
 
-def _across_blocks(facts: Facts, prim: Prim) -> bool:
-    grid = facts.k.grid
-    return prim.placement == "global" and (grid is None or grid[0] * grid[1] * grid[2] > 1)
+def slot_keys(facts: Facts, prim: Prim, label: str, index) -> tuple | None:
+    """(instances, slot keys, symbolic part) of an operation on `prim` in block `label`: a key per
+    instance, the slot for a global channel and (block, slot) for a shared one. None: unknown."""
+    inst = facts.instances(label)
+    col = facts.value(index, label)
+    if inst is None or col is None:
+        return None
+    values, symbolic = col
+    if prim.placement == "shared":
+        block = gather(facts.threads.columns["block"], inst.thread)
+        return inst, [(b << 32) + v for b, v in zip(block, values)], symbolic
+    return inst, values, symbolic
+
+
+def _decode(facts: Facts, prim: Prim, key: int) -> tuple[int | None, int]:
+    """(block, slot) of a key (block None for a global channel)."""
+    if prim.placement == "shared":
+        return key >> 32, key - ((key >> 32) << 32)
+    return None, key
 
 
 def _producers(facts: Facts, prim: Prim, puts, ctx: PassContext) -> dict | None:
-    """symbolic part → slot value → the first (thread, site) putting it; None where a put's slot
-    is unknown. Reports a slot with two producers on the way."""
+    """symbolic part → {slot key: (row, put)} of every slot some put may fill; None where a put's slot
+    is unknown (or a global channel's producers lie in blocks not enumerated). Reports a slot with
+    two producers on the way."""
     produced: dict[tuple, dict[int, tuple[int, Instr]]] = {}
-    known, reported = True, False
+    known = facts.threads.every_block or prim.placement == "shared"
+    reported = False
     for label, put in puts:
-        column = facts.column(put.ref.index)
-        if column is None:
+        found = slot_keys(facts, prim, label, put.ref.index)
+        if found is None:
             known = False
             continue
-        values, symbolic = column
-        exact = facts.runs_exactly(label)
-        if exact and _across_blocks(facts, prim) and not any(v.startswith("ctaid") for v, _ in symbolic) \
-                and not reported:
-            reported = True
-            ctx.sink.error("E0706", f"every block puts the same slots of `{prim.name}`: it is in global memory, "
-                           "one instance for the whole grid, so each slot gets a producer per block", put.span,
-                           help="index the slot by block (`gtid`, or `bid * n + ...`), or put it from one block")
-        runs = facts.runs(label)
-        threads = list(compress(range(len(values)), runs))
-        slots = list(compress(values, runs))
-        here = dict(zip(reversed(slots), zip(reversed(threads), repeat(put))))   # the first thread wins
+        inst, keys, symbolic = found
         before = produced.setdefault(symbolic, {})
-        if exact and not reported and (len(here) < len(slots) or not before.keys().isdisjoint(here)):
-            reported = _two_producers(facts, prim, put, slots, threads, before, symbolic, ctx)
-        produced[symbolic] = {**here, **before}
+        if inst.exact and not reported:
+            reported = _two_producers(facts, prim, put, inst, keys, before, symbolic, ctx)
+        for row, key in zip(inst.thread, keys):
+            before.setdefault(key, (row, put))
     return produced if known else None
 
 
-def _two_producers(facts: Facts, prim: Prim, put: Instr, slots, threads, before, symbolic, ctx) -> bool:
-    """Find and report the first slot this put shares with another thread or an earlier put."""
+def _two_producers(facts: Facts, prim: Prim, put: Instr, inst, keys: list, before, symbolic, ctx) -> bool:
+    """Find and report the first slot this put shares with another instance or an earlier put."""
     seen: dict[int, int] = {}
-    for value, t in zip(slots, threads):
+    for row, key in zip(inst.thread, keys):
         other = None
-        if value in seen:
-            other = (seen[value], put)
-        elif value in before:
-            u, site = before[value]
-            if u != t or facts.reaches(facts.where[id(site)], facts.where[id(put)]):
+        if key in seen:
+            other = (seen[key], put)
+        elif key in before:
+            u, site = before[key]
+            if u != row or facts.reaches(facts.where[id(site)], facts.where[id(put)]):
                 other = (u, site)
-        seen.setdefault(value, t)
+        seen.setdefault(key, row)
         if other is None:
             continue
         u, site = other
-        who = f"thread {t}, twice" if u == t else f"threads {u} and {t}"
-        ctx.sink.error("E0706", f"slot `{_slot(prim, value, symbolic)}` has two producers ({who}): a channel "
+        t = facts.threads
+        who = f"{t.describe(row)}, twice" if u == row else f"{t.describe(u)} and {t.describe(row)}"
+        block, slot = _decode(facts, prim, key)
+        ctx.sink.error("E0706", f"slot `{_slot(prim, slot, symbolic)}` has two producers ({who}): a channel "
                        "slot is filled once per launch, by one thread", put.span,
                        notes=[Note("the other put", site.span)] if site is not put else (),
-                       help="give each thread its own slot (index by `tid`), or put from one thread "
+                       help="give each thread (and each round of a loop) its own slot, or put from one thread "
                             "(`if tid == 0 { put ... }`)")
         return True
     return False
@@ -112,52 +121,62 @@ def _two_producers(facts: Facts, prim: Prim, put: Instr, slots, threads, before,
 
 def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContext) -> None:
     for label, wait in waits:
-        column = facts.column(wait.ref.index)
-        if column is None or not facts.runs_exactly(label):
+        found = slot_keys(facts, prim, label, wait.ref.index)
+        if found is None:
             continue
-        values, symbolic = column
-        others = set(produced)
-        if _across_blocks(facts, prim) and (symbolic or any(others)) or others - {symbolic}:
-            continue        # producers in other blocks, or at parameter-dependent slots: cannot tell
+        inst, keys, symbolic = found
+        if set(produced) - {symbolic}:
+            continue        # producers at parameter-dependent slots: cannot tell
         have = produced.get(symbolic, {})
-        runs = facts.runs(label)
-        missing = set(compress(values, runs)).difference(have)
-        if not missing:
-            continue
-        t, value = next((t, v) for t, (v, go) in enumerate(zip(values, runs)) if go and v in missing)
+        missing = [(row, key) for row, key in zip(inst.thread, keys) if key not in have]
+        if not missing or not inst.exact and len(missing) < inst.size:
+            continue        # (a data-dependent guard: report only when no waiter's slot is put)
+        row, key = missing[0]
+        block, value = _decode(facts, prim, key)
         outside = not 0 <= value < prim.instances
         slot = _slot(prim, value, symbolic)
-        what = f"`{slot}`, outside `{prim.name}`" if outside else f"`{slot}`, which nothing puts or signals"
-        ctx.sink.error("E0705", f"thread {t} waits for {what}: the wait never ends", wait.span,
+        where = ""
+        if block is not None and facts.threads.shape.blocks > 1:
+            others = {b for b, _ in (_decode(facts, prim, x) for x in have) if b != block}
+            if any(_decode(facts, prim, x)[1] == value for x in have):
+                where = (f"; `{prim.name}` is in shared memory, one per block, and only other blocks put this "
+                         "slot in theirs")
+        what = f"`{slot}`, outside `{prim.name}`" if outside else f"`{slot}`, which nothing puts or signals{where}"
+        ctx.sink.error("E0705", f"{facts.threads.describe(row)} waits for {what}: the wait never ends", wait.span,
                        notes=[Note(f"`{prim.name}` is declared here", prim.span)],
-                       help="wait only for slots some thread puts, or put this one")
+                       help="wait only for slots some thread puts, or put this one" if not where else
+                            f"declare `{prim.name}` `in global` to pass values between blocks")
 
 
 def _one_consumer_warp(facts: Facts, prim: Prim, found, ctx: PassContext) -> None:
     """A `namedbar` group is published by its producer warp's bar.arrive and taken by a bar.sync
     of 64 threads: exactly one other warp may wait for it, once. Judged where slots are known."""
+    warps = facts.threads.columns["gwarp"]
+
     def groups(label, ins):
-        column = facts.column(ins.ref.index)
-        if column is None or not facts.runs_exactly(label):
+        found = slot_keys(facts, prim, label, ins.ref.index)
+        if found is None or not found[0].exact:
             return []
-        values, symbolic = column
-        return [(t // 32, (symbolic, v // 32)) for t, (v, go) in enumerate(zip(values, facts.runs(label))) if go]
+        inst, keys, symbolic = found
+        return [(w, (symbolic, k // 32)) for w, k in zip(gather(warps, inst.thread), keys)]
 
     producer = {}
     for label, put in found["put"]:
         for w, group in groups(label, put):
             producer.setdefault(group, w)
     consumer: dict = {}
+    per_block = -(-facts.threads.per_block // 32)
     for label, wait in found["wait"]:
         for w, group in groups(label, wait):
             first = consumer.setdefault(group, (w, wait))
-            slot = _slot(prim, group[1] * 32, group[0])
+            slot = _slot(prim, (group[1] * 32) % (1 << 32), group[0])
+            local, other = w % per_block, first[0] % per_block
             if producer.get(group) == w:
-                why = f"warp {w} waits for the group of `{slot}` that it puts itself"
+                why = f"warp {local} waits for the group of `{slot}` that it puts itself"
             elif first[0] != w:
-                why = f"warps {first[0]} and {w} both wait for the group of `{slot}`"
+                why = f"warps {other} and {local} both wait for the group of `{slot}`"
             elif first[1] is not wait:
-                why = f"warp {w} waits twice for the group of `{slot}`"
+                why = f"warp {local} waits twice for the group of `{slot}`"
             else:
                 continue
             ctx.sink.error("E0718", f"{why}: a `namedbar` channel's named barrier counts 64 threads, the "

@@ -28,6 +28,7 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..passes.structure import UNPAIRED, release_point, waits_together
 from .facts import Facts, Loop
+from .space import gather
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
@@ -141,8 +142,9 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
     of the waiter's warp: (the write, who makes it). None when every such write is safe."""
     k = facts.k
     target = wait.site.ref.name
-    waiter_index = facts.column(wait.site.ref.index)
-    waiters = facts.runs(wait.label)
+    waiters = _keys(facts, wait.label, wait.site)
+    if waiters is None:
+        return None
     for b, _, ins in k.instructions():
         if ins.ref is None or ins.ref.name != target or b.label not in facts.cfg.reachable:
             continue
@@ -150,11 +152,29 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
             continue
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site):
             continue
-        who = _lane_of_same_warp(facts, waiter_index, waiters, facts.column(ins.ref.index), facts.runs(b.label),
-                                 _any_instance_releases(k, target))
+        writers = _keys(facts, b.label, ins)
+        if writers is None:
+            continue
+        who = _lane_of_same_warp(facts, waiters, writers, _any_instance_releases(k, target))
         if who is not None:
             return ins, who
     return None
+
+
+def _keys(facts: Facts, label: str, ins: Instr):
+    """(rows, keys or None, symbolic part) of the instances of an operation on a location: a key
+    names the word (a shared one with its block); None keys when the index is unknown."""
+    inst = facts.instances(label)
+    if inst is None:
+        return None
+    col = facts.value(ins.ref.index, label)
+    if col is None:
+        return inst.thread, None, None
+    values, symbolic = col
+    place = facts.k.array(ins.ref.name) or facts.k.prim(ins.ref.name)
+    if place is not None and getattr(place, "space", getattr(place, "placement", None)) == "shared":
+        values = [(b << 32) + v for b, v in zip(gather(facts.threads.columns["block"], inst.thread), values)]
+    return inst.thread, values, symbolic
 
 
 def _before(facts: Facts, write: Instr, wait: Instr) -> bool:
@@ -170,29 +190,30 @@ def _any_instance_releases(k: Kernel, name: str) -> bool:
     return prim is not None and prim.kind in ("semaphore", "latch")
 
 
-def _lane_of_same_warp(facts: Facts, wait_index, waiters, write_index, writers, any_instance: bool) -> str | None:
+def _lane_of_same_warp(facts: Facts, waiters, writers, any_instance: bool) -> str | None:
     """Describe a lane of a waiter's warp whose write can end its wait, or None."""
-    warps = facts.columns["warp"]
-    n = facts.threads
-    if any_instance or wait_index is None or write_index is None or wait_index[1] != write_index[1]:
+    warps = facts.threads.columns["gwarp"]
+    lanes = facts.threads.columns["laneid"]
+    (wait_rows, wait_keys, wait_sym), (write_rows, write_keys, write_sym) = waiters, writers
+    if any_instance or wait_keys is None or write_keys is None or wait_sym != write_sym:
         # unknown indices: another lane of a waiting warp that writes is enough
-        for start in range(0, n, 32):
-            lanes = range(start, min(n, start + 32))
-            writing = [u for u in lanes if writers[u]]
-            if writing and any(waiters[t] and (len(writing) > 1 or writing[0] != t) for t in lanes):
+        writing: dict[int, set[int]] = {}
+        for u in write_rows:
+            writing.setdefault(warps[u], set()).add(u)
+        for t in wait_rows:
+            others = writing.get(warps[t], set()) - {t}
+            if others:
                 return "another lane of the same warp"
         return None
-    by_value: dict[tuple[int, int], list[int]] = {}
-    for u in range(n):
-        if writers[u]:
-            lanes = by_value.setdefault((write_index[0][u], warps[u]), [])
-            if len(lanes) < 2:
-                lanes.append(u)
-    for t in range(n):
-        if not waiters[t]:
-            continue
-        lanes = by_value.get((wait_index[0][t], warps[t]), ())
-        for u in lanes:
+    by_word: dict[tuple[int, int], list[int]] = {}
+    for u, key in zip(write_rows, write_keys):
+        found = by_word.setdefault((key, warps[u]), [])
+        if len(found) < 2 and u not in found:
+            found.append(u)
+    t_ = facts.threads
+    for t, key in zip(wait_rows, wait_keys):
+        for u in by_word.get((key, warps[t]), ()):
             if u != t:
-                return f"lane {u % 32} of the same warp (thread {u}, for the waiting thread {t})"
+                return (f"lane {lanes[u]} of the same warp ({t_.describe(u)}, for the waiting "
+                        f"{t_.describe(t)})")
     return None

@@ -13,16 +13,22 @@ operation, with notes at the other end of the problem and a fix.
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
                         E0711 fence after the release, W0712 last block without a fence
 
-Lock bits (E0713, W0714) are checked where they are laid out, in allocate_lock_bits.
-The IR is returned unchanged.
+The checks run once for each shape the kernel is launched with (its declared shape and every
+`launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
+a note at that launch. Lock bits (E0713, W0714) are checked where they are laid out, in
+allocate_lock_bits. The IR is returned unchanged.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ...diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
 from ..checks.channels import check_channels
-from ..checks.facts import Facts
+from ..checks.facts import Facts, declared_shape
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
+from ..checks.space import Shape
 from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
@@ -31,7 +37,33 @@ CHECKS = (check_collectives, check_locks, check_channels, check_waits, check_mem
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
-    facts = Facts(k, ctx.target)
+    shapes = list(ctx.launches.get(k.name) or [declared_shape(k)])
+    seen: dict[tuple, Diagnostic] = {}
+    for n, shape in enumerate(shapes):
+        sink = DiagnosticSink()
+        run_checks(k, shape, replace(ctx, sink=sink))
+        for d in sink.items:
+            key = (d.code, d.span, d.message)
+            if key in seen:
+                continue
+            if shape.where is not None and (n > 0 or len(shapes) > 1):
+                d = replace(d, notes=d.notes + (Note(f"for this launch: {_describe(shape)}", shape.where),))
+            seen[key] = d
+            ctx.sink.add(d)
+    return k
+
+
+def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> None:
+    """Every check on the kernel as launched with `shape`."""
+    kernel = replace(k, grid=shape.grid, block=shape.block)
+    facts = Facts(kernel, ctx.target, shape)
     for check in CHECKS:
         check(facts, ctx)
-    return k
+
+
+def _describe(shape: Shape) -> str:
+    def dims(t):
+        while len(t) > 1 and t[-1] == 1:
+            t = t[:-1]
+        return ", ".join(map(str, t))
+    return f"grid({dims(shape.grid)}) block({dims(shape.block)})"
