@@ -95,6 +95,10 @@ CODES: dict[str, str] = {
     "E0716": "too many named barriers",
     "E0717": "`trylock` on a lock that cannot give up",
     "E0718": "a named-barrier channel group without exactly one other consumer warp",
+    "E0719": "@warp or @block primitive indexed by a value that differs within its party",
+    "E0720": "wait for threads that wait for this one",
+    "E0721": "named barrier reached by a number of threads other than its count",
+    "E0722": "MCS lock nested deeper than its queue nodes",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

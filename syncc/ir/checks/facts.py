@@ -37,6 +37,7 @@ class Facts:
             for d in ins.dests:
                 self.defs.setdefault(d.name, []).append(ins)
         self._guard_cache: dict[str, list] = {}
+        self.memo: dict = {}          # what a check derives once and another reuses (locks.lock_like, ...)
         self.stores: dict[str, list[Instr]] = {}
         for _, _, ins in k.instructions():
             if ins.op == "st":

@@ -28,6 +28,7 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..passes.structure import UNPAIRED, release_point, waits_together
 from .facts import Facts, Loop
+from .locks import lock_like
 from .space import gather
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
@@ -107,8 +108,8 @@ def _primitive_waits(facts: Facts) -> list[Wait]:
     k, out = facts.k, []
     for b in k.blocks:
         for i, ins in enumerate(b.instrs):
-            if ins.op not in _WAITS or ins.attr("party") is not None:
-                continue
+            if ins.op not in _WAITS or ins.attr("party") is not None or id(ins) in lock_like(facts):
+                continue      # (a semaphore taken as a lock is a critical section: structured like one)
             prim = k.prim(ins.ref.name)
             if prim is None or prim.granularity != "thread":
                 continue
@@ -150,7 +151,8 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
             continue
         if not (ins.op in wait.releases or ins.op.split(".")[0] in wait.releases):
             continue
-        if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site):
+        if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site) \
+                or id(ins) in _section_releases(facts):
             continue
         writers = _keys(facts, b.label, ins)
         if writers is None:
@@ -175,6 +177,22 @@ def _keys(facts: Facts, label: str, ins: Instr):
     if place is not None and getattr(place, "space", getattr(place, "placement", None)) == "shared":
         values = [(b << 32) + v for b, v in zip(gather(facts.threads.columns["block"], inst.thread), values)]
     return inst.thread, values, symbolic
+
+
+def _section_releases(facts: Facts) -> set[int]:
+    """The posts that end a semaphore section (`acquire s { ... }`, or `wait s` ... `post s` in one
+    thread): structuring runs them inside the poster's own polling loop, before its warp
+    reconverges, as a mutex's unlock."""
+    if "section_releases" not in facts.memo:
+        found = set()
+        for b in facts.k.blocks:
+            for i, ins in enumerate(b.instrs):
+                if ins.op == "sem.wait" and id(ins) in lock_like(facts):
+                    end = release_point(facts.k, facts.cfg, b.label, i, ins)
+                    if end not in (None, UNPAIRED):
+                        found.add(id(facts.cfg.blocks[end[0]].instrs[end[1]]))
+        facts.memo["section_releases"] = found
+    return facts.memo["section_releases"]
 
 
 def _before(facts: Facts, write: Instr, wait: Instr) -> bool:
