@@ -10,10 +10,10 @@ See docs/python.md. The command line is `syncc` (syncc/cli.py).
 __version__ = "0.1.0"
 
 
-def compile(path, defines=None, opt=2, target="ptx", fences=True, sim_config=None):  # noqa: A001 - the API's verb
+def compile(path, defines=None, opt=2, target="ptx", fences=True, sim_config=None, hazards=True):  # noqa: A001
     """Check and compile a .sync file; returns a Program whose kernels can be launched."""
     from .api import compile as _compile
-    return _compile(path, defines, opt, target, fences, sim_config)
+    return _compile(path, defines, opt, target, fences, sim_config, hazards)
 
 
 def __getattr__(name):

@@ -76,6 +76,8 @@ def programs():
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
                 if impl.name == "namedbar":
                     bodies = _NAMEDBAR_CHANNEL
+                if gran == "block":            # a @block party takes one element: index it by block (E0719)
+                    bodies = {k: v.replace("[warp]", "[bid]") for k, v in bodies.items()}
                 for form, body in bodies.items():
                     if form == "trylock" and not impl.abandonable:
                         continue

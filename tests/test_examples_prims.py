@@ -85,10 +85,17 @@ def test_a_semaphore_that_admits_too_few_never_finishes(tmp_path):
     assert r.code == 3 and "sem_spin" in r.err, r.err + r.out
 
 
-@pytest.mark.parametrize("target", ["ptx", "fermi-sim"])
-def test_checks_clean_at_gpu_scale(target):
-    r = syncc("check", str(EXAMPLE), "--target", target, "-D", "BLOCKS=1056", "-D", "ITERS=50")
+def test_checks_clean_at_gpu_scale():
+    r = syncc("check", str(EXAMPLE), "--target", "ptx", "-D", "BLOCKS=1056", "-D", "ITERS=50")
     assert r.code == 0 and "warning" not in r.err, r.err
+
+
+def test_gpu_scale_is_too_large_for_fermi():
+    """The host block launches the grid-barrier kernels with grid(BLOCKS): 1056 blocks of 128 threads
+    are resident at once on an H100, not on a GTX480 (15 SMs × 8 blocks), so the launch's shape,
+    not only the declared one, is checked (E0708)."""
+    r = syncc("check", str(EXAMPLE), "--target", "fermi-sim", "-D", "BLOCKS=1056", "-D", "ITERS=50")
+    assert r.code == 1 and "E0708" in r.err and "for this launch" in r.err, r.err
 
 
 @pytest.mark.gpu

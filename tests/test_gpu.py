@@ -135,3 +135,23 @@ def test_bounded_trywait_on_the_gpu(tmp_path, impl):
     res = np.full(8, -1, np.int32)
     prog.tries(res, np.int32(41))
     assert res.tolist() == [0, 0, 1, 0, 1, 1, 0, 0]
+
+
+# Nested @thread critical sections taken lower index first (tests/gpu/nested_locks.sync): a
+# __syncwarp closing the outer polling loop hung these on an H100; now every shape finishes with
+# the right balances. Few locks and many threads (contention), many locks (little), many blocks.
+NESTED_SHAPES = [("BLOCKS=2", "THREADS=64", "ACCOUNTS=16", "NODES=32"),
+                 ("BLOCKS=1", "THREADS=64", "ACCOUNTS=32", "NODES=32"),
+                 ("BLOCKS=1", "THREADS=32", "ACCOUNTS=2", "NODES=4"),
+                 ("BLOCKS=132", "THREADS=256", "ACCOUNTS=16", "NODES=64"),
+                 ("BLOCKS=132", "THREADS=256", "ACCOUNTS=4096", "NODES=4096"),
+                 ("BLOCKS=528", "THREADS=128", "ACCOUNTS=64", "NODES=256")]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+@pytest.mark.parametrize("shape", NESTED_SHAPES, ids=lambda s: "-".join(x.split("=")[1] for x in s[:3]))
+def test_nested_locks_finish(shape, opt):
+    defines = [w for d in shape for w in ("-D", d)]
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/nested_locks.sync", "--target", "gpu",
+                        "--timeout", "20", opt, *defines], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:] + p.stdout[-500:]

@@ -164,8 +164,13 @@ def test_no_thread_passes_a_latch_before_its_parties_counted_down(tmp_path, plac
 
 
 def test_a_latch_that_too_few_parties_count_down_hangs_and_is_diagnosed(tmp_path):
+    """The checker counts the count-downs (E0705); compiled without it, the simulator shows the hang."""
     src = latch_source("global", "thread", GRID * BLOCK // 2 + 1, "gtid % 2 == 0")
-    prog = _compile(tmp_path, src)
+    with pytest.raises(syncc.api.CompileError) as refused:
+        _compile(tmp_path, src)
+    assert "E0705" in str(refused.value) and "counted down" in str(refused.value)
+    path = tmp_path / "p.sync"
+    prog = syncc.compile(str(path), target="fermi-sim", sim_config=FermiConfig(policy="lrr"), hazards=False)
     with pytest.raises(syncc.api.RunError):
         prog.latch_k(*(np.zeros(n, np.int32) for n in (GRID, GRID * BLOCK, GRID * BLOCK, GRID * BLOCK, 1)))
 

@@ -148,7 +148,7 @@ class Facts:
 
     @cached_property
     def space(self) -> Spaces:
-        return Spaces(self.k, self.cfg, self.loops, self.guards, self.threads)
+        return Spaces(self.k, self.cfg, self.loops, self.guards, self.threads, self.is_party_branch)
 
     def instances(self, label: str):
         """Who runs block `label` (space.Instances), or None when too many to enumerate."""

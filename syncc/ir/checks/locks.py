@@ -102,10 +102,18 @@ def lock_like(facts: Facts) -> set[int]:
             here = facts.where[id(ins)]
             if ins.attr("region") is not None or any(
                     p.ref.name == ins.ref.name and facts.value_key(p.ref.index) == key and facts.reaches(here, at)
-                    for at, p in posts):
+                    and _same_threads(facts, here[0], at[0]) for at, p in posts):
                 found.add(id(ins))
         facts.memo["lock_like"] = found
     return facts.memo["lock_like"]
+
+
+def _same_threads(facts: Facts, a: str, b: str) -> bool:
+    """Can one thread run both blocks? (True when either is unknown.)"""
+    ia, ib = facts.instances(a), facts.instances(b)
+    if ia is None or ib is None:
+        return True
+    return not set(ia.thread).isdisjoint(ib.thread)
 
 
 def _step(facts: Facts, state: frozenset, ins: Instr, mutexes) -> frozenset:

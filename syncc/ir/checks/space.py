@@ -18,7 +18,9 @@ same in every row, so two such values can still be compared when their symbolic 
 
 Who runs a block is narrowed by the branch conditions that guard it, where they can be
 evaluated (`if lane > 0`, `if bid == 0`, `if i < n - 1`); a condition on data lets everyone
-through and makes the space inexact: it then says who *may* run the block, not who does.
+through and makes the space inexact: it then says who *may* run the block, not who does. The
+compiler's own leader branches of @warp and @block statements are not narrowed: every member
+of the party is an instance, and a count of parties counts each party once.
 """
 from __future__ import annotations
 
@@ -163,8 +165,9 @@ def _rem(a: int, b: int) -> int:
 class Spaces:
     """Instances and values for one kernel and one launch shape."""
 
-    def __init__(self, k: Kernel, cfg, loops: list[Loop], guards, threads: Threads):
+    def __init__(self, k: Kernel, cfg, loops: list[Loop], guards, threads: Threads, party_branch=lambda label: False):
         self.k, self.cfg, self.loops, self._guards, self.threads = k, cfg, loops, guards, threads
+        self._party_branch = party_branch
         self.defs: dict[str, list[tuple[str, Instr]]] = {}
         for b in k.blocks:
             for ins in b.instrs:
@@ -278,6 +281,8 @@ class Spaces:
             c = self.counted.get(branch)
             if c is not None and self.cfg.blocks[branch].term.cond == cond:
                 continue                      # a counted loop's own test: its rounds are the instances
+            if self._party_branch(branch):
+                continue                      # a @warp/@block leader's branch: the party acts, counted as one
             col = self._at(inst, cond)
             if col is None or col[1]:
                 exact = False

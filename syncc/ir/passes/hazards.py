@@ -10,6 +10,9 @@ operation, with notes at the other end of the problem and a fix.
     checks/barriers.py  E0704 barrier under divergence, E0707 warp operation under
                         divergence, E0708 grid barrier beyond co-residency
     checks/channels.py  E0705 wait with no producer, E0706 slot with two producers
+    checks/waitfor.py   E0705 semaphore or latch that can never be posted enough, E0720 a wait
+                        for threads that wait for this one (a hold they need, a ring of
+                        channel waits), E0721 named barrier reached by too many or too few
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
                         E0711 fence after the release, W0712 last block without a fence
 
@@ -29,11 +32,12 @@ from ..checks.facts import Facts, declared_shape
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
 from ..checks.space import Shape
+from ..checks.waitfor import check_waits_for
 from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
-CHECKS = (check_collectives, check_locks, check_channels, check_waits, check_memory_order)
+CHECKS = (check_collectives, check_locks, check_channels, check_waits, check_waits_for, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
@@ -46,7 +50,7 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
             key = (d.code, d.span, d.message)
             if key in seen:
                 continue
-            if shape.where is not None and (n > 0 or len(shapes) > 1):
+            if shape.where is not None:
                 d = replace(d, notes=d.notes + (Note(f"for this launch: {_describe(shape)}", shape.where),))
             seen[key] = d
             ctx.sink.add(d)
