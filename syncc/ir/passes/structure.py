@@ -251,13 +251,47 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
                 return end_label, j
         return UNPAIRED
     # get / await / wait: the latest release that closes a region with the wait, among the
-    # code that only runs after it (a release elsewhere is the hazard analysis's business)
+    # code that only runs after it (a release elsewhere is the hazard analysis's business), and
+    # with no collective in between: a barrier or a warp meeting moved into the polling loop
+    # would be reached by the lanes whose input came, while the others still poll
     releases = [(b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
                 for j, ins in enumerate(b.instrs) if ins.op in RELEASES and (b.label != label or j > last)]
     for end_label, j in sorted(releases, key=lambda r: _order(k, r), reverse=True):
-        if encloses(cfg, label, last, end_label, j):
+        if encloses(cfg, label, last, end_label, j) and not _collective_between(k, cfg, (label, last), (end_label, j)):
             return end_label, j
     return None
+
+
+def is_collective(k: Kernel, ins: Instr) -> bool:
+    """Does the instruction wait for a group of threads to meet (a block, named or grid barrier, a
+    warp meeting, an operation of a @warp or @block party)?"""
+    if ins.op in ("bar.sync", "bar.arrive", "warp.sync"):
+        return True
+    prim = k.prim(ins.ref.name) if ins.ref is not None and ins.info.group == "prim" else None
+    return prim is not None and (prim.kind == "barrier" or prim.granularity in ("warp", "block", "grid")
+                                 and prim.kind != "channel")
+
+
+def _collective_between(k: Kernel, cfg: CFG, start: tuple[str, int], end: tuple[str, int]) -> bool:
+    """Is there a collective on some path strictly between the two instructions?"""
+    (label, i), (end_label, j) = start, end
+    blocks = k.block_map()
+    if label == end_label:
+        return any(is_collective(k, ins) for ins in blocks[label].instrs[i + 1:j])
+    if any(is_collective(k, ins) for ins in blocks[label].instrs[i + 1:]):
+        return True
+    seen, todo = set(), list(cfg.succs[label])
+    while todo:
+        x = todo.pop()
+        if x in seen or x == label:
+            continue
+        seen.add(x)
+        code = blocks[x].instrs[:j] if x == end_label else blocks[x].instrs
+        if any(is_collective(k, ins) for ins in code):
+            return True
+        if x != end_label:
+            todo.extend(cfg.succs[x])
+    return False
 
 
 def _unlocks(k: Kernel, lock: Instr) -> list[tuple[str, int]]:
