@@ -26,6 +26,7 @@ TOPICS = {
     "barrier": "barriers",
     "init": "producer-first initialization",
     "lockbits": "lock bits",
+    "undecided": "what the hazard analyses could not decide (they depend on data)",
 }
 
 
@@ -35,7 +36,7 @@ def explain_text(comp: Compilation, target: str) -> str:
     out = []
     kernels = [k.name for k in comp.ir.kernels] if comp.ir else list(dict.fromkeys(r.kernel for r in ctx.remarks))
     for kernel in kernels:
-        remarks = [r for r in ctx.remarks if r.kernel == kernel]
+        remarks = list(dict.fromkeys(r for r in ctx.remarks if r.kernel == kernel))   # (once per launch shape)
         out.append(f"{path}: kernel {kernel} — {target}: {ctx.target.title}; -O{ctx.opt}")
         if not remarks:
             out.append("  nothing to report: it uses no synchronization")

@@ -14,7 +14,8 @@ from ..targets import PTX, Target
 @dataclass(frozen=True)
 class Remark:
     kernel: str
-    topic: str          # implementation | structure | fence | syncwarp | lockbits | init | elide | combine | barrier
+    topic: str          # implementation | structure | fence | syncwarp | lockbits | init | elide | combine |
+                        # barrier | undecided
     message: str
     span: Span | None = None
 

@@ -82,6 +82,8 @@ def _producers(facts: Facts, prim: Prim, puts, ctx: PassContext) -> dict | None:
         found = slot_keys(facts, prim, label, put.ref.index)
         if found is None:
             known = False
+            facts.undecided(ctx, f"which slots of `{prim.name}` this put fills (its index depends on data), so "
+                            "whether every wait on it has a producer, and no slot two", put.span)
             continue
         inst, keys, symbolic = found
         before = produced.setdefault(symbolic, {})

@@ -178,6 +178,10 @@ class Facts:
             self._guard_cache[label] = out
         return self._guard_cache[label]
 
+    def undecided(self, ctx, message: str, span) -> None:
+        """Say (in `syncc explain`) that a check could not decide something, and why."""
+        ctx.remark(self.k.name, "undecided", message, span)
+
     def _guards(self, label: str) -> list[tuple[Reg, bool]]:
         return [(c, p) for c, p, _ in self.guards(label)]
 

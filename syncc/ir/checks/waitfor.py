@@ -352,6 +352,8 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
     counted down fewer times than its count while someone waits for it."""
     t = facts.threads
     if not t.every_block:
+        facts.undecided(ctx, f"whether semaphores and latches are posted enough: the launch has {t.shape.blocks} "
+                        "blocks, more than the analyses enumerate", facts.k.span)
         return
     by_prim: dict[str, list[Blocking]] = {}
     for w in blocking:
@@ -361,6 +363,8 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
         prim = facts.k.prim(name)
         posts = _per_instance(facts, prim, waits[0].providers, upper=True)
         if posts is None:
+            facts.undecided(ctx, f"how many times `{name}` is {'posted' if prim.kind == 'semaphore' else 'counted down'}"
+                            ": an index or a loop around it depends on data", prim.span)
             continue
         if prim.kind == "latch":
             waiting = _per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
@@ -524,6 +528,8 @@ def _named_barrier_counts(facts: Facts, ctx: PassContext) -> None:
             col = facts.value(ins.ref.index, label)
             if inst is None or col is None or col[1] or not inst.exact or not inst.counted:
                 exact = False
+                facts.undecided(ctx, f"how many threads reach the named barrier `{prim.name}` in each phase: a "
+                                "condition, index or loop around it depends on data", ins.span)
                 break
             for row, element in zip(inst.thread, col[0]):
                 per = arrivals.setdefault((t.columns["block"][row], element), {})
