@@ -371,13 +371,48 @@ def order_of(facts: Facts, a, b, label: str) -> str | None:
         if not diff.terms:
             return "ascending" if diff.const > 0 else None
     ka, kb = facts.value_key(a), facts.value_key(b)
+    (base_a, ca), (base_b, cb) = _offset(ka), _offset(kb)
+    if base_a == base_b:
+        return "ascending" if cb > ca else None
     facts_here = _relations(facts, label)
     if (ka, kb, "<") in facts_here:
         return "ascending"
+    enumerated = _enumerated_order(facts, a, b, label)
+    if enumerated is not None:
+        return enumerated
     if ka[0] == "min" and kb[0] == "max" and set(ka[2]) == set(kb[2]) and len(ka[2]) == 2:
         x, y = ka[2]
         if {(x, y, "!="), (y, x, "!="), (x, y, "<"), (y, x, "<")} & facts_here:
             return "ascending"
+        return "maybe equal"
+    return None
+
+
+def _offset(key) -> tuple:
+    """(base, constant) with key = base + constant, peeling additions of immediates (`i + 1`)."""
+    const = 0
+    while isinstance(key, tuple) and key and key[0] in ("add", "sub") and len(key) == 3:
+        x, y = key[2]
+        if y[0] == "imm":
+            const += y[1] if key[0] == "add" else -y[1]
+            key = x
+        elif x[0] == "imm" and key[0] == "add":
+            const += x[1]
+            key = y
+        else:
+            break
+    return key, const
+
+
+def _enumerated_order(facts: Facts, a, b, label: str) -> str | None:
+    """Evaluate both indices in every instance of the inner lock: "ascending" when b > a in all of
+    them, "maybe equal" when b >= a with some equal; None when unknown or some b < a."""
+    va, vb = facts.value(a, label), facts.value(b, label)
+    if va is None or vb is None or va[1] != vb[1] or not va[0]:
+        return None
+    if all(y > x for x, y in zip(va[0], vb[0])):
+        return "ascending"
+    if all(y >= x for x, y in zip(va[0], vb[0])):
         return "maybe equal"
     return None
 

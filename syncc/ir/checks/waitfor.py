@@ -49,14 +49,15 @@ class Blocking:
 
 def check_waits_for(facts: Facts, ctx: PassContext) -> None:
     blocking = _blocking(facts)
-    if not blocking:
+    sections = _section_waits(facts)
+    if not blocking and not sections:
         return
     before, _ = held(facts, kinds=_HOLDABLE)
     reported: set = set()
     for w in blocking:
         if _hold_cycle(facts, w, before, ctx):
             reported.add(id(w.site))
-    _never_provided(facts, blocking, reported, ctx)
+    _never_provided(facts, blocking + sections, reported, ctx)
     _counts(facts, blocking, reported, ctx)
     _channel_rings(facts, reported, ctx)
     _named_barrier_counts(facts, ctx)
@@ -104,6 +105,18 @@ def _blocking(facts: Facts) -> list[Blocking]:
     for label, ins in by_op.get("latch.wait", ()):
         ends = sites(["latch.arrive"], ins.ref.name)
         out.append(Blocking(ins, label, "latch", f"this wait on the latch `{ins.ref.name}`", ends, "counts it down"))
+    return out
+
+
+def _section_waits(facts: Facts) -> list[Blocking]:
+    """Semaphore waits taken as locks (`acquire s { }`): their permits come from the initial count
+    and the posts of the sections before them."""
+    out = []
+    for b, _, ins in facts.k.instructions():
+        if ins.op == "sem.wait" and id(ins) in lock_like(facts) and b.label in facts.cfg.reachable:
+            ends = tuple((x.label, i) for x, _, i in facts.k.instructions()
+                         if i.op == "sem.post" and i.ref.name == ins.ref.name)
+            out.append(Blocking(ins, b.label, "semaphore", f"this `acquire` of `{ins.ref.name}`", ends, "posts it"))
     return out
 
 
@@ -324,10 +337,16 @@ def _path_avoiding(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
     cfg = facts.cfg
     index = facts.where[id(ins)][1]
 
-    def blocked(x, upto=None):
-        code = cfg.blocks[x].instrs if upto is None else cfg.blocks[x].instrs[:upto]
+    def dead(code):
         return any(i.op in ("sem.wait", "latch.wait") and i.attr("party") is None and i.ref.name not in live
                    for i in code)
+
+    def blocked(x, upto=None):
+        code = cfg.blocks[x].instrs if upto is None else cfg.blocks[x].instrs[:upto]
+        if dead(code):
+            return True
+        # a @warp/@block party's leader waits for everyone: the lanes that skip its branch meet it after
+        return upto is None and facts.is_party_branch(x) and dead(cfg.blocks[cfg.blocks[x].term.if_true].instrs)
 
     seen, todo = set(), [cfg.entry]
     while todo:
