@@ -116,7 +116,11 @@ def _two_producers(facts: Facts, prim: Prim, put: Instr, inst, keys: list, befor
                        "slot is filled once per launch, by one thread", put.span,
                        notes=[Note("the other put", site.span)] if site is not put else (),
                        help="give each thread (and each round of a loop) its own slot, or put from one thread "
-                            "(`if tid == 0 { put ... }`)")
+                            "(`if tid == 0 { put ... }`)" if prim.granularity == "thread" else
+                            f"a @{prim.granularity} channel's slots come in groups of one per "
+                            f"{'lane' if prim.granularity == 'warp' else 'thread'}, each put by its own thread "
+                            f"(`put {prim.name}[{'warp * 32 + lane' if prim.granularity == 'warp' else 'g * ntid + tid'}]"
+                            " = ...`), and the group is published when the whole party has put")
         return True
     return False
 

@@ -30,7 +30,7 @@ from ...frontend.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext
-from ..nodes import Instr, Kernel, Reg, imm
+from ..nodes import Imm, Instr, Kernel, Reg, imm
 from ..regions import encloses
 from ..values import Values
 from ..ops import BLOCKING_PRIM, RELEASES
@@ -265,8 +265,12 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
 def is_collective(k: Kernel, ins: Instr) -> bool:
     """Does the instruction wait for a group of threads to meet (a block, named or grid barrier, a
     warp meeting, an operation of a @warp or @block party)?"""
-    if ins.op in ("bar.sync", "bar.arrive", "warp.sync"):
+    if ins.op in ("bar.sync", "bar.arrive"):
         return True
+    if ins.op == "warp.sync":
+        # `syncwarp()`'s full mask waits for every lane; a mask read with `activemask` (warp
+        # combining's turns, a @warp party's meeting) is whoever is here, and waits for no one else
+        return isinstance(ins.args[0], Imm)
     prim = k.prim(ins.ref.name) if ins.ref is not None and ins.info.group == "prim" else None
     return prim is not None and (prim.kind == "barrier" or prim.granularity in ("warp", "block", "grid")
                                  and prim.kind != "channel")
