@@ -180,7 +180,8 @@ def _last_block(facts: Facts, ctx: PassContext) -> None:
         term = b.term
         if not isinstance(term, Branch):
             continue
-        counters = [x for x in facts.sources(term.cond) if x.info.group == "atomic" and _global(k, x.ref.name)
+        counters = [x for x in facts.sources(term.cond, through_shared=True)
+                    if x.info.group == "atomic" and _global(k, x.ref.name)
                     and facts.loop_of(facts.where[id(x)][0]) is None]
         for counter in counters:
             for read in _reads_under(facts, b.label):
@@ -192,10 +193,26 @@ def _last_block(facts: Facts, ctx: PassContext) -> None:
                                          f"reads `{read.ref.name}`, but nothing orders the write of "
                                          f"`{read.ref.name}` before it: the last block can read stale values",
                                          counter.span, notes=[Note("the write", st.span),
+                                                              *_told_through(facts, term.cond, counter),
                                                               Note("the read it decides", read.span)],
                                          help="put `fence gpu` between the write and the atomic "
                                               "(the threadFenceReduction pattern, seed 002)")
                         return
+
+
+def _told_through(facts: Facts, cond, counter: Instr) -> list[Note]:
+    """Where the atomic's result is written to the shared word the branch tests, when it does not
+    test the result itself (thread 0 telling its block whether it is the last one)."""
+    if any(x is counter for x in facts.sources(cond)):
+        return []
+    for name, stores in facts.stores.items():
+        array = facts.k.array(name)
+        if array is None or array.space != "shared":
+            continue
+        for st in stores:
+            if any(x is counter for x in facts.sources(st.args[1])):
+                return [Note(f"the result reaches the branch through the shared word `{name}`", st.span)]
+    return []
 
 
 def _global(k: Kernel, name: str) -> bool:
