@@ -132,21 +132,32 @@ def _data_access(ins: Instr, word: str) -> bool:
 
 
 def _section(facts: Facts, lock: HandLock) -> list[Instr]:
-    """The instructions from the loop's exit to the release, in block order."""
+    """The instructions on the paths from the spin loop's exits to the release that neither pass
+    through the spin loop again nor go past the release, in block order. (In a loop around the
+    lock, a path that goes on past the release reaches the next round's code, and one back
+    into the spin loop takes the lock again: neither is the critical section.)"""
     release_label, release_index = lock.release_at
-    starts = {s for _, s in lock.loop.exits}
-    between = set()
-    for label in facts.cfg.labels:
-        if label in lock.loop.blocks:
+    cfg, spin = facts.cfg, lock.loop.blocks
+    forward, todo = set(), [s for _, s in lock.loop.exits]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in forward:
             continue
-        from_exit = any(s == label or facts.reaches((s, -1), (label, 0)) for s in starts)
-        to_release = label == release_label or facts.reaches((label, -1), (release_label, 0))
-        if from_exit and to_release:
-            between.add(label)
+        forward.add(x)
+        if x != release_label:                # the release ends the section
+            todo.extend(cfg.succs[x])
+    backward, todo = set(), [release_label]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in backward:
+            continue
+        backward.add(x)
+        todo.extend(p for p in cfg.preds[x] if p != release_label)
+    between = forward & backward
     out = []
-    for label in facts.cfg.labels:
+    for label in cfg.labels:
         if label in between:
-            code = facts.cfg.blocks[label].instrs
+            code = cfg.blocks[label].instrs
             out.extend(code[:release_index] if label == release_label else code)
     return out
 
