@@ -231,3 +231,17 @@ def test_the_text_form_of_inlined_code_reads_back(tmp_path):
     module = lower_program(comp.module, PassContext(PTX))
     text = print_module(module)
     assert print_module(parse_ir(text)) == text
+
+
+def test_e0704_says_why_a_condition_read_from_memory_varies(tmp_path):
+    """The read and the store in one barrier interval, or a global word read through L1: the notes
+    point at what to change."""
+    run = syncc("check", "tests/hazards/flag_read_before_barrier.sync", "--error-format=json")
+    (record,) = records(run)
+    assert [n["message"].split(",")[0] for n in record["notes"][:2]] == [
+        "the condition reads `is_last` here", "the store: put a `barrier` between it and the read"]
+    plain = (ROOT / "tests/hazards/clean/grid_solver_converges.sync").read_text()
+    path = write(tmp_path, plain.replace("load_cg(delta[it])", "delta[it]"))
+    found = records(syncc("check", path, "--target", "ptx", "--error-format=json"))
+    assert {r["code"] for r in found} == {"E0704"}
+    assert all("read it with `load_cg`" in r["notes"][0]["message"] for r in found)

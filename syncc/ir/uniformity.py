@@ -216,9 +216,15 @@ class Uniformity:
 
     def _apart(self, load: Instr, kind: str) -> bool:
         """Can no store or atomic of the load's array run in the load's barrier interval?"""
+        return self.writer_beside(load, kind) is None
+
+    def writer_beside(self, load: Instr, kind: str) -> tuple[str, int] | None:
+        """A store or atomic of the load's array that can run in the load's barrier interval
+        (kind "block": between the same two block barriers; "grid": grid barriers), as (block,
+        index); None when there is none."""
         starts = self._interval_starts(kind)
-        mine = starts.get(self._where[id(load)], frozenset())
-        return all(not (mine & starts.get(at, frozenset())) for at in self.writers.get(load.ref.name, ()))
+        mine = starts.get(self._where.get(id(load)), frozenset())
+        return next((at for at in self.writers.get(load.ref.name, ()) if mine & starts.get(at, frozenset())), None)
 
     def _interval_starts(self, kind: str) -> dict[tuple[str, int], frozenset]:
         """For each instruction, the barriers (of `kind`: block or grid) and the kernel's entry

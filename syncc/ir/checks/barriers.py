@@ -54,9 +54,11 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         told.add(ins.span)
         if splits is None:
             splits = _splitting_branches(facts)
-        span, notes, what_here = _at_call(ins, what, _outermost(splits.get(b.label, ()), level))
+        branch = _outermost(splits.get(b.label, ()), level)
+        span, notes, what_here = _at_call(ins, what, inlined_calls(branch.span) if branch is not None else ())
         if not _once(told, ins, span):
             continue
+        notes += _why_split(facts, branch, level)
         if level == WARP and what.startswith("@warp"):
             ctx.sink.error("E0707", f"{what_here} runs where the lanes of a warp may have split: the warp acts as one "
                            "party, so all of its lanes must reach it together", span, notes=notes,
@@ -124,10 +126,55 @@ def _splitting_branches(facts: Facts) -> dict[str, list[tuple[int, Branch]]]:
     return out
 
 
-def _outermost(branches, level: int) -> tuple:
-    """The calls the outermost branch splitting the threads (wider than `level`) was inlined through."""
-    chains = [inlined_calls(term.span) for split, term in branches if split > level]
-    return min(chains, key=len, default=())
+def _outermost(branches, level: int) -> Branch | None:
+    """The outermost branch (in calls: the one inlined through the fewest) that splits the threads
+    wider than `level`."""
+    splitting = [term for split, term in branches if split > level]
+    return min(splitting, key=lambda term: len(inlined_calls(term.span)), default=None)
+
+
+def _thread_free(facts: Facts, index) -> bool:
+    """Is an index computed from constants, parameters, block indices and the launch shape only (it
+    may still vary where it is assigned under a branch the threads disagree on: a loop counter)?"""
+    for ins in facts.sources(index):
+        if ins.op == "sreg" and not ins.attr("reg").startswith(("ctaid", "nctaid", "ntid")):
+            return False
+        if ins.info.group not in ("arith", "special"):
+            return False
+    return True
+
+
+def _why_split(facts: Facts, branch: Branch | None, level: int) -> list[Note]:
+    """Where a condition read from memory could be the same for everyone and is not: a shared word
+    read between the same two block barriers as a store to it, or a global word read without
+    `load_cg` (uniformity.py)."""
+    if branch is None:
+        return []
+    uni = facts.uni
+    for load in facts.sources(branch.cond):
+        if load.op != "ld" or load.ref.name not in uni.written or uni.level(load.dests[0]) <= level:
+            continue
+        array = facts.k.array(load.ref.name)
+        if array is None or array.kind == "state" or not _thread_free(facts, load.ref.index):
+            continue
+        if array.space == "shared" and level >= BLOCK:
+            at = uni.writer_beside(load, "block")
+            if at is not None:
+                store = facts.cfg.blocks[at[0]].instrs[at[1]]
+                return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
+                             "same two barriers, so threads can read different values", load.span),
+                        Note("the store: put a `barrier` between it and the read", store.span)]
+        if array.space == "global" and level == GRID:
+            at = uni.writer_beside(load, "grid")
+            store = facts.cfg.blocks[at[0]].instrs[at[1]] if at is not None else None
+            if store is not None:
+                return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
+                             "same two grid barriers, so threads can read different values", load.span),
+                        Note("the store: put a grid barrier's `sync` between it and the read", store.span)]
+            if load.attr("cache") != "cg":
+                return [Note(f"the condition reads `{array.name}` here through L1, which can hold a stale copy "
+                             "(Fermi's is not coherent): read it with `load_cg` to have the grid agree", load.span)]
+    return []
 
 
 def _at_call(ins: Instr, what: str, outer: tuple) -> tuple:
