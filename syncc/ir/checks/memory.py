@@ -247,7 +247,8 @@ def _reads_under(facts: Facts, label: str) -> list[Instr]:
 
 
 def _unfenced_path(facts: Facts, start: tuple[str, int], end: tuple[str, int]) -> bool:
-    """Is there a path from the store at `start` to the atomic at `end` without a fence?"""
+    """Is there a path from the store at `start` to the atomic at `end` without a fence that orders
+    them for the other blocks (`fence cta` does not: the last block is another block)?"""
     label, i = start
     seen = set()
     todo = [(label, i + 1)]
@@ -255,7 +256,7 @@ def _unfenced_path(facts: Facts, start: tuple[str, int], end: tuple[str, int]) -
         label, i = todo.pop()
         code = facts.cfg.blocks[label].instrs
         stop = end[1] if label == end[0] and i <= end[1] else len(code)
-        if any(ins.op == "fence" for ins in code[i:stop]):
+        if any(ins.op == "fence" and ins.attr("scope") != "cta" for ins in code[i:stop]):
             continue
         if label == end[0] and i <= end[1]:
             return True
