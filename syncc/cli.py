@@ -1,6 +1,6 @@
 """The `syncc` command line.
 
-    syncc check FILE...                       parse and check; report every problem
+    syncc check FILE...                       parse and check for ptx and fermi; report every problem
     syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast, --emit ir, --dump-after PASS)
     syncc run FILE --target fermi-sim         run the host block
     syncc explain FILE                        what the compiler chose, inserted, and why
@@ -75,20 +75,40 @@ def _machine(f: Callable) -> Callable:
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
+def _machines(f: Callable) -> Callable:
+    """`check`'s --target: both machine models unless one is named."""
+    return click.option("--target", type=click.Choice(_MACHINES), default=None,
+                        help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
+                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
+                             "[default: both, each finding marked with the machine it is for]")(f)
+
+
+def _model(target: str) -> tuple[str, ...]:
+    """The machine model (targets.py) a --target names, as a diagnostic's `targets`."""
+    from .targets import FOR_OUTPUT
+    return (FOR_OUTPUT[target].name,)
+
+
 class Reporter:
     """Prints a compilation's diagnostics to stderr in the chosen format."""
 
-    def __init__(self, error_format: str, color: str):
+    def __init__(self, error_format: str, color: str, targets: tuple[str, ...] = (), checked_for: str = ""):
         from .diagnostics import use_color
         self.json = error_format == "json"
         self.color = use_color(sys.stderr, color)
         self.count_errors = 0
         self.count_warnings = 0
+        self.targets = targets            # the machine models a diagnostic that does not say is for
+        self.checked_for = checked_for    # " for ptx and fermi": what the summary says was checked
 
-    def report(self, comp) -> None:
+    def report(self, comp, targets: tuple[str, ...] | None = None) -> None:
+        from dataclasses import replace
         from .diagnostics import Renderer
         renderer = Renderer(comp.sources, color=self.color)
+        targets = self.targets if targets is None else targets
         for d in comp.diagnostics:
+            if not d.targets and targets:
+                d = replace(d, targets=targets)
             if d.is_error:
                 self.count_errors += 1
             else:
@@ -104,7 +124,7 @@ class Reporter:
             if self.count_warnings:
                 parts.append(f"{self.count_warnings} warning{'s' if self.count_warnings != 1 else ''}")
             what = ", ".join(parts) if parts else "no problems"
-            click.echo(f"syncc: {files} file{'s' if files != 1 else ''} checked: {what}", err=True)
+            click.echo(f"syncc: {files} file{'s' if files != 1 else ''} checked{self.checked_for}: {what}", err=True)
         return EXIT_ERRORS if self.count_errors else EXIT_OK
 
 
@@ -123,19 +143,26 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@_machine
+@_machines
 @_opt_level
 @_verify_each
 @_common
 def check(files, target, opt, verify_each, defines, error_format, color, debug) -> int:
-    """Check FILES for a target, through every safety pass; print every problem found.
-    A .sass file is assembled (docs/fermi.md, "The .sass format")."""
-    from .driver import compile_file
-    reporter = Reporter(error_format, color)
+    """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
+    thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
+    every problem found, each once, with the model(s) it is for. A .sass file is assembled
+    (docs/fermi.md, "The .sass format")."""
+    from .driver import check_for_targets, compile_file
+    reporter = Reporter(error_format, color, ("ptx", "fermi") if target is None else _model(target))
+    if target is None:      # the summary says which machine models the files were checked for
+        sync = any(not path.endswith(".sass") for path in files)
+        reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
             from .backends.sim.check import check_sass_file
-            reporter.report(check_sass_file(path))
+            reporter.report(check_sass_file(path), ("fermi",))
+        elif target is None:
+            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each))
         else:
             reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
     return reporter.finish(len(files))
@@ -172,7 +199,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
           color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
-    reporter = Reporter(error_format, color)
+    reporter = Reporter(error_format, color, _model(target))
     comp = check_file(file, defines)
     if not comp.ok or emit == "ast":
         reporter.report(comp)
@@ -276,7 +303,7 @@ def run(file, target, timeout, its, no_hazards, no_syncwarp, policy, lock_bits, 
     if file.endswith(".sass"):
         return _run_sass(file, config, trace, stats, error_format, color)
     from .driver import compile_file
-    reporter = Reporter(error_format, color)
+    reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
                         its=its and target == "fermi-sim", syncwarp=not no_syncwarp, hazards=not no_hazards)
     reporter.report(comp)
@@ -290,7 +317,7 @@ def run(file, target, timeout, its, no_hazards, no_syncwarp, policy, lock_bits, 
     if outcome.unavailable:
         click.echo(f"syncc: cannot run on the GPU: {outcome.unavailable}", err=True)
         return EXIT_USAGE
-    new = Reporter(error_format, color)
+    new = Reporter(error_format, color, _model(target))
     new.report(_Since(comp, before))
     if outcome.deadlock:
         sys.stdout.flush()
@@ -329,7 +356,7 @@ def _run_sass(file, config, trace, stats, error_format, color) -> int:
     from .runtime.args import LaunchError
     from .runtime.sim import SimLauncher, SimStopped, diagnostics, run_sass
     comp = Compilation()
-    reporter = Reporter(error_format, color)
+    reporter = Reporter(error_format, color, ("fermi",))
     source = comp.read(file)
     program = None
     if source is not None:
@@ -375,7 +402,7 @@ def explain(file, target, opt, verify_each, defines, error_format, color, debug)
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
-    reporter = Reporter(error_format, color)
+    reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each)
     reporter.report(comp)
     if comp.context is not None:
@@ -395,7 +422,7 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
     """Run passes on IR text (what `build --emit ir` prints) and print the result: for pass tests."""
     from .driver import opt_file
     from .ir.printer import print_module
-    reporter = Reporter(error_format, color)
+    reporter = Reporter(error_format, color, _model(target))
     comp = opt_file(file, list(passes), target, opt)
     reporter.report(comp)
     if comp.ir is None:

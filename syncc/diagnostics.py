@@ -43,6 +43,7 @@ class Diagnostic:
     notes: tuple[Note, ...] = ()
     help: str | None = None
     file: str | None = None  # for diagnostics about a whole file (span is None)
+    targets: tuple[str, ...] = ()   # the machine models it is for ("ptx", "fermi"); () when not said
 
     @property
     def is_error(self) -> bool:
@@ -206,6 +207,7 @@ class Renderer:
             **where(d.span),
             "notes": [{"message": n.message, **where(n.span)} for n in d.notes],
             "help": d.help,
+            "targets": list(d.targets),
             "rendered": plain.render(d),
         }
         import json   # (only --error-format=json needs it)

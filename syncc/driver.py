@@ -161,6 +161,48 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     return comp
 
 
+# What a finding checked for both machine models says about the one it is for (docs/targets.md)
+MODEL_NOTES = {
+    "ptx": "on ptx (ptx, sass, cuda, gpu): sm_70+, independent thread scheduling",
+    "fermi": "on fermi (fermi-sim, fermi-sass): stack-based reconvergence",
+}
+BOTH_NOTE = "on both ptx and fermi"
+
+
+def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
+                      verify_each: bool = False) -> Compilation:
+    """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
+    the fermi machine models. A finding of the passes that both report alike (same code, span and
+    message) is kept once, for both; every other one says, in a last note, which model it is for.
+    Each diagnostic's `targets` names the models; the front end's findings are for both."""
+    from dataclasses import replace
+    from .diagnostics import Note
+    from .targets import FERMI, PTX
+    comp = check_file(path, defines)
+    both = (PTX.name, FERMI.name)
+    front = [replace(d, targets=both) for d in comp.sink.items]
+    found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
+    if comp.ok:
+        for machine in (PTX, FERMI):
+            comp.sink = DiagnosticSink()
+            comp.lower(machine, opt, verify_each=verify_each)
+            seen: dict[tuple, int] = {}
+            for d in comp.sink.items:
+                key = (d.severity, d.code, d.span, d.file, d.message)
+                seen[key] = seen.get(key, 0) + 1
+                key += (seen[key],)          # the n-th such finding of one model meets the other's n-th
+                if key in found:
+                    found[key][1].append(machine.name)
+                else:
+                    found[key] = (d, [machine.name])
+    found_after = []
+    for d, names in found.values():
+        note = BOTH_NOTE if len(names) == len(both) else MODEL_NOTES[names[0]]
+        found_after.append(replace(d, notes=d.notes + (Note(note),), targets=tuple(names)))
+    comp.sink = DiagnosticSink(front + found_after)
+    return comp
+
+
 def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) -> Compilation:
     """Read IR text (syncc/ir/printer.py's form), run the named passes on it (`syncc opt`)."""
     from .diagnostics import Severity

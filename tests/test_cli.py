@@ -29,7 +29,7 @@ def test_check_ok_is_quiet_but_for_a_summary():
     r = syncc("check", GOOD)
     assert r.code == 0, r.err
     assert r.out == ""
-    assert r.err == "syncc: 1 file checked: no problems\n"
+    assert r.err == "syncc: 1 file checked for ptx and fermi: no problems\n"
 
 
 def test_check_errors_exit_1_with_located_diagnostic(bad_file):
@@ -38,14 +38,14 @@ def test_check_errors_exit_1_with_located_diagnostic(bad_file):
     assert LOCATED.search(r.err), r.err
     assert f"{bad_file}:2:12: error[E0101]: unknown name `nope`" in r.err
     assert "    a[0] = nope\n" in r.err and "           ^^^^" in r.err
-    assert r.err.rstrip().endswith("syncc: 1 file checked: 1 error")
+    assert r.err.rstrip().endswith("syncc: 1 file checked for ptx and fermi: 1 error")
 
 
 def test_check_several_files_reports_all(bad_file):
     r = syncc("check", GOOD, bad_file, bad_file)
     assert r.code == 1
     assert r.err.count("error[E0101]") == 2
-    assert "3 files checked: 2 errors" in r.err
+    assert "3 files checked for ptx and fermi: 2 errors" in r.err
 
 
 def test_json_format_is_one_object_per_line(bad_file):

@@ -130,8 +130,8 @@ def test_sections_have_examples():
             assert not s.wrong, f"{s.code} is tested by a dedicated test, not by an inline example"
         else:
             assert s.not_inline is None, f"{s.code} is marked not inline but has no dedicated test here"
-            assert len(s.wrong) == 1 and len(s.right) == 1, \
-                f"{s.code} (diagnostics.md:{s.line}) needs one `{s.lang} wrong` and one `{s.lang} right` example"
+            assert len(s.wrong) >= 1 and len(s.right) == len(s.wrong), \
+                f"{s.code} (diagnostics.md:{s.line}) needs `{s.lang} wrong` and `{s.lang} right` examples in pairs"
 
 
 def _source_codes() -> dict[str, list[str]]:
@@ -163,25 +163,27 @@ INLINE = [s for s in SECTIONS if s.code not in NOT_INLINE_CODES]
 @pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
 def test_wrong_example_reports_its_code(section, tmp_path):
     assert section.wrong, f"{section.code} has no `{section.lang} wrong` example"
-    code, records = check_example(tmp_path, section.wrong[0], section.lang)
-    codes = {r["code"] for r in records}
-    assert section.code in codes, f"expected {section.code}, got:\n{show(records)}"
-    assert codes == {section.code}, f"the example should report only {section.code}:\n{show(records)}"
-    if section.code.startswith("E"):
-        assert code == 1, f"exit status {code} for an error"
-    else:
-        assert code == 0, f"exit status {code} for a program with only warnings"
-        assert all(r["severity"] == "warning" for r in records)
+    for n, example in enumerate(section.wrong, 1):
+        code, records = check_example(tmp_path, example, section.lang)
+        codes = {r["code"] for r in records}
+        assert section.code in codes, f"wrong example {n}: expected {section.code}, got:\n{show(records)}"
+        assert codes == {section.code}, f"wrong example {n} should report only {section.code}:\n{show(records)}"
+        if section.code.startswith("E"):
+            assert code == 1, f"wrong example {n}: exit status {code} for an error"
+        else:
+            assert code == 0, f"wrong example {n}: exit status {code} for a program with only warnings"
+            assert all(r["severity"] == "warning" for r in records)
 
 
 @pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
 def test_right_example_is_accepted(section, tmp_path):
     assert section.right, f"{section.code} has no `{section.lang} right` example"
-    code, records = check_example(tmp_path, section.right[0], section.lang)
-    errors = [r for r in records if r["severity"] == "error"]
-    assert not errors, f"the right example of {section.code} has errors:\n{show(errors)}"
-    assert section.code not in {r["code"] for r in records}, show(records)
-    assert code == 0
+    for n, example in enumerate(section.right, 1):
+        code, records = check_example(tmp_path, example, section.lang)
+        errors = [r for r in records if r["severity"] == "error"]
+        assert not errors, f"right example {n} of {section.code} has errors:\n{show(errors)}"
+        assert section.code not in {r["code"] for r in records}, show(records)
+        assert code == 0
 
 
 # ---- the codes that need a situation built ------------------------------------------

@@ -419,7 +419,7 @@ def test_mangled_input_never_raises_anything_but_compile_error(path):
 def test_syncc_check_assembles_sass_files():
     run = syncc("check", *(str(p) for p in SASS_EXAMPLES))
     assert run.code == 0, run.err
-    assert f"{len(SASS_EXAMPLES)} files checked: no problems" in run.err
+    assert f"{len(SASS_EXAMPLES)} files checked for fermi: no problems" in run.err
 
 
 def test_syncc_check_reports_sass_errors(tmp_path):

@@ -9,6 +9,8 @@ is well typed and reports nothing but choices (remarks).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
+
 from ..frontend import ast as A
 from ..frontend.consts import NotConstant, c_div, c_rem, fold
 from ..frontend.symbols import CheckedModule, KernelInfo, Symbol
@@ -16,6 +18,7 @@ from ..frontend.types import BOOL, I32, I64, INT_LIT, SCALARS, U32, ArrayType, P
 from .builder import KernelBuilder
 from .context import PassContext
 from .lower_sync import SyncLowering
+from ..source import Span
 from .nodes import Array, Imm, Kernel, Module, Ref, Reg, imm
 from .specials import Specials
 
@@ -31,6 +34,27 @@ _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, 
          "min": min, "max": max,
          "cmp.eq": lambda a, b: a == b, "cmp.ne": lambda a, b: a != b, "cmp.lt": lambda a, b: a < b,
          "cmp.le": lambda a, b: a <= b, "cmp.gt": lambda a, b: a > b, "cmp.ge": lambda a, b: a >= b}
+
+
+@dataclass(frozen=True, slots=True)
+class InlinedSpan(Span):
+    """The source span of code inlined from a function, with the calls it was inlined through,
+    outermost first: (the call's span, the function's name). Everything else sees a Span (the
+    text form prints its line and column and reads back a plain Span); a check that should point
+    at the call rather than into the function asks `inlined_calls`."""
+    calls: tuple[tuple[Span, str], ...] = ()
+
+
+def inlined_calls(span: Span | None) -> tuple[tuple[Span, str], ...]:
+    """The calls that code at `span` was inlined through, outermost first (none: the kernel's own)."""
+    return getattr(span, "calls", ())
+
+
+def _through(span: Span | None, call: tuple[Span, str]) -> Span | None:
+    if span is None:
+        return None
+    base = {f.name: getattr(span, f.name) for f in fields(Span)}
+    return InlinedSpan(**base, calls=(call,) + inlined_calls(span))
 
 
 def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
@@ -342,6 +366,8 @@ class KernelLowering(SyncLowering):
         info = sym.info
         decl = info.decl
         args = [self.expr(a, want) for a, want in zip(e.args, info.params)]
+        emitted = {label: len(code) for label, code in self.b.code.items()}    # what the call adds comes after
+        open_ = {label for label, term in self.b.terms.items() if term is None}
         saved_vars = self.vars
         self.vars = {}
         for p, a, t in zip(decl.params, args, info.params):
@@ -360,8 +386,19 @@ class KernelLowering(SyncLowering):
         self.loops = saved_loops
         self.returns.pop()
         self.vars = saved_vars
+        self._inlined_from(emitted, open_, (e.span, decl.name.text))
         self.b.at(exit_)
         return result
+
+    def _inlined_from(self, emitted: dict[str, int], open_: set[str], call: tuple[Span, str]) -> None:
+        """Give what the inlined body emitted (instructions after `emitted`, terminators of blocks that
+        were open or new) spans that say which call it came through."""
+        for label, code in self.b.code.items():
+            for n in range(emitted.get(label, 0), len(code)):
+                code[n] = replace(code[n], span=_through(code[n].span, call))
+            term = self.b.terms.get(label)
+            if term is not None and (label not in emitted or label in open_):
+                self.b.terms[label] = replace(term, span=_through(term.span, call))
 
     def _Get(self, e, want, dest):
         return self.sync_get(e, dest)

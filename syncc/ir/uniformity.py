@@ -12,6 +12,23 @@ its assignments) and iterates with control dependence: a register assigned
 inside the paths of a branch whose condition varies at some level varies at
 that level too, and so does every block those paths contain.
 
+A load of memory that the kernel writes varies by thread, except across a barrier:
+
+  - a load of a **shared** array at a block-uniform index is BLOCK when no store or atomic
+    of that array can run in the same barrier interval: no block barrier (`bar.sync` with
+    one operand, a @block or @grid barrier's `sync`) starts an interval, or the kernel's
+    entry, from which both the load and a store can be reached without passing another;
+  - a load of a **global** array at a grid-uniform index is GRID likewise, with the grid
+    barriers (`prim.sync` of a @grid barrier) as the intervals' ends, when it reads past
+    L1 (`load_cg`, or an acquire): Fermi's L1 is not coherent, so a plain load could
+    return another block's stale line.
+
+Such a load reads a word nobody writes while any thread of the block (grid) can read it:
+every thread that reads it in one interval reads the same value. This holds while every
+barrier is passed by the whole block (grid), which the E0704 check of each barrier proves
+with these very levels: by induction over the barriers in execution order, the threads
+agree on every branch before the next barrier, so all of them pass the same barriers.
+
 Linear forms let a value like `(tid - 32) / 32` be known warp-uniform (tid is
 32·warp + lane when the block's x size is a multiple of 32), and tell the
 producer of a channel slot from its consumer's index: with put at `tid + p`
@@ -22,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cfg import CFG
-from .nodes import Branch, Imm, Kernel, Ref, Reg
+from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 LEVEL_NAMES = {GRID: "the grid", BLOCK: "a block", WARP: "a warp", THREAD: "a thread"}
@@ -51,8 +68,14 @@ class Uniformity:
         self.levels: dict[str, int] = {}
         self.forms: dict[str, Form | None] = {}
         self.block_level: dict[str, int] = {b.label: GRID for b in k.blocks}
-        self.written = {ins.ref.name for _, _, ins in k.instructions()
-                        if ins.ref is not None and ins.op in ("st", "lockbit.release") or ins.info.group == "atomic"}
+        self.writers: dict[str, list[tuple[str, int]]] = {}     # array → where it is stored to
+        self._where: dict[int, tuple[str, int]] = {}
+        for b, i, ins in k.instructions():
+            self._where[id(ins)] = (b.label, i)
+            if _writes(ins):
+                self.writers.setdefault(ins.ref.name, []).append((b.label, i))
+        self.written = set(self.writers)
+        self._intervals: dict[str, dict[tuple[str, int], frozenset]] = {}
         for p in k.params:
             if isinstance(p, Reg):
                 self.levels[p.name] = GRID
@@ -152,7 +175,7 @@ class Uniformity:
             if ins.attr("uniform") == "block":     # a value broadcast to the block (lowering says so)
                 return BLOCK, None
             if ref.name in self.written:
-                return THREAD, None
+                return self._across_barriers(ins), None
             return max(BLOCK, self.level(ref.index)) if self.level(ref.index) > GRID else GRID, None
         levels = [self.level(a.index if isinstance(a, Ref) else a) for a in args]
         level = max(levels, default=GRID)
@@ -172,6 +195,79 @@ class Uniformity:
             if op == "div" and forms[0] is not None and not forms[0].terms:
                 form = Form((), forms[0].const // int(args[1].value)) if args[1].value else None
         return level, form
+
+    # ---- loads separated from every store by barriers
+    def _across_barriers(self, load: Instr) -> int:
+        """BLOCK for a shared array's word that no store can change while the block reads it,
+        GRID for a global array's word read past L1 that no store can change while the grid
+        reads it; else THREAD (the module's docstring)."""
+        ref = load.ref
+        array = self.k.array(ref.name)
+        index = self.level(ref.index)
+        if array is None or id(load) not in self._where:
+            return THREAD
+        if array.space == "shared" and index <= BLOCK and self._apart(load, "block"):
+            return BLOCK
+        if array.space == "global" and index == GRID and (load.attr("cache") == "cg"
+                                                          or load.attr("order") == "acquire") \
+                and self._apart(load, "grid"):
+            return GRID
+        return THREAD
+
+    def _apart(self, load: Instr, kind: str) -> bool:
+        """Can no store or atomic of the load's array run in the load's barrier interval?"""
+        return self.writer_beside(load, kind) is None
+
+    def writer_beside(self, load: Instr, kind: str) -> tuple[str, int] | None:
+        """A store or atomic of the load's array that can run in the load's barrier interval
+        (kind "block": between the same two block barriers; "grid": grid barriers), as (block,
+        index); None when there is none."""
+        starts = self._interval_starts(kind)
+        mine = starts.get(self._where.get(id(load)), frozenset())
+        return next((at for at in self.writers.get(load.ref.name, ()) if mine & starts.get(at, frozenset())), None)
+
+    def _interval_starts(self, kind: str) -> dict[tuple[str, int], frozenset]:
+        """For each instruction, the barriers (of `kind`: block or grid) and the kernel's entry
+        from which it can be reached without passing another barrier of that kind: two
+        instructions can run in one barrier interval only if these share one."""
+        if kind in self._intervals:
+            return self._intervals[kind]
+        cfg = self.cfg
+        entry = ("<entry>", -1)
+        into = {label: frozenset() for label in cfg.labels}
+        into[cfg.entry] = frozenset([entry])
+        todo = [cfg.entry]
+        while todo:
+            label = todo.pop()
+            now = into[label]
+            for i, ins in enumerate(cfg.blocks[label].instrs):
+                if self._barrier(ins, kind):
+                    now = frozenset([(label, i)])
+            for s in cfg.succs[label]:
+                if not now <= into[s]:
+                    into[s] = into[s] | now
+                    todo.append(s)
+        at = {}
+        for label in cfg.labels:
+            now = into[label]
+            for i, ins in enumerate(cfg.blocks[label].instrs):
+                at[(label, i)] = now          # (a barrier itself: the interval it ends)
+                if self._barrier(ins, kind):
+                    now = frozenset([(label, i)])
+        self._intervals[kind] = at
+        return at
+
+    def _barrier(self, ins: Instr, kind: str) -> bool:
+        """A block barrier (kind "block": `bar.sync` with one operand, the `sync` of a @block or
+        @grid barrier, which meets the block too) or a grid barrier (kind "grid")."""
+        if ins.op == "bar.sync":
+            return kind == "block" and len(ins.args) == 1
+        if ins.op != "prim.sync" or ins.ref is None:
+            return False
+        prim = self.k.prim(ins.ref.name)
+        if prim is None or prim.kind != "barrier":
+            return False
+        return prim.granularity == "grid" or kind == "block" and prim.granularity == "block"
 
     def _special(self, reg: str) -> tuple[int, Form | None]:
         if reg.startswith(("ntid", "nctaid")):
@@ -221,3 +317,8 @@ class Uniformity:
             if c % 32:
                 return None
         return 1
+
+
+def _writes(ins: Instr) -> bool:
+    """A store, a lock-bit release (a store too) or an atomic, to the array it references."""
+    return ins.ref is not None and (ins.op in ("st", "lockbit.release") or ins.info.group == "atomic")

@@ -11,12 +11,17 @@ thread (divergence at most BLOCK). A named barrier counts whole warps (WARP).
 A grid barrier needs every thread of the grid (GRID). A @warp primitive's
 operations are the warp's, as a party: the warp must not be split (WARP).
 The compiler's own leader branches (elect, tid == 0) are not counted.
+
+Code inlined from a function is reported at the call to fix: the outermost call under the
+branch that splits the threads (or inside the @thread section), with a note at the
+operation inside the function.
 """
 from __future__ import annotations
 
 from ...diagnostics import Note
 from ..context import PassContext
-from ..nodes import Instr, Kernel
+from ..lower import inlined_calls
+from ..nodes import Branch, Instr, Kernel
 from ..uniformity import BLOCK, GRID, LEVEL_NAMES, WARP
 from .facts import Facts
 from .locks import held
@@ -28,6 +33,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     told = set()
     inside, _ = held(facts, kinds=("mutex", "rwlock", "semaphore"))
+    splits = None
     for b, _, ins in k.instructions():
         if b.label not in facts.cfg.reachable:
             continue
@@ -35,43 +41,160 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if need is None or ins.span in told:
             continue
         level, what = need
-        if _in_thread_section(facts, ins, inside, what, ctx):
+        section = _thread_section(facts, ins, inside)
+        if section is not None:
             told.add(ins.span)
+            span, notes, what_here = _at_call(ins, what, inlined_calls(section.site.span))
+            if _once(told, ins, span):
+                _report_in_section(facts, section, what, span, notes, what_here, ctx)
             continue
         split = facts.divergence(b.label)
-        if split <= level:
+        if split <= level or ins.op == "warp.sync":
             continue
         told.add(ins.span)
+        if splits is None:
+            splits = _splitting_branches(facts)
+        branch = _outermost(splits.get(b.label, ()), level)
+        span, notes, what_here = _at_call(ins, what, inlined_calls(branch.span) if branch is not None else ())
+        if not _once(told, ins, span):
+            continue
+        notes += _why_split(facts, branch, level)
         if level == WARP and what.startswith("@warp"):
-            ctx.sink.error("E0707", f"{what} runs where the lanes of a warp may have split: the warp acts as one "
-                           "party, so all of its lanes must reach it together", ins.span,
+            ctx.sink.error("E0707", f"{what_here} runs where the lanes of a warp may have split: the warp acts as one "
+                           "party, so all of its lanes must reach it together", span, notes=notes,
                            help="move it out of the branch, or make the condition the same for the whole warp "
                                 "(e.g. test `warp`, not `lane`)")
         else:
-            ctx.sink.error("E0704", f"{what} is under control flow that differs between the threads of "
+            ctx.sink.error("E0704", f"{what_here} is under control flow that differs between the threads of "
                            f"{_ARRAY_WORD[level]} (it varies across {LEVEL_NAMES[split]}): threads that skip it "
-                           "leave the others waiting forever", ins.span,
+                           "leave the others waiting forever", span, notes=notes,
                            help=f"move it out of the branch or loop, or make the condition the same for all of "
                                 f"{_ARRAY_WORD[level]}")
     _grid_residency(facts, ctx)
 
 
-def _in_thread_section(facts: Facts, ins: Instr, inside, what: str, ctx: PassContext) -> bool:
+def _once(told: set, ins: Instr, span) -> bool:
+    """Report a call once, however many collectives inside it are reached."""
+    if span is ins.span:
+        return True
+    if span in told:
+        return False
+    told.add(span)
+    return True
+
+
+def _thread_section(facts: Facts, ins: Instr, inside):
+    """The section of a @thread mutex, rwlock or semaphore that a collective is inside, if any."""
+    return next((h for h in inside.get(id(ins), ()) if facts.k.prim(h.prim).granularity == "thread"), None)
+
+
+def _report_in_section(facts: Facts, section, what: str, span, notes, what_here: str, ctx: PassContext) -> None:
     """A collective inside the section of a @thread mutex, rwlock or semaphore: the lanes of a warp
     go in one at a time (or a few), so the lane inside waits at the collective for lanes that wait
     for it to leave. Stack-based reconvergence hides it on Fermi; under independent thread
-    scheduling it deadlocks (seed 003 section 3.2)."""
-    section = next((h for h in inside.get(id(ins), ()) if facts.k.prim(h.prim).granularity == "thread"), None)
-    if section is None:
-        return False
+    scheduling it deadlocks (seed 003 section 3.2). A `syncwarp()` or a @warp operation there is
+    E0707, a barrier E0704."""
     prim = facts.k.prim(section.prim)
-    code = "E0707" if what.startswith("@warp") else "E0704"
-    ctx.sink.error(code, f"{what} is inside the section of the @thread {prim.kind} `{section.prim}`, which the "
+    code = "E0707" if what.startswith(("@warp", "`syncwarp()`")) else "E0704"
+    ctx.sink.error(code, f"{what_here} is inside the section of the @thread {prim.kind} `{section.prim}`, which the "
                    "threads of a warp enter a few at a time: the ones inside wait here for the ones that wait "
-                   "for them to leave", ins.span, notes=[Note(f"`{section.prim}` is held from here", section.site.span)],
+                   "for them to leave", span,
+                   notes=[*notes, Note(f"`{section.prim}` is held from here", section.site.span)],
                    help="meet before taking it or after releasing it, or declare it @warp so the warp enters "
                         "as one party")
+
+
+def _splitting_branches(facts: Facts) -> dict[str, list[tuple[int, Branch]]]:
+    """For each block, the branches it depends on whose condition varies: (level, branch).
+    The compiler's own leader branches are not counted (as in Facts.divergence)."""
+    cfg, out = facts.cfg, {}
+    for label in cfg.labels:
+        term = cfg.blocks[label].term
+        if not isinstance(term, Branch) or label not in cfg.reachable or facts.is_party_branch(label):
+            continue
+        level = facts.uni.level(term.cond)
+        if level == GRID:
+            continue
+        join, seen, todo = cfg.ipdom(label), set(), list(cfg.succs[label])
+        while todo:
+            x = todo.pop()
+            if x == join or x in seen:
+                continue
+            seen.add(x)
+            out.setdefault(x, []).append((level, term))
+            todo.extend(cfg.succs[x])
+    return out
+
+
+def _outermost(branches, level: int) -> Branch | None:
+    """The outermost branch (in calls: the one inlined through the fewest) that splits the threads
+    wider than `level`."""
+    splitting = [term for split, term in branches if split > level]
+    return min(splitting, key=lambda term: len(inlined_calls(term.span)), default=None)
+
+
+def _thread_free(facts: Facts, index) -> bool:
+    """Is an index computed from constants, parameters, block indices and the launch shape only (it
+    may still vary where it is assigned under a branch the threads disagree on: a loop counter)?"""
+    for ins in facts.sources(index):
+        if ins.op == "sreg" and not ins.attr("reg").startswith(("ctaid", "nctaid", "ntid")):
+            return False
+        if ins.info.group not in ("arith", "special"):
+            return False
     return True
+
+
+def _why_split(facts: Facts, branch: Branch | None, level: int) -> list[Note]:
+    """Where a condition read from memory could be the same for everyone and is not: a shared word
+    read between the same two block barriers as a store to it, or a global word read without
+    `load_cg` (uniformity.py)."""
+    if branch is None:
+        return []
+    uni = facts.uni
+    for load in facts.sources(branch.cond):
+        if load.op != "ld" or load.ref.name not in uni.written or uni.level(load.dests[0]) <= level:
+            continue
+        array = facts.k.array(load.ref.name)
+        if array is None or array.kind == "state" or not _thread_free(facts, load.ref.index):
+            continue
+        if array.space == "shared" and level >= BLOCK:
+            at = uni.writer_beside(load, "block")
+            if at is not None:
+                store = facts.cfg.blocks[at[0]].instrs[at[1]]
+                return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
+                             "same two barriers, so threads can read different values", load.span),
+                        Note("the store: put a `barrier` between it and the read", store.span)]
+        if array.space == "global" and level == GRID:
+            at = uni.writer_beside(load, "grid")
+            store = facts.cfg.blocks[at[0]].instrs[at[1]] if at is not None else None
+            if store is not None:
+                return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
+                             "same two grid barriers, so threads can read different values", load.span),
+                        Note("the store: put a grid barrier's `sync` between it and the read", store.span)]
+            if load.attr("cache") != "cg":
+                return [Note(f"the condition reads `{array.name}` here through L1, which can hold a stale copy "
+                             "(Fermi's is not coherent): read it with `load_cg` to have the grid agree", load.span)]
+    return []
+
+
+def _at_call(ins: Instr, what: str, outer: tuple) -> tuple:
+    """(where to report, notes, what to call it) for a collective: the operation itself, or, when it
+    was inlined from a function called below `outer` (the calls the cause was inlined through), the
+    outermost such call, with a note at the operation inside the function."""
+    calls = inlined_calls(ins.span)
+    if len(calls) <= len(outer) or calls[:len(outer)] != outer:
+        return ins.span, _callers(calls), what
+    call, name = calls[len(outer)]
+    inner = calls[-1][1]
+    via = "".join(f", called from `{n}`" for _, n in reversed(calls[len(outer):-1]))
+    the = "the " + what[2:] if what.startswith("a ") else what
+    return call, [Note(f"{the} inside `{inner}`{via}", ins.span), *_callers(outer)], \
+        f"this call of `{name}`, which reaches {what},"
+
+
+def _callers(calls: tuple) -> list[Note]:
+    """Where the function the report lies in was called (it is inlined at each call)."""
+    return [Note(f"in this call of `{calls[-1][1]}`", calls[-1][0])] if calls else []
 
 
 def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
@@ -80,6 +203,8 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     compiler added around it (party=sync), nor at its release, which follows it."""
     if ins.attr("party") is not None or ins.op in ("mutex.unlock", "sem.post"):
         return None
+    if ins.op == "warp.sync":       # the program's syncwarp() (judged only inside a @thread section)
+        return WARP, "`syncwarp()`"
     if ins.op == "bar.sync" and len(ins.args) == 1:
         return BLOCK, "a block barrier"
     if ins.op in ("bar.sync", "bar.arrive"):

@@ -56,8 +56,10 @@ class Facts:
         defs = self.defs.get(v.name, [])
         return defs[0] if len(defs) == 1 else None
 
-    def sources(self, v, limit: int = 64) -> list[Instr]:
-        """The instructions whose results flow into v, through arithmetic (v's own definitions first)."""
+    def sources(self, v, limit: int = 64, through_shared: bool = False) -> list[Instr]:
+        """The instructions whose results flow into v, through arithmetic (v's own definitions first).
+        `through_shared`: also through shared memory, from what is stored to a shared array to its
+        loads (a thread telling its block through a shared word)."""
         out, seen, todo = [], set(), [v]
         while todo and len(out) < limit:
             x = todo.pop()
@@ -68,8 +70,9 @@ class Facts:
                 out.append(ins)
                 if ins.info.group in ("arith", "warp"):
                     todo.extend(a for a in ins.args if isinstance(a, Reg))
-                elif ins.op == "ld" and ins.attr("uniform"):   # a broadcast: what was stored flows on
-                    todo.extend(st.args[1] for st in self.stores.get(ins.ref.name, ()))
+                elif ins.op == "ld" and (ins.attr("uniform") or through_shared and getattr(
+                        self.k.array(ins.ref.name), "space", None) == "shared"):
+                    todo.extend(st.args[1] for st in self.stores.get(ins.ref.name, ()))   # what was stored flows on
         return out
 
     @cached_property

@@ -132,21 +132,32 @@ def _data_access(ins: Instr, word: str) -> bool:
 
 
 def _section(facts: Facts, lock: HandLock) -> list[Instr]:
-    """The instructions from the loop's exit to the release, in block order."""
+    """The instructions on the paths from the spin loop's exits to the release that neither pass
+    through the spin loop again nor go past the release, in block order. (In a loop around the
+    lock, a path that goes on past the release reaches the next round's code, and one back
+    into the spin loop takes the lock again: neither is the critical section.)"""
     release_label, release_index = lock.release_at
-    starts = {s for _, s in lock.loop.exits}
-    between = set()
-    for label in facts.cfg.labels:
-        if label in lock.loop.blocks:
+    cfg, spin = facts.cfg, lock.loop.blocks
+    forward, todo = set(), [s for _, s in lock.loop.exits]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in forward:
             continue
-        from_exit = any(s == label or facts.reaches((s, -1), (label, 0)) for s in starts)
-        to_release = label == release_label or facts.reaches((label, -1), (release_label, 0))
-        if from_exit and to_release:
-            between.add(label)
+        forward.add(x)
+        if x != release_label:                # the release ends the section
+            todo.extend(cfg.succs[x])
+    backward, todo = set(), [release_label]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in backward:
+            continue
+        backward.add(x)
+        todo.extend(p for p in cfg.preds[x] if p != release_label)
+    between = forward & backward
     out = []
-    for label in facts.cfg.labels:
+    for label in cfg.labels:
         if label in between:
-            code = facts.cfg.blocks[label].instrs
+            code = cfg.blocks[label].instrs
             out.extend(code[:release_index] if label == release_label else code)
     return out
 
@@ -180,7 +191,8 @@ def _last_block(facts: Facts, ctx: PassContext) -> None:
         term = b.term
         if not isinstance(term, Branch):
             continue
-        counters = [x for x in facts.sources(term.cond) if x.info.group == "atomic" and _global(k, x.ref.name)
+        counters = [x for x in facts.sources(term.cond, through_shared=True)
+                    if x.info.group == "atomic" and _global(k, x.ref.name)
                     and facts.loop_of(facts.where[id(x)][0]) is None]
         for counter in counters:
             for read in _reads_under(facts, b.label):
@@ -192,10 +204,26 @@ def _last_block(facts: Facts, ctx: PassContext) -> None:
                                          f"reads `{read.ref.name}`, but nothing orders the write of "
                                          f"`{read.ref.name}` before it: the last block can read stale values",
                                          counter.span, notes=[Note("the write", st.span),
+                                                              *_told_through(facts, term.cond, counter),
                                                               Note("the read it decides", read.span)],
                                          help="put `fence gpu` between the write and the atomic "
                                               "(the threadFenceReduction pattern, seed 002)")
                         return
+
+
+def _told_through(facts: Facts, cond, counter: Instr) -> list[Note]:
+    """Where the atomic's result is written to the shared word the branch tests, when it does not
+    test the result itself (thread 0 telling its block whether it is the last one)."""
+    if any(x is counter for x in facts.sources(cond)):
+        return []
+    for name, stores in facts.stores.items():
+        array = facts.k.array(name)
+        if array is None or array.space != "shared":
+            continue
+        for st in stores:
+            if any(x is counter for x in facts.sources(st.args[1])):
+                return [Note(f"the result reaches the branch through the shared word `{name}`", st.span)]
+    return []
 
 
 def _global(k: Kernel, name: str) -> bool:
@@ -219,7 +247,8 @@ def _reads_under(facts: Facts, label: str) -> list[Instr]:
 
 
 def _unfenced_path(facts: Facts, start: tuple[str, int], end: tuple[str, int]) -> bool:
-    """Is there a path from the store at `start` to the atomic at `end` without a fence?"""
+    """Is there a path from the store at `start` to the atomic at `end` without a fence that orders
+    them for the other blocks (`fence cta` does not: the last block is another block)?"""
     label, i = start
     seen = set()
     todo = [(label, i + 1)]
@@ -227,7 +256,7 @@ def _unfenced_path(facts: Facts, start: tuple[str, int], end: tuple[str, int]) -
         label, i = todo.pop()
         code = facts.cfg.blocks[label].instrs
         stop = end[1] if label == end[0] and i <= end[1] else len(code)
-        if any(ins.op == "fence" for ins in code[i:stop]):
+        if any(ins.op == "fence" and ins.attr("scope") != "cta" for ins in code[i:stop]):
             continue
         if label == end[0] and i <= end[1]:
             return True
