@@ -254,12 +254,25 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
     # code that only runs after it (a release elsewhere is the hazard analysis's business), and
     # with no collective in between: a barrier or a warp meeting moved into the polling loop
     # would be reached by the lanes whose input came, while the others still poll
+    # A release inside a branch (`wait s; if c { post t }`) is closed by the end of the branch: the
+    # body then runs up to the point where the branch's paths meet again.
     releases = [(b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
                 for j, ins in enumerate(b.instrs) if ins.op in RELEASES and (b.label != label or j > last)]
     for end_label, j in sorted(releases, key=lambda r: _order(k, r), reverse=True):
-        if encloses(cfg, label, last, end_label, j) and not _collective_between(k, cfg, (label, last), (end_label, j)):
-            return end_label, j
+        for end in _closing_points(cfg, label, end_label, j):
+            if encloses(cfg, label, last, *end) and not _collective_between(k, cfg, (label, last), end):
+                return end
     return None
+
+
+def _closing_points(cfg: CFG, wait_label: str, label: str, j: int):
+    """The release itself, then the starts of the blocks where the paths around it meet again
+    (its block's post-dominators still inside the wait's region), innermost first."""
+    yield label, j
+    x = cfg.ipdom(label)
+    while x is not None and x in cfg.labels and cfg.dominates(wait_label, x) and x != wait_label:
+        yield x, -1
+        x = cfg.ipdom(x)
 
 
 def is_collective(k: Kernel, ins: Instr) -> bool:
