@@ -3,6 +3,8 @@
     E0704  a barrier under control flow that splits the threads it waits for
     E0707  an operation of a @warp primitive where only part of a warp may be
     E0708  a grid barrier in a launch larger than the GPU can hold at once
+    E0704 / E0707  a barrier (a warp meeting) inside a `when` body: each thread runs the body inside
+           its polling loop when its inputs come, so the ones served first meet without the others
 
 A block barrier (`barrier`, `sync b` of a @block barrier, any operation on a
 @block primitive, which the leader spreads with bar.sync 0) needs every thread
@@ -24,7 +26,7 @@ from ..lower import inlined_calls
 from ..nodes import Branch, Instr, Kernel
 from ..uniformity import BLOCK, GRID, LEVEL_NAMES, WARP
 from .facts import Facts
-from .locks import held
+from .held import held
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 
@@ -71,6 +73,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                            help=f"move it out of the branch or loop, or make the condition the same for all of "
                                 f"{_ARRAY_WORD[level]}")
     _grid_residency(facts, ctx)
+    _collective_in_when(facts, ctx)
 
 
 def _once(told: set, ins: Instr, span) -> bool:
@@ -242,3 +245,59 @@ def _grid_residency(facts: Facts, ctx: PassContext) -> None:
                            f"({ctx.target.sms} SMs): the blocks that run first wait for blocks that cannot start",
                            prim.span, notes=[Note("the launch is declared here", k.span)],
                            help=f"launch at most {fit} blocks and loop over the work inside the kernel")
+
+
+# ---- E0704 / E0707: a meeting inside a `when` body ------------------------------------------------
+
+def _collective_in_when(facts: Facts, ctx: PassContext) -> None:
+    """A `when` body runs inside its polling loop, lane by lane as the inputs come (structure.py):
+    a barrier or warp meeting there is reached by the threads served so far, while the others
+    still poll for values that may come only from threads held at the meeting."""
+    from ..passes.structure import is_collective
+    k = facts.k
+    ends = {}
+    for b, i, ins in k.instructions():
+        if ins.op == "region.end":
+            ends[ins.attr("region")] = (b.label, i)
+    told = set()
+    for b, i, ins in k.instructions():
+        region = ins.attr("region")
+        if ins.op != "chan.get" or region is None or region in told or region not in ends:
+            continue
+        prim = k.prim(ins.ref.name)
+        if prim is None or prim.granularity != "thread":
+            continue
+        told.add(region)
+        end = ends[region]
+        for label in _between(facts, (b.label, i), end):
+            for j, meet in enumerate(facts.cfg.blocks[label].instrs):
+                if not is_collective(k, meet) or meet.attr("party") == "sync" and meet.op == "warp.sync" \
+                        or (label, j) <= (b.label, i) and label == b.label or label == end[0] and j >= end[1]:
+                    continue
+                warp = meet.op == "warp.sync" or meet.ref is not None and k.prim(meet.ref.name) is not None \
+                    and k.prim(meet.ref.name).granularity == "warp" and k.prim(meet.ref.name).count is None
+                code = "E0707" if warp else "E0704"
+                what = "this warp meeting" if warp else "this barrier"
+                ctx.sink.error(code, f"{what} is inside the body of a `when` on `{prim.name}`, which each thread "
+                               "runs inside its polling loop as soon as its inputs come: the threads served first "
+                               "meet here without the ones still polling, whose inputs may come only after it",
+                               meet.span, notes=[Note("the `when` is here", ins.span)],
+                               help="move it after the `when` (or before it), so that every thread reaches it "
+                                    "whatever the order its inputs come in")
+                break
+            else:
+                continue
+            break
+
+
+def _between(facts: Facts, start: tuple[str, int], end: tuple[str, int]) -> list[str]:
+    """The blocks on paths from `start` to `end` (both included)."""
+    seen, todo = [], [start[0]]
+    while todo:
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.append(x)
+        if x != end[0]:
+            todo.extend(facts.cfg.succs[x])
+    return seen

@@ -141,16 +141,20 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
         block, value = _decode(facts, prim, key)
         outside = not 0 <= value < prim.instances
         slot = _slot(prim, value, symbolic)
-        where = ""
-        if block is not None and facts.threads.shape.blocks > 1:
-            others = {b for b, _ in (_decode(facts, prim, x) for x in have) if b != block}
-            if any(_decode(facts, prim, x)[1] == value for x in have):
-                where = (f"; `{prim.name}` is in shared memory, one per block, and only other blocks put this "
-                         "slot in theirs")
-        what = f"`{slot}`, outside `{prim.name}`" if outside else f"`{slot}`, which nothing puts or signals{where}"
+        elsewhere = sorted({b for b, v in (_decode(facts, prim, x) for x in have) if v == value and b != block}) \
+            if block is not None else []
+        if outside:
+            what = f"`{slot}`, outside `{prim.name}`"
+        elif elsewhere:
+            others = ", ".join(map(str, elsewhere[:3])) + (", ..." if len(elsewhere) > 3 else "")
+            what = (f"`{slot}`, which nothing in its block puts or signals (`{prim.name}` is in shared memory, one "
+                    f"per block; only block{'s' if len(elsewhere) > 1 else ''} {others} put{'' if len(elsewhere) > 1 else 's'}"
+                    " this slot, in its own copy)")
+        else:
+            what = f"`{slot}`, which nothing puts or signals"
         ctx.sink.error("E0705", f"{facts.threads.describe(row)} waits for {what}: the wait never ends", wait.span,
                        notes=[Note(f"`{prim.name}` is declared here", prim.span)],
-                       help="wait only for slots some thread puts, or put this one" if not where else
+                       help="wait only for slots some thread puts, or put this one" if not elsewhere else
                             f"declare `{prim.name}` `in global` to pass values between blocks")
 
 

@@ -28,7 +28,7 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..passes.structure import UNPAIRED, release_point, waits_together
 from .facts import Facts, Loop
-from .locks import lock_like
+from .held import lock_like
 from .space import gather
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory

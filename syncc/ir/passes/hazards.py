@@ -5,14 +5,18 @@ see; each is a documented diagnostic (docs/diagnostics.md) pointing at the
 operation, with notes at the other end of the problem and a fix.
 
     checks/waits.py     E0701 SIMT deadlock (stack-based), W0702 livelock (ITS)
-    checks/locks.py     E0703 lock-order cycle, E0709 shared mutex across blocks,
+    checks/locks.py     E0701 nested @thread locks (stack-based), E0703 lock-order cycle,
                         E0715 unpaired lock/unlock, E0717 trylock that cannot give up
+    checks/lock_scope.py  E0709 shared mutex across blocks, E0719 party-varying index,
+                        E0722 MCS nested deeper than its queue nodes
     checks/barriers.py  E0704 barrier under divergence, E0707 warp operation under
-                        divergence, E0708 grid barrier beyond co-residency
+                        divergence (or in a section, or a `when` body), E0708 grid barrier
+                        beyond co-residency
     checks/channels.py  E0705 wait with no producer, E0706 slot with two producers
-    checks/waitfor.py   E0705 semaphore or latch that can never be posted enough, E0720 a wait
-                        for threads that wait for this one (a hold they need, a ring of
-                        channel waits), E0721 named barrier reached by too many or too few
+    checks/waitfor.py   E0720 a wait for threads that wait for this one (a hold they need, a
+                        ring of channel waits)
+    checks/counts.py    E0705 semaphore or latch that can never be posted enough, E0721 named
+                        barrier reached by too many or too few
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
                         E0711 fence after the release, W0712 last block without a fence
 
@@ -29,6 +33,8 @@ from ...diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
 from ..checks.channels import check_channels
 from ..checks.facts import Facts, declared_shape
+from ..checks.counts import check_counts
+from ..checks.lock_scope import check_lock_scope
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
 from ..checks.space import Shape
@@ -37,7 +43,8 @@ from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
-CHECKS = (check_collectives, check_locks, check_channels, check_waits, check_waits_for, check_memory_order)
+CHECKS = (check_collectives, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for, check_counts,
+          check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
