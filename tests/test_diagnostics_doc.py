@@ -7,6 +7,10 @@
     that code), each ```sync right example checks without errors; the codes of
     the Fermi SASS assembler have ```sass wrong / ```sass right examples,
     written to a .sass file and checked the same way;
+  * each ```sync right example of a hazard (E07xx, W07xx) has a host block that checks the
+    kernel's result, and `syncc run` passes on the simulator under `lrr` and `gto` (`--its`
+    for an example for `--target ptx`); a test marked `gpu` runs those the simulator cannot
+    run on a GPU, with all the others not for Fermi alone;
   * the codes whose examples cannot be inline (marked
     `<!-- example not inline: ... -->`) are produced by tests below that build
     the situation: non-UTF-8 bytes, an unreadable path, a file over 1 MiB,
@@ -503,3 +507,90 @@ def test_not_inline_code_is_produced(code, build, tmp_path, monkeypatch):
 
 def test_not_inline_codes_are_all_built():
     assert {c for c, _ in BUILT} == NOT_INLINE_CODES
+
+
+# ---- the right examples of the hazards run ------------------------------------------
+#
+# A right example of a hazard (E07xx, W07xx) is a whole program: its host block fills the
+# kernel's inputs, launches it and checks the result against a reference it computes, so a
+# broken synchronization fails. Each runs on the simulator under two warp schedulers; one for
+# `--target ptx` (independent thread scheduling) runs with `--its`.
+
+HAZARD = re.compile(r"[EW]07\d\d")
+HAZARD_RIGHT = [(s.code, n, example) for s in INLINE if HAZARD.fullmatch(s.code)
+                for n, example in enumerate(s.right, 1)]
+HOST = re.compile(r"^host\b", re.M)
+MAX_CYCLES = "500000"       # the slowest needs about 135 000 cycles; a hang stops here, not at 50 million
+
+_NESTED_ON_ITS = ("nested @thread critical sections taken by every lane of a warp do not finish on the --its "
+                  "simulator, though they finish on an H100 (bench/experiments/README.md; tests/hazards/MANIFEST.md, "
+                  "clean/ordered_transfer_minmax.sync); test_right_example_of_a_hazard_runs_on_the_gpu runs it")
+# The examples the simulator cannot run as written, and why: each runs on a GPU instead.
+NOT_ON_THE_SIMULATOR = {
+    ("E0703", 1): _NESTED_ON_ITS,
+    ("E0722", 1): _NESTED_ON_ITS,
+    ("E0708", 1): "264 blocks of 1024 threads fit an H100 at once, but not the simulated Fermi (15), so the "
+                  "simulator's own check reports E0708; test_right_example_of_a_hazard_runs_on_the_gpu runs it",
+}
+
+
+class DidNotRun(AssertionError):
+    """`syncc run` of a right example exited with an error."""
+
+
+def _run_args(example: str) -> tuple[list[str], str | None]:
+    """The example's `// syncc-args:` without `--target`, and the target they name."""
+    words = [w for m in ARGS.finditer(example) for w in shlex.split(m.group(1))]
+    rest, target = [], None
+    it = iter(words)
+    for w in it:
+        if w == "--target":
+            target = next(it)
+        elif w.startswith("--target="):
+            target = w.split("=", 1)[1]
+        else:
+            rest.append(w)
+    return rest, target
+
+
+def _run_example(tmp_path: Path, code: str, n: int, example: str, *args: str):
+    assert HOST.search(example), f"right example {n} of {code} has no host block: it should run and check itself"
+    path = tmp_path / "example.sync"
+    path.write_text(example, encoding="utf-8")
+    flags, _ = _run_args(example)
+    r = syncc("run", str(path), *flags, *args)
+    if r.code != 0:
+        raise DidNotRun(f"right example {n} of {code}, `syncc run {' '.join(args)}`: exit {r.code}\n{r.err}{r.out}")
+
+
+def _sim_cases():
+    for code, n, example in HAZARD_RIGHT:
+        its = ["--its"] if _run_args(example)[1] == "ptx" else []
+        why = NOT_ON_THE_SIMULATOR.get((code, n))
+        marks = [pytest.mark.xfail(strict=True, raises=DidNotRun, reason=why)] if why else []
+        for policy in ("lrr", "gto"):
+            yield pytest.param(code, n, example, [*its, "--policy", policy], marks=marks,
+                               id=f"{code}-{n}-{'its-' if its else ''}{policy}")
+
+
+@pytest.mark.parametrize("code,n,example,mode", list(_sim_cases()))
+def test_right_example_of_a_hazard_runs(code, n, example, mode, tmp_path):
+    _run_example(tmp_path, code, n, example, "--target", "fermi-sim", *mode, "--max-cycles", MAX_CYCLES)
+
+
+GPU_RIGHT = [(code, n, example) for code, n, example in HAZARD_RIGHT if _run_args(example)[1] != "fermi-sim"]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
+@pytest.mark.parametrize("code,n,example", GPU_RIGHT, ids=[f"{c}-{n}" for c, n, _ in GPU_RIGHT])
+def test_right_example_of_a_hazard_runs_on_the_gpu(code, n, example, tmp_path):
+    """Every right example of a hazard that is not for Fermi alone, on a GPU: among them those
+    the simulator cannot run (NOT_ON_THE_SIMULATOR)."""
+    _run_example(tmp_path, code, n, example, "--target", "gpu", "--timeout", "60")
+
+
+def test_the_examples_not_run_on_the_simulator_run_on_the_gpu():
+    on_the_gpu = {(code, n) for code, n, _ in GPU_RIGHT}
+    assert set(NOT_ON_THE_SIMULATOR) <= on_the_gpu
+    assert set(NOT_ON_THE_SIMULATOR) <= {(code, n) for code, n, _ in HAZARD_RIGHT}
