@@ -72,25 +72,33 @@ def _enumerated_order(facts: Facts, a, b, label: str) -> str | None:
 
 
 def _relations(facts: Facts, label: str) -> set[tuple]:
-    """(value key, value key, "<" or "!=") for every strict relation the guards of `label` assert."""
+    """(value key, value key, "<" or "!=") for every strict relation the guards of `label` assert,
+    through `&&` (an `and` that holds), `||` (an `or` that fails), `!` and copies."""
     memo = facts.memo.setdefault("relations", {})
     if label not in memo:
-        out = set()
+        out: set[tuple] = set()
         for cond, polarity in facts._guards(label):
-            d = facts.def_of(cond)
-            while d is not None and d.op == "mov" and facts.def_of(d.args[0]) is not None:
-                d = facts.def_of(d.args[0])
-            if d is None or len(d.args) != 2:
-                continue
-            rel = _STRICT.get((d.op, polarity))
-            if rel is None:
-                continue
-            x, y = (facts.value_key(v) for v in d.args)
-            if rel == ">":
-                x, y, rel = y, x, "<"
-            out.add((x, y, rel))
-            if rel == "<":
-                out.add((x, y, "!="))
-            out.add((y, x, "!=") if rel == "!=" else (y, x, "!="))
+            _assert(facts, cond, polarity, out, depth=8)
         memo[label] = out
     return memo[label]
+
+
+def _assert(facts: Facts, cond, polarity: bool, out: set, depth: int) -> None:
+    d = facts.def_of(cond)
+    if d is None or depth == 0:
+        return
+    if d.op == "mov":
+        _assert(facts, d.args[0], polarity, out, depth - 1)
+    elif d.op == "not":
+        _assert(facts, d.args[0], not polarity, out, depth - 1)
+    elif d.op == "and" and polarity or d.op == "or" and not polarity:
+        for x in d.args:
+            _assert(facts, x, polarity, out, depth - 1)
+    elif len(d.args) == 2 and (d.op, polarity) in _STRICT:
+        rel = _STRICT[(d.op, polarity)]
+        x, y = (facts.value_key(v) for v in d.args)
+        if rel == ">":
+            x, y, rel = y, x, "<"
+        out.add((x, y, rel))
+        out.add((x, y, "!="))
+        out.add((y, x, "!="))
