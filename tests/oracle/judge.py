@@ -27,8 +27,8 @@ HANG_CODES = {"E0904", "E0905", "E0906", "E0907", "E0908", "E0909", "E0910"}
 WRONG_CODES = {"E0901"}                 # a `check` failed
 
 # what the runner reports per target (README.md explains each)
-VERDICTS = ("accepted-ok", "accepted-hang", "accepted-wrong", "rejected-ok", "rejected-bad", "run-error",
-            "rejected-unrunnable", "frontend-error", "compile-error", "internal-error", "timeout")
+VERDICTS = ("accepted-ok", "accepted-hang", "accepted-wrong", "rejected-ok", "rejected-bad", "changed-result",
+            "run-error", "rejected-unrunnable", "rejected-not-run", "frontend-error", "compile-error", "internal-error", "timeout")
 SOUNDNESS = ("accepted-hang", "accepted-wrong")
 FALSE_POSITIVE = ("rejected-ok",)
 
@@ -43,6 +43,7 @@ class Settings:
     min_cycles: int = 4_000_000         # the least budget a later policy gets
     margin: int = 50                    # later policies get margin × the cycles the first one needed
     opt: int = 2
+    run_rejected: bool = True           # False: judge only what the check accepts (the fast test)
 
 
 @dataclass
@@ -54,6 +55,9 @@ class Program:
     defines: dict = field(default_factory=dict)  # -D NAME=VALUE, as {name: value}
     origin: str = ""                            # the seed file of a mutant
     mutation: str = ""                          # what the mutator changed
+    # a mutant whose change alters what the program computes (an index, a loop bound, the grid):
+    # its seed's checks no longer describe it, so a failed check says nothing about syncc
+    changes_result: bool = False
 
     def define_args(self) -> list[str]:
         return [f"-D {k}={_define_text(v)}" for k, v in self.defines.items()]
@@ -107,6 +111,8 @@ def _judge(program: Program, target: str, settings: Settings) -> dict:
     if errors and not all(HAZARD.match(c) for c in codes):
         return dict(out, verdict="compile-error")
     accepted = not errors
+    if not accepted and not settings.run_rejected:
+        return dict(out, verdict="rejected-not-run")
     comp = compile_file(program.path, defines, "fermi-sim", settings.opt, its=its, hazards=accepted)
     if accepted and not comp.ok:
         # the Fermi ITS model stands in for ptx, and its own analyses may disagree: note it, run anyway
@@ -117,7 +123,7 @@ def _judge(program: Program, target: str, settings: Settings) -> dict:
         return dict(out, verdict="rejected-unrunnable" if not accepted else "compile-error")
     runs = _run_policies(comp, its, settings)
     out["runs"] = runs
-    out["verdict"] = classify(accepted, runs)
+    out["verdict"] = classify(accepted, runs, program.changes_result)
     return out
 
 
@@ -166,15 +172,19 @@ def run_once(comp, its: bool, policy: str, max_cycles: int) -> dict:
         run["status"] = "error"
     if not outcome.ok:
         run["code"] = codes[0] if codes else None
+        run["line"] = getattr(problems[0].span, "line", None) if problems else None
         run["message"] = problems[0].message[:600] if problems else (outcome.unavailable or "failed")
         run["printed"] = printed[-4:]
     return run
 
 
-def classify(accepted: bool, runs: list[dict]) -> str:
+def classify(accepted: bool, runs: list[dict], changes_result: bool = False) -> str:
     """The verdict from the check and the runs: a hang under any schedule outranks a failed check,
-    which outranks any other run-time error."""
+    which outranks any other run-time error. A failed check of a mutant that changed what the
+    program computes is `changed-result`, which judges nothing."""
     statuses = {r["status"] for r in runs}
+    if "wrong" in statuses and "hang" not in statuses and changes_result:
+        return "changed-result"
     if "hang" in statuses or "wrong" in statuses:
         if accepted:
             return "accepted-hang" if "hang" in statuses else "accepted-wrong"

@@ -240,71 +240,80 @@ def counter(rng: random.Random, ctx: Context) -> Piece:
                  acquisitions=len(parties) * loops)
 
 
+# who a party is, per granularity: its number in the grid (to pick its input), the lane that
+# acts for it inside a section, and a guard of its kind
+PARTY = {"thread": ("gtid", None), "warp": ("bid * nwarps + warp", "lane == 0"), "block": ("bid", "tid == 0")}
+
+
 def transfer(rng: random.Random, ctx: Context) -> Piece:
-    """Each chosen thread moves one unit between two accounts holding both accounts' locks.
+    """Each chosen party moves one unit between two accounts holding both accounts' locks.
     The order the two locks are taken in varies: `min`/`max` under `if a != b` (what E0703
     asks for), the same through `let lo = min(a, b)`, neighbours in ascending or consistently
-    descending order, the data's order (a real cycle), two different mutex arrays, or both or
-    neither with `trylock` in a retry loop."""
+    descending order, the data's order (a real cycle), two different mutex arrays, or (@thread)
+    both or neither with `trylock` in a retry loop. Parties are threads, warps (lane 0 moves
+    for the warp) or blocks (thread 0); a shared mutex array guards per-block balances."""
+    gran = rng.choice(["thread"] * 4 + ["warp", "warp", "block"])
+    place = "global" if gran == "block" else rng.choice(["global", "global", "shared"])
     naccounts = rng.randrange(3, 9)
-    order = rng.choice(["minmax"] * 3 + ["let_minmax", "ascending", "descending", "data", "two_arrays",
-                                          "trylock_both"])
-    impls = MUTEX_IMPLS["global", "thread"]
+    orders = ["minmax"] * 3 + ["let_minmax", "ascending", "descending", "data", "two_arrays"]
+    order = rng.choice(orders + (["trylock_both"] if gran == "thread" else []))
+    impls = MUTEX_IMPLS[place, gran]
     if order == "trylock_both":
         impls = [i for i in impls if i in ABANDONABLE] + [None]
     clause = using(rng, rng.choice(impls), "mutex")
-    acc, bal, src, dst = ctx.name("acc"), ctx.name("bal"), ctx.name("src"), ctx.name("dst")
-    inputs = [input_array(rng, ctx, "src", naccounts), input_array(rng, ctx, "dst", naccounts)]
-    guard = thread_guard(rng, ctx, None, MAX_ACQUISITIONS // 2)
-    move = ["bal[a] = bal[a] - 1", "bal[b] = bal[b] + 1"]
-    decls = [f"mutex {acc}[{naccounts}] in global @thread{clause}"]
-    body = [f"let a = {src}[gtid]", f"let b = {dst}[gtid]"]
-    a_expr, b_expr = f"{src}[gtid]", f"{dst}[gtid]"
-    outputs = [bal]
+    acc, bal, other_bal = ctx.name("acc"), ctx.name("bal"), ctx.name("bal2")
+    src, dst = input_array(rng, ctx, "src", naccounts), input_array(rng, ctx, "dst", naccounts)
+    party, leader = PARTY[gran]
+    guard = {"thread": lambda: thread_guard(rng, ctx, None, MAX_ACQUISITIONS // 2),
+             "warp": lambda: warp_guard(rng, ctx), "block": lambda: block_guard(rng, ctx)}[gran]()
+    row = "[bid]" if place == "shared" else ""
+    move = guarded(leader, [f"BAL{row}[a] = BAL{row}[a] - 1", f"BAL2{row}[b] = BAL2{row}[b] + 1"])
+    decls = [f"mutex {acc}[{naccounts}] in {place} @{gran}{clause}"]
+    a_expr, b_expr = f"{src.name}[{party}]", f"{dst.name}[{party}]"
+    same_array = order != "two_arrays"
     if order in ("minmax", "let_minmax", "data"):
-        if order == "minmax":
-            outer, inner, pre = f"{acc}[min(a, b)]", f"{acc}[max(a, b)]", []
-        elif order == "let_minmax":
-            outer, inner, pre = f"{acc}[lo]", f"{acc}[hi]", ["let lo = min(a, b)", "let hi = max(a, b)"]
-        else:
-            outer, inner, pre = f"{acc}[a]", f"{acc}[b]", []
-        section = pre + nest(outer, inner, move)
-        body += [f"if a != b {{"] + [f"    {s}" for s in section] + ["}"]
+        outer, inner, pre = {"minmax": (f"{acc}[min(a, b)]", f"{acc}[max(a, b)]", []),
+                             "let_minmax": (f"{acc}[lo]", f"{acc}[hi]", ["let lo = min(a, b)", "let hi = max(a, b)"]),
+                             "data": (f"{acc}[a]", f"{acc}[b]", [])}[order]
+        body = [f"let a = {a_expr}", f"let b = {b_expr}", "if a != b {"]
+        body += [f"    {x}" for x in pre + nest(outer, inner, move)] + ["}"]
     elif order in ("ascending", "descending"):
-        # neighbours: a is tid's account, b the next one; a thread never needs a == b
-        a_expr, b_expr = f"(tid + {src}[gtid]) % {naccounts - 1}", f"(tid + {src}[gtid]) % {naccounts - 1} + 1"
-        body = [f"let a = {a_expr}", "let b = a + 1"]
+        # neighbours: a is the party's account, b the next one, so a != b always
+        a_expr = f"({party} + {src.name}[{party}]) % {naccounts - 1}"
+        b_expr = f"{a_expr} + 1"
         first, second = (f"{acc}[a]", f"{acc}[a + 1]") if order == "ascending" else (f"{acc}[a + 1]", f"{acc}[a]")
-        body += nest(first, second, move)
+        body = [f"let a = {a_expr}", "let b = a + 1"] + nest(first, second, move)
     elif order == "two_arrays":
-        other = ctx.name("acc2")
-        decls.append(f"mutex {other}[{naccounts}] in global @thread{clause}")
-        outputs = [bal, ctx.name("bal2")]
-        move = ["bal[a] = bal[a] - 1", "bal2[b] = bal2[b] + 1"]
-        body += nest(f"{acc}[a]", f"{other}[b]", move)
-    else:   # both or neither
-        body += ["var done = a == b", "while !done {", f"    if trylock {acc}[min(a, b)] {{",
-                 f"        if trylock {acc}[max(a, b)] {{"]
-        body += [f"            {s}" for s in move] + ["            done = true", f"            unlock {acc}[max(a, b)]",
-                                                      "        }", f"        unlock {acc}[min(a, b)]", "    }", "}"]
-    body = [s.replace("bal2[", f"{ctx.name('bal2')}[").replace("bal[", f"{bal}[") for s in body]
-    body = guarded(guard, body)
+        second = ctx.name("acc2")
+        decls.append(f"mutex {second}[{naccounts}] in {place} @{gran}{clause}")
+        body = [f"let a = {a_expr}", f"let b = {b_expr}"] + nest(f"{acc}[a]", f"{second}[b]", move)
+    else:   # both or neither, a thread at a time
+        body = [f"let a = {a_expr}", f"let b = {b_expr}", "var done = a == b", "while !done {",
+                f"    if trylock {acc}[min(a, b)] {{", f"        if trylock {acc}[max(a, b)] {{"]
+        body += [f"            {x}" for x in move] + ["            done = true", f"            unlock {acc}[max(a, b)]",
+                                                   "        }", f"        unlock {acc}[min(a, b)]", "    }", "}"]
+    body = guarded(guard, [x.replace("BAL2", other_bal if not same_array else bal).replace("BAL", bal) for x in body])
 
-    balances = {name: np.zeros(naccounts, dtype=np.int64) for name in outputs}
-    moved = 0
+    rows = MAX_GRID if place == "shared" else 1
+    balances = {name: np.zeros((rows, naccounts), dtype=np.int64) for name in ([bal] if same_array else [bal, other_bal])}
+    parties: set = set()
     for t in ctx.threads():
-        env = env_with_inputs(ctx, t, inputs)
-        if not evaluate(guard, env):
+        env = env_with_inputs(ctx, t, [src, dst])
+        if guard is not None and not evaluate(guard, env):
+            continue
+        if leader is not None and not evaluate(leader, env):
             continue
         a, b = evaluate(a_expr, env), evaluate(b_expr, env)
-        if a == b and order != "two_arrays":
+        if a == b and same_array:
             continue
-        moved += 1
-        balances[outputs[0]][a] -= 1
-        balances[outputs[-1]][b] += 1
-    arrays = [Array(name, (naccounts,), expected=v) for name, v in balances.items()] + inputs
-    return Piece(f"transfers under nested locks, order {order}, mutex global @thread{clause}", arrays, decls,
-                 body, acquisitions=2 * moved)
+        parties.add(evaluate(party, env))
+        r = t.bid if place == "shared" else 0
+        balances[bal][r, a] -= 1
+        balances[bal if same_array else other_bal][r, b] += 1
+    arrays = [Array(name, (rows, naccounts) if place == "shared" else (naccounts,),
+                    expected=v if place == "shared" else v[0]) for name, v in balances.items()] + [src, dst]
+    title = f"transfers under nested locks, order {order}, mutex {place} @{gran}{clause}"
+    return Piece(title, arrays, decls, body, acquisitions=2 * len(parties))
 
 
 def nest(outer: str, inner: str, body: list[str]) -> list[str]:
@@ -498,40 +507,45 @@ def channel_when_chain(rng: random.Random, ctx: Context) -> Piece:
 
 
 def channel_exchange(rng: random.Random, ctx: Context) -> Piece:
-    """Every thread puts K slots (the slot index from the loop variable and tid), then gets a
-    slot another thread of the block put: 1:1 exchanges, or 1:N broadcast of a few slots that
-    the first threads put, read by everyone (with `get`, or `await` then a plain read)."""
+    """Threads put slots (indices from the loop variable and tid or warp), then get a slot another
+    thread put: 1:1 exchanges with a partner in another warp, a 1:N broadcast of a few slots the
+    first threads put, or one slot per warp put by its lane 0 and read by the next warp (with
+    `get`, or `await` then a plain read)."""
     place = rng.choice(["shared", "global"])
-    gran = "thread"
-    impls = CHANNEL_IMPLS[place, gran]
-    clause = using(rng, rng.choice(impls))
+    clause = using(rng, rng.choice(CHANNEL_IMPLS[place, "thread"]))
     c, out = ctx.name("c"), ctx.name("out")
     value = value_expr(rng, ctx, "k")
     rounds = rng.randrange(1, 3)
     base = "" if place == "shared" else f"bid * {rounds * ctx.block} + "
     size = rounds * ctx.block * (1 if place == "shared" else MAX_GRID)
-    decls = [f"channel {c}[{size}]: i32 in {place} @{gran}{clause}"]
-    if rng.random() < 0.5:
+    decls = [f"channel {c}[{size}]: i32 in {place} @thread{clause}"]
+    shape = rng.choice(["exchange", "broadcast", "per_warp"])
+    if shape == "exchange":
         shift = rng.choice([32, 64, ctx.block - 32]) % ctx.block or 32
-        partner = f"(tid + {shift}) % {ctx.block}" if ctx.block > 32 else "(tid + 1) % 32"
-        body = looped("k", rounds, [f"put {c}[{base}k * {ctx.block} + tid] = {value}"])
-        read = rng.choice(["get", "await"])
-        fetch = [f"let got = get {c}[{base}k * {ctx.block} + {partner}]"] if read == "get" else [
-            f"await {c}[{base}k * {ctx.block} + {partner}]", f"let got = {c}[{base}k * {ctx.block} + {partner}]"]
-        body += looped("k", rounds, fetch + [f"{out}[k][gtid] = got"])
-        what = f"exchange with {partner} ({read})"
-    else:
+        sender = f"(tid + {shift}) % {ctx.block}" if ctx.block > 32 else "(tid + 1) % 32"
+        slot, producer, read_slot = "tid", None, sender
+        what = f"exchange with {sender}"
+    elif shape == "broadcast":
         nslots = rng.randrange(1, 5)
-        body = looped("k", rounds, [f"if tid < {nslots} {{ put {c}[{base}k * {ctx.block} + tid] = {value} }}"])
-        partner = f"(tid + k) % {nslots}"
-        body += looped("k", rounds, [f"{out}[k][gtid] = get {c}[{base}k * {ctx.block} + {partner}]"])
+        sender = f"(tid + k) % {nslots}"
+        slot, producer, read_slot = "tid", f"tid < {nslots}", sender
         what = f"broadcast of {nslots} slots to the block"
+    else:
+        sender = f"(warp + 1) % nwarps * 32"
+        slot, producer, read_slot = "warp", "lane == 0", "(warp + 1) % nwarps"
+        what = "one slot per warp, read by the warp before"
+    read = rng.choice(["get", "get", "await"])
+    place_of = lambda index: f"{c}[{base}k * {ctx.block} + {index}]"                 # noqa: E731
+    body = looped("k", rounds, guarded(producer, [f"put {place_of(slot)} = {value}"]))
+    fetch = [f"let got = get {place_of(read_slot)}"] if read == "get" else [
+        f"await {place_of(read_slot)}", f"let got = {place_of(read_slot)}"]
+    body += looped("k", rounds, fetch + [f"{out}[k][gtid] = got"])
     expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
     for t in ctx.threads():
         for k in range(rounds):
-            src = evaluate(partner, ctx.env(t, k=k))           # the thread that put the slot read
+            src = evaluate(sender, ctx.env(t, k=k))            # the thread that put the slot read
             expected[k, t.gtid] = evaluate(value, ctx.env(Thread(t.bid, src, t.ntid, t.nbid), k=k))
-    title = f"{what}, {rounds} round(s), channel {place} @{gran}{clause}"
+    title = f"{what} ({read}), {rounds} round(s), channel {place} @thread{clause}"
     return Piece(title, [Array(out, (rounds, MAX_GRID * ctx.block), expected=expected)], decls, body,
                  acquisitions=ctx.grid * ctx.block // 8)
 

@@ -421,6 +421,10 @@ OPERATORS = {
 }
 
 
+# operators that change what the program computes, not only how it synchronizes
+CHANGES_RESULT = {"index", "loop-bound", "grid"}
+
+
 def mutation_sites(text: str) -> dict[str, list[Site]]:
     mask = code_mask(text)
     return {name: op(text, mask) for name, op in OPERATORS.items()}
@@ -460,7 +464,7 @@ def make_mutants(seed: int, count: int, folder: Path, include_seeds: bool = True
         path = folder / f"mut_{seed}_{made:04d}.sync"
         path.write_text(f"// Mutant of {s.source} by tests/oracle/mutate.py: {description}\n" + text)
         program = Program(path.stem, str(path), "mutant", dict(s.defines), origin=s.source,
-                          mutation=f"{operator}: {description}")
+                          mutation=f"{operator}: {description}", changes_result=operator in CHANGES_RESULT)
         if frontend_errors(program):
             stats["discarded_frontend"] += 1
             stats["discarded_by_operator"][operator] = stats["discarded_by_operator"].get(operator, 0) + 1

@@ -153,7 +153,8 @@ def _compare(a: Array, what: str) -> list[str]:
             else:
                 value = f"{first} + (j - {start}) * {step}" if step else f"{first}"
                 lines.append(f"for j in {start} .. {stop} {{ {target}[j] = {value} }}")
-        return lines + [f"check {a.name} == {want}, \"{message}\""]
+        return lines + [f"if {a.name} != {want} {{ print \"{a.name} =\", {a.name} }}",
+                        f"check {a.name} == {want}, \"{message}\""]
     h = f"h_{a.name}"
     loops = [f"i{n}" for n in range(len(a.dims))]
     element = a.name + "".join(f"[{v}]" for v in loops)

@@ -21,6 +21,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import re
 import shutil
 import sys
 import time
@@ -31,6 +32,7 @@ from .generate import program_seed, program_text
 from .judge import FALSE_POSITIVE, SOUNDNESS, TARGETS, VERDICTS, Program, Settings, frontend_errors, judge
 
 KEEP = ("accepted-ok", "rejected-bad")       # verdicts that need no second look
+ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rejected-unrunnable", "timeout")
 
 
 def build_batch(seed: int, count: int, mutants: int, out: Path) -> tuple[list[Program], dict]:
@@ -131,14 +133,65 @@ def summarize(programs: list[Program], results: list[dict], targets: list[str], 
         table[t] = {"programs": sum(c.values()),
                     "accepted": sum(v for k, v in c.items() if k.startswith("accepted")),
                     "accepted-hang": c["accepted-hang"], "accepted-wrong": c["accepted-wrong"],
-                    "rejected-ok (candidate false positive)": c["rejected-ok"],
-                    "rejected-bad (rejection right)": c["rejected-bad"],
-                    "errors": sum(c[k] for k in ("frontend-error", "compile-error", "internal-error", "run-error",
-                                                   "rejected-unrunnable", "timeout"))}
+                    "rejected": sum(v for k, v in c.items() if k.startswith("rejected")),
+                    "rejected-ok": c["rejected-ok"], "rejected-bad": c["rejected-bad"],
+                    "changed-result": c["changed-result"],
+                    "errors": sum(c[k] for k in ERRORS)}
     return {"date": time.strftime("%Y-%m-%d"), "seconds": round(seconds, 1), "programs": len(programs),
             "kinds": dict(Counter(kinds.values())), "mutation": stats, "table": table,
             "verdicts": {t: dict(sorted(per_target[t].items())) for t in targets},
             "verdicts_by_kind": {t: {k: dict(sorted(v.items())) for k, v in per_kind[t].items()} for t in targets}}
+
+
+def shape_of(program: Program, result: dict) -> str:
+    """What a verdict is about, in a few words: the mutation of a mutant; for a generated
+    program, the title of the piece (motif) the first error, or the failing run, points into."""
+    if program.kind != "generated":
+        return program.mutation or f"seed {program.origin}"
+    lines = Path(program.path).read_text().splitlines()
+    at = None
+    errors = result.get("check", {}).get("errors") or []
+    if errors and errors[0].get("line"):
+        at = errors[0]["line"]
+    else:
+        failing = [r for r in result.get("runs", []) if r["status"] != "ok"]
+        if failing and failing[0].get("line"):
+            at = failing[0]["line"]
+    if at is None:
+        return "; ".join(l[3:] for l in lines if l.startswith("// k"))
+    for i in range(min(at, len(lines)) - 1, -1, -1):
+        text = lines[i].strip()
+        if text.startswith("// ") and lines[i].startswith("    //"):
+            return text[3:]
+        if text.startswith("kernel "):
+            break
+    return "; ".join(l[3:] for l in lines if l.startswith("// k"))
+
+
+def shape_key(shape: str) -> str:
+    """A shape without the details that vary from program to program, to count alike ones."""
+    shape = re.sub(r" using \w+(\([^)]*\))?", "", shape)
+    shape = re.sub(r"\(line \d+\)|\bline \d+", "", shape)
+    shape = re.sub(r"\d+", "N", shape)
+    return re.sub(r"\s+", " ", shape).strip()
+
+
+def triage(programs: list[Program], results: list[dict]) -> list[dict]:
+    """The findings grouped by target, verdict, the first code and the shape."""
+    by_name = {p.name: p for p in programs}
+    groups: dict = {}
+    for r in results:
+        if r["verdict"] in KEEP or r["verdict"] == "changed-result":
+            continue
+        p = by_name[r["program"]]
+        codes = r.get("check", {}).get("codes") or []
+        failing = [x for x in r.get("runs", []) if x["status"] != "ok"]
+        code = codes[0] if codes else (failing[0].get("code") if failing else "")
+        key = (r["target"], r["verdict"], code or "", shape_key(shape_of(p, r)) if p.kind == "generated"
+               else f"{p.kind}: {p.mutation.split(':')[0] or p.origin}")
+        groups.setdefault(key, []).append(p.name)
+    return [{"target": t, "verdict": v, "code": c, "shape": s, "count": len(names), "programs": names}
+            for (t, v, c, s), names in sorted(groups.items())]
 
 
 def write_outputs(out: Path, programs: list[Program], results: list[dict], settings: Settings, summary: dict) -> None:
@@ -159,8 +212,10 @@ def write_outputs(out: Path, programs: list[Program], results: list[dict], setti
         shutil.copy(p.path, findings / Path(p.path).name)
         record = {"program": p.name, "kind": p.kind, "origin": p.origin, "mutation": p.mutation,
                   "defines": p.defines, "verdicts": {r["target"]: r["verdict"] for r in rs},
+                  "shape": {r["target"]: shape_of(p, r) for r in rs if r["verdict"] not in KEEP},
                   "reproduce": reproduce(p, rs, settings, findings / Path(p.path).name), "results": rs}
         (findings / f"{p.name}.json").write_text(json.dumps(record, indent=1, default=str))
+    summary["triage"] = triage(programs, results)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
 
 
@@ -183,8 +238,7 @@ def reproduce(p: Program, results: list[dict], settings: Settings, path: Path) -
 
 
 def print_table(summary: dict, write=print) -> None:
-    cols = ["programs", "accepted", "accepted-hang", "accepted-wrong", "rejected-ok (candidate false positive)",
-            "rejected-bad (rejection right)", "errors"]
+    cols = list(next(iter(summary["table"].values())))
     write("| target | " + " | ".join(cols) + " |")
     write("|---" * (len(cols) + 1) + "|")
     for t, row in summary["table"].items():
