@@ -8,7 +8,8 @@ numpy, click, jinja2, and lark, which PYTHONPATH may provide). It runs
 `python3 -m syncc run FILE --target gpu --timeout 5` for each program and prints one line per
 program: `ok`, `hang` (exit status 3, E0904: a kernel still running after the timeout), `wrong`
 (E0901: a failed check) or `other(rc=N CODE)`, then the counts. SYNCC_TARGET=fermi-sim runs the
-same batch on the simulator instead, which is how the script itself is tested here.
+same batch on the simulator instead (SYNCC_FLAGS=--its for independent thread scheduling, the
+simulator's stand-in for sm_70+), which is how the script itself is tested here.
 `expected.tsv` holds the simulator's ptx verdict (the --its run) of each program, to compare.
 """
 from __future__ import annotations
@@ -23,12 +24,14 @@ SCRIPT_HEAD = r"""#!/bin/sh
 # One line per program: ok | hang | wrong | other(rc=N CODE), then the counts.
 #   PYTHONPATH=/path/to/syncc-checkout sh run_gpu.sh
 # Environment: PYTHON (default python3), SYNCC_TARGET (default gpu; fermi-sim for a dry run),
-# SYNCC_TIMEOUT (seconds a kernel may run before it counts as hung, default 5).
+# SYNCC_TIMEOUT (seconds a kernel may run before it counts as hung, default 5), SYNCC_FLAGS (more
+# options for `syncc run`, e.g. --its for a dry run on the simulator with independent scheduling).
 set -u
 cd "$(dirname "$0")" || exit 2
 PY="${PYTHON:-python3}"
 TARGET="${SYNCC_TARGET:-gpu}"
 TIMEOUT="${SYNCC_TIMEOUT:-5}"
+FLAGS="${SYNCC_FLAGS:-}"
 if ! "$PY" -c "import syncc.cli" >/dev/null 2>&1; then
     echo "run_gpu.sh: $PY cannot import syncc; set PYTHONPATH to a syncc checkout (lark must import too)" >&2
     "$PY" -c "import syncc.cli" >&2
@@ -43,7 +46,7 @@ n_ok=0; n_hang=0; n_wrong=0; n_other=0
 # run NAME [-D NAME=VALUE ...]: one program, one line
 run() {
     name="$1"; shift
-    $GUARD "$PY" -m syncc run "$name.sync" --target "$TARGET" --timeout "$TIMEOUT" --color never "$@" \
+    $GUARD "$PY" -m syncc run "$name.sync" --target "$TARGET" --timeout "$TIMEOUT" --color never $FLAGS "$@" \
         >"logs/$name.log" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ]; then

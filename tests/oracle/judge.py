@@ -107,7 +107,8 @@ def _judge(program: Program, target: str, settings: Settings) -> dict:
     checked = compile_file(program.path, defines, check_target, settings.opt)
     errors = [_diag(d) for d in checked.diagnostics if d.is_error]
     codes = sorted({e["code"] for e in errors})
-    out: dict = {"check": {"accepted": not errors, "codes": codes, "errors": errors[:6]}}
+    warnings = sorted({d.code for d in checked.diagnostics if not d.is_error})
+    out: dict = {"check": {"accepted": not errors, "codes": codes, "errors": errors[:6], "warnings": warnings}}
     if errors and not all(HAZARD.match(c) for c in codes):
         return dict(out, verdict="compile-error")
     accepted = not errors

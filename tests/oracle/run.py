@@ -187,6 +187,9 @@ def triage(programs: list[Program], results: list[dict]) -> list[dict]:
         codes = r.get("check", {}).get("codes") or []
         failing = [x for x in r.get("runs", []) if x["status"] != "ok"]
         code = codes[0] if codes else (failing[0].get("code") if failing else "")
+        warned = r.get("check", {}).get("warnings") or []
+        if warned:
+            code = f"{code} (warned {', '.join(warned)})".strip()
         key = (r["target"], r["verdict"], code or "", shape_key(shape_of(p, r)) if p.kind == "generated"
                else f"{p.kind}: {p.mutation.split(':')[0] or p.origin}")
         groups.setdefault(key, []).append(p.name)
