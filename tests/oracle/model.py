@@ -11,8 +11,8 @@ non-negative, where `%` means the same in both languages.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 WARP = 32
 
@@ -42,10 +42,8 @@ class Thread:
         return (self.ntid + WARP - 1) // WARP
 
     def env(self, **more) -> dict:
-        values = dict(bid=self.bid, tid=self.tid, ntid=self.ntid, nbid=self.nbid, lane=self.lane,
-                      warp=self.warp, gtid=self.gtid, nwarps=self.nwarps)
-        values.update(more)
-        return values
+        return {"bid": self.bid, "tid": self.tid, "ntid": self.ntid, "nbid": self.nbid, "lane": self.lane,
+                "warp": self.warp, "gtid": self.gtid, "nwarps": self.nwarps, **more}
 
 
 def threads(grid: int, block: int) -> Iterator[Thread]:
@@ -69,4 +67,4 @@ def py(expr: str) -> str:
 
 def evaluate(expr: str, env: dict):
     """The value of `expr` for one thread (or one host loop index), by Python's rules."""
-    return eval(py(expr), {"__builtins__": {}, "min": min, "max": max}, env)   # noqa: S307 - our own strings
+    return eval(py(expr), {"__builtins__": {}, "min": min, "max": max}, env)

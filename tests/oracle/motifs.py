@@ -19,8 +19,8 @@ counts.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -531,11 +531,13 @@ def channel_exchange(rng: random.Random, ctx: Context) -> Piece:
         slot, producer, read_slot = "tid", f"tid < {nslots}", sender
         what = f"broadcast of {nslots} slots to the block"
     else:
-        sender = f"(warp + 1) % nwarps * 32"
+        sender = "(warp + 1) % nwarps * 32"
         slot, producer, read_slot = "warp", "lane == 0", "(warp + 1) % nwarps"
         what = "one slot per warp, read by the warp before"
     read = rng.choice(["get", "get", "await"])
-    place_of = lambda index: f"{c}[{base}k * {ctx.block} + {index}]"                 # noqa: E731
+    def place_of(index: str) -> str:
+        return f"{c}[{base}k * {ctx.block} + {index}]"
+
     body = looped("k", rounds, guarded(producer, [f"put {place_of(slot)} = {value}"]))
     fetch = [f"let got = get {place_of(read_slot)}"] if read == "get" else [
         f"await {place_of(read_slot)}", f"let got = {place_of(read_slot)}"]
@@ -571,8 +573,7 @@ def flags(rng: random.Random, ctx: Context) -> Piece:
         p = evaluate(partner, ctx.env(t))
         expected[t.gtid] = evaluate(value, ctx.env(Thread(t.bid, p, t.ntid, t.nbid)))
     title = f"signal/await with partner {partner} on channel {place} @thread{clause}, fence {scope}"
-    arrays = [Array(out, (size if place == "global" else MAX_GRID * ctx.block,), expected=expected),
-              Array(data, (MAX_GRID * ctx.block,))]
+    arrays = [Array(out, (MAX_GRID * ctx.block,), expected=expected), Array(data, (MAX_GRID * ctx.block,))]
     return Piece(title, arrays, decls, body, acquisitions=ctx.grid * ctx.block // 8)
 
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .judge import Program, frontend_errors
 
@@ -77,6 +77,7 @@ def load_seeds() -> list[Seed]:
 def with_host(text: str, path: str, defines: dict) -> str:
     """The program, with a host block that launches each kernel once if it has none."""
     from syncc.driver import check_file
+
     from .judge import driver_defines
     module = check_file(path, driver_defines(Program("", path, "seed", defines))).module
     if module is None or module.host is not None or not module.kernels:

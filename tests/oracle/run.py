@@ -294,6 +294,7 @@ def _flush_print(line: str) -> None:
 def _warm_up() -> None:
     """Import syncc and build its parser once, so each forked worker starts with them."""
     import tempfile
+
     from syncc.driver import check_file
     with tempfile.NamedTemporaryFile("w", suffix=".sync", delete=False) as f:
         f.write("const A = 1\n")
