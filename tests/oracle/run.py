@@ -258,7 +258,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--target", choices=["ptx", "fermi", "both"], default="both")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--timeout", type=float, default=240.0, help="wall-clock seconds per program and target")
+    ap.add_argument("--timeout", type=float, default=600.0, help="wall-clock seconds per program and target")
     ap.add_argument("--max-cycles", type=int, default=Settings.max_cycles, help="cycle budget per launch")
     ap.add_argument("--policies", default=",".join(Settings.policies))
     ap.add_argument("--gpu", action="store_true", help="also write out/gpu: the accepted-for-ptx programs and run_gpu.sh")
