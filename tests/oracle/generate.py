@@ -1,0 +1,120 @@
+"""A seeded generator of random structured .sync programs that check themselves.
+
+    python -m tests.oracle.generate --seed 1 --count 5 --out /tmp/gen     # writes gen_1_0000.sync, ...
+
+Each program has one or two kernels made of motifs (motifs.py: counters under mutexes, nested
+locks, semaphores as locks and as signals, channel chains and exchanges, flags, latches, block,
+named and grid barriers, lane exchanges, reader-writer locks), and a host block that fills the
+inputs, launches every kernel (sometimes with a grid other than the declared one) and checks
+every output against values the generator computed in Python from the program's own
+expressions. A lost update, a value read too early or a wrong order therefore fails a `check`.
+
+`generate(seed)` is a pure function of the seed: random.Random(seed) makes every choice.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+
+from . import motifs
+from .motifs import Context
+from .program import KernelPlan, Piece, ProgramPlan, Shape
+
+# (motif, weight, the fewest warps per block it needs)
+MOTIFS = [
+    (motifs.counter, 6, 1),
+    (motifs.transfer, 4, 1),
+    (motifs.semaphore_section, 3, 1),
+    (motifs.semaphore_signal, 2, 1),
+    (motifs.channel_chain, 3, 1),
+    (motifs.channel_when_chain, 2, 1),
+    (motifs.channel_exchange, 2, 1),
+    (motifs.flags, 2, 1),
+    (motifs.latch, 2, 1),
+    (motifs.barrier_rounds, 2, 1),
+    (motifs.named_barrier, 2, 2),
+    (motifs.grid_barrier, 2, 1),
+    (motifs.warp_exchange, 2, 1),
+    (motifs.rwlock, 2, 1),
+]
+BLOCK_SIZES = [32, 64, 64, 96, 128]
+MAX_KERNEL_ACQUISITIONS = 96        # contended operations per kernel, so a run stays short
+
+
+def generate(seed: int) -> ProgramPlan:
+    """The program of this seed."""
+    rng = random.Random(seed)
+    mix = _helper(rng) if rng.random() < 0.5 else None
+    kernels = [_kernel(rng, f"k{i}", mix, used=set()) for i in range(rng.choice([1, 1, 1, 2]))]
+    plan = ProgramPlan(seed, kernels)
+    if mix is not None and any("mix(" in s for k in kernels for p in k.pieces for s in p.body):
+        plan.functions.append(mix[0])
+    for k in kernels:
+        grid = f"grid({k.shape.declared})" + (f", launched with grid({k.shape.grid})"
+                                               if k.shape.grid != k.shape.declared else "")
+        plan.description.append(f"{k.name}: block({k.shape.block}) {grid}: " + "; ".join(p.title for p in k.pieces))
+    return plan
+
+
+def program_text(seed: int) -> str:
+    return generate(seed).text()
+
+
+def _helper(rng: random.Random):
+    """The program's helper function (docs/language.md §7) and its Python twin."""
+    a, b, c, m = rng.randrange(1, 9), rng.randrange(1, 9), rng.randrange(0, 9), rng.choice([13, 17, 31])
+    source = f"fn mix(x: i32, k: i32) -> i32 {{\n    return (x * {a} + k * {b} + {c}) % {m}\n}}"
+    return source, (lambda x, k: (x * a + k * b + c) % m)
+
+
+def _kernel(rng: random.Random, name: str, mix, used: set) -> KernelPlan:
+    block = rng.choice(BLOCK_SIZES)
+    declared = rng.randrange(1, 5)
+    grid = declared if rng.random() < 0.7 else rng.randrange(1, 5)
+    shape = Shape(block, declared, grid)
+    pieces: list[Piece] = []
+    budget = MAX_KERNEL_ACQUISITIONS
+    for i in range(rng.choice([1, 2, 2, 3])):
+        ctx = Context(f"{name}p{i}", shape, mix=mix[0] if mix else None, mix_fn=mix[1] if mix else None)
+        piece = _piece(rng, ctx, budget)
+        if piece is not None:
+            pieces.append(piece)
+            budget -= piece.acquisitions
+    if not pieces:
+        pieces.append(motifs.barrier_rounds(rng, Context(f"{name}p0", shape)))
+    return KernelPlan(name, shape, pieces)
+
+
+def _piece(rng: random.Random, ctx: Context, budget: int) -> Piece | None:
+    """A motif that fits the block and the kernel's remaining budget of contended operations."""
+    choices = [(m, w) for m, w, warps in MOTIFS if ctx.warps >= warps]
+    for _ in range(5):
+        motif = rng.choices([m for m, _ in choices], [w for _, w in choices])[0]
+        piece = motif(rng, ctx)
+        if piece.acquisitions <= budget:
+            return piece
+    return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=10)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for i in range(args.count):
+        path = args.out / f"gen_{args.seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(args.seed, i)))
+        print(path)
+    return 0
+
+
+def program_seed(batch_seed: int, index: int) -> int:
+    """The seed of the index-th program of a batch: distinct batches do not share programs."""
+    return batch_seed * 1_000_003 + index
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""The oracle (tests/oracle): its generator and mutator make valid programs, its verdicts mean
+what README.md says, and on a small fixed batch syncc keeps its promise: nothing `syncc check`
+accepts for a target hangs or computes a wrong result on the simulator for that target.
+
+The last test may fail on today's compiler: the programs it names, with their shapes and how
+to run them again, are what the oracle found (tests/oracle/README.md, "Findings").
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from oracle.generate import program_seed, program_text
+from oracle.gpu import parse_gpu_output, write_gpu_batch
+from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors
+from oracle.mutate import make_mutants
+from oracle.run import run_batch, shape_of
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 2026                 # the fixed batch the guarantee test runs
+PROGRAMS, MUTANTS = 12, 12
+
+
+def generated(folder: Path, n: int = PROGRAMS) -> list[Program]:
+    programs = []
+    for i in range(n):
+        path = folder / f"gen_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i)))
+        programs.append(Program(path.stem, str(path), "generated"))
+    return programs
+
+
+def test_the_generator_is_a_function_of_the_seed():
+    assert program_text(program_seed(SEED, 3)) == program_text(program_seed(SEED, 3))
+    assert program_text(program_seed(SEED, 3)) != program_text(program_seed(SEED, 4))
+
+
+def test_generated_programs_pass_the_front_end(tmp_path):
+    """A generated program that does not parse or type-check is a generator bug."""
+    bad = {p.name: frontend_errors(p) for p in generated(tmp_path, 40)}
+    assert not {k: v for k, v in bad.items() if v}
+
+
+def test_mutants_pass_the_front_end_and_say_what_changed(tmp_path):
+    mutants, stats = make_mutants(SEED, MUTANTS, tmp_path, include_seeds=False)
+    assert len(mutants) == MUTANTS
+    assert stats["attempts"] == MUTANTS + stats["discarded_frontend"] + stats["unchanged"]
+    for m in mutants:
+        assert m.kind == "mutant" and m.mutation and m.origin
+        assert not frontend_errors(m)
+        assert Path(m.path).read_text().startswith(f"// Mutant of {m.origin}")
+
+
+@pytest.mark.parametrize("accepted, statuses, changes_result, verdict", [
+    (True, ["ok", "ok"], False, "accepted-ok"),
+    (True, ["ok", "hang"], False, "accepted-hang"),
+    (True, ["wrong", "hang"], False, "accepted-hang"),         # a hang outranks a failed check
+    (True, ["ok", "wrong"], False, "accepted-wrong"),
+    (True, ["ok", "error"], False, "run-error"),
+    (False, ["ok", "ok"], False, "rejected-ok"),
+    (False, ["ok", "wrong"], False, "rejected-bad"),
+    (False, ["hang"], False, "rejected-bad"),
+    (True, ["wrong"], True, "changed-result"),               # the mutant computes something else now
+    (True, ["hang"], True, "accepted-hang"),
+])
+def test_verdicts(accepted, statuses, changes_result, verdict):
+    assert classify(accepted, [{"status": s} for s in statuses], changes_result) == verdict
+
+
+def test_gpu_script_runs_and_parses_on_the_simulator(tmp_path):
+    """run_gpu.sh dry-run with SYNCC_TARGET=fermi-sim: one line per program, parsed back."""
+    ok = tmp_path / "ok.sync"
+    ok.write_text("kernel k(a: global i32[32]) launch grid(1) block(32) { a[tid] = tid }\n"
+                  "host { let a = zeros(i32, 32)\n launch k(a)\n check a[5] == 5 }\n")
+    wrong = tmp_path / "wrong.sync"
+    wrong.write_text(ok.read_text().replace("a[5] == 5", "a[5] == 6"))
+    hang = tmp_path / "hang.sync"
+    hang.write_text("kernel k(a: global i32[32]) launch grid(1) block(32) {\n"
+                    "    latch l(33) in shared @thread\n    count_down l\n    wait l\n}\n"
+                    "host { let a = zeros(i32, 32)\n launch k(a) }\n")
+    programs = [Program(p.stem, str(p), "generated") for p in (ok, wrong, hang)]
+    results = [{"program": p.name, "target": "ptx", "verdict": "accepted-ok"} for p in programs]
+    folder = tmp_path / "gpu"
+    assert write_gpu_batch(folder, programs, results) == 3
+    env = dict(os.environ, SYNCC_TARGET="fermi-sim", PYTHON=sys.executable, PYTHONPATH=str(ROOT))
+    run = subprocess.run(["sh", str(folder / "run_gpu.sh")], capture_output=True, text=True, env=env, timeout=120,
+                         check=False)
+    verdicts = parse_gpu_output(run.stdout)
+    assert verdicts["ok"] == "ok" and verdicts["wrong"] == "wrong", run.stdout + run.stderr
+    assert verdicts["hang"].startswith(("hang", "other")), run.stdout   # E0416 rejects it before it runs
+    assert "total: ok 1" in run.stdout
+
+
+@pytest.mark.slow
+def test_nothing_accepted_hangs_or_is_wrong(tmp_path):
+    """The promise on a fixed batch: 12 generated programs and 12 mutants, both targets, four
+    schedules each, a budget of 2M cycles a launch (these programs need under 200K)."""
+    programs = generated(tmp_path)
+    mutants, _ = make_mutants(SEED, MUTANTS, tmp_path, include_seeds=False)
+    settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
+    results = run_batch(programs + mutants, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
+    assert not [r for r in results if r["verdict"] == "frontend-error"]
+    by_name = {p.name: p for p in programs + mutants}
+    broken = [r for r in results if r["verdict"] in SOUNDNESS]
+    report = []
+    for r in sorted(broken, key=lambda r: (r["program"], r["target"])):
+        p = by_name[r["program"]]
+        run = next(x for x in r["runs"] if x["status"] != "ok")
+        warned = ", ".join(r["check"].get("warnings", []))
+        report.append(f"{p.name} [{r['target']}] {r['verdict']} under {run['policy']}"
+                      f"{f' (check warned {warned})' if warned else ''}: {run.get('code')} "
+                      f"{run.get('message', '')[:160]} | {shape_of(p, r)}")
+    if broken:
+        pytest.fail("accepted but not safe:\n" + "\n".join(report), pytrace=False)
