@@ -1036,3 +1036,12 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
         prog.fermi_sass()
     (d,) = e.value.diagnostics
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
+
+
+def test_a_bool_slot_is_loaded_by_ldslk_into_a_data_register():
+    """LDSLK's second operand is a data register; a bool slot is then tested into a predicate."""
+    r = cli("build", "tests/hazards/clean/bool_channel_await.sync", "--target", "fermi-sass")
+    assert r.code == 0, r.err
+    text = r.out
+    ldslk = [line for line in text.splitlines() if "LDSLK" in line]
+    assert ldslk and all(re.search(r"LDSLK\s+\w+,\s*R", line) for line in ldslk), ldslk

@@ -478,8 +478,15 @@ class Selector:
         mem, _ = self.address(ins.ref)
         taken, word = ins.dests
         pd = Use(self.vreg(taken))
-        rd = Use(self.vreg(word)) if word.name in self.read else SReg(RZ)
-        self.emit("LDSLK", pd, rd, mem)
+        if word.name not in self.read:
+            self.emit("LDSLK", pd, SReg(RZ), mem)
+        elif word.type == BOOL:
+            # a bool slot's word: LDSLK loads it into a data register; the bool is word != 0
+            raw = Use(self.temp())
+            self.emit("LDSLK", pd, raw, mem)
+            self.emit("ISETP.NE.AND", Use(self.vreg(word)), Pred(PT), raw, SReg(RZ), Pred(PT))
+        else:
+            self.emit("LDSLK", pd, Use(self.vreg(word)), mem)
 
     def lockbit_release(self, ins: Instr) -> None:
         mem, _ = self.address(ins.ref)
