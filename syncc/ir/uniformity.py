@@ -42,6 +42,8 @@ from .cfg import CFG
 from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
+_WARP_EDGE = ("cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")
+_FLIP_CMP = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le"}
 LEVEL_NAMES = {GRID: "the grid", BLOCK: "a block", WARP: "a warp", THREAD: "a thread"}
 
 
@@ -194,7 +196,26 @@ class Uniformity:
             level = self._by_lane(op, forms[0], int(args[1].value), level)
             if op == "div" and forms[0] is not None and not forms[0].terms:
                 form = Form((), forms[0].const // int(args[1].value)) if args[1].value else None
+        elif op in _WARP_EDGE and level > WARP and None not in forms:
+            level = self._warp_edge(op, forms, level)
         return level, form
+
+    def _warp_edge(self, op: str, forms: list[Form], level: int) -> int:
+        """`tid < 32 k`: x = lane + 32·(warp-uniform) compared with a warp-uniform bound on a warp
+        edge (a multiple of 32 for < and >=, one less for <= and >) is the same for a whole warp,
+        and for the whole block when the block is one warp."""
+        x, bound = forms
+        if self._lane_part(x) != 1:
+            if self._lane_part(bound) != 1:
+                return level
+            x, bound, op = bound, x, _FLIP_CMP[op]
+        if any(v.startswith("tid.") or v == "laneid" or c % 32 for v, c in bound.terms):
+            return level
+        edge = bound.const + (1 if op in ("cmp.le", "cmp.gt") else 0)
+        if edge % 32:
+            return level
+        threads = self.k.threads_per_block
+        return BLOCK if threads is not None and threads <= 32 else WARP
 
     # ---- loads separated from every store by barriers
     def _across_barriers(self, load: Instr) -> int:

@@ -129,6 +129,7 @@ def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
     k = facts.k
     relocked: set[str] = set()
     edges: dict[tuple[str, str], tuple[Instr, Instr]] = {}   # (outer, inner) primitive names → sites
+    nested: dict[str, list] = {}        # an array → (outer, inner, direction) of its nested elements
     for _, _, ins in k.instructions():
         if not _acquires(facts, ins):
             continue
@@ -138,10 +139,14 @@ def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
             if h.prim == ins.ref.name and _shared_reads_nest(k, h, ins):
                 continue
             if h.prim == ins.ref.name:
-                if _same_array(facts, h, ins, ctx):
+                if _relocked(facts, h, ins, ctx):
                     relocked.add(h.prim)
+                else:
+                    nested.setdefault(h.prim, []).append((h, ins, _direction(facts, h, ins)))
             else:
                 edges.setdefault((h.prim, ins.ref.name), (h.site, ins))
+    for pairs in nested.values():
+        _array_order(facts, pairs, ctx)
     for (outer, inner), (site, nested) in sorted(edges.items()):
         if outer < inner and (inner, outer) in edges:
             other_site, other_nested = edges[(inner, outer)]
@@ -177,32 +182,59 @@ def _start(ins: Instr) -> int:
     return ins.span.start if ins.span else 0
 
 
-def _same_array(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool:
-    """Two instances of one mutex array, one taken while the other is held. True when they
-    are the same instance."""
-    a, b = outer.index, ins.ref.index
+def _relocked(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool:
+    """The same instance taken again by the thread that holds it: report, and say True."""
     name = ins.ref.name
-    if outer.value == facts.value_key(b):
-        if outer.mode is None:
-            what, help = "", "a mutex is not re-entrant: take it once"
-        else:
-            inner = ins.attr("mode")
-            what = (f" (`{inner}` inside `{outer.mode}`" +
-                    (": a writer that arrives in between makes the inner read wait for it, and it waits for "
-                     "the outer read)" if inner == outer.mode == "read" else ")"))
-            help = ("take it once, in `write` mode if the section writes" if "write" in (inner, outer.mode) else
-                    "take it once, or use the reader-preferring `counter`, which lets a reader in again")
-        ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it{what}: it waits for "
-                       "itself", ins.span, notes=[Note("it was taken here", outer.site.span)], help=help)
-        return True
-    order = order_of(facts, a, b, facts.where[id(ins)][0])
-    if order == "ascending":
+    if outer.value != facts.value_key(ins.ref.index):
         return False
-    why = ("the order of the two indices depends on the data, so one thread can hold "
-           f"`{name}[x]` and wait for `{name}[y]` while another holds `{name}[y]` and waits for `{name}[x]`"
-           if order is None else f"when the two indices are equal the thread waits for the `{name}` it holds")
-    ctx.sink.error("E0703", f"possible lock-order cycle on `{name}`: {why}", ins.span,
-                   notes=[Note("the outer lock is taken here", outer.site.span)],
-                   help="take the lower index first: `critical m[min(a, b)] { critical m[max(a, b)] { ... } }` "
-                        "inside `if a != b`, or `if a < b { ... }` with the smaller one outside")
-    return False
+    if outer.mode is None:
+        what, help = "", "a mutex is not re-entrant: take it once"
+    else:
+        inner = ins.attr("mode")
+        what = (f" (`{inner}` inside `{outer.mode}`" +
+                (": a writer that arrives in between makes the inner read wait for it, and it waits for "
+                 "the outer read)" if inner == outer.mode == "read" else ")"))
+        help = ("take it once, in `write` mode if the section writes" if "write" in (inner, outer.mode) else
+                "take it once, or use the reader-preferring `counter`, which lets a reader in again")
+    ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it{what}: it waits for "
+                   "itself", ins.span, notes=[Note("it was taken here", outer.site.span)], help=help)
+    return True
+
+
+def _direction(facts: Facts, outer: Held, ins: Instr) -> str | None:
+    """"up" when the inner index is always the larger, "down" when always the smaller, "maybe
+    equal" for a min/max pair that may be equal, else None."""
+    label = facts.where[id(ins)][0]
+    up = order_of(facts, outer.index, ins.ref.index, label)
+    if up == "ascending":
+        return "up"
+    if order_of(facts, ins.ref.index, outer.index, label) == "ascending":
+        return "down"
+    return up
+
+
+def _array_order(facts: Facts, pairs: list, ctx: PassContext) -> None:
+    """Elements of one array held two at a time: no cycle when every nesting goes one way (all up,
+    or all down); report the nestings that break the way the others go."""
+    ways = {d for _, _, d in pairs}
+    if ways in ({"up"}, {"down"}):
+        return
+    first = "up" if "up" in ways else "down" if "down" in ways else None
+    for outer, ins, direction in pairs:
+        if first is not None and direction == first:
+            continue
+        name = ins.ref.name
+        if direction == "maybe equal":
+            why = f"when the two indices are equal the thread waits for the `{name}` it holds"
+        elif direction in ("up", "down"):
+            other = next(o for o, _, d in pairs if d == first)
+            why = (f"elsewhere the elements are taken the other way round (the {'lower' if first == 'up' else 'higher'}"
+                   f" index first, from line {other.site.span.line if other.site.span else '?'}), so one thread can "
+                   f"hold `{name}[x]` and wait for `{name}[y]` while another holds `{name}[y]` and waits for `{name}[x]`")
+        else:
+            why = ("the order of the two indices depends on the data, so one thread can hold "
+                   f"`{name}[x]` and wait for `{name}[y]` while another holds `{name}[y]` and waits for `{name}[x]`")
+        ctx.sink.error("E0703", f"possible lock-order cycle on `{name}`: {why}", ins.span,
+                       notes=[Note("the outer lock is taken here", outer.site.span)],
+                       help="take the lower index first everywhere: `critical m[min(a, b)] { critical m[max(a, b)] "
+                            "{ ... } }` inside `if a != b`, or `if a < b { ... }` with the smaller one outside")
