@@ -1,6 +1,10 @@
 """Run programs on a GPU and say what each did: the ground truth for the `ptx` target.
 
     python bench/experiments/corpus_on_gpu.py [--jobs 4] [--timeout 5] [--json OUT] DIR_OR_FILE...
+    python bench/experiments/corpus_on_gpu.py --script results/oracle/gpu/run_gpu.sh ...
+
+(With --script, the programs and their -D options are the `run NAME ...` lines of an oracle GPU
+batch, tests/oracle/gpu.py: the same verdicts, several programs at a time.)
 
 Each program runs with `syncc run FILE --target gpu --unsafe-skip-hazard-checks` (so that a
 program the analyses reject runs too) in a process of its own, under the watchdog. Verdicts:
@@ -34,9 +38,19 @@ def programs(paths: list[Path]) -> list[Path]:
         m.group(1) for m in ARGS.finditer(p.read_text()))]
 
 
-def run_one(path: Path, timeout: float) -> dict:
+def from_script(script: Path) -> list[tuple[Path, list[str]]]:
+    """The programs of an oracle GPU batch: its `run NAME [-D ...]` lines."""
+    out = []
+    for line in script.read_text().splitlines():
+        if line.startswith("run ") and not line.startswith("run()"):
+            name, *args = line.split()[1:]
+            out.append((script.parent / f"{name}.sync", args))
+    return out
+
+
+def run_one(path: Path, timeout: float, extra: list[str] = ()) -> dict:
     cmd = [sys.executable, "-m", "syncc", "run", str(path), "--target", "gpu", "--timeout", str(timeout),
-           "--unsafe-skip-hazard-checks"]
+           "--unsafe-skip-hazard-checks", *extra]
     try:
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout + 120)
     except subprocess.TimeoutExpired:
@@ -60,14 +74,17 @@ def run_one(path: Path, timeout: float) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+", type=Path)
+    ap.add_argument("paths", nargs="*", type=Path)
+    ap.add_argument("--script", type=Path, help="an oracle batch's run_gpu.sh: run its programs")
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=5.0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    todo = programs([p.resolve() for p in args.paths])
+    todo = [(p, []) for p in programs([p.resolve() for p in args.paths])]
+    if args.script:
+        todo += from_script(args.script.resolve())
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda p: run_one(p, args.timeout), todo))
+        results = list(pool.map(lambda job: run_one(job[0], args.timeout, job[1]), todo))
     counts: dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
