@@ -422,8 +422,9 @@ OPERATORS = {
 }
 
 
-# operators that change what the program computes, not only how it synchronizes
-CHANGES_RESULT = {"index", "loop-bound", "grid"}
+# operators that change what the program computes, not only how it synchronizes (a @warp
+# section runs once per warp, a @thread one once per thread: a count kept inside changes)
+CHANGES_RESULT = {"index", "loop-bound", "grid", "declaration"}
 
 
 def mutation_sites(text: str) -> dict[str, list[Site]]:

@@ -136,7 +136,7 @@ def _narrow_scope(facts: Facts, before, ctx: PassContext) -> None:
             prim = k.prim(h.prim)
             if prim.placement != "shared" or (h.prim, ins.ref.name) in told:
                 continue
-            clash = _blocks_share(facts, b.label, ins.ref.index)
+            clash = _blocks_share(facts, b.label, ins)
             if clash is False:
                 continue
             told.add((h.prim, ins.ref.name))
@@ -150,19 +150,42 @@ def _narrow_scope(facts: Facts, before, ctx: PassContext) -> None:
                                 "elements of its own (`bid * n + ...`)")
 
 
-def _blocks_share(facts: Facts, label: str, index):
-    """Can threads of two different blocks reach this access with the same index? False when
-    not; a description of two that do; True when unknown."""
-    col = facts.value(index, label)
+def _blocks_share(facts: Facts, label: str, ins):
+    """Can threads of two different blocks reach this access of an array at the same element?
+    False when not; a description of two that do; True when unknown. The subscripts of a
+    multi-dimensional array are told apart (`x[bid][a]` keeps blocks apart whatever `a` is,
+    a subscript being within its dimension)."""
     inst = facts.instances(label)
-    if col is None or inst is None:
+    if inst is None:
         return True
-    values, symbolic = col
+    array = facts.k.array(ins.ref.name)
+    cols = [facts.value(s, label) for s in subscripts(facts, ins.ref.index, array.dims if array else (1,))]
+    known = [c[0] for c in cols if c is not None and not c[1]]
+    if not known:
+        return True
+    exact = len(known) == len(cols)
     blocks = facts.threads.columns["block"]
-    owner: dict[int, int] = {}
-    for row, v in zip(inst.thread, values):
-        other = owner.setdefault(v, row)
+    owner: dict[tuple, int] = {}
+    for n, row in enumerate(inst.thread):
+        key = tuple(c[n] for c in known)
+        other = owner.setdefault(key, row)
         if blocks[other] != blocks[row]:
             t = facts.threads
-            return f"{t.describe(other)} and {t.describe(row)} both write element {v}" + (" + ..." if symbolic else "")
+            if not exact:
+                return (f"{t.describe(other)} and {t.describe(row)} index the same row "
+                        f"({', '.join(map(str, key))}), and the rest of the index depends on data")
+            return f"{t.describe(other)} and {t.describe(row)} both write element {key[-1] if len(key) == 1 else key}"
     return False
+
+
+def subscripts(facts: Facts, index, dims: tuple) -> list:
+    """The subscripts a row-major linear index was made of (lower.py's `linear`: ((s0·d1 + s1)·d2
+    + s2)...), as operands; the index itself when it was not made so."""
+    if len(dims) <= 1:
+        return [index]
+    d = facts.def_of(index)
+    if d is not None and d.op == "add":
+        head = facts.def_of(d.args[0])
+        if head is not None and head.op == "mul" and getattr(head.args[1], "value", None) == dims[-1]:
+            return subscripts(facts, head.args[0], dims[:-1]) + [d.args[1]]
+    return [index]
