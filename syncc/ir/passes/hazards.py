@@ -17,6 +17,8 @@ operation, with notes at the other end of the problem and a fix.
                         ring of channel waits)
     checks/counts.py    E0705 semaphore or latch that can never be posted enough, E0721 named
                         barrier reached by too many or too few
+    checks/schedule.py  E0705 / E0720 waits left waiting when the threads' known sequences of
+                        posts, puts, count-downs and barriers run together, each as far as it can
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
                         E0711 fence after the release, W0712 last block without a fence
 
@@ -37,6 +39,7 @@ from ..checks.counts import check_counts
 from ..checks.lock_scope import check_lock_scope
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
+from ..checks.schedule import check_schedule
 from ..checks.space import Shape
 from ..checks.waitfor import check_waits_for
 from ..checks.waits import check_waits
@@ -44,7 +47,7 @@ from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_collectives, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for, check_counts,
-          check_memory_order)
+          check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
