@@ -80,13 +80,29 @@ class SyncLowering:
     # ---- parties: who acts for a @warp or @block primitive ----------------------------------
 
     def leader(self, gran: str, span):
-        """(mask, is-leader) for a warp, or (None, is-thread-0) for a block."""
+        """(mask, is-leader) for a warp, or (None, is-thread-0) for a block. The warp's lanes meet
+        first: after a polling loop, with independent thread scheduling, they may leave it one by
+        one, and a party of the lanes that happen to be here would act more than once."""
         if gran == "warp":
+            self.b.emit("warp.sync", (), (self.warp_lanes(span),), span, party="sync")
             mask = self.b.op("activemask", U32, hint="mask", span=span)
             return mask, self.b.op("elect", BOOL, hint="leader", span=span)
         # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", span=span,
                                party="leader")
+
+    def warp_lanes(self, span):
+        """The mask of the lanes this thread's warp has: all 32, but in a last warp the block fills
+        only partly."""
+        block = self.info.block
+        if block is not None and (block[0] * block[1] * block[2]) % 32 == 0:
+            return imm(0xFFFFFFFF, U32)
+        rest = self.b.op("sub", I32, self.builtin("ntid"), self.b.op("mul", I32, self.builtin("warp"), imm(32),
+                                                                      span=span), hint="rest", span=span)
+        partial = self.b.op("sub", U32, self.b.op("shl", U32, imm(1, U32), self.b.op("cvt", U32, rest, span=span),
+                                                  span=span), imm(1, U32), span=span)
+        whole = self.b.op("cmp.ge", BOOL, rest, imm(32), span=span)
+        return self.b.op("select", U32, whole, imm(0xFFFFFFFF, U32), partial, hint="lanes", span=span)
 
     def party_sync(self, gran: str, mask, span) -> None:
         # party=sync: the meeting belongs to the statement (hazard checks judge the statement)

@@ -10,7 +10,7 @@ is a known sequence of events: semaphore waits and posts, latch count-downs and 
 puts and gets, block, named and grid barriers. Running those sequences together, each thread as
 far as it can, either finishes or gets stuck; stuck is a real deadlock (that very order can
 happen on the GPU). The model is kinder than the machine: it ignores mutexes and hand-written
-spins, lets a @warp or @block party act as soon as one member arrives, and counts posts that
+spins, lets a @block party act as soon as one member arrives (its barriers are modelled), and counts posts that
 depend on data as if they all ran, so it never reports a deadlock the machine could not reach.
 What it cannot decide (waits under conditions on data, loops it cannot count, launches too
 large to enumerate) `syncc explain` lists.
@@ -74,6 +74,7 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
     positions = _positions(facts)
     per_thread: dict[int, list[Event]] = {}
     expected: dict[tuple, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
+    members: dict[tuple, int] = {}          # a @warp party's operation → how many lanes take part
     total = 0
     for b in k.blocks:
         if b.label not in facts.cfg.reachable:
@@ -117,6 +118,8 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
                 r = rounds[n]
                 prefix = tuple(x for pair in zip(heads, r) for x in pair)
                 who = None if party_of is None else (party_of[row], site, r)
+                if who is not None and party == "gwarp":
+                    members[who] = members.get(who, 0) + 1
                 evs = per_thread.get(row)
                 if evs is None:
                     evs = per_thread[row] = []
@@ -128,6 +131,7 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
     for evs in per_thread.values():
         evs.sort(key=lambda e: e.order)
     facts.memo["converge"] = expected
+    facts.memo["members"] = members
     return per_thread
 
 
@@ -258,11 +262,11 @@ def _run(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
             if e.kind in ("block", "grid"):
                 leave(row, e.kind)
                 break
-            went, woke = state.step(e, row)
+            went, woke, sleep_on = state.step(e, row)
             for r in woke:
                 todo.extend(sleeping.pop(r, ()))
             if not went:
-                sleeping.setdefault(e.resource, []).append(row)
+                sleeping.setdefault(sleep_on, []).append(row)
                 break
             pos[row] += 1
         else:
@@ -285,20 +289,32 @@ class _State:
         self.waiting: dict[tuple, list] = {}          # a named barrier → (row, event) waiting in its phase
         self.passed: set[tuple] = set()               # (row, event) a named barrier let go
         self.converged: set[tuple] = set()            # (row, event) arrived where a wait's loop ends
+        self.met: set[tuple] = set()                  # (row, party operation) arrived at it
 
     def _avail(self, r: tuple) -> int:
         if r not in self.level:
             self.level[r] = self.start.get((r[0], r[1]), 0)
         return self.level[r]
 
-    def step(self, e: Event, row: int) -> tuple[bool, tuple]:
-        """Try the thread's next event: (did it get past, the resources that changed)."""
+    def step(self, e: Event, row: int) -> tuple[bool, tuple, tuple]:
+        """Try the thread's next event: (did it get past, the resources that changed, what to sleep
+        on if not). A @warp party's operation waits for every lane of the party to arrive (the
+        compiler's __syncwarp before it), then acts once for all."""
         if e.party is not None and e.party in self.parties:
-            return True, ()
+            return True, (), ()
+        size = self.facts.memo["members"].get(e.party) if e.party is not None else None
+        if size is not None:
+            me = (row, e.party)
+            if me not in self.met:
+                self.met.add(me)
+                self.arrivals[e.party] = self.arrivals.get(e.party, 0) + 1
+            if self.arrivals[e.party] < size:
+                return False, (), ("party", e.party)
         went, woke = self._act(e, row)
         if went and e.party is not None:
             self.parties.add(e.party)
-        return went, woke
+            woke = woke + (("party", e.party),)
+        return went, woke, e.resource
 
     def _act(self, e: Event, row: int) -> tuple[bool, tuple]:
         r = e.resource
