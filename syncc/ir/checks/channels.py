@@ -134,6 +134,8 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
         if set(produced) - {symbolic}:
             continue        # producers at parameter-dependent slots: cannot tell
         have = produced.get(symbolic, {})
+        if _waits_for_itself(facts, prim, wait, inst, keys, symbolic, have, ctx):
+            continue
         missing = [(row, key) for row, key in zip(inst.thread, keys) if key not in have]
         if not missing or not inst.exact and len(missing) < inst.size:
             continue        # (a data-dependent guard: report only when no waiter's slot is put)
@@ -156,6 +158,28 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
                        notes=[Note(f"`{prim.name}` is declared here", prim.span)],
                        help="wait only for slots some thread puts, or put this one" if not elsewhere else
                             f"declare `{prim.name}` `in global` to pass values between blocks")
+
+
+def _waits_for_itself(facts: Facts, prim: Prim, wait: Instr, inst, keys, symbolic, have, ctx) -> bool:
+    """A thread waiting for a slot that it alone puts, only after the wait (a `when` on its own
+    slot): report it and say True."""
+    if not inst.exact:
+        return False
+    at = facts.where[id(wait)]
+    for row, key in zip(inst.thread, keys):
+        producer = have.get(key)
+        if producer is None or producer[0] != row:
+            continue
+        put = producer[1]
+        if not facts.reaches(at, facts.where[id(put)]) or facts.reaches(facts.where[id(put)], at):
+            continue        # (put before the wait, or in a loop around both: not judged)
+        _, value = _decode(facts, prim, key)
+        ctx.sink.error("E0705", f"{facts.threads.describe(row)} waits for `{_slot(prim, value, symbolic)}`, which "
+                       "only it puts, after this wait: the wait never ends", wait.span,
+                       notes=[Note("its put", put.span)],
+                       help="wait for another thread's slot (the one before it, say), or put this one first")
+        return True
+    return False
 
 
 def _one_consumer_warp(facts: Facts, prim: Prim, found, ctx: PassContext) -> None:

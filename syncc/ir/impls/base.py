@@ -161,10 +161,24 @@ class Emitter:
 
     # ---- parties of @warp and @block primitives
     def party(self, gran: str):
-        """(mask, leader): the warp's active lanes and its lowest one, or the block and thread 0."""
+        """(mask, leader): the warp's lanes and its lowest one, or the block and thread 0. The whole
+        warp meets first: after a polling loop, with independent thread scheduling, its lanes may
+        come out one by one, and a party of the lanes that happen to be here would act twice."""
         if gran == "warp":
+            self.b.emit("warp.sync", (), (self.warp_lanes(),))
             return self.b.op("activemask", U32, hint="lanes"), self.b.op("elect", BOOL, hint="leader")
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", party="leader")
+
+    def warp_lanes(self):
+        """The mask of the lanes this thread's warp has: all 32, but in a last warp the block fills
+        only partly."""
+        if self.block_threads is not None and self.block_threads % 32 == 0:
+            return imm(0xFFFFFFFF, U32)
+        rest = self.op("sub", I32, self.builtin("ntid"), self.op("mul", I32, self.builtin("warp"), imm(32)),
+                       hint="rest")
+        partial = self.op("sub", U32, self.op("shl", U32, imm(1, U32), self.op("cvt", U32, rest)), imm(1, U32))
+        return self.op("select", U32, self.op("cmp.ge", BOOL, rest, imm(32)), imm(0xFFFFFFFF, U32), partial,
+                       hint="lanes")
 
     def meet(self, gran: str, mask) -> None:
         if gran == "warp":
