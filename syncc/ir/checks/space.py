@@ -265,8 +265,8 @@ class Spaces:
         rounds = _rounds(start, stop, c.step, c.op)
         if rounds is None:
             return Instances(inst.thread, inst.iters, False, False, inst.loops + (c.loop.head,))
-        if sum(rounds) > BUDGET_ROWS:
-            return None
+        if sum(rounds) > BUDGET_ROWS:          # too many rounds to list: one instance per thread, not counted
+            return Instances(inst.thread, inst.iters, False, False, inst.loops + (c.loop.head,))
         which = [i for i, r in enumerate(rounds) for _ in range(r)]
         step = c.step
         iters = {name: gather(v, which) for name, v in inst.iters.items()}
