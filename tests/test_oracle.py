@@ -92,17 +92,35 @@ def test_gpu_script_runs_and_parses_on_the_simulator(tmp_path):
     assert "total: ok 1" in run.stdout
 
 
+def h100_verdicts() -> dict[str, str]:
+    """What an H100 did with each program of the fixed batch (tests/oracle/h100.tsv)."""
+    rows = (line.split("\t") for line in (ROOT / "tests" / "oracle" / "h100.tsv").read_text().splitlines()
+            if line and not line.startswith("#"))
+    return {name: verdict for name, verdict in rows}
+
+
 @pytest.mark.slow
 def test_nothing_accepted_hangs_or_is_wrong(tmp_path):
     """The promise on a fixed batch: 12 generated programs and 12 mutants, both targets, four
-    schedules each, a budget of 2M cycles a launch (these programs need under 200K)."""
+    schedules each, a budget of 2M cycles a launch (these programs need under 200K).
+
+    The ptx verdict comes from the simulator's independent thread scheduling, which is stricter
+    than an H100 (issue 15): it deadlocks on a lane that spins for a write its warp makes after
+    the loop (W0702) and on nested @thread critical sections, which the H100 runs. An H100 is the
+    ground truth for ptx: a ptx hang the H100 ran correctly (tests/oracle/h100.tsv) is the
+    simulator's, not syncc's, and is listed but not failed."""
     programs = generated(tmp_path)
     mutants, _ = make_mutants(SEED, MUTANTS, tmp_path, include_seeds=False)
     settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
     results = run_batch(programs + mutants, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
     assert not [r for r in results if r["verdict"] == "frontend-error"]
     by_name = {p.name: p for p in programs + mutants}
-    broken = [r for r in results if r["verdict"] in SOUNDNESS]
+    h100 = h100_verdicts()
+    simulator_only = [r for r in results if r["verdict"] == "accepted-hang" and r["target"] == "ptx"
+                      and h100.get(r["program"]) == "ok"]
+    for r in simulator_only:
+        print(f"{r['program']} [ptx]: hangs on the --its simulator, ran correctly on an H100 (h100.tsv)")
+    broken = [r for r in results if r["verdict"] in SOUNDNESS and r not in simulator_only]
     report = []
     for r in sorted(broken, key=lambda r: (r["program"], r["target"])):
         p = by_name[r["program"]]
