@@ -11,6 +11,22 @@ from .nodes import Kernel, Return
 EXIT = "<exit>"
 
 
+def post_order(root: str, succs: dict) -> list[str]:
+    """The nodes reachable from `root` in depth-first post-order (children in `succs` order),
+    without recursion."""
+    order, seen, stack = [], {root}, [(root, iter(succs.get(root, ())))]
+    while stack:
+        node, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            order.append(node)
+        elif nxt not in seen:
+            seen.add(nxt)
+            stack.append((nxt, iter(succs.get(nxt, ()))))
+    return order
+
+
 class CFG:
     def __init__(self, k: Kernel):
         self.kernel = k
@@ -34,17 +50,7 @@ class CFG:
 
     @staticmethod
     def _dominators(root: str, succs: dict, preds: dict) -> dict[str, str]:
-        order, seen, stack = [], {root}, [(root, iter(succs.get(root, ())))]
-        while stack:   # post-order, without recursion
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                order.append(node)
-            elif nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(succs.get(nxt, ()))))
-        rpo = order[::-1]
+        rpo = post_order(root, succs)[::-1]
         index = {n: i for i, n in enumerate(rpo)}
         idom = {root: root}
 

@@ -18,6 +18,7 @@ large to enumerate) `syncc explain` lists.
 from __future__ import annotations
 
 from ...diagnostics import Note
+from ..cfg import post_order
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
@@ -200,19 +201,7 @@ def _positions(facts: Facts) -> dict[str, int]:
             for latch in latches:
                 if out not in succs[latch]:
                     succs[latch].append(out)
-    order, seen = [], set()
-    stack = [(cfg.entry, iter(succs[cfg.entry]))]
-    seen.add(cfg.entry)
-    while stack:
-        node, it = stack[-1]
-        nxt = next(it, None)
-        if nxt is None:
-            stack.pop()
-            order.append(node)
-        elif nxt not in seen:
-            seen.add(nxt)
-            stack.append((nxt, iter(succs[nxt])))
-    return {label: n for n, label in enumerate(reversed(order))}
+    return {label: n for n, label in enumerate(reversed(post_order(cfg.entry, succs)))}
 
 
 # ---- running them ----------------------------------------------------------------------------------
