@@ -43,6 +43,8 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if need is None or ins.span in told:
             continue
         level, what = need
+        if ins.op == "warp.sync" and ctx.target.stack_based:
+            continue        # `syncwarp()` does nothing where a warp's lanes run in lockstep (Fermi)
         section = _thread_section(facts, ins, inside)
         if section is not None:
             told.add(ins.span)
@@ -51,7 +53,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                 _report_in_section(facts, section, what, span, notes, what_here, ctx)
             continue
         split = facts.divergence(b.label)
-        if split <= level or ins.op == "warp.sync":
+        if split <= level or ins.op == "warp.sync" and _met_on_every_arm(facts, b.label):
             continue
         told.add(ins.span)
         if splits is None:
@@ -74,6 +76,39 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                                 f"{_ARRAY_WORD[level]}")
     _grid_residency(facts, ctx)
     _collective_in_when(facts, ctx)
+
+
+def _met_on_every_arm(facts: Facts, label: str) -> bool:
+    """A `syncwarp()` under a branch that splits the warp is legal when every arm meets too (the
+    lanes of both sides reach a `syncwarp()` over the warp): each branch that splits the warp
+    around `label` has one on each of its arms. A full-mask `syncwarp()` only on one side waits
+    for lanes that never come."""
+    cfg = facts.cfg
+    for x in cfg.labels:
+        term = cfg.blocks[x].term
+        if not isinstance(term, Branch) or x not in cfg.reachable or facts.is_party_branch(x) \
+                or facts.uni.level(term.cond) <= WARP:
+            continue
+        join = cfg.ipdom(x)
+        arms = [_arm(cfg, s, join) for s in (term.if_true, term.if_false)]
+        if not any(label in arm for arm in arms):
+            continue
+        if not all(any(i.op == "warp.sync" and i.attr("party") is None and getattr(i.args[0], "value", None)
+                       == 0xFFFFFFFF for y in arm for i in cfg.blocks[y].instrs) for arm in arms):
+            return False
+    return True
+
+
+def _arm(cfg, start: str, join) -> set[str]:
+    """The blocks of one side of a branch: from `start` to where the sides meet (not included)."""
+    seen, todo = set(), [start]
+    while todo:
+        x = todo.pop()
+        if x == join or x in seen:
+            continue
+        seen.add(x)
+        todo.extend(cfg.succs[x])
+    return seen
 
 
 def _once(told: set, ins: Instr, span) -> bool:

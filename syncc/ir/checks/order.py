@@ -34,12 +34,18 @@ def order_of(facts: Facts, a, b, label: str) -> str | None:
     enumerated = _enumerated_order(facts, a, b, label)
     if enumerated is not None:
         return enumerated
-    if ka[0] == "min" and kb[0] == "max" and set(ka[2]) == set(kb[2]) and len(ka[2]) == 2:
-        x, y = ka[2]
-        if {(x, y, "!="), (y, x, "!="), (x, y, "<"), (y, x, "<")} & facts_here:
+    if _is(base_a, "min") and _is(base_b, "max") and set(base_a[2]) == set(base_b[2]) and len(base_a[2]) == 2:
+        if cb > ca:
+            return "ascending"              # min(x, y) + c below max(x, y) + c' for c < c'
+        x, y = base_a[2]
+        if cb == ca and {(x, y, "!="), (y, x, "!="), (x, y, "<"), (y, x, "<")} & facts_here:
             return "ascending"
-        return "maybe equal"
+        return "maybe equal" if cb == ca else None
     return None
+
+
+def _is(key, op: str) -> bool:
+    return isinstance(key, tuple) and len(key) == 3 and key[0] == op
 
 
 def _offset(key) -> tuple:
