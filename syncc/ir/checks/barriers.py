@@ -24,11 +24,13 @@ from ...diagnostics import Note
 from ..context import PassContext
 from ..lower import inlined_calls
 from ..nodes import Branch, Instr, Kernel
-from ..uniformity import BLOCK, GRID, LEVEL_NAMES, WARP
+from ..uniformity import BLOCK, GRID, THREAD, WARP
 from .facts import Facts
 from .held import held
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
+# where a condition of divergence level L may take another value
+_ONE_TO_THE_NEXT = {BLOCK: "one block to the next", WARP: "one warp to the next", THREAD: "one thread to the next"}
 
 
 def check_collectives(facts: Facts, ctx: PassContext) -> None:
@@ -70,7 +72,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                                 "(e.g. test `warp`, not `lane`)")
         else:
             ctx.sink.error("E0704", f"{what_here} is under control flow that differs between the threads of "
-                           f"{_ARRAY_WORD[level]} (it varies across {LEVEL_NAMES[split]}): threads that skip it "
+                           f"{_ARRAY_WORD[level]} (it changes from {_ONE_TO_THE_NEXT[split]}): threads that skip it "
                            "leave the others waiting forever", span, notes=notes,
                            help=f"move it out of the branch or loop, or make the condition the same for all of "
                                 f"{_ARRAY_WORD[level]}")
