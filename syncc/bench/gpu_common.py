@@ -51,6 +51,7 @@ def baseline(ctx: Context, name: str):
 def time_launches(launch, repeats: int, before=None, warmup: int = 1) -> list[float]:
     """Seconds per call of launch(stream), from CUDA events; before(stream) runs first, untimed."""
     cp = cupy()
+    cp.cuda.Device().synchronize()     # arrays copied on the default stream, which a non-blocking one does not wait for
     stream = cp.cuda.Stream(non_blocking=True)
     times = []
     for k in range(warmup + repeats):

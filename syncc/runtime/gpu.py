@@ -97,13 +97,17 @@ class GpuLauncher:
 
     # ---- one launch
     def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> None:
-        launch = self._prepare(name, args, grid, block, span)
+        # Every copy and the launch go on one stream, in order: a non-blocking stream does not
+        # wait for the legacy default stream, so a copy made there could land after the kernel
+        # started (it did, on an H100, under load: stale arrays read as lost updates).
         stream = self.cupy.cuda.Stream(non_blocking=True)
         with stream:
+            launch = self._prepare(name, args, grid, block, span)
             launch.fill_state()
             launch.start(stream)
         self._wait(stream, launch.kernel, span, keep=launch.keep)
-        launch.copy_back()
+        with stream:
+            launch.copy_back()
 
     # ---- timed launches (syncc bench)
     def timed(self, name: str, args: list, grid, block, repeats: int = 5, warmup: int = 1) -> list[float]:
@@ -113,8 +117,9 @@ class GpuLauncher:
         the timed interval), so each launch starts from a fresh primitive. The arrays are copied
         back after the last launch, so the caller can check what the kernels computed."""
         cupy = self.cupy
-        launch = self._prepare(name, args, grid, block, None)
         stream = cupy.cuda.Stream(non_blocking=True)
+        with stream:                       # the copies to the device, ordered before the launches
+            launch = self._prepare(name, args, grid, block, None)
         times = []
         for k in range(warmup + repeats):
             begin, end = cupy.cuda.Event(), cupy.cuda.Event()
@@ -126,7 +131,8 @@ class GpuLauncher:
             self._wait(stream, launch.kernel, None, keep=launch.keep)
             if k >= warmup:
                 times.append(cupy.cuda.get_elapsed_time(begin, end) / 1000)
-        launch.copy_back()
+        with stream:
+            launch.copy_back()
         return times
 
     def _prepare(self, name: str, args: list, grid, block, span) -> "_Launch":
