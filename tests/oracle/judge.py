@@ -161,7 +161,7 @@ def run_once(comp, its: bool, policy: str, max_cycles: int) -> dict:
     run = {"policy": policy, "max_cycles": max_cycles, "cycles": [o.cycles for _, o, *_ in outcome.runs],
            "seconds": round(time.monotonic() - started, 2)}
     # a run stopped at its budget: a hang only because the budget is far above the program's need
-    # (the simulator may name it E0908 rather than E0910, so the cycles decide)
+    # (the simulator says E0910 for a spent budget; the cycles also tell it apart from a proved hang)
     run["budget_spent"] = bool(run["cycles"]) and max(run["cycles"]) >= max_cycles
     if outcome.ok:
         run["status"] = "ok"

@@ -3,7 +3,7 @@
     diagnose_deadlock(sim)                 nothing can issue any more: every live warp waits at a
                                            barrier (or, in ITS mode, at a warp or convergence sync)
     diagnose_stuck(sim, why, repeat)       warps still issue, but the state repeated (a livelock) or
-                                           the cycle budget ran out
+                                           the cycle budget ran out (never a verdict: E0910)
 
 For a stuck run the simulator goes on for a short window while a Watch records
 what every warp does: the addresses it executes, the lock bits it fails to
@@ -253,9 +253,17 @@ def diagnose_deadlock(sim) -> Diagnosis:
 # ---- warps still run, but the kernel cannot finish ---------------------------------------------
 
 def diagnose_stuck(sim, why: str, repeat: tuple[int, int] | None = None) -> Diagnosis:
+    """A run that still issues but did not finish. With `repeat` (the machine came back to an
+    earlier state: proof that it never finishes) the spins are explained as the deadlock or
+    livelock they are. A spent budget proves nothing: it is always `budget`, saying how far the
+    run got, with what the warps were doing as notes, never as a verdict."""
+    reached, issued = sim.now, sim.warp_instructions
+    at_budget = {w.uid: (w.pc, w.active) for w in sim.warps if not w.done and w.waiting != "bar"}
     period = sim.now - repeat[0] if repeat else 0
     window = min(max(2 * period, 4000), 200_000)
     watch = _watch(sim, window)
+    if why == "budget":
+        return _out_of_cycles(sim, watch, window, reached, issued, at_budget)
     findings: list[Finding] = []
     for w in sim.warps:
         if w.done or w.waiting == "bar" or not watch.pcs.get(w.uid):
@@ -269,26 +277,56 @@ def diagnose_stuck(sim, why: str, repeat: tuple[int, int] | None = None) -> Diag
     # a wait on a word a finished warp wrote last may be a warp stuck elsewhere that would write it
     # (a chain behind a stuck warp): the other findings come first
     findings.sort(key=lambda f: (f.downstream, order.index(f.kind)))
-    if why == "livelock":
-        head = (f"the machine returned to a state it was in {period} cycles earlier (cycle {repeat[0]}), "
-                "so it can never finish")
-    else:
-        head = f"the kernel did not finish within {sim.config.max_cycles} cycles"
+    head = (f"the machine returned to a state it was in {period} cycles earlier (cycle {repeat[0]}), "
+            "so it can never finish")
     if not findings:
         busy = [w for w in sim.warps if not w.done and watch.pcs.get(w.uid)]
-        kind = "livelock" if why == "livelock" else "budget"
         w = busy[0] if busy else None
-        findings.append(Finding(kind, f"{TITLES[kind]}: {head}", w, w.pc if w else None, w.active if w else 0,
-                                help="raise the budget with --max-cycles if it is only slow"
-                                if why == "budget" else None))
+        findings.append(Finding("livelock", f"livelock: {head}", w, w.pc if w else None, w.active if w else 0))
     else:
-        first = findings[0]
-        first.notes.append((head, None))
-    kind = findings[0].kind
-    if why == "budget" and kind == "livelock":
-        kind = "budget"
-        findings[0].kind = "budget"
-    return Diagnosis(kind, findings, sim.now, picture(sim))
+        findings[0].notes.append((head, None))
+    return Diagnosis(findings[0].kind, findings, reached, picture(sim))
+
+
+def _out_of_cycles(sim, watch: Watch, window: int, reached: int, issued: int,
+                   at_budget: dict[int, tuple[int, int]]) -> Diagnosis:
+    """E0910: how far the run got and what was running when the budget ran out, in facts only
+    (where each warp was, what the next cycles changed). Why a warp spins is not guessed at: a
+    wait that looks hopeless may end a cycle later, and the run says nothing either way."""
+    blocks = sim.grid[0] * sim.grid[1] * sim.grid[2]
+    finished_then = blocks - sim.live_blocks - len(sim.pending) - watch.progress
+    busy = [w for w in sim.warps if w.uid in at_budget]          # issuing when the budget ran out
+    w = busy[0] if busy else None
+    pc, active = at_budget[w.uid] if w else (None, 0)
+    message = (f"out of cycles: the kernel did not finish within {sim.config.max_cycles} cycles (it reached cycle "
+               f"{reached} with {issued} warp-instructions issued and {finished_then} of {blocks} block(s) "
+               "finished); a spent budget does not show that it cannot finish")
+    notes: list[tuple[str, int | None]] = []
+    if not sim.live_blocks and not sim.pending:
+        said = (f"run on for up to {window} cycles to see what it was doing, it finished at cycle {sim.now}: "
+                "a budget above that lets it finish")
+        notes.append((said, None))
+    else:
+        said = (f"in the {window} cycles after the budget, {watch.progress} more block(s) finished and "
+                f"{len(watch.changed)} word(s) of memory took new values")
+        notes.append((said, None))
+    for x in busy[1:4]:
+        notes.append((f"{x.name} was at {where(sim, at_budget[x.uid][0])} with "
+                      f"{L.describe(at_budget[x.uid][1])}{_going_round(watch, x)}", at_budget[x.uid][0]))
+    if len(busy) > 4:
+        notes.append((f"and {len(busy) - 4} more warps were issuing", None))
+    if w is not None:
+        notes.insert(0, (f"{w.name} was here with {L.describe(active)}{_going_round(watch, w)}", None))
+    budget = Finding("budget", message, w, pc, active, notes,
+                     "raise the budget with --max-cycles if it is only slow; the simulator calls a run a "
+                     "deadlock or a livelock only when it can show that it never finishes (no warp can issue, "
+                     "or the machine came back to a state it was in before)")
+    return Diagnosis("budget", [budget], reached, picture(sim))
+
+
+def _going_round(watch: Watch, w: Warp) -> str:
+    loop = sorted(pc for pc, n in watch.pcs.get(w.uid, {}).items() if n > 1)
+    return f"; in the cycles after, it went round 0x{loop[0]:04x}..0x{loop[-1]:04x}" if loop else ""
 
 
 def _explain_spin(sim, watch: Watch, w: Warp) -> list[Finding]:

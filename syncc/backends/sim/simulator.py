@@ -688,7 +688,8 @@ class Simulator:
             h.update(sm.shared.words.tobytes())
             h.update(sm.shared.free.to_bytes(sm.shared.lock_bits // 8 + 1, "little"))
             for s in sm.schedulers:
-                h.update(repr((s.last, [w.uid for w in s.warps], s.rng.getstate() if s.rng else None)).encode())
+                h.update(repr((s.last, [w.uid for w in s.warps], s.rng.getstate() if s.rng else None,
+                               s.preemptions, sorted(s.priority.items()))).encode())
             for block in sm.blocks:
                 h.update(repr(sorted((k, b.arrived, b.expected, [x[0].uid for x in b.waiting])
                                      for k, b in block.barriers.items())).encode())
