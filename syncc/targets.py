@@ -66,7 +66,7 @@ _PTX: dict[tuple[str, str, str], Choice] = {
     ("barrier", "global", "grid"): ("flip", "one atomic per block on one counter, as cooperative groups' grid.sync: "
                                             "1.15 µs at 132 blocks and 2.39 µs at 1056 on an H100, as grid.sync "
                                             "(1.15, 2.37), where xf takes 2.96 and 6.76 (`syncc bench gpu`)"),
-    ("mutex", "global", "thread"): ("ticket", "measured on H100 (design.md §7): ticket 0.93 M ops/s vs TAS 0.02 M "
+    ("mutex", "global", "thread"): ("ticket", "measured on H100 (docs/references.md): ticket 0.93 M ops/s vs TAS 0.02 M "
                                              "under full contention; fair; seed 003 finds it scales best"),
     ("mutex", "global", "warp"): ("ticket", "one ticket per warp; fair between warps"),
     ("mutex", "global", "block"): ("ticket", "one ticket per block; fair between blocks; a waiter sleeps 100 ns "
@@ -78,7 +78,7 @@ _PTX: dict[tuple[str, str, str], Choice] = {
     ("channel", "shared", "thread"): ("flag", "no lock bits after Fermi: a ready flag per slot, with cta-scope "
                                              "release/acquire"),
     ("channel", "shared", "warp"): ("flag", "a ready flag per warp of slots; named barriers are limited to 16"),
-    **{("rwlock", placement, gran): ("ticket", "fair as the ticket mutex is (design.md §7: tickets scale under "
+    **{("rwlock", placement, gran): ("ticket", "fair as the ticket mutex is (docs/references.md: tickets scale under "
                                                "contention on H100), and no writer starves behind a stream of readers")
        for placement, gran in (("global", "thread"), ("global", "warp"), ("global", "block"), ("shared", "thread"),
                                ("shared", "warp"))},

@@ -1,5 +1,5 @@
 """The hazard corpus: tests/hazards/*.sync are buggy programs, one per hazard of
-design.md §5. Each marks the lines where syncc must report, `// expect: CODE`,
+the hazard codes of docs/diagnostics.md (E07xx). Each marks the lines where syncc must report, `// expect: CODE`,
 and `syncc check` (with the file's `// syncc-args:`) must report exactly those
 codes at exactly those lines: no more, no fewer. tests/hazards/clean/*.sync are
 their correct neighbours, which must draw no diagnostic at all."""
@@ -40,7 +40,7 @@ def reported(path: Path) -> tuple[int, list[tuple[int, str]], str]:
 def test_the_corpus_covers_the_hazards():
     assert len(CORPUS) >= 80 and len(CLEAN) >= 45      # (issue 14 added 53 and 34, MANIFEST.md)
     codes = {code for path in CORPUS for _, code in expected(path)}
-    # design.md §5, issues 3 and 14: every hazard analysis has at least one program
+    # issues 3 and 14: every hazard analysis has at least one program
     for code in ("E0701", "W0702", "E0703", "E0704", "E0705", "E0706", "E0707", "E0708", "E0709", "E0710",
                  "E0711", "W0712", "E0713", "W0714", "E0715", "E0717", "E0719", "E0720", "E0721", "E0722"):
         assert code in codes, f"no program in tests/hazards expects {code}"

@@ -1,6 +1,6 @@
 """Grid barriers on a GPU: 1000 barriers in a row at 132 to 1056 blocks of 128 threads; µs per
 barrier. syncc's grid barriers (bench/programs/grid_barrier.sync) beside cooperative groups'
-grid.sync() (bench/baselines/grid_sync.cu), launched cooperatively in one run (design.md §7:
+grid.sync() (bench/baselines/grid_sync.cu), launched cooperatively in one run (docs/references.md:
 grid.sync ≈ 1.1 µs at 132 blocks, 2.3 µs at 1056). A first, untimed launch of each checks every
 round (a block that got through early would see its neighbour's slot behind); the timed launches
 run the barriers alone. Goal (issue 7): ≤ 0.8 µs at 132 blocks,

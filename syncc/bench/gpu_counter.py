@@ -1,5 +1,5 @@
 """The contended counter on a GPU: every thread of 132 × 256 takes one lock and increments
-one plain word, as many times as makes a launch last about 5 ms (design.md §7: libcu++
+one plain word, as many times as makes a launch last about 5 ms (docs/references.md: libcu++
 binary_semaphore ≈ 0.84 M ops/s, raw atomicAdd ≈ 18 G).
 
 syncc's kernels (bench/programs/counter.sync, one per mutex implementation) run at -O2, where

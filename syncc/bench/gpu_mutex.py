@@ -2,7 +2,7 @@
 (seed 001 §6), from 132 to 1056 contending blocks of 128 threads; handoffs per second.
 
 syncc's @block mutexes (bench/programs/block_mutex.sync) beside the hand-written TAS, TTAS,
-ticket and libcu++ binary_semaphore of bench/baselines/locks.cu, in one run (design.md §7:
+ticket and libcu++ binary_semaphore of bench/baselines/locks.cu, in one run (docs/references.md:
 libcu++ ≈ 0.65–1.3 M handoffs/s, ceiling ≈ 1.7 M). Goal (issue 7): ≥ 1.5 M handoffs/s at every
 block count, without collapse.
 """

@@ -1,7 +1,7 @@
 """The synchronization instructions, as inline PTX with exactly the ordering and scope the
 passes decided.
 
-LLVM drops orderings it is given on some atomics (design.md §6: `atomicrmw ...
+LLVM drops orderings it is given on some atomics (docs/references.md: `atomicrmw ...
 syncscope("device") acquire` came out as a plain `atom.global.add.u32`), so every
 operation that synchronizes (an atomic, a load or store with an ordering, a fence,
 a barrier, a warp sync, activemask, nanosleep) is written as inline PTX here. Each

@@ -5,7 +5,7 @@
 
 Limits are NVIDIA's for compute capability 2.0 (and GPGPU-Sim's tested GTX480
 configuration). Cycles are SM core cycles, in which each of the two warp
-schedulers can issue one warp-instruction. Latencies start from design.md §6
+schedulers can issue one warp-instruction. Latencies start from docs/references.md
 (shared ≈ 26, ALU dependent issue ≈ 11 core cycles, global 400–800 shader
 clocks ≈ 200–400 core cycles); lock_replay, membar_cta_latency and
 barrier_latency were then calibrated so that the five schemes of seed 000's
