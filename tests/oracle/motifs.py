@@ -616,6 +616,20 @@ def latch(rng: random.Random, ctx: Context) -> Piece:
     return Piece(title, arrays, decls, body, acquisitions=ctx.grid * ctx.block // 8)
 
 
+def exchanged(ctx: Context, rounds: int, partner: str, value: str, readers=lambda t: True,
+              writer=lambda t, p: Thread(t.bid, p, t.ntid, t.nbid)) -> np.ndarray:
+    """out[r][gtid] of an exchange: what the thread numbered `partner` (evaluated for the reader;
+    a thread of its block unless `writer` says otherwise) wrote as `value` in round r, for the
+    threads that read."""
+    expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
+    for t in ctx.threads():
+        if readers(t):
+            for r in range(rounds):
+                p = evaluate(partner, ctx.env(t, r=r))
+                expected[r, t.gtid] = evaluate(value, ctx.env(writer(t, p), r=r))
+    return expected
+
+
 def barrier_rounds(rng: random.Random, ctx: Context) -> Piece:
     """Rounds of a block barrier over a double buffer in shared memory: each thread writes its
     round's mark, meets the block, and reads another thread's mark of that round."""
@@ -632,11 +646,7 @@ def barrier_rounds(rng: random.Random, ctx: Context) -> Piece:
         meet = f"sync {bb}"
     partner = f"(tid + {shift}) % {ctx.block}"
     body = looped("r", rounds, [f"{buf}[r % 2][tid] = {value}", meet, f"{out}[r][gtid] = {buf}[r % 2][{partner}]"])
-    expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
-    for t in ctx.threads():
-        for r in range(rounds):
-            p = evaluate(partner, ctx.env(t, r=r))
-            expected[r, t.gtid] = evaluate(value, ctx.env(Thread(t.bid, p, t.ntid, t.nbid), r=r))
+    expected = exchanged(ctx, rounds, partner, value)
     title = f"{rounds} round(s) of a block barrier ({meet.split()[0]})"
     return Piece(title, [Array(out, (rounds, MAX_GRID * ctx.block), expected=expected)], decls, body)
 
@@ -658,12 +668,7 @@ def named_barrier(rng: random.Random, ctx: Context) -> Piece:
     body = looped("r", rounds, [f"if warp < {producers} {{", f"    {nb}[tid] = {value}", f"    arrive {full}",
                                 f"    sync {empty}", f"}} else if warp < {2 * producers} {{", f"    sync {full}",
                                 f"    {out}[r][gtid] = {nb}[{partner}]", f"    arrive {empty}", "}"])
-    expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
-    for t in ctx.threads():
-        if producers <= t.warp < 2 * producers:
-            for r in range(rounds):
-                p = evaluate(partner, ctx.env(t, r=r))
-                expected[r, t.gtid] = evaluate(value, ctx.env(Thread(t.bid, p, t.ntid, t.nbid), r=r))
+    expected = exchanged(ctx, rounds, partner, value, readers=lambda t: producers <= t.warp < 2 * producers)
     title = f"{rounds} round(s) of producer/consumer warps on named barriers of {count}"
     return Piece(title, [Array(out, (rounds, MAX_GRID * ctx.block), expected=expected)], decls, body)
 
@@ -679,12 +684,8 @@ def grid_barrier(rng: random.Random, ctx: Context) -> Piece:
     decls = [f"barrier {g} in global @grid{clause}"]
     body = looped("r", rounds, [f"{gmark}[r % 2][gtid] = {value}", f"sync {g}",
                                 f"{out}[r][gtid] = {gmark}[r % 2][{partner}]"])
-    expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
-    for t in ctx.threads():
-        for r in range(rounds):
-            p = evaluate(partner, ctx.env(t, r=r))
-            writer = Thread(p // ctx.block, p % ctx.block, t.ntid, t.nbid)
-            expected[r, t.gtid] = evaluate(value, ctx.env(writer, r=r))
+    expected = exchanged(ctx, rounds, partner, value,
+                         writer=lambda t, p: Thread(p // ctx.block, p % ctx.block, t.ntid, t.nbid))
     title = f"{rounds} round(s) of grid barrier{clause}"
     arrays = [Array(out, (rounds, MAX_GRID * ctx.block), expected=expected), Array(gmark, (2, MAX_GRID * ctx.block))]
     return Piece(title, arrays, decls, body, acquisitions=ctx.grid * rounds)
@@ -706,11 +707,7 @@ def warp_exchange(rng: random.Random, ctx: Context) -> Piece:
     value = f"r * 100 + {value_expr(rng, ctx, 'r')}"
     partner = f"warp * 32 + (lane + {shift}) % 32"
     body = looped("r", rounds, [f"{sw}[tid] = {value}", meet, f"{out}[r][gtid] = {sw}[{partner}]", meet])
-    expected = np.zeros((rounds, MAX_GRID * ctx.block), dtype=np.int64)
-    for t in ctx.threads():
-        for r in range(rounds):
-            p = evaluate(partner, ctx.env(t, r=r))
-            expected[r, t.gtid] = evaluate(value, ctx.env(Thread(t.bid, p, t.ntid, t.nbid), r=r))
+    expected = exchanged(ctx, rounds, partner, value)
     title = f"{rounds} round(s) of lane exchange with {meet}"
     return Piece(title, [Array(out, (rounds, MAX_GRID * ctx.block), expected=expected)], decls, body)
 

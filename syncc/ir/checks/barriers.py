@@ -92,25 +92,13 @@ def _met_on_every_arm(facts: Facts, label: str) -> bool:
                 or facts.uni.level(term.cond) <= WARP:
             continue
         join = cfg.ipdom(x)
-        arms = [_arm(cfg, s, join) for s in (term.if_true, term.if_false)]
+        arms = [cfg.reach([s], join) for s in (term.if_true, term.if_false)]
         if not any(label in arm for arm in arms):
             continue
         if not all(any(i.op == "warp.sync" and i.attr("party") is None and getattr(i.args[0], "value", None)
                        == 0xFFFFFFFF for y in arm for i in cfg.blocks[y].instrs) for arm in arms):
             return False
     return True
-
-
-def _arm(cfg, start: str, join) -> set[str]:
-    """The blocks of one side of a branch: from `start` to where the sides meet (not included)."""
-    seen, todo = set(), [start]
-    while todo:
-        x = todo.pop()
-        if x == join or x in seen:
-            continue
-        seen.add(x)
-        todo.extend(cfg.succs[x])
-    return seen
 
 
 def _once(told: set, ins: Instr, span) -> bool:
