@@ -97,3 +97,11 @@ def test_gpu_test_programs_check_clean_for_ptx(path):
     the analyses cannot see through data)."""
     r = syncc("check", str(path.relative_to(ROOT)), "--target", "ptx")
     assert r.code == 0 and "warning" not in r.err, r.err
+
+
+@pytest.mark.parametrize("flags", [(), ("--its",), ("--its", "--policy", "random:5")], ids=" ".join)
+def test_a_warp_party_after_polling_runs_on_the_simulator(flags):
+    """tests/gpu/warp_after_poll.sync (a @warp mutex and trylock taken by a whole warp right after
+    some of its lanes polled a semaphore) also runs on both simulators, its checks holding."""
+    r = syncc("run", "tests/gpu/warp_after_poll.sync", "-D", "POLLERS=32", "-D", "BLOCKS=2", *flags)
+    assert r.code == 0, r.err

@@ -45,9 +45,18 @@ def test_thread_index_over_32_is_one_unsigned_shift():
 
 
 def test_elect_reads_the_lanes_below():
-    lines = sass_of("warp_vote")
+    # combine_warps elects the lowest active lane of the lanes that reached a @thread section
+    lines = sass_of("k", "tests/golden/ir/combine_warps/one_lock_per_warp.sync")
     assert any("SR_LanemaskLt" in x for x in lines)
     assert not any(x.startswith("SHL") and ", 0x1" in x for x in lines)
+
+
+def test_a_warp_party_is_led_by_lane_0_without_a_vote():
+    # a @warp primitive's party is the whole warp: lane 0 leads, no VOTE builds a mask for it
+    lines = sass_of("warp_vote")
+    put = lines[next(i for i, x in enumerate(lines) if x.startswith("STS ")):]
+    assert not any(x.startswith("VOTE") for x in put), put
+    assert any(re.fullmatch(r"ISETP\.EQ\.AND P\d, pt, R\d+, RZ, pt", x) for x in put), put
 
 
 def test_optimized_kernels_still_compute_listing10():

@@ -155,3 +155,23 @@ def test_nested_locks_finish(shape, opt):
     p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/nested_locks.sync", "--target", "gpu",
                         "--timeout", "20", opt, *defines], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:] + p.stdout[-500:]
+
+
+# A whole warp's @warp mutex (tas, ticket) and @warp trylock right after some of its lanes polled a
+# @thread semaphore (tests/gpu/warp_after_poll.sync). When the party was the lanes `activemask`
+# named after the warp met, the H100 hung: part of the warp led a party of its own. Few pollers
+# and the whole warp polling; one block and many; many rounds.
+POLL_SHAPES = [("BLOCKS=4", "WARPS=4", "POLLERS=4", "ROUNDS=2"),
+               ("BLOCKS=4", "WARPS=4", "POLLERS=32", "ROUNDS=2"),
+               ("BLOCKS=1", "WARPS=2", "POLLERS=1", "ROUNDS=1"),
+               ("BLOCKS=132", "WARPS=8", "POLLERS=7", "ROUNDS=16"),
+               ("BLOCKS=528", "WARPS=4", "POLLERS=31", "ROUNDS=4")]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+@pytest.mark.parametrize("shape", POLL_SHAPES, ids=lambda s: "-".join(x.split("=")[1] for x in s))
+def test_warp_party_after_polling(shape, opt):
+    defines = [w for d in shape for w in ("-D", d)]
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/warp_after_poll.sync", "--target", "gpu",
+                        "--timeout", "20", opt, *defines], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:] + p.stdout[-500:]

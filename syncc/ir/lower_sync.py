@@ -80,14 +80,18 @@ class SyncLowering:
     # ---- parties: who acts for a @warp or @block primitive ----------------------------------
 
     def leader(self, gran: str, span):
-        """(mask, is-leader) for a warp, or (None, is-thread-0) for a block. The warp's lanes meet
-        first: after a polling loop, with independent thread scheduling, they may leave it one by
-        one, and a party of the lanes that happen to be here would act more than once."""
-        if gran == "warp":
-            self.b.emit("warp.sync", (), (self.warp_lanes(span),), span, party="sync")
-            mask = self.b.op("activemask", U32, hint="mask", span=span)
-            return mask, self.b.op("elect", BOOL, hint="leader", span=span)
+        """(mask, is-leader): a warp's lanes and lane 0, or (None, is-thread-0) for a block. The
+        whole warp takes part (E0707 rejects a split one), so its party is every lane it has, never
+        `activemask`: with independent thread scheduling, lanes that have all met at a
+        `__syncwarp` need not run the next instruction together (on an H100, after a polling loop
+        of some of the lanes, `activemask` gave part of the warp, and two lanes each led a party
+        and took a `@warp` mutex: docs/ptx.md, "Who acts for a warp")."""
         # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
+        if gran == "warp":
+            mask = self.warp_lanes(span)
+            self.b.emit("warp.sync", (), (mask,), span, party="sync")
+            return mask, self.b.op("cmp.eq", BOOL, self.builtin("lane"), imm(0), hint="leader", span=span,
+                                   party="leader")
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", span=span,
                                party="leader")
 
@@ -231,7 +235,7 @@ class SyncLowering:
         self.b.assign(got, imm(False, BOOL), span)
         self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span), span, "try")
         if prim.granularity == "warp":   # the leader's answer, for every lane
-            return self.emit_value(dest, "vote.any", BOOL, got, span=span)
+            return self.emit_value(dest, "vote.any", BOOL, got, mask, span=span)
         # thread 0 tells the block through a shared word: the first barrier lets every thread
         # finish reading the word's last answer, the second publishes the new one
         shared = self.trylock_slot()

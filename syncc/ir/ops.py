@@ -56,7 +56,9 @@ _TABLE: list[OpInfo] = [
                     "atom.or/1:2 atom.xor/1:2 atom.cas/1:3", memory=True, ref=True),
     *_ops("fence", "fence/0:0", memory=True, bare="order"),
     *_ops("barrier", "bar.sync/0:* bar.arrive/0:2", memory=True, blocking=True),
-    *_ops("warp", "warp.sync/0:1 ballot/1:1 vote.any/1:1 vote.all/1:1 activemask/1:0 elect/1:0"),
+    # ballot and the votes take the value and, optionally, the lanes that must take part (a
+    # party's whole warp); without it, the lanes that happen to be active
+    *_ops("warp", "warp.sync/0:1 ballot/1:* vote.any/1:* vote.all/1:* activemask/1:0 elect/1:0"),
     # On a primitive reference @p[i]. lock/unlock, wait/post, get/await/put/signal and sync/arrive
     # are what the program says; structuring turns the blocking ones into enter/poll/exit loops.
     *_ops("prim", "mutex.lock/0:1 mutex.trylock/1:1 mutex.unlock/0:1 "

@@ -9,7 +9,7 @@ operation is left at all. A failure is a bug in syncc, not in the program.
 """
 from __future__ import annotations
 
-from ..frontend.types import BOOL, I32, ScalarType
+from ..frontend.types import BOOL, I32, U32, ScalarType
 from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg
 from .ops import BLOCKING_PRIM, OPS
 
@@ -96,6 +96,8 @@ class _Checker:
             self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):
             self.bad(where, "takes a barrier id and an optional thread count")
+        if info.group == "warp" and info.operands is None and len(ins.args) not in (1, 2):
+            self.bad(where, "takes a value and an optional mask of the lanes that take part")
         if ins.op == "region.end" and self.stage == "expanded":
             self.bad(where, "region.end left after expansion")
         if info.group == "prim":
@@ -166,6 +168,8 @@ class _Checker:
                 self.operand_type(where, args[1], elem)
         elif op in ("vote.any", "vote.all", "ballot"):
             self.operand_type(where, args[0], BOOL)
+            for a in args[1:]:
+                self.operand_type(where, a, U32)
 
     def operand_type(self, where, a, want: ScalarType) -> None:
         t = _type(a)

@@ -345,7 +345,8 @@ class KernelCodegen:
         self.define(ins, self.b.icmp_unsigned("==", lowest, lane))
 
     def _vote(self, ins: Instr, kind: str) -> None:
-        mask = self.asm(ptxasm.ACTIVEMASK, I32, [])
+        # with a mask operand, the .sync vote waits for those lanes; without, the active ones vote
+        mask = self.value(ins.args[1]) if len(ins.args) > 1 else self.asm(ptxasm.ACTIVEMASK, I32, [])
         result = I32 if kind == "ballot" else I1
         fn = self.intrinsic(f"llvm.nvvm.vote.{kind}.sync", result, [I32, I1])
         self.define(ins, self.b.call(fn, [mask, self.value(ins.args[0])], attrs=("convergent",)))

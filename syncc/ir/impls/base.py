@@ -161,12 +161,12 @@ class Emitter:
 
     # ---- parties of @warp and @block primitives
     def party(self, gran: str):
-        """(mask, leader): the warp's lanes and its lowest one, or the block and thread 0. The whole
-        warp meets first: after a polling loop, with independent thread scheduling, its lanes may
-        come out one by one, and a party of the lanes that happen to be here would act twice."""
+        """(mask, leader): every lane the warp has and lane 0, or the block and thread 0; never
+        `activemask`, for the reason lower_sync.SyncLowering.leader gives."""
         if gran == "warp":
-            self.b.emit("warp.sync", (), (self.warp_lanes(),))
-            return self.b.op("activemask", U32, hint="lanes"), self.b.op("elect", BOOL, hint="leader")
+            mask = self.warp_lanes()
+            self.b.emit("warp.sync", (), (mask,))
+            return mask, self.op("cmp.eq", BOOL, self.builtin("lane"), imm(0), hint="leader", party="leader")
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", party="leader")
 
     def warp_lanes(self):
