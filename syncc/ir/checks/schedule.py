@@ -54,7 +54,7 @@ def check_schedule(facts: Facts, ctx: PassContext) -> None:
     events = _events(facts, ctx)
     if events is None:
         return
-    stuck = _run(facts, events)
+    stuck = _run_once(facts, events)
     if stuck:
         _report(facts, stuck, events, ctx)
 
@@ -114,7 +114,7 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
             rounds = list(zip(*counters)) if counters else [()] * inst.size
             here = (positions[b.label], i)
             gwarp, party_of = t.columns["gwarp"], t.columns[party] if party is not None else None
-            site = id(ins)
+            site = here            # (not id(ins): the same program lowered for another target has the same keys)
             for n, row in enumerate(inst.thread):
                 r = rounds[n]
                 prefix = tuple(x for pair in zip(heads, r) for x in pair)
@@ -205,6 +205,27 @@ def _positions(facts: Facts) -> dict[str, int]:
 
 
 # ---- running them ----------------------------------------------------------------------------------
+
+_RUNS: dict[tuple, dict[int, int]] = {}   # recent runs: everything `_run` reads → where each stuck thread is
+
+
+def _run_once(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
+    """`_run`, or its answer for the same events: `syncc check` with no target checks a program
+    for ptx and for fermi, and a launch's events are usually the same for both."""
+    prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
+    key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims,
+           frozenset(facts.memo["members"].items()), frozenset(facts.memo["converge"].items()),
+           tuple((row, tuple((e.order, e.kind, e.waits, e.resource, e.party) for e in evs))
+                 for row, evs in events.items()))
+    at = _RUNS.get(key)
+    if at is None:
+        stuck = _run(facts, events)
+        at = {row: events[row].index(e) for row, e in stuck.items()}
+        if len(_RUNS) >= 8:
+            _RUNS.clear()
+        _RUNS[key] = at
+    return {row: events[row][i] for row, i in at.items()}
+
 
 def _run(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
     """Every thread as far as it can go; the threads left waiting, at the event each waits on.
