@@ -197,8 +197,27 @@ class Uniformity:
             if op == "div" and forms[0] is not None and not forms[0].terms:
                 form = Form((), forms[0].const // int(args[1].value)) if args[1].value else None
         elif op in _WARP_EDGE and level > WARP and None not in forms:
-            level = self._warp_edge(op, forms, level)
+            level = GRID if self._same_over_range(op, forms) else self._warp_edge(op, forms, level)
         return level, form
+
+    def _same_over_range(self, op: str, forms: list[Form]) -> bool:
+        """`tid < 32` in a block of 8 threads: x - bound is linear in thread indices whose ranges the
+        launch shape gives, so its least and greatest values bound it; when the comparison has the
+        same outcome at both, every thread gets it."""
+        block = self.k.block
+        if block is None:
+            return False
+        ranges = {"tid.x": block[0] - 1, "tid.y": block[1] - 1, "tid.z": block[2] - 1,
+                  "laneid": min(31, block[0] * block[1] * block[2] - 1)}
+        diff = forms[0].add(forms[1], -1)
+        low = high = diff.const
+        for v, c in diff.terms:
+            if v not in ranges:
+                return False
+            low, high = low + min(0, c * ranges[v]), high + max(0, c * ranges[v])
+        test = {"cmp.lt": lambda d: d < 0, "cmp.le": lambda d: d <= 0,
+                "cmp.gt": lambda d: d > 0, "cmp.ge": lambda d: d >= 0}[op]
+        return test(low) == test(high)
 
     def _warp_edge(self, op: str, forms: list[Form], level: int) -> int:
         """`tid < 32 k`: x = lane + 32·(warp-uniform) compared with a warp-uniform bound on a warp
