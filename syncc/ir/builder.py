@@ -9,10 +9,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from math import prod
 
-from ..frontend.types import ScalarType
+from ..frontend.types import BOOL, I32, U32, ScalarType
 from ..source import Span
-from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Ref, Reg, Return, Terminator
+from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Ref, Reg, Return, Terminator, imm
 
 
 class KernelBuilder:
@@ -115,6 +116,32 @@ class KernelBuilder:
 
     def assign(self, dest: Reg, value, span: Span | None = None) -> None:
         self.emit("mov", (dest,), (value,), span)
+
+    # ---- the party of a @warp primitive (lowering and expansion both make one)
+    def warp_party(self, builtin, span: Span | None = None, **meeting) -> tuple:
+        """(mask, is-leader): every lane the warp has meets (`warp.sync` with the `meeting`
+        attributes) and lane 0 leads. The whole warp takes part (E0707 rejects a split one), so the
+        party is never `activemask`'s choice: with independent thread scheduling, lanes that have all
+        met need not run the next instruction together (on an H100, after a polling loop of some of
+        the lanes, `activemask` gave part of the warp, and two lanes each led a party and took a
+        `@warp` mutex: docs/ptx.md, "Who acts for a warp"). `builtin(name)`: tid, lane, ... as
+        registers. party=leader marks the branch as the compiler's own, which hazard checks do not
+        count as divergence."""
+        mask = self.warp_lanes(builtin, span)
+        self.emit("warp.sync", (), (mask,), span, **meeting)
+        return mask, self.op("cmp.eq", BOOL, builtin("lane"), imm(0), hint="leader", span=span, party="leader")
+
+    def warp_lanes(self, builtin, span: Span | None = None):
+        """The mask of the lanes this thread's warp has: all 32, but in a last warp the block fills
+        only partly."""
+        if self.block is not None and prod(self.block) % 32 == 0:
+            return imm(0xFFFFFFFF, U32)
+        rest = self.op("sub", I32, builtin("ntid"), self.op("mul", I32, builtin("warp"), imm(32), span=span),
+                       hint="rest", span=span)
+        partial = self.op("sub", U32, self.op("shl", U32, imm(1, U32), self.op("cvt", U32, rest, span=span),
+                                              span=span), imm(1, U32), span=span)
+        whole = self.op("cmp.ge", BOOL, rest, imm(32), span=span)
+        return self.op("select", U32, whole, imm(0xFFFFFFFF, U32), partial, hint="lanes", span=span)
 
     # ---- terminators
     def terminate(self, term: Terminator) -> None:

@@ -20,7 +20,7 @@ from math import prod
 
 from ..frontend import ast as A
 from ..frontend.catalogue import implementations
-from ..frontend.types import BOOL, I32, U32
+from ..frontend.types import BOOL, I32
 from ..targets import default_implementation
 from .nodes import Prim, Ref, imm
 
@@ -80,33 +80,13 @@ class SyncLowering:
     # ---- parties: who acts for a @warp or @block primitive ----------------------------------
 
     def leader(self, gran: str, span):
-        """(mask, is-leader): a warp's lanes and lane 0, or (None, is-thread-0) for a block. The
-        whole warp takes part (E0707 rejects a split one), so its party is every lane it has, never
-        `activemask`: with independent thread scheduling, lanes that have all met at a
-        `__syncwarp` need not run the next instruction together (on an H100, after a polling loop
-        of some of the lanes, `activemask` gave part of the warp, and two lanes each led a party
-        and took a `@warp` mutex: docs/ptx.md, "Who acts for a warp")."""
-        # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
+        """(mask, is-leader): a warp's lanes and lane 0 (KernelBuilder.warp_party says why never
+        `activemask`), or (None, is-thread-0) for a block."""
         if gran == "warp":
-            mask = self.warp_lanes(span)
-            self.b.emit("warp.sync", (), (mask,), span, party="sync")
-            return mask, self.b.op("cmp.eq", BOOL, self.builtin("lane"), imm(0), hint="leader", span=span,
-                                   party="leader")
+            return self.b.warp_party(self.builtin, span, party="sync")
+        # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", span=span,
                                party="leader")
-
-    def warp_lanes(self, span):
-        """The mask of the lanes this thread's warp has: all 32, but in a last warp the block fills
-        only partly."""
-        block = self.info.block
-        if block is not None and (block[0] * block[1] * block[2]) % 32 == 0:
-            return imm(0xFFFFFFFF, U32)
-        rest = self.b.op("sub", I32, self.builtin("ntid"), self.b.op("mul", I32, self.builtin("warp"), imm(32),
-                                                                      span=span), hint="rest", span=span)
-        partial = self.b.op("sub", U32, self.b.op("shl", U32, imm(1, U32), self.b.op("cvt", U32, rest, span=span),
-                                                  span=span), imm(1, U32), span=span)
-        whole = self.b.op("cmp.ge", BOOL, rest, imm(32), span=span)
-        return self.b.op("select", U32, whole, imm(0xFFFFFFFF, U32), partial, hint="lanes", span=span)
 
     def party_sync(self, gran: str, mask, span) -> None:
         # party=sync: the meeting belongs to the statement (hazard checks judge the statement)

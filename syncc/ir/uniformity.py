@@ -44,6 +44,8 @@ from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 _WARP_EDGE = ("cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")
 _FLIP_CMP = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le"}
+_HOLDS = {"cmp.lt": lambda d: d < 0, "cmp.le": lambda d: d <= 0,        # x OP y, given d = x - y
+          "cmp.gt": lambda d: d > 0, "cmp.ge": lambda d: d >= 0}
 LEVEL_NAMES = {GRID: "the grid", BLOCK: "a block", WARP: "a warp", THREAD: "a thread"}
 
 
@@ -215,9 +217,7 @@ class Uniformity:
             if v not in ranges:
                 return False
             low, high = low + min(0, c * ranges[v]), high + max(0, c * ranges[v])
-        test = {"cmp.lt": lambda d: d < 0, "cmp.le": lambda d: d <= 0,
-                "cmp.gt": lambda d: d > 0, "cmp.ge": lambda d: d >= 0}[op]
-        return test(low) == test(high)
+        return _HOLDS[op](low) == _HOLDS[op](high)
 
     def _warp_edge(self, op: str, forms: list[Form], level: int) -> int:
         """`tid < 32 k`: x = lane + 32·(warp-uniform) compared with a warp-uniform bound on a warp

@@ -3,7 +3,7 @@ orderings the fence pass asked for, single-lane spin loops, and the parties of @
 and @block primitives."""
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32, U32, ScalarType
+from ...frontend.types import BOOL, I32, ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Array, Imm, Instr, Prim, Ref, Reg, imm
@@ -161,24 +161,11 @@ class Emitter:
 
     # ---- parties of @warp and @block primitives
     def party(self, gran: str):
-        """(mask, leader): every lane the warp has and lane 0, or the block and thread 0; never
-        `activemask`, for the reason lower_sync.SyncLowering.leader gives."""
+        """(mask, leader): every lane the warp has and lane 0 (KernelBuilder.warp_party), or the block
+        and thread 0."""
         if gran == "warp":
-            mask = self.warp_lanes()
-            self.b.emit("warp.sync", (), (mask,))
-            return mask, self.op("cmp.eq", BOOL, self.builtin("lane"), imm(0), hint="leader", party="leader")
+            return self.b.warp_party(self.builtin)
         return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", party="leader")
-
-    def warp_lanes(self):
-        """The mask of the lanes this thread's warp has: all 32, but in a last warp the block fills
-        only partly."""
-        if self.block_threads is not None and self.block_threads % 32 == 0:
-            return imm(0xFFFFFFFF, U32)
-        rest = self.op("sub", I32, self.builtin("ntid"), self.op("mul", I32, self.builtin("warp"), imm(32)),
-                       hint="rest")
-        partial = self.op("sub", U32, self.op("shl", U32, imm(1, U32), self.op("cvt", U32, rest)), imm(1, U32))
-        return self.op("select", U32, self.op("cmp.ge", BOOL, rest, imm(32)), imm(0xFFFFFFFF, U32), partial,
-                       hint="lanes")
 
     def meet(self, gran: str, mask) -> None:
         if gran == "warp":
