@@ -81,10 +81,11 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
 
 
 def _met_on_every_arm(facts: Facts, label: str) -> bool:
-    """A `syncwarp()` under a branch that splits the warp is legal when every arm meets too (the
-    lanes of both sides reach a `syncwarp()` over the warp): each branch that splits the warp
-    around `label` has one on each of its arms. A full-mask `syncwarp()` only on one side waits
-    for lanes that never come."""
+    """A `syncwarp()` under a branch that splits the warp is legal when every lane meets the warp
+    as often as every other before the sides join: for each branch that splits the warp around
+    `label`, every path through either arm passes the same number (at least one) of full-mask
+    `syncwarp()`s. A full-mask `syncwarp()` only on one side, or once on one side and twice on the
+    other, waits for lanes that never come (or pairs with the wrong meeting)."""
     cfg = facts.cfg
     for x in cfg.labels:
         term = cfg.blocks[x].term
@@ -92,13 +93,43 @@ def _met_on_every_arm(facts: Facts, label: str) -> bool:
                 or facts.uni.level(term.cond) <= WARP:
             continue
         join = cfg.ipdom(x)
-        arms = [cfg.reach([s], join) for s in (term.if_true, term.if_false)]
-        if not any(label in arm for arm in arms):
+        if not any(label in cfg.reach([s], join) for s in (term.if_true, term.if_false)):
             continue
-        if not all(any(i.op == "warp.sync" and i.attr("party") is None and getattr(i.args[0], "value", None)
-                       == 0xFFFFFFFF for y in arm for i in cfg.blocks[y].instrs) for arm in arms):
+        counts = [_meetings(cfg, s, join) for s in (term.if_true, term.if_false)]
+        if None in counts or len(counts[0]) != 1 or counts[0] != counts[1] or counts[0] == {0}:
             return False
     return True
+
+
+def _meetings(cfg, start: str, join) -> set[int] | None:
+    """How many full-mask `syncwarp()`s a lane passes on the paths from `start` to `join`, one
+    number per path; None when a path goes round a loop or ends the thread before `join`."""
+    memo: dict[str, frozenset] = {}
+    on_path: set[str] = set()
+
+    def count(x: str) -> frozenset | None:
+        if x == join:
+            return frozenset([0])
+        if x in memo:
+            return memo[x]
+        succs = cfg.succs[x]
+        if x in on_path or not succs:
+            return None
+        on_path.add(x)
+        here = sum(i.op == "warp.sync" and i.attr("party") is None and getattr(i.args[0], "value", None)
+                   == 0xFFFFFFFF for i in cfg.blocks[x].instrs)
+        out: set[int] = set()
+        for succ in succs:
+            after = count(succ)
+            if after is None:
+                return None
+            out |= {here + n for n in after}
+        on_path.discard(x)
+        memo[x] = frozenset(out)
+        return memo[x]
+
+    found = count(start)
+    return None if found is None else set(found)
 
 
 def _once(told: set, ins: Instr, span) -> bool:
