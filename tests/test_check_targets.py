@@ -245,3 +245,21 @@ def test_e0704_says_why_a_condition_read_from_memory_varies(tmp_path):
     found = records(syncc("check", path, "--target", "ptx", "--error-format=json"))
     assert {r["code"] for r in found} == {"E0704"}
     assert all("read it with `load_cg`" in r["notes"][0]["message"] for r in found)
+
+
+LANE_MEETING = """kernel halves(x: global i32[64], out: global i32[64]) launch grid(1) block(64) {
+    barrier lanes in shared @warp using syncwarp
+    x[tid] = tid
+    if lane < 16 { sync lanes }
+    out[tid] = x[tid ^ 1]
+}
+"""
+
+
+def test_a_lane_meeting_split_by_lane_is_for_ptx_only(tmp_path):
+    """A @warp barrier `using syncwarp` compiles to nothing on Fermi, whose warps run in lockstep,
+    as `syncwarp()` does: split by a lane test it is E0707 for ptx (the high half never meets the
+    warp) and nothing for fermi."""
+    r = syncc("check", write(tmp_path, LANE_MEETING), "--error-format=json")
+    found = [json.loads(line) for line in r.err.splitlines() if line.startswith("{")]
+    assert [(d["code"], d["line"], tuple(d["targets"])) for d in found] == [("E0707", 4, ("ptx",))], r.err

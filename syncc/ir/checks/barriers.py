@@ -45,7 +45,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if need is None or ins.span in told:
             continue
         level, what = need
-        if ins.op == "warp.sync" and ctx.target.stack_based:
+        if ctx.target.stack_based and _meets_lanes_only(k, ins):
             continue        # `syncwarp()` does nothing where a warp's lanes run in lockstep (Fermi)
         section = _thread_section(facts, ins, inside)
         if section is not None:
@@ -254,6 +254,15 @@ def _at_call(ins: Instr, what: str, outer: tuple) -> tuple:
 def _callers(calls: tuple) -> list[Note]:
     """Where the function the report lies in was called (it is inlined at each call)."""
     return [Note(f"in this call of `{calls[-1][1]}`", calls[-1][0])] if calls else []
+
+
+def _meets_lanes_only(k: Kernel, ins: Instr) -> bool:
+    """`syncwarp()`, or the `sync` of a `@warp` barrier `using syncwarp`: a meeting of a warp's
+    lanes and nothing more, which compiles to nothing on Fermi."""
+    if ins.op == "warp.sync":
+        return True
+    prim = k.prim(ins.ref.name) if ins.op == "prim.sync" and ins.ref is not None else None
+    return prim is not None and prim.kind == "barrier" and prim.impl == "syncwarp"
 
 
 def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
