@@ -271,6 +271,10 @@ def _sim_options(f: Callable) -> Callable:
     f = click.option("--policy", default=default.policy, show_default=True, metavar="POLICY",
                      help="fermi-sim: warp scheduling: lrr, gto, adversarial (youngest first), "
                           "adversarial:SEED (seeded ranks and preemptions) or random:SEED.")(f)
+    f = click.option("--memory", default=default.memory, show_default=True, metavar="MODEL",
+                     help="fermi-sim: global memory between warps: weak (store queues and a non-coherent "
+                          "L1, as on the hardware; seeded by the policy's seed), weak:SEED, or sc "
+                          "(sequentially consistent).")(f)
     f = click.option("--unsafe-no-syncwarp", "no_syncwarp", is_flag=True, hidden=True,
                      help="Compile without prevent_livelock's __syncwarp (to show the livelock it prevents).")(f)
     f = click.option("--unsafe-skip-hazard-checks", "no_hazards", is_flag=True, hidden=True,
@@ -292,11 +296,11 @@ def _sim_options(f: Callable) -> Callable:
 @_verify_each
 @_unsafe_no_fences
 @_common
-def run(file, target, timeout, its, no_hazards, no_syncwarp, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
+def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
         no_fences, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
-    config = FermiConfig(policy=policy, its=its, lock_bits=lock_bits, max_cycles=max_cycles)
+    config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles)
     problem = config.check()
     if problem:
         raise click.BadParameter(problem)

@@ -138,6 +138,7 @@ def _watch(sim, cycles: int) -> Watch:
         sim.advance(sim.now + cycles)
     except Exception:            # noqa: BLE001 - the diagnosis must not fail on a second fault
         pass
+    sim.mem.flush()
     sim.watch = None
     sim._hooks = sim._trace_issues
     watch.progress = blocks_before - sim.live_blocks
@@ -460,10 +461,14 @@ def _wait_cycles(sim, findings: list[Finding]) -> list[Finding]:
         if node not in path:
             continue
         ring = path[path.index(node):]
+        if len(ring) == 1:        # a thread waiting for a word it wrote last itself: no cycle between threads
+            continue
         members = list({id(waits[n]): waits[n] for n in ring}.values())     # a finding can cover several lanes
         first = members[0]
         names = [f"lane {lane} of {_warp_of(sim, uid).name}" for uid, lane in ring]
-        chain = "; ".join(f"{a} waits for a lock bit that {b} holds" for a, b in zip(names, names[1:] + names[:1]))
+        what = ["a lock bit that {} holds" if "lock bit" in waits[n].message else "a word that {} last wrote"
+                for n in ring]
+        chain = "; ".join(f"{a} waits for {w.format(b)}" for a, b, w in zip(names, names[1:] + names[:1], what))
         notes = [(f.message.removeprefix("livelock: "), f.pc) for f in members]
         cycle = Finding("deadlock", f"deadlock: {len(ring)} threads wait for each other round a cycle: {chain}",
                         first.warp, first.pc, first.lanes, notes + first.notes[:1],

@@ -512,7 +512,7 @@ def _addresses(w, base_reg: int, offset: int, m: int) -> tuple[list[int], list[i
 class GlobalPattern:
     """One warp's global access: per active lane its word index, and the 128-byte segments it
     touches (each segment one transaction). Cached like shared Patterns."""
-    __slots__ = ("lanes", "lanes_np", "idx", "idx_np", "segments")
+    __slots__ = ("lanes", "lanes_np", "idx", "idx_np", "segments", "lines")
 
     def __init__(self, ls, addrs: list[int], gmem):
         self.lanes = tuple(ls)
@@ -520,6 +520,7 @@ class GlobalPattern:
         self.idx_np = gmem.index(np.array(addrs, dtype=np.int64), ls)
         self.idx = self.idx_np.tolist()
         self.segments = len({a >> 7 for a in addrs}) or 1
+        self.lines = tuple(sorted({i >> 5 for i in self.idx}))     # L1 lines of 32 words
 
 
 def _global_pattern_getter(env, base_reg: int, offset: int):
@@ -543,14 +544,16 @@ def _ld(ins, env):
     d = ins.operands[0].n
     mem: Mem = ins.operands[1]
     pattern = _global_pattern_getter(env, mem.base.n, mem.offset)
-    gmem = env.sim.gmem
+    sim = env.sim
     latency = env.config.global_latency
+    cached = not ({"CG", "CV"} & set(ins.mods))      # LD and LD.CA go through L1
 
     def run(w, m):
         pat = pattern(w, m)
+        values, extra = sim.mem.load(w, pat, cached)
         if d != RZ:
-            w.r[d][pat.lanes_np] = gmem.words[pat.idx_np]
-        return latency + pat.segments - 1
+            w.r[d][pat.lanes_np] = values
+        return latency + extra + pat.segments - 1
     return run
 
 
@@ -559,23 +562,10 @@ def _st(ins, env):
     v = ins.operands[1].n
     pattern = _global_pattern_getter(env, mem.base.n, mem.offset)
     sim = env.sim
-    gmem = sim.gmem
-    latency = env.config.global_store_latency
 
     def run(w, m):
         pat = pattern(w, m)
-        words = gmem.words
-        values = w.r[v][pat.lanes_np]
-        changed = words[pat.idx_np] != values
-        if changed.any():
-            writer, pc = gmem.writer, w.pc
-            for k in np.flatnonzero(changed).tolist():
-                writer[pat.idx[k]] = (w.uid, pat.lanes[k], pc)
-            sim.last_change = sim.now
-        words[pat.idx_np] = values
-        done = sim.now + latency + pat.segments - 1
-        if done > w.stores_done_at:
-            w.stores_done_at = done
+        sim.mem.store(w, pat, w.r[v][pat.lanes_np])
         return None
     return run
 
@@ -646,6 +636,7 @@ def _atom(ins, env, returns: bool = True):
     def run(w, m):
         ls, addrs = _addresses(w, mem.base.n, mem.offset, m)
         idx = gmem.index(np.array(addrs, dtype=np.int64), ls).tolist()
+        sim.mem.before_atomic(w, idx)                    # this SM's stores to the word come first
         words, pc = gmem.words, w.pc
         bs, cs = w.r[vb][ls].tolist(), w.r[vc][ls].tolist()
         results = []
@@ -676,13 +667,11 @@ def _red(ins, env):
 
 
 def _membar(ins, env):
-    sim, cfg = env.sim, env.config
+    sim = env.sim
     scope = ins.mods[0]
 
     def run(w, m):
-        if scope == "CTA":
-            return cfg.membar_cta_latency
-        return max(0, w.stores_done_at - sim.now) + cfg.membar_gl_latency
+        return sim.mem.fence(w, scope)
     return run
 
 

@@ -35,6 +35,14 @@ class FermiConfig:
     # ---- scheduling
     policy: str = "lrr"                 # lrr | gto | adversarial | adversarial:SEED | random:SEED
     its: bool = False                   # independent thread scheduling (per-lane addresses)
+    # ---- global memory (weakmem.py)
+    memory: str = "weak"                # weak | weak:SEED | sc (sequentially consistent)
+    l1_lines: int = 128                 # per SM: 16 KB of 128-byte lines (Fermi's default split)
+    l1_latency: int = 35                # a load that hits L1
+    sm_store_jitter: int = 16           # a store reaches its own SM's other warps 1..1+this cycles later
+    store_jitter: int = 300             # and L2 global_store_latency ± half of this later,
+    straggler_every: int = 8            # one store in this many (by its hash) later still,
+    straggler_delay: int = 4000         # by up to this many cycles
     # ---- latencies (cycles until a result can be used) and occupancies
     alu_latency: int = 11
     mul_latency: int = 11
@@ -67,6 +75,8 @@ class FermiConfig:
         if self.policy not in POLICIES and not _is_seeded(self.policy):
             return (f"unknown scheduling policy `{self.policy}`: expected lrr, gto, adversarial, "
                     "adversarial:SEED or random:SEED")
+        if self.memory != "sc" and not _is_seeded(self.memory, ("weak",)) and self.memory != "weak":
+            return f"unknown memory model `{self.memory}`: expected weak, weak:SEED or sc"
         if self.lock_bits <= 0 or self.lock_bits & (self.lock_bits - 1):
             return f"lock_bits must be a power of two, not {self.lock_bits}"
         if self.sms < 1 or self.schedulers < 1:
@@ -74,6 +84,6 @@ class FermiConfig:
         return None
 
 
-def _is_seeded(policy: str) -> bool:
+def _is_seeded(policy: str, heads=("random", "adversarial")) -> bool:
     head, _, seed = policy.partition(":")
-    return head in ("random", "adversarial") and seed.lstrip("-").isdigit()
+    return head in heads and seed.lstrip("-").isdigit()

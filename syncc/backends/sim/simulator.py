@@ -35,6 +35,7 @@ from .machine import FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from .program import SassKernel
 from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
+from .weakmem import memory_model
 
 INF = float("inf")
 PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (Scheduler)
@@ -184,6 +185,7 @@ class Simulator:
         cbank = dict(zip(CBANK_SHAPE, (*block, *grid)))
         for i, v in enumerate(params):
             cbank[0x20 + 4 * i] = v & 0xFFFFFFFF
+        self.mem = memory_model(self)      # global memory between warps: weak or SC (weakmem.py)
         self.env = Env(cbank, config, self)
         self.code = decode(kernel, self.env)
         units = {"alu": config.alu_latency, "mul": config.mul_latency, "s2r": config.s2r_latency,
@@ -334,6 +336,8 @@ class Simulator:
             return self._fault("memory", str(e), e.lane)
         except (RunError, StackOverflow) as e:
             return self._fault("error", str(e))
+        finally:
+            self.mem.flush()                   # whatever stopped the run, the stores in flight land
         if status == "finished":
             return self._outcome("finished")
         if status == "deadlock":
@@ -350,8 +354,11 @@ class Simulator:
         check_at = self.warp_instructions + config.check_every
         samples = 0
         sms = self.sms
+        mem = self.mem
         while self.live_blocks:
             now = self.now
+            if mem.next_drain <= now:
+                mem.drain(now)
             issued = 0
             for sm in sms:
                 if not sm.blocks:
@@ -596,6 +603,7 @@ class Simulator:
             bar.expected = count
         arriving = w.active if lanes is None else lanes
         bar.arrived += 32 if lanes is None else lanes.bit_count()
+        self.mem.arrive(w, bar)
         if pred is not None or mode == "RED":
             values = w.p[pred.n] if pred is not None else w.p[PT]
             if pred is not None and pred.neg:
@@ -630,6 +638,7 @@ class Simulator:
         self.last_change = self.now
         at = self.now + self.config.barrier_latency
         for w, dest, red, lanes, pc in bar.waiting:
+            self.mem.released(w, bar)
             if lanes is not None:                   # ITS: the split goes on after the barrier
                 w.its.add(lanes, pc)
                 if w.waiting == "sync":
@@ -704,6 +713,7 @@ class Simulator:
                                    _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
                                    _rel(w.stores_done_at, now), w.its and w.its.key())).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
+        h.update(repr(self.mem.key(now)).encode())
         key = h.digest()
         seen = self._seen.get(key)
         if seen is not None:

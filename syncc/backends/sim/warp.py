@@ -38,6 +38,7 @@ class Barrier:
     popc: int = 0
     all_true: bool = True
     any_true: bool = False
+    stores_until: int = 0                          # weak memory: when the arrivals' stores reach L2
 
 
 class Block:

@@ -51,7 +51,15 @@ class Channel:
     @classmethod
     def do_put(cls, em, prim, ins):
         em.st(cls.data(em, prim), ins.ref.index, ins.args[1])
+        cls.fence(em, ins)
         cls.publish(em, prim, ins)
+
+    @staticmethod
+    def fence(em, ins):
+        """The put's release fence (insert_fences leaves it to expansion on Fermi): after the value's
+        store, before what marks the slot full, so the value is ordered as well as all before it."""
+        if ins.attr("fence"):
+            em.b.emit("fence", (), (), order="acq_rel", scope=ins.attr("fence"))
 
     @classmethod
     def do_signal(cls, em, prim, ins):
@@ -142,7 +150,8 @@ class TinyLock(Channel):
 
     @classmethod
     def do_put(cls, em, prim, ins):
-        if prim.granularity == "thread":
+        if prim.granularity == "thread":      # the value travels with the unlock (STSUL)
+            cls.fence(em, ins)
             cls.publish(em, prim, ins)
         else:
             super().do_put(em, prim, ins)

@@ -10,7 +10,10 @@ Where the target's atomics and loads carry an ordering (PTX, sm_70+), the
 ordering is an attribute of the primitive's own operation (`order=acquire
 scope=gpu`) and expansion puts it on the atomic: no separate fence. Elsewhere
 (Fermi) an explicit `fence` goes at the start of the critical section, or
-after a leader's acquire, and before each release.
+after a leader's acquire, and before each release; a put's fence goes between
+the store of its value and the store or atomic that marks the slot full (the
+put's expansion places it), since a fence before the whole put would leave the
+value itself unordered.
 
 No ordering is added where nothing needs it: named barriers (bar.sync and
 bar.arrive order memory themselves), a @thread lock-bit channel on Fermi (the
@@ -87,6 +90,9 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             if ordered:
                 out.append(ins.with_attrs(order=role, scope=scope))
                 how = f"{role} at {scope} scope on the operation itself, no separate fence"
+            elif ins.op == "chan.put":     # the put's own value must be visible before the slot reads full
+                out.append(ins.with_attrs(fence=scope))
+                how = f"fence.{scope} between the value's store and the slot's publication"
             elif role == "release":
                 out += [fence, ins]
                 how = f"fence.{scope} before it"

@@ -133,6 +133,14 @@ class Selector:
         self.guard = None
         self.local: set[V] = set()
         self.cache: dict = {}
+        self.written = self._written_arrays()
+
+    def _written_arrays(self) -> set[str]:
+        """The arrays the kernel stores to or updates atomically. Fermi's L1 is not coherent,
+        so a plain load of such a global array reads L2 (LD.CG): another block may have
+        written the word since this SM cached its line, and no fence invalidates L1."""
+        return {ins.ref.name for _, _, ins in self.k.instructions()
+                if ins.ref is not None and (ins.op == "st" or ins.op.startswith("atom."))}
 
     def _read_registers(self) -> set[str]:
         out = set()
@@ -441,6 +449,8 @@ class Selector:
             self.emit("LDS", dest, mem)
         else:
             cache = {"cg": ".CG", "volatile": ".CV"}.get(ins.attr("cache"), "")
+            if not cache and ins.ref.name in self.written:
+                cache = ".CG"
             self.emit("LD" + cache, dest, mem)
         if d.cls == "p":
             self.emit("ISETP.NE.AND", Use(d), Pred(PT), dest, SReg(RZ), Pred(PT))

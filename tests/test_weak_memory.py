@@ -1,0 +1,120 @@
+"""The simulator's weak memory model (syncc/backends/sim/weakmem.py, docs/fermi.md "The memory
+model"): what a missing fence or a cached load breaks shows on the simulator, what the fences
+and LD.CG protect does not break, and `--memory sc` is the old sequentially consistent machine.
+
+References are independent of the simulator: the litmus shapes' allowed outcomes (by the
+model's rules), the stress programs' own counts (a lost update is a count below what the
+threads added), and a hand-written SASS kernel whose two reads of one word must differ.
+"""
+import subprocess
+import sys
+
+import pytest
+
+from helpers import ROOT, syncc
+from simkit import simulate
+from syncc.backends.sim.machine import FermiConfig
+
+STALE = """
+.kernel stale
+.launch grid(2) block(32)
+.param x: global i32[1] = zeros
+.param flag: global i32[1] = zeros
+.param out: global i32[2] = zeros
+        S2R R0, SR_LaneId;
+        ISETP.NE.AND P0, pt, R0, RZ, pt;
+  @P0   EXIT;
+        MOV R1, c [0x0] [0x20];
+        MOV R2, c [0x0] [0x24];
+        MOV R3, c [0x0] [0x28];
+        S2R R4, SR_CTAid_X;
+        ISETP.NE.AND P1, pt, R4, RZ, pt;
+  @P1   BRA reader;
+        MOV32I R5, 0x1;                 // block 0: x = 1, fence, flag = 1
+        ST [R1], R5;
+        MEMBAR.GL;
+        ST [R2], R5;
+        EXIT;
+reader:                                 // block 1: cache x's line, wait for the flag, read x twice
+        LD R6, [R1];
+spin:
+        LD.CG R7, [R2];
+        ISETP.EQ.AND P2, pt, R7, RZ, pt;
+  @P2   BRA spin;
+        LD R8, [R1];                    // through L1: the line cached before
+        LD.CG R9, [R1];                 // from L2
+        ST [R3], R8;
+        ST [R3+0x4], R9;
+        EXIT;
+"""
+
+
+def test_l1_is_not_coherent_and_ld_cg_reads_l2():
+    run = simulate(STALE)
+    assert run.status == "finished"
+    assert run.arrays["out"].tolist() == [0, 1]          # stale through L1 even after the fence; fresh via .CG
+
+
+def test_sequential_consistency_on_request():
+    run = simulate(STALE, FermiConfig(memory="sc"))
+    assert run.arrays["out"].tolist() == [1, 1]
+
+
+def test_a_seed_repeats_its_run_exactly():
+    a = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=4", "-D", "THREADS=64", "-D", "ROUNDS=1",
+              "--unsafe-no-fences", "--memory", "weak:5", "--stats")
+    b = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=4", "-D", "THREADS=64", "-D", "ROUNDS=1",
+              "--unsafe-no-fences", "--memory", "weak:5", "--stats")
+    assert a.out == b.out and "cycles" in a.out
+
+
+def test_bad_memory_option_is_a_usage_error():
+    r = syncc("run", "examples/counter.sync", "--memory", "tso")
+    assert r.code == 2 and "unknown memory model `tso`" in r.err
+
+
+@pytest.fixture(scope="module")
+def litmus():
+    """bench/litmus.py on 6 seeds of 256 instances: its table, one row per shape."""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "litmus.py"), "--seeds", "6", "--instances", "256"],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    rows = {}
+    for line in out.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0]] = (cells[3] == "yes", int(cells[4]), int(cells[5]))
+    return rows
+
+
+def test_litmus_outcomes_are_the_models(litmus):
+    assert len(litmus) == 10
+    for shape, (allowed, seen, runs) in litmus.items():
+        assert runs == 6 * 256, shape
+        if not allowed:
+            assert seen == 0, f"{shape}: the model forbids its weak outcome, yet it was seen {seen} times"
+    # what fences exist for shows: stores reordered (MP, also with a block-scope fence), store buffering
+    for shape in ("MP", "MP + fence cta (writer)", "SB"):
+        assert litmus[shape][1] > 0, shape
+
+
+@pytest.mark.parametrize("program,defines,unfenced_shows", [
+    ("mutex_stress.sync", ["BLOCKS=8", "THREADS=32", "ITER=2"], "tas: [ "),
+    ("channel_stress.sync", ["BLOCKS=8", "THREADS=64", "ROUNDS=1"], "global @thread flag violations: "),
+])
+def test_stress_programs_break_without_fences_and_hold_with_them(program, defines, unfenced_shows):
+    args = [f"tests/gpu/{program}"] + [x for d in defines for x in ("-D", d)]
+    broken = syncc("run", *args, "--unsafe-no-fences")
+    assert broken.code != 0                               # the program's own check (or a hang) says so
+    line = next(x for x in broken.out.splitlines() if x.startswith(unfenced_shows))
+    if program == "mutex_stress.sync":                    # 8 × 32 × 2 increments of 1 and of 2
+        assert line.split("[")[1].split("]")[0].split() != ["512", "1024"]
+    else:
+        assert int(line.rsplit(":", 1)[1]) > 0
+    for seed in (1, 2, 3):
+        ok = syncc("run", *args, "--policy", f"adversarial:{seed}")
+        assert ok.code == 0, ok.out + ok.err
+
+
+def test_sc_memory_hides_the_missing_fence():
+    r = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "ROUNDS=1",
+              "--unsafe-no-fences", "--memory", "sc")
+    assert r.code == 0 and "global @thread flag violations: 0" in r.out
