@@ -90,6 +90,7 @@ CODES: dict[str, str] = {
     "E0709": "synchronization scope too narrow",
     "E0710": "hand-written lock without a fence",
     "E0711": "fence after the release",
+    "E0712": "last-block election without a fence",
     "E0713": "too many lock bits",
     "E0715": "unpaired lock and unlock",
     "E0716": "too many named barriers",
@@ -130,6 +131,5 @@ CODES: dict[str, str] = {
     "W0101": "`-D` matches no constant",
     "W0601": "`save` path does not end in .npy",
     "W0702": "spin loop may livelock",
-    "W0712": "last-block election without a fence",
     "W0714": "shared atomics share lock bits with held locks",
 }

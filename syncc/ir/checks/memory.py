@@ -5,7 +5,7 @@ these are the orderings a program must write itself with `fence`.
     E0709  a `fence cta` in a lock that threads of other blocks also take
     E0710  a hand-written lock without a fence after taking it or before releasing it
     E0711  the fence that should precede the release comes after it
-    W0712  a counter that elects the last block to read the others' results, with no
+    E0712  a counter that elects the last block to read the others' results, with no
            fence between those results and the counter (the seed 002 reduction)
 
 A hand-written lock is a spin loop that exits when `atomic_cas(l[i], 0, x)` or
@@ -200,7 +200,7 @@ def _last_block(facts: Facts, ctx: PassContext) -> None:
                     if read.ref.name == counter.ref.name:
                         continue
                     if _unfenced_path(facts, (label, i), facts.where[id(counter)]):
-                        ctx.sink.warning("W0712", f"the result of this atomic on `{counter.ref.name}` decides who "
+                        ctx.sink.error("E0712", f"the result of this atomic on `{counter.ref.name}` decides who "
                                          f"reads `{read.ref.name}`, but nothing orders the write of "
                                          f"`{read.ref.name}` before it: the last block can read stale values",
                                          counter.span, notes=[Note("the write", st.span),

@@ -20,7 +20,7 @@ operation, with notes at the other end of the problem and a fix.
     checks/schedule.py  E0705 / E0720 waits left waiting when the threads' known sequences of
                         posts, puts, count-downs and barriers run together, each as far as it can
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
-                        E0711 fence after the release, W0712 last block without a fence
+                        E0711 fence after the release, E0712 last block without a fence
 
 The checks run once for each shape the kernel is launched with (its declared shape and every
 `launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
