@@ -10,9 +10,9 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import ROOT, syncc
 from simkit import simulate
+
 from syncc.backends.sim.machine import FermiConfig
 
 STALE = """

@@ -208,7 +208,7 @@ class WeakMemory(ScMemory):
 
     def drain(self, now: int) -> None:
         """Stores whose time has come reach L2."""
-        heap, words = self.heap, self.gmem.words
+        heap = self.heap
         while heap and heap[0][0] <= now:
             _, seq, s, i = heapq.heappop(heap)
             self._retire(s, i, seq)
