@@ -69,14 +69,16 @@ def test_wrong_arguments_are_refused_before_anything_runs():
         prog.tiny_lock(np.arange(32, dtype=np.int64), np.zeros(512, np.int32))
 
 
-def test_seed003_livelock_from_a_program_and_its_syncwarp_fix():
+def test_seed003_listing_3_3_in_the_language_finishes_under_its_with_or_without_syncwarp():
+    """As on an H100: the polling loop syncc emits yields each round (YIELD), so the split that
+    would end the spin runs; the livelock of seed 003 needs a loop without one
+    (examples/sass/its_livelock_3_3.sass). On Fermi the same wait is a potential SIMT deadlock."""
     from helpers import syncc as cli
     path = str(ROOT / "tests" / "sim" / "its_ring.sync")
     fixed = cli("run", path, "--its")
     assert fixed.code == 0 and fixed.out.strip() == "32"
-    stuck = cli("run", path, "--its", "--unsafe-no-syncwarp")
-    assert stuck.code == 3 and "warning[W0702]" in stuck.err and "error[E0909]" in stuck.err
-    assert "lanes 1-31" in stuck.err and "lane 0 of the same warp" in stuck.err
+    bare = cli("run", path, "--its", "--unsafe-no-syncwarp")
+    assert bare.code == 0 and bare.out.strip() == "32" and "warning[W0702]" in bare.err
     fermi = cli("run", path)
     assert fermi.code == 1 and "error[E0701]" in fermi.err
 

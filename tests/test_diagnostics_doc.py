@@ -522,13 +522,8 @@ HAZARD_RIGHT = [(s.code, n, example) for s in INLINE if HAZARD.fullmatch(s.code)
 HOST = re.compile(r"^host\b", re.M)
 MAX_CYCLES = "500000"       # the slowest needs about 135 000 cycles; a hang stops here, not at 50 million
 
-_NESTED_ON_ITS = ("nested @thread critical sections taken by every lane of a warp do not finish on the --its "
-                  "simulator, though they finish on an H100 (bench/experiments/README.md; tests/hazards/MANIFEST.md, "
-                  "clean/ordered_transfer_minmax.sync); test_right_example_of_a_hazard_runs_on_the_gpu runs it")
 # The examples the simulator cannot run as written, and why: each runs on a GPU instead.
 NOT_ON_THE_SIMULATOR = {
-    ("E0703", 1): _NESTED_ON_ITS,
-    ("E0722", 1): _NESTED_ON_ITS,
     ("E0708", 1): "264 blocks of 1024 threads fit an H100 at once, but not the simulated Fermi (15), so the "
                   "simulator's own check reports E0708; test_right_example_of_a_hazard_runs_on_the_gpu runs it",
 }

@@ -67,12 +67,6 @@ def test_correct_program_draws_nothing(path):
 # reference). It runs on the target it is meant for: the Fermi simulator, or, for a program
 # checked only for ptx, the simulator's independent thread scheduling (--its) and a GPU.
 
-ITS_LIMITATION = {
-    # nested @thread critical sections taken by every lane of a warp: they finish on an H100
-    # (bench/experiments/README.md, tests/gpu/nested_locks.sync) but the --its simulator's
-    # convergence barriers make a lane that holds its first element wait for a lane polling it
-    "ordered_transfer_minmax",
-}
 RUNNABLE = [p for p in CLEAN if "\nhost" in "\n" + p.read_text()]
 
 
@@ -80,9 +74,7 @@ def _ptx_only(path: Path) -> bool:
     return any("--target" in m.group(1) and "ptx" in m.group(1) for m in ARGS.finditer(path.read_text()))
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(
-    strict=True, reason="the --its simulator cannot run nested @thread sections of a whole warp (issue 15)"))
-    if p.stem in ITS_LIMITATION else p for p in RUNNABLE], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.stem)
 def test_correct_program_runs_on_its_target(path):
     args = ["--its", "--max-cycles", "3000000"] if _ptx_only(path) else ["--max-cycles", "3000000"]
     r = syncc("run", str(path.relative_to(ROOT)), *args)

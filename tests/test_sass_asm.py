@@ -190,7 +190,7 @@ def test_example_assembles_and_round_trips(path):
 
 
 # Examples whose listing is printed from 0x0000 in every routine (README.md says why) or is not SASS.
-NO_ADDRESSES = {"listing04_tiny_lock", "alias_deadlock", "its_livelock_3_3", "its_syncwarp_3_6"}
+NO_ADDRESSES = {"listing04_tiny_lock", "alias_deadlock", "its_livelock_3_3", "its_syncwarp_3_6", "its_yield_3_3"}
 
 
 @pytest.mark.parametrize("path", SASS_EXAMPLES, ids=[p.stem for p in SASS_EXAMPLES])

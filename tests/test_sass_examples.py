@@ -109,6 +109,12 @@ def test_its_listing_3_3_livelocks_and_3_6_completes():
     assert fixed.status == "finished" and fixed.shared("flag").tolist() == [1, 1, 1, 1]
 
 
+@pytest.mark.parametrize("policy", POLICIES)
+def test_its_listing_3_3_with_a_yield_in_its_spin_completes(policy):
+    r = run("its_yield_3_3.sass", policy)
+    assert r.status == "finished" and r.shared("flag").tolist() == [1, 1, 1, 1]
+
+
 def test_syncc_run_prints_the_arrays_and_exits_3_on_a_hang():
     ok = syncc("run", str(EXAMPLES / "listing01_atomic_add.sass"))
     assert ok.code == 0 and ok.out.strip() == "word = [64]"

@@ -691,7 +691,8 @@ SEMANTICS: dict[str, Callable] = {
 
 # Opcodes the issue loop handles itself, by kind
 CONTROL = {"BRA": "bra", "SSY": "ssy", "PBK": "pbk", "BRK": "brk", "EXIT": "exit", "BAR": "bar",
-           "WARPSYNC": "warpsync", "BSSY": "bssy", "BSYNC": "bsync", "BREAK": "break", "YIELD": "yield"}
+           "WARPSYNC": "warpsync", "BSSY": "bssy", "BSYNC": "bsync", "BREAK": "break", "YIELD": "yield",
+           "NANOSLEEP": "nanosleep"}
 
 
 # ---- decoding -----------------------------------------------------------------------------------

@@ -267,6 +267,7 @@ _TABLE = [
     _op("BSYNC", "B", 0, "warpsync", "wait until every unexited lane of Bn has arrived", its=True),
     _op("BREAK", "B", 0, "stack", "remove the guarded lanes from Bn", its=True),
     _op("YIELD", "", 0, "branch", "let another split of the warp run", its=True),
+    _op("NANOSLEEP", "RI", 0, "branch", "the split sleeps this many cycles while the others run", its=True),
 ]
 
 OPCODES: dict[str, OpSpec] = {spec.name: spec for spec in _TABLE}

@@ -3,17 +3,34 @@ split (the ready lanes at one address) at a time.
 
 The scheduler is greedy, as seed 003 observed on Volta: it keeps running the
 current split until that split blocks (BSYNC, WARPSYNC, a block barrier),
-exits or yields; after a divergent branch the lanes that fall through go on (as
-on Fermi), and the lanes that jump queue. Only then does the next queued split run. Splits that reach the
-same address merge. So a split that spins on a flag which another split of
-its own warp would set spins for ever (seed 003 Listing 3.3), unless a
-WARPSYNC on the spin path makes it wait for the other split (Listing 3.6).
+exits, sleeps or yields; after a divergent branch the lanes that fall through go
+on (as on Fermi), and the lanes that jump queue. Only then does the next queued
+split run. Splits that reach the same address merge. So a split that spins on a
+flag which another split of its own warp would set spins for ever (seed 003
+Listing 3.3) unless its loop yields: ptxas puts a YIELD in every loop that
+polls memory (and so does syncc's ITS flavour), and a WARPSYNC on the spin path
+(Listing 3.6) makes the spinning lanes wait for the others.
+
+A convergence barrier does not wait for lanes that yield (the forward progress
+the H100 gives: the SASS ptxas makes of nested ticket locks has a lane leave the
+inner polling loop and meet that loop's BSYNC while warp-mates still poll for a
+lock it holds, and it finishes). So a lane that executes YIELD or NANOSLEEP is
+*yielded* until it next reaches a BSYNC or WARPSYNC or exits; a BSYNC goes on
+when every unexited lane of its barrier has arrived or is yielded, and the
+yielded ones leave the barrier. A lane that reaches a BSYNC Bn it is not (or no
+longer) part of goes straight on: it was let through, or the barrier has been
+set again for a later region by lanes that went ahead. A WARPSYNC waits for
+every lane of its mask, yielded or not, as on the H100 (a `__syncwarp` in both
+loops of nested ticket locks hangs there).
 
     BSSY Bn, t    Bn = the lanes of the current split
-    BSYNC Bn      wait until every unexited lane of Bn waits at a BSYNC Bn; then all go on
+    BSYNC Bn      lanes of Bn wait until every unexited lane of Bn waits at a BSYNC Bn or is
+                  yielded, then go on; other lanes go straight on
     BREAK Bn      the guarded lanes leave Bn
-    WARPSYNC m    wait until every unexited lane of m waits at a WARPSYNC; then all go on
-    YIELD         queue the current split behind the others
+    WARPSYNC m    each lane waits until every unexited lane of its m waits at a WARPSYNC with the
+                  same mask (at any address, as PTX's bar.warp.sync); then they go on
+    YIELD         the split is yielded and queues behind the others
+    NANOSLEEP t   the split is yielded and sleeps t cycles; the others run meanwhile
 """
 from __future__ import annotations
 
@@ -25,7 +42,7 @@ from .isa import INSTR_BYTES
 
 
 class ItsState:
-    __slots__ = ("splits", "order", "current", "barriers", "bsync", "warpsync")
+    __slots__ = ("splits", "order", "current", "barriers", "bsync", "warpsync", "yielded", "sleeping")
 
     def __init__(self, lanes: int):
         self.splits: dict[int, int] = {0: lanes}     # address → ready lanes there
@@ -34,11 +51,26 @@ class ItsState:
         self.barriers = [0] * 16                     # B0..B15: the lanes expected at BSYNC
         self.bsync: dict[int, dict[int, int]] = {}   # barrier → {address of its BSYNC → waiting lanes}
         self.warpsync: list[tuple[int, int, int]] = []   # (address, lanes waiting, mask they need)
+        self.yielded = 0                             # lanes that yielded since they last waited
+        self.sleeping: list[tuple[int, int, int]] = []   # (cycle it wakes, address, lanes), NANOSLEEP
 
-    def key(self):
-        """For fingerprints."""
+    def key(self, now: int = 0):
+        """For fingerprints (times relative to `now`)."""
         return (sorted(self.splits.items()), self.order, self.current, self.barriers,
-                sorted((b, sorted(d.items())) for b, d in self.bsync.items()), self.warpsync)
+                sorted((b, sorted(d.items())) for b, d in self.bsync.items()), self.warpsync, self.yielded,
+                [(t - now, pc, m) for t, pc, m in self.sleeping])
+
+    def wake(self, now: int) -> None:
+        """Sleepers whose time has come are ready again."""
+        if self.sleeping:
+            due = [x for x in self.sleeping if x[0] <= now]
+            if due:
+                self.sleeping = [x for x in self.sleeping if x[0] > now]
+                for _, pc, lanes in due:
+                    self.add(lanes, pc)
+
+    def next_wake(self) -> int | None:
+        return min(t for t, _, _ in self.sleeping) if self.sleeping else None
 
     def move(self, lanes: int, pc: int, to: int) -> None:
         """`lanes` of the split at `pc` go to `to` (merging with a split there)."""
@@ -74,6 +106,12 @@ class ItsState:
             out |= m
         return out
 
+    def asleep(self) -> int:
+        out = 0
+        for _, _, m in self.sleeping:
+            out |= m
+        return out
+
 
 def its_issue(sim, w, d, m: int, now: int) -> int:
     """Issue the control instruction `d` (or advance after an ordinary one) for the current split
@@ -103,9 +141,15 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
         st.current = nxt
     elif kind == "bsync":
         n = d.ins.operands[0].n
+        members = split & st.barriers[n]
         st.leave(split, pc)
-        waits = st.bsync.setdefault(n, {})
-        waits[pc] = waits.get(pc, 0) | split
+        st.yielded &= ~split
+        if members:
+            waits = st.bsync.setdefault(n, {})
+            waits[pc] = waits.get(pc, 0) | members
+        if split & ~members:                 # not (or no longer) in Bn: nothing to wait for
+            st.add(split & ~members, nxt)
+            st.current = nxt
         _release(sim, w)
     elif kind == "break":
         n = d.ins.operands[0].n
@@ -114,18 +158,38 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
         st.current = nxt
         _release(sim, w)
     elif kind == "warpsync":
-        need = L.expand(int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(split)]))
+        # each lane waits for the lanes of its own mask (a split may hold lanes of several meetings
+        # that reached this address together)
+        values = operand_value(d.ins.operands[0], w, sim.env)
+        groups: dict[int, int] = {}
+        for lane in L.lanes(split):
+            need = int(values[lane])
+            groups[need] = groups.get(need, 0) | L.LANE[lane]
         st.leave(split, pc)
-        st.warpsync.append((pc, split, need))
+        st.yielded &= ~split
+        for need, lanes in groups.items():
+            st.warpsync.append((pc, lanes, L.expand(need)))
         _release(sim, w)
     elif kind == "yield":
+        st.yielded |= split
         st.move(split, pc, nxt)
         if nxt in st.order:
             st.order.remove(nxt)
             st.order.append(nxt)
         st.current = st.order[0]
+        _release(sim, w)
+    elif kind == "nanosleep":
+        if m:
+            cycles = int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(m)])
+            st.yielded |= m
+            st.leave(m, pc)
+            st.sleeping.append((now + max(1, cycles), nxt, m))
+        st.move(split & ~m, pc, nxt)
+        st.current = nxt
+        _release(sim, w)
     elif kind == "exit":
         w.exited |= m
+        st.yielded &= ~m
         st.leave(m, pc)
         st.move(split & ~m, pc, nxt)
         st.current = nxt
@@ -151,16 +215,17 @@ def _release(sim, w) -> None:
             arrived = 0
             for m in waits.values():
                 arrived |= m
-            if st.barriers[n] & live & ~arrived:
+            if st.barriers[n] & live & ~arrived & ~st.yielded:
                 continue
             del st.bsync[n]
+            st.barriers[n] &= ~arrived           # yielded lanes still in it pass its BSYNC alone
             for pc, m in waits.items():
                 st.add(m & live, pc + INSTR_BYTES)
             changed = released = True
-        arrived = 0
-        for _, m, _ in st.warpsync:
-            arrived |= m
-        done = [x for x in st.warpsync if not (x[2] & live & ~arrived)]
+        arrived: dict[int, int] = {}             # a meeting is the lanes waiting with one mask value
+        for _, m, need in st.warpsync:
+            arrived[need] = arrived.get(need, 0) | m
+        done = [x for x in st.warpsync if not (x[2] & live & ~arrived[x[2]])]
         if done:
             st.warpsync = [x for x in st.warpsync if x not in done]
             for pc, m, _ in done:
@@ -170,9 +235,12 @@ def _release(sim, w) -> None:
         sim.last_change = sim.now
 
 
-def select_split(w) -> bool:
-    """Make the warp's current split its active lanes; False when no lane is ready."""
+def select_split(w, now: int | None = None) -> bool:
+    """Make the warp's current split its active lanes (waking sleepers due by `now`); False when no
+    lane is ready."""
     st: ItsState = w.its
+    if now is not None:
+        st.wake(now)
     if st.current not in st.splits:
         if not st.order:
             w.active = 0
@@ -210,8 +278,9 @@ def its_starvation(sim, watch) -> list:
             f"{L.describe(m0)} of the same warp, ready at {where(sim, pc0)}, {_verb(m0, 'is', 'are')} never scheduled: independent "
             "thread scheduling keeps running the spinning split", w, loop[0], spin_lanes,
             [(f"{L.describe(m)} {_verb(m, 'waits', 'wait')} to run at {where(sim, pc)}", pc) for pc, m in starved],
-            "put a __syncwarp (WARPSYNC) on the spin path, so the spinning lanes wait for the others "
-            "(seed 003 Listing 3.6); syncc's prevent_livelock pass does this for the waits it structures"))
+            "let the spin yield (YIELD or NANOSLEEP in the loop, as ptxas and syncc's ITS code do) or put a "
+            "__syncwarp (WARPSYNC) on the spin path, so the spinning lanes wait for the others (seed 003 "
+            "Listing 3.6)"))
     return out
 
 
@@ -219,7 +288,7 @@ def its_deadlock(sim, w):
     """A warp all of whose live lanes wait (BSYNC/WARPSYNC) for lanes that will never come."""
     from .diagnose import Finding
     st: ItsState = w.its
-    if st.splits:
+    if st.splits or st.sleeping:
         return None
     live = w.present & ~w.exited
     notes = []

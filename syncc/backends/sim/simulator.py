@@ -411,6 +411,9 @@ class Simulator:
         """Issue the warp's next instruction at cycle `now`: apply it to the active lanes whose
         guard holds, move the warp on (or park it at a barrier), and compute when it may issue
         again. The fast path is an ordinary instruction of a SIMT-stack warp."""
+        if w.waiting == "sleep":                     # ITS: the first sleeper's time has come
+            w.waiting = None
+            select_split(w, now)
         pc = w.pc
         i = pc >> 3
         code = self.code
@@ -512,9 +515,11 @@ class Simulator:
                 reason = "branch"
             if d.sync:
                 raise RunError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
-            if not select_split(w):
+            if not select_split(w, now):
                 if not (w.present & ~w.exited):
                     self._finish_warp(w)
+                elif w.its.sleeping:                         # every ready lane sleeps: wake the first
+                    w.waiting, w.ready_at, w.stall_reason = "sleep", max(now + 1, w.its.next_wake()), "sleep"
                 else:
                     w.waiting, w.ready_at = "sync", INF      # every live lane waits
                 return
@@ -641,8 +646,8 @@ class Simulator:
             self.mem.released(w, bar)
             if lanes is not None:                   # ITS: the split goes on after the barrier
                 w.its.add(lanes, pc)
-                if w.waiting == "sync":
-                    select_split(w)
+                if w.waiting in ("sync", "sleep"):
+                    select_split(w, self.now)
             w.waiting = None
             w.ready_at = at
             if dest is not None and dest != RZ:
@@ -711,7 +716,7 @@ class Simulator:
                         h.update(w.local.tobytes())
                     h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
                                    _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
-                                   _rel(w.stores_done_at, now), w.its and w.its.key())).encode())
+                                   _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())
         key = h.digest()

@@ -22,6 +22,7 @@ The steps, one file each (docs/fermi.md, "From IR to SASS"), in this order:
                     with the uniformity computed before if-conversion)
     select.py       each IR instruction → SASS on virtual registers, with its source line
     optimize.py     folding, copy propagation, shared subexpressions, loop-invariant motion
+    yields.py       ITS flavour: YIELD at the head of each loop that polls memory
     reconverge.py   place_reconvergence: SSY / .S (BSSY / BSYNC) on the regions' edges
     layout.py       merge_blocks, order_blocks
     regalloc.py     R0–R62 and P0–P6, spills to local memory and to registers
@@ -42,6 +43,7 @@ from .optimize import optimize
 from .reconverge import find_regions, place_reconvergence
 from .regalloc import allocate
 from .select import Selector
+from .yields import insert_yields
 
 __all__ = ["build_fermi_sass", "check_module", "emit_kernel", "EmitterError"]
 
@@ -59,17 +61,19 @@ def build_fermi_sass(module: Module, its: bool = False) -> SassProgram:
 
 
 def emit_kernel(k: Kernel, source: str | None = None, its: bool = False) -> SassKernel:
-    ir = legalize(k)                                      # IR → IR: what Fermi lacks
+    ir = legalize(k, its)                                 # IR → IR: what Fermi lacks
     uniform = Uniformity(ir)                              # before if-conversion merges the arms away
     ir = if_convert(ir)                                   # IR → IR: short arms become guarded code
     regions = find_regions(ir, lambda b: uniform.level(b.term.cond) > WARP, its)
     mf = Selector(ir, lambda r: uniform.level(r) <= WARP, its, source).run()   # SASS on virtual registers
     optimize(mf)                                          # fold, propagate, share, hoist
+    if its:
+        insert_yields(mf)                                 # polling loops let other splits run
     place_reconvergence(mf, regions, its)                 # SSY / .S (or BSSY / BSYNC)
     merge_blocks(mf)
     order_blocks(mf)
     allocate(mf)                                          # R0-R62, P0-P6, spills
-    instrs = lay_out(mf)                                  # order, branches, addresses
+    instrs = lay_out(mf, its)                             # order, branches, addresses
     return SassKernel(k.name, tuple(instrs), k.grid, k.block, params(k), shared_arrays(k),
                       shared_bytes(k), mf.local_bytes, (), (), source, its)
 

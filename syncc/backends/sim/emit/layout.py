@@ -11,7 +11,10 @@ A block's terminator becomes:
 
     Goto t              nothing when t is the next block, else `BRA t`
     CondBr p, t, f      `@P BRA t` when f is next, `@!P BRA f` when t is next, else both;
-                        `.U` when the condition is warp-uniform
+                        `.U` when the condition is warp-uniform (Fermi only: with independent
+                        thread scheduling the lanes of one split may be in different iterations
+                        of a loop, after a convergence barrier let yielded lanes through, so a
+                        condition uniform per iteration can still split it)
     Exit                `EXIT`
     Sync                `.S` on the block's last instruction when that is plain unguarded
                         arithmetic (Listing 3's `ISETP.EQ.AND.S`), else `NOP.S CC.T`
@@ -114,7 +117,7 @@ def _foldable(ins: MInstr) -> bool:
     return ins.guard is None and not ins.sync and ins.op not in CONTROL and OPCODES[ins.op].unit in FOLDABLE_UNITS
 
 
-def lay_out(mf: MFunction) -> list[Instruction]:
+def lay_out(mf: MFunction, its: bool = False) -> list[Instruction]:
     """The allocated function as addressed instructions (operands physical)."""
     order = list(mf.blocks)
     code: list[tuple[MInstr, str | None]] = []      # (instruction, branch/SSY label to resolve)
@@ -136,7 +139,7 @@ def lay_out(mf: MFunction) -> list[Instruction]:
             else:
                 code.append((MInstr("NOP", (), [CondCode("T")], None, True, term.loc), None))
         elif isinstance(term, CondBr):
-            mods = ("U",) if term.uniform else ()
+            mods = ("U",) if term.uniform and not its else ()
             if term.if_false == nxt:
                 code.append((MInstr("BRA", mods, [], Pred(term.cond, term.neg), False, term.loc), term.if_true))
             elif term.if_true == nxt:

@@ -13,7 +13,8 @@ stage), and every instruction left has a direct SASS translation in select.py:
     routine (32 rounds of one loop, with selects; signed operands through
     their magnitudes). Division by a constant stays: select.py makes it shifts
     (powers of two) or a multiply-high sequence;
-  * `nanosleep t` is a delay loop on the clock (SR_ClockLo), t cycles;
+  * `nanosleep t` is a delay loop on the clock (SR_ClockLo), t cycles (in the
+    ITS flavour it stays: NANOSLEEP, which lets the warp's other splits run);
   * an `order=` on a load, store or atomic (Fermi's carry none) becomes fences
     around it: a release before, an acquire after, MEMBAR at its scope.
 
@@ -80,20 +81,20 @@ def _e0801(what: str, span) -> Diagnostic:
 
 # ---- the rewrites ------------------------------------------------------------------
 
-def legalize(k: Kernel) -> Kernel:
+def legalize(k: Kernel, its: bool = False) -> Kernel:
     """The rewrites above, in one walk over the blocks (check_kernel first: 64-bit stays as it is)."""
-    if not any(_needs(k, ins) for _, _, ins in k.instructions()):
+    if not any(_needs(k, ins, its) for _, _, ins in k.instructions()):
         return k
     b = KernelBuilder.thaw(k)
     for label in [blk.label for blk in k.blocks]:
         code, term = b.code[label], b.terms[label]
-        if not any(_needs(k, ins) for ins in code):
+        if not any(_needs(k, ins, its) for ins in code):
             continue
         b.code[label], b.terms[label] = [], None
         b.at(label)
         last = [label]          # where new blocks go, to keep the order readable
         for ins in code:
-            if not _needs(k, ins):
+            if not _needs(k, ins, its):
                 b.code[b.current].append(ins)
                 continue
             b.span_now = ins.span
@@ -103,9 +104,9 @@ def legalize(k: Kernel) -> Kernel:
     return b.freeze()
 
 
-def _needs(k: Kernel, ins: Instr) -> bool:
+def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.op == "nanosleep":
-        return True
+        return not its
     if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm):
         return True
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):

@@ -228,31 +228,34 @@ def _eliminate_common(mf: MFunction, facts: _Facts) -> bool:
 
 # ---- loop-invariant code motion -------------------------------------------------------------
 
-def _hoist_invariants(mf: MFunction, facts: _Facts) -> None:
+def natural_loops(mf: MFunction) -> list[tuple[str, set[str]]]:
+    """(header, body) of each back edge u → h (h dominates u): the blocks from h that reach u."""
     idom, succs, preds = _dominators(mf)
+    return [(h, _loop_body(h, u, preds)) for u, targets in succs.items() for h in targets
+            if u in idom and _dominates(idom, h, u)]
+
+
+def _hoist_invariants(mf: MFunction, facts: _Facts) -> None:
+    preds = mf.preds()
     blocks = mf.block_map()
     order = {b.label: i for i, b in enumerate(mf.blocks)}
-    for u, targets in succs.items():
-        for h in targets:
-            if u not in idom or not _dominates(idom, h, u):
-                continue                                          # not a back edge
-            body = _loop_body(h, u, preds)
-            outside = [p for p in preds[h] if p not in body]
-            if len(outside) != 1 or not isinstance(blocks[outside[0]].term, Goto):
-                continue
-            pre = blocks[outside[0]]
-            inside = {id(ins) for label in body for ins in blocks[label].instrs}
-            moved = True
-            while moved:
-                moved = False
-                for label in sorted(body, key=order.__getitem__):
-                    for ins in list(blocks[label].instrs):
-                        if _invariant(ins, facts, inside):
-                            blocks[label].instrs.remove(ins)
-                            pre.instrs.append(ins)
-                            inside.discard(id(ins))
-                            facts.where[id(ins)] = pre.label
-                            moved = True
+    for h, body in natural_loops(mf):
+        outside = [p for p in preds[h] if p not in body]
+        if len(outside) != 1 or not isinstance(blocks[outside[0]].term, Goto):
+            continue
+        pre = blocks[outside[0]]
+        inside = {id(ins) for label in body for ins in blocks[label].instrs}
+        moved = True
+        while moved:
+            moved = False
+            for label in sorted(body, key=order.__getitem__):
+                for ins in list(blocks[label].instrs):
+                    if _invariant(ins, facts, inside):
+                        blocks[label].instrs.remove(ins)
+                        pre.instrs.append(ins)
+                        inside.discard(id(ins))
+                        facts.where[id(ins)] = pre.label
+                        moved = True
 
 
 def _loop_body(h: str, u: str, preds: dict[str, list[str]]) -> set[str]:

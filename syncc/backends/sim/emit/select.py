@@ -26,7 +26,9 @@ a constant) are the table `HANDLERS`. Conventions:
     temporaries runs unguarded (it cannot fault) and is shared within a block
     (local value numbering);
   * warp.sync is nothing on Fermi (pre-Volta hardware ignores it, seed 003) and
-    WARPSYNC in the ITS flavour; bar.sync 0 is `BAR.RED.POPC RZ, RZ`, as nvcc
+    WARPSYNC in the ITS flavour, where a vote or ballot that names the lanes that
+    must take part (a party's whole warp) is WARPSYNC on them, then VOTE, as
+    ptxas makes of vote.sync; bar.sync 0 is `BAR.RED.POPC RZ, RZ`, as nvcc
     compiled __syncthreads; elect is the lowest lane of VOTE's ballot of pt.
 """
 from __future__ import annotations
@@ -515,6 +517,12 @@ class Selector:
     def bar_arrive(self, ins: Instr) -> None:
         self.emit("BAR.ARV", *(self.value(a, "RI") for a in ins.args))
 
+    def nanosleep(self, ins: Instr) -> None:
+        """ITS only (legalize makes it a clock loop on Fermi): the split sleeps, the others run."""
+        if not self.its:
+            self.unexpanded(ins)
+        self.emit("NANOSLEEP", self.value(ins.args[0], "RI"))
+
     def warp_sync(self, ins: Instr) -> None:
         if self.its:
             self.emit("WARPSYNC", self.value(ins.args[0], "RI"))
@@ -522,6 +530,8 @@ class Selector:
     def vote(self, ins: Instr) -> None:
         d = Use(self.vreg(ins.dests[0]))
         src = self.value(ins.args[0], "P") if ins.args else Pred(PT)
+        if self.its and len(ins.args) > 1:       # vote.sync: the lanes that must take part meet first
+            self.emit("WARPSYNC", self.value(ins.args[1], "RI"))
         if ins.op == "vote.any":
             self.emit("VOTE.ANY", SReg(RZ), d, src)
         elif ins.op == "vote.all":
@@ -677,6 +687,6 @@ HANDLERS = {
     "div": Selector.divide,
     "rem": Selector.divide,
     "prim": Selector.unexpanded,
-    "nanosleep": Selector.unexpanded,
+    "nanosleep": Selector.nanosleep,
     "region.end": Selector.unexpanded,
 }
