@@ -401,17 +401,37 @@ class _Since:
 @_machine
 @_opt_level
 @_verify_each
+@click.option("--witness", is_flag=True,
+              help="fermi-sim: for each ordering the compiler inserted (a fence, or with --its a __syncwarp), run "
+                   "the program without it under seeded adversarial schedules and weak memory, and show the first "
+                   "run that goes wrong.")
+@click.option("--its", is_flag=True, help="With --witness: the simulator's independent thread scheduling.")
+@click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="With --witness: seeds to try per ordering.")
 @_common
-def explain(file, target, opt, verify_each, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, verify_each, witness, its, runs, defines, error_format, color, debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
+    if witness or its:
+        given = click.get_current_context().get_parameter_source("target") != click.core.ParameterSource.DEFAULT
+        if given and target != "fermi-sim":
+            raise click.BadParameter("--witness runs the program on the simulator: use --target fermi-sim "
+                                     "(or leave --target out)", param_hint="--target")
+        if its and not witness:
+            raise click.BadParameter("--its goes with --witness", param_hint="--its")
+        target = "fermi-sim"
     reporter = Reporter(error_format, color, _model(target))
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its)
     reporter.report(comp)
     if comp.context is not None:
-        click.echo(explain_text(comp, target), nl=False)
-    return EXIT_ERRORS if not comp.ok else EXIT_OK
+        click.echo(explain_text(comp, target + (" --its" if its else "")), nl=False)
+    if not comp.ok:
+        return EXIT_ERRORS
+    if witness:
+        from .witness import find_witnesses, format_witnesses
+        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt)), nl=False)
+    return EXIT_OK
 
 
 @cli.command()

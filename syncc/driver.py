@@ -93,15 +93,18 @@ class Compilation:
 
     def lower(self, target: Target, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
-              fences: bool = True, syncwarp: bool = True, hazards: bool = True) -> Module | None:
+              fences: bool = True, syncwarp: bool = True, hazards: bool = True,
+              omit: frozenset = frozenset()) -> Module | None:
         """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
         None when a pass reported an error. `fences=False` is --unsafe-no-fences (GPU tests only),
         `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
-        --unsafe-skip-hazard-checks (the oracle runs what the analyses reject)."""
+        --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
+        orderings to leave out (`syncc explain --witness`)."""
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
         from .vend import is_library, vend
-        self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards)
+        self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
+                                   omit=omit)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
@@ -148,7 +151,7 @@ def check_file(path: str, defines: Defines | None = None) -> Compilation:
 def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
                  verify_each: bool = False, fences: bool = True, its: bool = False,
-                 syncwarp: bool = True, hazards: bool = True) -> Compilation:
+                 syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset()) -> Compilation:
     """Check one file, then lower it and run every pass for `target` (a name of targets.FOR_OUTPUT;
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
     from .targets import FERMI, FERMI_ITS, FOR_OUTPUT
@@ -157,7 +160,7 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
         machine = FOR_OUTPUT[target]
         if its and machine is FERMI:
             machine = FERMI_ITS
-        comp.lower(machine, opt, dump_after, dump, verify_each, fences, syncwarp, hazards)
+        comp.lower(machine, opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
     return comp
 
 

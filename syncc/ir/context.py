@@ -18,6 +18,7 @@ class Remark:
                         # barrier | undecided
     message: str
     span: Span | None = None
+    key: tuple | None = None    # an ordering the compiler inserted: what `omit` names to leave it out
 
 
 @dataclass
@@ -40,6 +41,9 @@ class PassContext:
     # reject can still be run on the simulator or a GPU to see whether the hazard is real
     # (--unsafe-skip-hazard-checks). A program compiled so has no guarantee.
     hazards: bool = True
+    # The keys (Remark.key) of orderings to leave out, one at a time, for `syncc explain --witness`:
+    # each such compilation runs under adversarial schedules to show what that ordering prevents.
+    omit: frozenset = frozenset()
     # kernel name → the launch shapes the host block uses (launches.py); the hazard checks run
     # once per distinct shape
     launches: dict = field(default_factory=dict)
@@ -47,5 +51,6 @@ class PassContext:
     # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))
 
-    def remark(self, kernel: str, topic: str, message: str, span: Span | None = None) -> None:
-        self.remarks.append(Remark(kernel, topic, message, span))
+    def remark(self, kernel: str, topic: str, message: str, span: Span | None = None,
+               key: tuple | None = None) -> None:
+        self.remarks.append(Remark(kernel, topic, message, span, key))

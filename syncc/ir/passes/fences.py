@@ -85,6 +85,10 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             if prim is None or role is None or not needs_ordering(prim, ctx.target, ctx.minimize_fences):
                 out.append(ins)
                 continue
+            key = ordering_key("fence", k.name, ins.span, role, prim.name)
+            if key in ctx.omit:             # a witness run: this ordering left out
+                out.append(ins)
+                continue
             scope = scope_of(prim)
             fence = Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), ins.span)
             if ordered:
@@ -109,16 +113,21 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             else:                            # a leader's blocking acquire
                 out += [ins, fence]
                 how = f"fence.{scope} after it"
-            key = (role, prim.name, ins.span)
             if key not in told:
                 told.add(key)
                 ctx.remark(k.name, "fence", f"{_WHAT[role]} `{prim.name}` at `{ins.op}` ({how}): "
-                           f"{_WHY[(role, prim.kind)]}", ins.span)
+                           f"{_WHY[(role, prim.kind)]}", ins.span, key)
         b.code[label] = out
     for label, scope in fenced_bodies.items():
         first = b.code[label][0].span if b.code[label] else None
         b.code[label].insert(0, Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), first))
     return b.freeze()
+
+
+def ordering_key(topic: str, kernel: str, span, *what) -> tuple:
+    """What names one inserted ordering (`PassContext.omit`, `Remark.key`): the pass, the kernel,
+    the source position and what it orders, so it survives recompiling the same program."""
+    return (topic, kernel, span.line if span else None, span.col if span else None, *what)
 
 
 def _role(ins: Instr, prim: Prim | None) -> str | None:
