@@ -37,7 +37,7 @@ SMALL = {   # the same sizes on both machines: small enough for the simulator
     "examples/wavefront_tiled.sync": ["TILE=7", "TILES=3"],
 }
 FOLDERS = ("examples", "tests/gpu", "tests/hazards/clean", "tests/hazards", "bench/its")
-ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
+ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.MULTILINE)
 
 
 def programs() -> list[str]:

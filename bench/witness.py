@@ -18,8 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from syncc.driver import parse_define  # noqa: E402
-from syncc.witness import find_witnesses  # noqa: E402
+from syncc.driver import parse_define
+from syncc.witness import find_witnesses
 
 SIZES = {        # small enough that 20 runs of every ordering take minutes, not hours
     "examples/counter.sync": ["BLOCKS=2"],

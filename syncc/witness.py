@@ -151,8 +151,9 @@ def find_witnesses(path: str, defines: Defines | None = None, its: bool = False,
 
 def format_witnesses(report: WitnessReport) -> str:
     mode = "fermi-sim --its" if report.its else "fermi-sim"
-    lines = [f"{report.path}: witnesses ({mode}; each inserted ordering left out alone, then up to "
-             f"{report.runs} runs under adversarial:S scheduling and weak:S memory, S = 1, 2, ...)"]
+    head = (f"{report.path}: witnesses ({mode}; each inserted ordering left out alone, then up to "
+            f"{report.runs} runs under adversarial:S scheduling and weak:S memory, S = 1, 2, ...)")
+    lines = [head]
     if report.note:
         lines.append(f"  {report.note}")
         return "\n".join(lines) + "\n"

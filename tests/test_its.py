@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from helpers import ROOT, syncc
 from simkit import simulate
+
 from syncc.backends.sim.emit import build_fermi_sass
 from syncc.backends.sim.machine import FermiConfig
 from syncc.driver import compile_file
 
 ITS_PROGRAMS = sorted((ROOT / "bench" / "its").glob("*.sync"))
-H100 = re.compile(r"^// H100 \([\d-]+\): (finishes|cannot finish)$", re.M)
+H100 = re.compile(r"^// H100 \([\d-]+\): (finishes|cannot finish)$", re.MULTILINE)
 
 
 @pytest.mark.parametrize("path", ITS_PROGRAMS, ids=lambda p: p.stem)

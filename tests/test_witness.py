@@ -6,6 +6,7 @@ run must go wrong; a program with no synchronization has nothing to witness."""
 from __future__ import annotations
 
 from helpers import ROOT, syncc
+
 from syncc.driver import compile_file
 from syncc.ir.stats import fence_stats
 from syncc.witness import find_witnesses, format_witnesses
@@ -23,7 +24,7 @@ def test_leaving_out_one_ordering_removes_that_fence_only():
     assert put.key not in [r.key for r in less.context.remarks]
     k_full, k_less = full.ir.kernel("global_flag"), less.ir.kernel("global_flag")
     from syncc.ir.nodes import Module
-    count = lambda k: fence_stats(Module((k,), None)).fences        # noqa: E731
+    count = lambda k: fence_stats(Module((k,), None)).fences
     assert count(k_less) == count(k_full) - 1
     for name in ("shared_flag", "warp_flag"):                        # other kernels keep theirs
         assert count(less.ir.kernel(name)) == count(full.ir.kernel(name))

@@ -42,7 +42,7 @@ from .isa import INSTR_BYTES
 
 
 class ItsState:
-    __slots__ = ("splits", "order", "current", "barriers", "bsync", "warpsync", "yielded", "sleeping")
+    __slots__ = ("barriers", "bsync", "current", "order", "sleeping", "splits", "warpsync", "yielded")
 
     def __init__(self, lanes: int):
         self.splits: dict[int, int] = {0: lanes}     # address → ready lanes there
@@ -310,4 +310,4 @@ def _verb(mask: int, one: str, many: str) -> str:
     return one if len(L.lanes(mask)) == 1 else many
 
 
-__all__ = ["ItsState", "its_issue", "select_split", "its_starvation", "its_deadlock", "np"]
+__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "np", "select_split"]
