@@ -11,21 +11,24 @@ Listing 3.3) unless its loop yields: ptxas puts a YIELD in every loop that
 polls memory (and so does syncc's ITS flavour), and a WARPSYNC on the spin path
 (Listing 3.6) makes the spinning lanes wait for the others.
 
-A convergence barrier does not wait for lanes that yield (the forward progress
-the H100 gives: the SASS ptxas makes of nested ticket locks has a lane leave the
-inner polling loop and meet that loop's BSYNC while warp-mates still poll for a
-lock it holds, and it finishes). So a lane that executes YIELD or NANOSLEEP is
-*yielded* until it next reaches a BSYNC or WARPSYNC or exits; a BSYNC goes on
-when every unexited lane of its barrier has arrived or is yielded, and the
-yielded ones leave the barrier. A lane that reaches a BSYNC Bn it is not (or no
+A convergence barrier waits only for lanes that can still come by running: it
+never makes a deadlock, and it gives the forward progress an H100 gives. The
+SASS ptxas makes of nested ticket locks has a lane leave the inner polling loop
+and meet that loop's BSYNC while warp-mates still poll for a lock it holds, and
+it finishes; so do a `__syncwarp` on one side of a branch whose other side
+waits at the join, and a block barrier under a guard that leaves lanes of a
+warp out. So a lane that executes YIELD or NANOSLEEP is *yielded* until it next
+reaches a BSYNC or WARPSYNC or exits, and a BSYNC goes on when every unexited
+lane of its barrier has arrived, is yielded, or waits elsewhere (at a WARPSYNC,
+a block barrier, another BSYNC); the lanes it did not wait for leave the barrier. A lane that reaches a BSYNC Bn it is not (or no
 longer) part of goes straight on: it was let through, or the barrier has been
 set again for a later region by lanes that went ahead. A WARPSYNC waits for
 every lane of its mask, yielded or not, as on the H100 (a `__syncwarp` in both
 loops of nested ticket locks hangs there).
 
     BSSY Bn, t    Bn = the lanes of the current split
-    BSYNC Bn      lanes of Bn wait until every unexited lane of Bn waits at a BSYNC Bn or is
-                  yielded, then go on; other lanes go straight on
+    BSYNC Bn      lanes of Bn wait until every unexited lane of Bn is here, yielded or waiting
+                  elsewhere, then go on; other lanes go straight on
     BREAK Bn      the guarded lanes leave Bn
     WARPSYNC m    each lane waits until every unexited lane of its m waits at a WARPSYNC with the
                   same mask (at any address, as PTX's bar.warp.sync); then they go on
@@ -211,12 +214,15 @@ def _release(sim, w) -> None:
     released = False
     while changed:
         changed = False
+        ready = 0
+        for m in st.splits.values():
+            ready |= m
         for n, waits in list(st.bsync.items()):
             arrived = 0
             for m in waits.values():
                 arrived |= m
-            if st.barriers[n] & live & ~arrived & ~st.yielded:
-                continue
+            if st.barriers[n] & live & ~arrived & ready & ~st.yielded:
+                continue                         # a lane that can still come by running
             del st.bsync[n]
             st.barriers[n] &= ~arrived           # yielded lanes still in it pass its BSYNC alone
             for pc, m in waits.items():
@@ -233,6 +239,11 @@ def _release(sim, w) -> None:
             changed = released = True
     if released:
         sim.last_change = sim.now
+
+
+def blocked_elsewhere(sim, w) -> None:
+    """Lanes of `w` now wait at a block barrier: a convergence barrier stops waiting for them."""
+    _release(sim, w)
 
 
 def select_split(w, now: int | None = None) -> bool:
