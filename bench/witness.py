@@ -24,6 +24,7 @@ from syncc.witness import find_witnesses
 SIZES = {        # small enough that 20 runs of every ordering take minutes, not hours
     "examples/counter.sync": ["BLOCKS=2"],
     "examples/primitives.sync": ["BLOCKS=4", "ITERS=2"],
+    "examples/hashtable.sync": ["BLOCKS=2"],
     "examples/wavefront_tiled.sync": ["TILE=7", "TILES=2"],
 }
 
