@@ -20,9 +20,10 @@ waits at the join, and a block barrier under a guard that leaves lanes of a
 warp out. So a lane that executes YIELD or NANOSLEEP is *yielded* until it next
 reaches a BSYNC or WARPSYNC or exits, and a BSYNC goes on when every unexited
 lane of its barrier has arrived, is yielded, or waits elsewhere (at a WARPSYNC,
-a block barrier, another BSYNC); the lanes it did not wait for leave the barrier. A lane that reaches a BSYNC Bn it is not (or no
-longer) part of goes straight on: it was let through, or the barrier has been
-set again for a later region by lanes that went ahead. A WARPSYNC waits for
+a block barrier, another BSYNC); the lanes it did not wait for leave the
+barrier. A lane that reaches a BSYNC Bn it is not (or no longer) part of goes
+straight on: it was let through, or the barrier has been set again for a later
+region by lanes that went ahead. A WARPSYNC waits for
 every lane of its mask, yielded or not, as on the H100 (a `__syncwarp` in both
 loops of nested ticket locks hangs there).
 
@@ -109,12 +110,6 @@ class ItsState:
             out |= m
         return out
 
-    def asleep(self) -> int:
-        out = 0
-        for _, _, m in self.sleeping:
-            out |= m
-        return out
-
 
 def its_issue(sim, w, d, m: int, now: int) -> int:
     """Issue the control instruction `d` (or advance after an ordinary one) for the current split
@@ -153,13 +148,13 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
         if split & ~members:                 # not (or no longer) in Bn: nothing to wait for
             st.add(split & ~members, nxt)
             st.current = nxt
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "break":
         n = d.ins.operands[0].n
         st.barriers[n] &= ~m
         st.move(split, pc, nxt)
         st.current = nxt
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "warpsync":
         # each lane waits for the lanes of its own mask (a split may hold lanes of several meetings
         # that reached this address together)
@@ -172,7 +167,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
         st.yielded &= ~split
         for need, lanes in groups.items():
             st.warpsync.append((pc, lanes, L.expand(need)))
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "yield":
         st.yielded |= split
         st.move(split, pc, nxt)
@@ -180,7 +175,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
             st.order.remove(nxt)
             st.order.append(nxt)
         st.current = st.order[0]
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "nanosleep":
         if m:
             cycles = int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(m)])
@@ -189,14 +184,14 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
             st.sleeping.append((now + max(1, cycles), nxt, m))
         st.move(split & ~m, pc, nxt)
         st.current = nxt
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "exit":
         w.exited |= m
         st.yielded &= ~m
         st.leave(m, pc)
         st.move(split & ~m, pc, nxt)
         st.current = nxt
-        _release(sim, w)
+        release_waiting(sim, w)
     elif kind == "bar":
         st.move(split, pc, nxt)
         st.current = nxt
@@ -206,7 +201,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
     return delay
 
 
-def _release(sim, w) -> None:
+def release_waiting(sim, w) -> None:
     """Let waiting lanes go on where everything they wait for has arrived (or exited)."""
     st: ItsState = w.its
     live = w.present & ~w.exited
@@ -239,11 +234,6 @@ def _release(sim, w) -> None:
             changed = released = True
     if released:
         sim.last_change = sim.now
-
-
-def blocked_elsewhere(sim, w) -> None:
-    """Lanes of `w` now wait at a block barrier: a convergence barrier stops waiting for them."""
-    _release(sim, w)
 
 
 def select_split(w, now: int | None = None) -> bool:
@@ -321,4 +311,4 @@ def _verb(mask: int, one: str, many: str) -> str:
     return one if len(L.lanes(mask)) == 1 else many
 
 
-__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "np", "select_split"]
+__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "np", "release_waiting", "select_split"]

@@ -75,7 +75,7 @@ class FermiConfig:
         if self.policy not in POLICIES and not _is_seeded(self.policy):
             return (f"unknown scheduling policy `{self.policy}`: expected lrr, gto, adversarial, "
                     "adversarial:SEED or random:SEED")
-        if self.memory != "sc" and not _is_seeded(self.memory, ("weak",)) and self.memory != "weak":
+        if self.memory not in ("sc", "weak") and not _is_seeded(self.memory, ("weak",)):
             return f"unknown memory model `{self.memory}`: expected weak, weak:SEED or sc"
         if self.lock_bits <= 0 or self.lock_bits & (self.lock_bits - 1):
             return f"lock_bits must be a power of two, not {self.lock_bits}"

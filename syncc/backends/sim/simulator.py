@@ -30,7 +30,7 @@ import numpy as np
 from . import lanes as L
 from .execute import Env, RunError, decode, operand_value
 from .isa import INSTR_BYTES, PT, RZ, Instruction, Pred
-from .its import ItsState, blocked_elsewhere, its_issue, select_split
+from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from .program import SassKernel
@@ -510,7 +510,7 @@ class Simulator:
                 w.its.leave(split, pc)
                 w.pc = pc + INSTR_BYTES             # where the split goes on
                 self._barrier(w, d, m, now, lanes=split)
-                blocked_elsewhere(self, w)
+                release_waiting(self, w)            # a convergence barrier stops waiting for these lanes
             else:
                 delay = its_issue(self, w, d, m, now)
                 reason = "branch"
