@@ -645,10 +645,9 @@ class Simulator:
         at = self.now + self.config.barrier_latency
         for w, dest, red, lanes, pc in bar.waiting:
             self.mem.released(w, bar)
-            if lanes is not None:                   # ITS: the split goes on after the barrier
-                w.its.add(lanes, pc)
-                if w.waiting in ("sync", "sleep"):
-                    select_split(w, self.now)
+            if lanes is not None:                   # ITS: the split goes on after the barrier; it may
+                w.its.add(lanes, pc)                # join the split the warp runs now, so the warp's
+                select_split(w, self.now)           # active lanes are chosen again
             w.waiting = None
             w.ready_at = at
             if dest is not None and dest != RZ:
