@@ -80,9 +80,13 @@ def test_gpu_script_runs_and_parses_on_the_simulator(tmp_path):
                     "    latch l(33) in shared @thread\n    count_down l\n    wait l\n}\n"
                     "host { let a = zeros(i32, 32)\n launch k(a) }\n")
     programs = [Program(p.stem, str(p), "generated") for p in (ok, wrong, hang)]
-    results = [{"program": p.name, "target": "ptx", "verdict": "accepted-ok"} for p in programs]
+    # the batch is every program the ptx check accepted, whatever the simulator made of it
+    results = [{"program": p.name, "target": "ptx", "verdict": v, "check": {"accepted": True}}
+               for p, v in zip(programs, ("accepted-ok", "run-error", "accepted-hang"))]
+    rejected = Program("rejected", str(ok), "generated")
+    results.append({"program": "rejected", "target": "ptx", "verdict": "rejected-ok", "check": {"accepted": False}})
     folder = tmp_path / "gpu"
-    assert write_gpu_batch(folder, programs, results) == 3
+    assert write_gpu_batch(folder, [*programs, rejected], results) == 3
     env = dict(os.environ, SYNCC_TARGET="fermi-sim", PYTHON=sys.executable, PYTHONPATH=str(ROOT))
     run = subprocess.run(["sh", str(folder / "run_gpu.sh")], capture_output=True, text=True, env=env, timeout=120,
                          check=False)

@@ -70,9 +70,12 @@ echo "total: ok $n_ok, hang $n_hang, wrong $n_wrong, other $n_other (target $TAR
 
 
 def write_gpu_batch(folder: Path, programs: list[Program], results: list[dict]) -> int:
-    """Copy the programs accepted for ptx into folder with run_gpu.sh; returns how many."""
-    verdicts = {r["program"]: r["verdict"] for r in results if r["target"] == "ptx"}
-    chosen = [p for p in programs if verdicts.get(p.name, "").startswith("accepted")]
+    """Copy the programs accepted for ptx into folder with run_gpu.sh; returns how many. A program
+    the check accepted goes, whatever the simulator made of it (a run error there too)."""
+    ptx = [r for r in results if r["target"] == "ptx"]
+    verdicts = {r["program"]: r["verdict"] for r in ptx}
+    accepted = {r["program"] for r in ptx if r["check"]["accepted"]}
+    chosen = [p for p in programs if p.name in accepted]
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
