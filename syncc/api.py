@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .diagnostics import Renderer
+from .core.diagnostics import Renderer
 
 
 class CompileError(Exception):
@@ -102,7 +102,7 @@ class Program:
 
     def _fermi_program(self):
         from .backends.sim.emit import build_fermi_sass
-        from .diagnostics import CompileError as Refused
+        from .core.diagnostics import CompileError as Refused
         comp = self._comp("fermi-sim")
         try:
             return build_fermi_sass(comp.ir, its=self._sim_config().its)

@@ -93,7 +93,7 @@ class Reporter:
     """Prints a compilation's diagnostics to stderr in the chosen format."""
 
     def __init__(self, error_format: str, color: str, targets: tuple[str, ...] = (), checked_for: str = ""):
-        from .diagnostics import use_color
+        from .core.diagnostics import use_color
         self.json = error_format == "json"
         self.color = use_color(sys.stderr, color)
         self.count_errors = 0
@@ -103,7 +103,7 @@ class Reporter:
 
     def report(self, comp, targets: tuple[str, ...] | None = None) -> None:
         from dataclasses import replace
-        from .diagnostics import Renderer
+        from .core.diagnostics import Renderer
         renderer = Renderer(comp.sources, color=self.color)
         targets = self.targets if targets is None else targets
         for d in comp.diagnostics:
@@ -244,7 +244,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     from .backends.sim.emit import build_fermi_sass
     from .backends.sim.printer import print_program
-    from .diagnostics import CompileError
+    from .core.diagnostics import CompileError
     try:
         program = build_fermi_sass(comp.ir, its=its)
     except CompileError as e:
@@ -355,7 +355,7 @@ def _sim_after(runs, progress, recorder, trace, stats, sources) -> None:
 def _run_sass(file, config, trace, stats, error_format, color) -> int:
     """`syncc run FILE.sass`: assemble it and run each kernel with what its header gives."""
     from .backends.sim.asm import assemble
-    from .diagnostics import CompileError
+    from .core.diagnostics import CompileError
     from .driver import Compilation
     from .runtime.args import LaunchError
     from .runtime.sim import SimLauncher, SimStopped, diagnostics, run_sass

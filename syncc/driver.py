@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from .diagnostics import CompileError, Diagnostic, DiagnosticSink
-from .source import SourceFile, SourceMap
+from .core.diagnostics import CompileError, Diagnostic, DiagnosticSink
+from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker
 from .frontend.modules import ModuleLoader, load_source
@@ -179,7 +179,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     message) is kept once, for both; every other one says, in a last note, which model it is for.
     Each diagnostic's `targets` names the models; the front end's findings are for both."""
     from dataclasses import replace
-    from .diagnostics import Note
+    from .core.diagnostics import Note
     from .targets import FERMI, PTX
     comp = check_file(path, defines)
     both = (PTX.name, FERMI.name)
@@ -208,7 +208,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
 
 def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) -> Compilation:
     """Read IR text (syncc/ir/printer.py's form), run the named passes on it (`syncc opt`)."""
-    from .diagnostics import Severity
+    from .core.diagnostics import Severity
     from .ir.context import PassContext
     from .ir.parser import IRSyntaxError, parse_ir
     from .ir.pipeline import run_passes

@@ -172,7 +172,7 @@ def vend(comp, ctx) -> list[VendedOp]:
             lowered = lower_program(sub.module, sub_ctx)
             module = run_passes(lowered, [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
     if module is None or not sub.ok:
-        from .diagnostics import Renderer
+        from .core.diagnostics import Renderer
         raise VendError("\n".join(Renderer(sub.sources).render(d) for d in sub.diagnostics))
     lines = original.text.count("\n") + 1
     spans = {v.kernel: v.prim.decl.span for v in vended}

@@ -14,7 +14,7 @@ from syncc.backends.sim.asm import assemble
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import init_values
 from syncc.runtime.sim import SimLauncher, SimStopped
-from syncc.source import SourceFile
+from syncc.core.source import SourceFile
 
 
 @dataclass

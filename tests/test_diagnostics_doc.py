@@ -1,4 +1,4 @@
-"""docs/diagnostics.md, syncc/codes.py and the compiler agree.
+"""docs/diagnostics.md, syncc/core/codes.py and the compiler agree.
 
   * the page documents exactly the codes of `CODES`, each under its own title;
   * every code the compiler's source mentions is registered in `CODES`, and
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, no_gpu, syncc
-from syncc.codes import CODES
+from syncc.core.codes import CODES
 
 DOC = ROOT / "docs" / "diagnostics.md"
 CODE_RE = re.compile(r"\b[EW]\d{4}\b")
@@ -122,7 +122,7 @@ def test_every_code_is_documented_once_under_its_title():
     assert not duplicates, f"documented more than once: {duplicates}"
     assert set(documented) == set(CODES), (
         f"missing from docs/diagnostics.md: {sorted(set(CODES) - set(documented))}; "
-        f"documented but not in syncc/codes.py: {sorted(set(documented) - set(CODES))}")
+        f"documented but not in syncc/core/codes.py: {sorted(set(documented) - set(CODES))}")
     wrong_titles = {s.code: (s.title, CODES[s.code]) for s in SECTIONS if s.title != CODES[s.code]}
     assert not wrong_titles, f"heading title differs from codes.py (doc, codes.py): {wrong_titles}"
 
@@ -151,12 +151,12 @@ def _source_codes() -> dict[str, list[str]]:
 
 def test_every_code_in_the_source_is_registered():
     unknown = {c: files for c, files in _source_codes().items() if c not in CODES}
-    assert not unknown, f"codes used in syncc/ but missing from syncc/codes.py: {unknown}"
+    assert not unknown, f"codes used in syncc/ but missing from syncc/core/codes.py: {unknown}"
 
 
 def test_every_registered_code_is_emitted_somewhere():
     unused = sorted(set(CODES) - set(_source_codes()))
-    assert not unused, f"codes in syncc/codes.py that no part of the compiler emits: {unused}"
+    assert not unused, f"codes in syncc/core/codes.py that no part of the compiler emits: {unused}"
 
 
 # ---- the inline examples ------------------------------------------------------------

@@ -25,7 +25,7 @@ from helpers import EXAMPLES, ROOT, syncc as cli
 from syncc.backends.sim.asm import assemble
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.printer import print_program
-from syncc.source import SourceFile
+from syncc.core.source import SourceFile
 
 M32 = 0xFFFFFFFF
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1

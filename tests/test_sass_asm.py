@@ -26,8 +26,8 @@ from syncc.backends.sim.isa import (OPCODES, PT, RZ, SPECIALS, Barrier, CondCode
 from syncc.backends.sim.isa_doc import opcode_table
 from syncc.backends.sim.printer import print_kernel, print_program
 from syncc.backends.sim.program import Init, Region, SassKernel, SassParam, SharedArray
-from syncc.diagnostics import CompileError, Renderer
-from syncc.source import SourceFile, SourceMap
+from syncc.core.diagnostics import CompileError, Renderer
+from syncc.core.source import SourceFile, SourceMap
 
 SASS_EXAMPLES = sorted((ROOT / "examples" / "sass").glob("*.sass"))
 

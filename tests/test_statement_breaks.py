@@ -1,10 +1,10 @@
 """Line breaks end statements Go-style (syncc/frontend/lexer.py); these pin where they do and don't."""
 import pytest
 
-from syncc.diagnostics import CompileError
+from syncc.core.diagnostics import CompileError
 from syncc.frontend import ast as A
 from syncc.frontend.parser import parse
-from syncc.source import SourceFile
+from syncc.core.source import SourceFile
 
 
 def body(src: str, kind=A.Kernel) -> tuple:

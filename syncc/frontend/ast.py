@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-from ..source import Span
+from ..core.source import Span
 
 node = dataclass(frozen=True, eq=False, slots=True)
 

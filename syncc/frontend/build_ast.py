@@ -14,7 +14,7 @@ import dataclasses
 
 from lark import Token
 
-from ..source import Span
+from ..core.source import Span
 from . import ast as A
 from .lexer import MAX_NESTING
 

@@ -13,7 +13,7 @@ check_host.py; this file holds items, scopes and statements.
 """
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
+from ..core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
 from . import ast as A
 from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .check_defs import DefRules
@@ -21,7 +21,7 @@ from .check_expr import SUGGESTION_BUDGET, ExprRules
 from .check_host import HostRules
 from .check_prims import PrimRules
 from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
-from .types import ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
+from ..core.types import ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
 
 
 def builtin_scope() -> Scope:

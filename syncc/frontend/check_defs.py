@@ -9,10 +9,10 @@ of ten thousand definitions that each use the next costs no Python stack.
 """
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from . import ast as A
 from .symbols import ConstInfo, Ctx, FnInfo, Scope, Symbol
-from .types import BOOL, ERROR, INT_LIT, ScalarType
+from ..core.types import BOOL, ERROR, INT_LIT, ScalarType
 
 
 def _names_in(expr) -> list[str]:

@@ -7,12 +7,12 @@ no implicit conversions otherwise; casts are written `u32(x)`.
 """
 from __future__ import annotations
 
-from ..diagnostics import Note, did_you_mean
+from ..core.diagnostics import Note, did_you_mean
 from . import ast as A
 from .builtins import BuiltinFn
 from .consts import ConstError, NotConstant, fold
 from .symbols import Symbol
-from .types import (BOOL, ERROR, I32, I64, INT_LIT, STR, U32, VOID, ArrayType, DType, ListType, PrimType,
+from ..core.types import (BOOL, ERROR, I32, I64, INT_LIT, STR, U32, VOID, ArrayType, DType, ListType, PrimType,
                     ScalarType, common_int, is_int)
 
 _SHIFT = {"<<", ">>"}

@@ -7,9 +7,9 @@ parameter a value of its type.
 """
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from . import ast as A
-from .types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
+from ..core.types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
 
 MAX_BLOCK_THREADS = 1024
 _BLOCK_LIMITS = (1024, 1024, 64)

@@ -13,12 +13,12 @@ The rules, in the order they are checked:
 """
 from __future__ import annotations
 
-from ..diagnostics import Note, did_you_mean
+from ..core.diagnostics import Note, did_you_mean
 from . import ast as A
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS, implementations
 from .symbols import PrimInfo, Symbol
-from .types import ERROR, PrimType
+from ..core.types import ERROR, PrimType
 
 # statement → the primitive kind it works on
 # statement → the primitive kinds it works on (`wait` and `sync` mean one thing per kind)

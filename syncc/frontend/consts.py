@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..source import Span
+from ..core.source import Span
 from . import ast as A
 
 Value = int | bool

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from ..diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
-from ..source import SourceFile, SourceMap
+from ..core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
+from ..core.source import SourceFile, SourceMap
 from . import ast as A
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from lark import Lark, Token
 
-from ..diagnostics import CompileError, Diagnostic, Severity
-from ..source import SourceFile, Span
+from ..core.diagnostics import CompileError, Diagnostic, Severity
+from ..core.source import SourceFile, Span
 from . import ast as A
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..source import Span
+from ..core.source import Span
 from . import ast as A
 from .catalogue import Implementation
 

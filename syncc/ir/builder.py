@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from math import prod
 
-from ..frontend.types import BOOL, I32, U32, ScalarType
-from ..source import Span
+from ..core.types import BOOL, I32, U32, ScalarType
+from ..core.source import Span
 from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Ref, Reg, Return, Terminator, imm
 
 

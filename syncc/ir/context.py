@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from ..diagnostics import DiagnosticSink
-from ..source import Span
+from ..core.diagnostics import DiagnosticSink
+from ..core.source import Span
 from ..targets import PTX, Target
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..frontend import ast as A
 from ..frontend.consts import NotConstant, fold
 from ..frontend.symbols import CheckedModule
-from ..frontend.types import ArrayType
+from ..core.types import ArrayType
 from .checks.space import Shape
 
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass, fields, replace
 from ..frontend import ast as A
 from ..frontend.consts import NotConstant, c_div, c_rem, fold
 from ..frontend.symbols import CheckedModule, KernelInfo, Symbol
-from ..frontend.types import BOOL, I32, I64, INT_LIT, SCALARS, U32, ArrayType, PrimType, ScalarType
+from ..core.types import BOOL, I32, I64, INT_LIT, SCALARS, U32, ArrayType, PrimType, ScalarType
 from .builder import KernelBuilder
 from .context import PassContext
 from .lower_sync import SyncLowering
-from ..source import Span
+from ..core.source import Span
 from .nodes import Array, Imm, Kernel, Module, Ref, Reg, imm
 from .specials import Specials
 

@@ -20,7 +20,7 @@ from math import prod
 
 from ..frontend import ast as A
 from ..frontend.catalogue import implementations
-from ..frontend.types import BOOL, I32
+from ..core.types import BOOL, I32
 from ..targets import default_implementation
 from .nodes import Prim, Ref, imm
 

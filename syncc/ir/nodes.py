@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from math import prod
 from typing import Union
 
-from ..frontend.types import BOOL, I32, ScalarType
-from ..source import Span
+from ..core.types import BOOL, I32, ScalarType
+from ..core.source import Span
 from .ops import OPS, OpInfo
 
 node = dataclass(frozen=True, slots=True)

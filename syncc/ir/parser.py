@@ -11,8 +11,8 @@ from pathlib import Path
 
 from lark import Lark, Transformer, v_args
 
-from ..frontend.types import SCALARS
-from ..source import Span
+from ..core.types import SCALARS
+from ..core.source import Span
 from .nodes import Array, Block, Branch, Imm, Instr, Jump, Kernel, Module, Prim, Ref, Reg, Return
 
 _parser: Lark | None = None
@@ -223,11 +223,11 @@ class _Build(Transformer):
         return Imm(t.wrap(int(value)), t)
 
     def true(self):
-        from ..frontend.types import BOOL
+        from ..core.types import BOOL
         return Imm(True, BOOL)
 
     def false(self):
-        from ..frontend.types import BOOL
+        from ..core.types import BOOL
         return Imm(False, BOOL)
 
     def jump(self, label, loc):

@@ -4,7 +4,7 @@ so its sizes are constants and the linear `tid` folds to `tid.x` for a one-dimen
 grid is not folded: a launch may give another one."""
 from __future__ import annotations
 
-from ..frontend.types import I32
+from ..core.types import I32
 from .builder import KernelBuilder
 from .nodes import Imm, Instr, imm
 

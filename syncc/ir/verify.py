@@ -9,7 +9,7 @@ operation is left at all. A failure is a bug in syncc, not in the program.
 """
 from __future__ import annotations
 
-from ..frontend.types import BOOL, I32, U32, ScalarType
+from ..core.types import BOOL, I32, U32, ScalarType
 from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg
 from .ops import BLOCKING_PRIM, OPS
 

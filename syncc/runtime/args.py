@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..source import Span
+from ..core.source import Span
 
 DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
 _RANGES = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "i64": (-2**63, 2**63 - 1), "u64": (0, 2**64 - 1),

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backends.ptx import PtxProgram, build_ptx
-from ..backends.ptx.abi import KernelABI, Param
-from ..frontend.types import BOOL
+from ..ir.abi import KernelABI, Param
+from ..core.types import BOOL
 from ..ir.nodes import Kernel, Module
-from ..source import Span
+from ..core.source import Span
 from .args import LaunchError, check_arguments, check_shape
 from .host import DTYPES
 

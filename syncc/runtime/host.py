@@ -26,8 +26,8 @@ import numpy as np
 from ..frontend import ast as A
 from ..frontend.consts import c_div, c_rem
 from ..frontend.symbols import CheckedModule
-from ..frontend.types import BOOL, I32, I64, INT_LIT, SCALARS, ArrayType, ScalarType
-from ..source import Span
+from ..core.types import BOOL, I32, I64, INT_LIT, SCALARS, ArrayType, ScalarType
+from ..core.source import Span
 
 DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from ..driver import Compilation
 from .host import CheckFailed, HostError, HostRunner
 

@@ -17,8 +17,8 @@ from ..backends.sim.machine import FermiConfig
 from ..backends.sim.memory import GlobalMemory
 from ..backends.sim.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
-from ..diagnostics import Diagnostic, Note, Severity
-from ..source import SourceMap, Span
+from ..core.diagnostics import Diagnostic, Note, Severity
+from ..core.source import SourceMap, Span
 from .args import DTYPES, LaunchError, check_arguments, check_shape
 
 STUCK = ("deadlock", "livelock", "budget")

@@ -17,10 +17,10 @@ import re
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ... import __version__
-from ...frontend.types import BOOL, ScalarType
+from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
 from ..ptx import ptxasm
-from ..ptx.abi import kernel_abi
+from ...ir.abi import kernel_abi
 
 CTYPE = {"i32": "int32_t", "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "bool": "bool"}
 UNSIGNED = {"i32": "uint32_t", "u32": "uint32_t", "i64": "uint64_t", "u64": "uint64_t", "bool": "uint32_t"}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ... import __version__
 from ...ir.nodes import Module
-from .abi import KernelABI, kernel_abi
+from ...ir.abi import KernelABI, kernel_abi
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ...frontend.types import BOOL, ScalarType
+from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
 from . import ptxasm
-from .abi import kernel_abi
+from ...ir.abi import kernel_abi
 
 VOID = ir.VoidType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)

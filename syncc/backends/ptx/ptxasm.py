@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...frontend.types import ScalarType
+from ...core.types import ScalarType
 
 # atomic operation → (PTX operation, how its type is written: bits / unsigned / signed-aware)
 ATOMIC = {

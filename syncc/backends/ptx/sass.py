@@ -17,7 +17,7 @@ import os
 import re
 import tempfile
 
-from ...source import SourceMap
+from ...core.source import SourceMap
 from . import build_ptx
 from .tools import ToolError, find_tool, run_tool
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ...diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
-from ...source import SourceFile, Span
+from ...core.diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
+from ...core.source import SourceFile, Span
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
 from .asm_parse import Directive, InitSpec, InstrLine, Label, Unparsed, Word, parse_lines
 from .isa import INSTR_BYTES, Instruction, Target

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ...diagnostics import DiagnosticSink, did_you_mean
-from ...source import Span
+from ...core.diagnostics import DiagnosticSink, did_you_mean
+from ...core.source import Span
 from .asm_parse import ConstOp, InstrLine, MemOp, NotOp, NumOp, RawOperand, Word, WordOp
 from .isa import (NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, SPECIALS, Barrier, CondCode, Const, Imm, Instruction, Mem,
                   OpSpec, Pred, Reg, Special, Target)

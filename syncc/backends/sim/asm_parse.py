@@ -17,8 +17,8 @@ from typing import Iterator, Union
 
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, v_args
 
-from ...diagnostics import Diagnostic, DiagnosticSink, Severity, did_you_mean
-from ...source import SourceFile, Span
+from ...core.diagnostics import Diagnostic, DiagnosticSink, Severity, did_you_mean
+from ...core.source import SourceFile, Span
 
 GRAMMAR_PATH = Path(__file__).with_name("sass.lark")
 

@@ -10,7 +10,7 @@ for .sync files; the assembler's own problems are E1001-E1011
 """
 from __future__ import annotations
 
-from ...diagnostics import CompileError
+from ...core.diagnostics import CompileError
 from ...driver import Compilation
 from .asm import assemble
 from .program import SassProgram

@@ -8,7 +8,7 @@ format").
 """
 from __future__ import annotations
 
-from ...source import SourceMap
+from ...core.source import SourceMap
 from .isa import Instruction
 from .program import Region, SassKernel, SassParam, SassProgram
 

@@ -6,7 +6,7 @@ build, the printer prints and the simulator runs.
 Besides its instructions a kernel carries its header: the launch shape, its
 parameters in constant-bank order (each 4 bytes from c[0x0][0x20]: a global
 array is a 32-bit pointer, a scalar its value, a state array a pointer the
-launcher allocates and fills, as syncc/backends/ptx/abi.py describes), the
+launcher allocates and fills, as syncc/ir/abi.py describes), the
 named shared arrays (for initial values and for naming addresses in
 diagnostics), how much shared and local memory it uses, and the arrays to print
 after a run of a .sass file. Regions name address ranges (a critical section, a

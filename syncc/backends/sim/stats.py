@@ -14,7 +14,7 @@ warp), `barrier`, `branch` (fetching from a new address), `stack`
 """
 from __future__ import annotations
 
-from ...source import SourceMap
+from ...core.source import SourceMap
 from .isa import INSTR_BYTES
 from .program import SassKernel
 

@@ -20,7 +20,7 @@ operation inside the function.
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..lower import inlined_calls
 from ..nodes import Branch, Instr, Kernel

@@ -14,7 +14,7 @@ on data decides who puts), and a claim that nothing puts a slot needs every put'
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Prim
 from .facts import Facts

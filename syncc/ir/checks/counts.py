@@ -12,7 +12,7 @@ as if they all ran); where neither can be counted, `syncc explain` says so.
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts

@@ -12,7 +12,7 @@ each thread loads may differ, or collide, and is reported so.
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from .facts import Facts
 from .held import LOCKABLE, held

@@ -18,7 +18,7 @@ What is held where is held.py's dataflow.
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ...frontend.catalogue import implementations
 from ..context import PassContext
 from ..nodes import Instr

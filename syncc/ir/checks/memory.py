@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
 from .facts import Facts, Loop

@@ -17,7 +17,7 @@ large to enumerate) `syncc explain` lists.
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..cfg import post_order
 from ..context import PassContext
 from ..nodes import Instr

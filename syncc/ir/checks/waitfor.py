@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS

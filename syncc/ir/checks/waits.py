@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..passes.structure import UNPAIRED, release_point, waits_together

@@ -24,7 +24,7 @@ leave together.
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32, U32
+from ...core.types import BOOL, I32, U32
 from ..nodes import Imm, Instr, Prim, imm
 from .base import Emitter
 

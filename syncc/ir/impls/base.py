@@ -3,7 +3,7 @@ orderings the fence pass asked for, single-lane spin loops, and the parties of @
 and @block primitives."""
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32, ScalarType
+from ...core.types import BOOL, I32, ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Array, Imm, Instr, Prim, Ref, Reg, imm

@@ -19,7 +19,7 @@ when the warp has stored them all, at @block a group of one slot per thread.
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32, U32
+from ...core.types import BOOL, I32, U32
 from ..nodes import Imm, Instr, Prim, Ref, imm
 from .base import Emitter
 

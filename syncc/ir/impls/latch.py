@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL
+from ...core.types import BOOL
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
 

@@ -15,7 +15,7 @@ unlock from them.
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32
+from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
 from .protocol import Acquirable, WithBackoff

@@ -18,7 +18,7 @@ An implementation defines three steps, and the IR's operations are built from th
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32
+from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
 

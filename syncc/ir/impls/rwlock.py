@@ -28,7 +28,7 @@ it has announced itself and waits for earlier readers (rin's writer bits are 0 t
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32
+from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
 from .protocol import Acquirable

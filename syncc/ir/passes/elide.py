@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...frontend.types import BOOL, I32, U32
+from ...core.types import BOOL, I32, U32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...diagnostics import Diagnostic, DiagnosticSink, Note
+from ...core.diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
 from ..checks.channels import check_channels
 from ..checks.facts import Facts, declared_shape

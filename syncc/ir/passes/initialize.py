@@ -12,7 +12,7 @@ Listing 13. Other state (flags, lock words, counts) is stored the same way.
 """
 from __future__ import annotations
 
-from ...frontend.types import BOOL, I32
+from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Kernel, Ref, imm

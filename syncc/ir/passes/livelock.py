@@ -25,7 +25,7 @@ paths one after another anyway, so nothing is inserted there.
 """
 from __future__ import annotations
 
-from ...frontend.types import U32
+from ...core.types import U32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext

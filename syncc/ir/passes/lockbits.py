@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...diagnostics import Note
+from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Array, Kernel
 

@@ -25,8 +25,8 @@ the value comes from the waiter's own warp (see hazards.py).
 """
 from __future__ import annotations
 
-from ...diagnostics import Note
-from ...frontend.types import BOOL, I32
+from ...core.diagnostics import Note
+from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext

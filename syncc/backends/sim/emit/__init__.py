@@ -30,10 +30,10 @@ The steps, one file each (docs/fermi.md, "From IR to SASS"), in this order:
 """
 from __future__ import annotations
 
-from ....diagnostics import CompileError, Diagnostic
+from ....core.diagnostics import CompileError, Diagnostic
 from ....ir.nodes import Kernel, Module
 from ....ir.uniformity import WARP, Uniformity
-from ...ptx.abi import kernel_abi
+from ....ir.abi import kernel_abi
 from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
 from .ifconvert import if_convert
 from .layout import lay_out, merge_blocks, order_blocks

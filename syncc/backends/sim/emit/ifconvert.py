@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ....frontend.types import BOOL
+from ....core.types import BOOL
 from ....ir.nodes import Block, Branch, Imm, Instr, Jump, Kernel, Ref, Reg
 
 ARM_LIMIT = 24                      # IR instructions in one predicated arm

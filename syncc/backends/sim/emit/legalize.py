@@ -23,8 +23,8 @@ reports each kernel that uses them as E0801, at the first use.
 """
 from __future__ import annotations
 
-from ....diagnostics import Diagnostic, Severity
-from ....frontend.types import BOOL, I32, U32
+from ....core.diagnostics import Diagnostic, Severity
+from ....core.types import BOOL, I32, U32
 from ....ir.builder import KernelBuilder
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
 

@@ -33,10 +33,10 @@ a constant) are the table `HANDLERS`. Conventions:
 """
 from __future__ import annotations
 
-from ....frontend.types import BOOL, I32 as _I32, ScalarType
+from ....core.types import BOOL, I32 as _I32, ScalarType
 from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
 from ....ir.ops import OPS as _IR_OPS
-from ...ptx.abi import kernel_abi
+from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, Const, Imm as SImm, Pred, Reg as SReg, Special
 from .ifconvert import guard_of
 from .machine import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem

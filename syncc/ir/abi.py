@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...frontend.types import ScalarType
-from ...ir.nodes import Array, Kernel, Reg
+from ..core.types import ScalarType
+from .nodes import Array, Kernel, Reg
 
 
 @dataclass(frozen=True)

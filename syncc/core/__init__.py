@@ -1,0 +1,1 @@
+"""The base layer: what every part of syncc may import (and which imports no other part)."""
