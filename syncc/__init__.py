@@ -7,7 +7,7 @@
 See docs/python.md. The command line is `syncc` (syncc/cli.py).
 """
 
-__version__ = "0.1.0"
+from .core.version import VERSION as __version__
 
 
 def compile(path, defines=None, opt=2, target="ptx", fences=True, sim_config=None, hazards=True):  # noqa: A001

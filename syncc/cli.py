@@ -20,7 +20,7 @@ from typing import Callable
 
 import click
 
-from . import __version__
+from .core.version import VERSION
 from .ir.pipeline import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
@@ -131,7 +131,7 @@ class Reporter:
 # ---- commands -----------------------------------------------------------------------
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="syncc", message="%(prog)s %(version)s")
+@click.version_option(VERSION, "--version", prog_name="syncc", message="%(prog)s %(version)s")
 def cli() -> None:
     """syncc: a compiler from a small lock DSL to PTX and to a Fermi simulator.
 

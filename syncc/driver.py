@@ -55,7 +55,7 @@ class Compilation:
     module: CheckedModule | None = None
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
     context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
-    vended: list = field(default_factory=list)  # a library's operations (syncc/vend.py), one kernel each
+    vended: list = field(default_factory=list)  # a library's operations (frontend/vending.py), one kernel each
     _loader: ModuleLoader | None = None
 
     @property
@@ -100,16 +100,16 @@ class Compilation:
         `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
         --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
         orderings to leave out (`syncc explain --witness`)."""
+        from .frontend.vending import is_library
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
-        from .vend import is_library, vend
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
                                    omit=omit)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
         if self.ir is not None and is_library(self.module):
-            self.vended = vend(self, self.context)     # a library: its primitives' operations
+            self.vended = vend_library(self, self.context)     # a library: its primitives' operations
         return self.ir
 
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
@@ -146,6 +146,51 @@ def check_file(path: str, defines: Defines | None = None) -> Compilation:
             return comp
         comp.module = comp.check(source, program)
     return comp
+
+
+def vend_library(comp: Compilation, ctx: PassContext) -> list:
+    """Compile every operation of every top-level primitive of the library `comp` checked, for
+    ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx (their
+    locations moved to the declaration, the only place of the library they come from)."""
+    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_source, operations
+    from .ir.context import PassContext
+    from .ir.lower import lower_program
+    from .ir.nodes import Module
+    from .ir.pipeline import PASS_NAMES, run_passes
+    checked = comp.module
+    original = comp.sources.get(checked.path)
+    vended, parts = [], [original.text, "\n"]
+    for info in checked.prims.values():
+        for op in operations(info, info.impl):
+            span = info.decl.span
+            vended.append(VendedOp(info, op, f"{info.decl.name.text}__{op.name}",
+                                   original.text[span.start:span.end]))
+            parts.append(kernel_source(info, op))
+    sub = Compilation(defines=comp.defines)
+    with collector_paused():
+        source = sub.sources.add(checked.path, "".join(parts))
+        program = sub.parse(source)
+        sub.module = sub.check(source, program) if program is not None else None
+        sub_ctx = PassContext(ctx.target, ctx.opt, sub.sink, minimize_fences=ctx.minimize_fences,
+                              fences=ctx.fences, syncwarp=ctx.syncwarp)
+        module = None
+        if sub.ok:
+            lowered = lower_program(sub.module, sub_ctx)
+            module = run_passes(lowered, [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
+    if module is None or not sub.ok:
+        from .core.diagnostics import Renderer
+        raise VendError("\n".join(Renderer(sub.sources).render(d) for d in sub.diagnostics))
+    lines = original.text.count("\n") + 1
+    spans = {v.kernel: v.prim.decl.span for v in vended}
+    for r in sub_ctx.remarks:
+        span = r.span if r.span is not None and r.span.line <= lines else spans.get(r.kernel)
+        ctx.remark(r.kernel, r.topic, r.message, span)
+    comp.ir = Module(module.kernels, checked.path)
+    return vended
+
+
+class VendError(Exception):
+    """An operation of a checked primitive did not compile: a bug in syncc."""
 
 
 def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,

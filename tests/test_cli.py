@@ -23,6 +23,8 @@ def bad_file(tmp_path):
 def test_version():
     r = syncc("--version")
     assert r.code == 0 and re.fullmatch(r"syncc \d+\.\d+\.\d+\n", r.out)
+    declared = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert r.out == f"syncc {declared}\n"          # the package metadata says the same
 
 
 def test_check_ok_is_quiet_but_for_a_summary():

@@ -18,11 +18,20 @@ launches nothing runs anywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
-from ..core.diagnostics import Note
-from ..driver import Compilation
+from ..core.diagnostics import DiagnosticSink, Note
+from ..core.source import SourceMap
 from .host import CheckFailed, HostError, HostRunner
+
+
+class Compilation(Protocol):
+    """What a run needs of a compilation (driver.Compilation is one): the checked module for the
+    host block, the IR of its kernels, and where to report."""
+    module: object
+    ir: object
+    sink: DiagnosticSink
+    sources: SourceMap
 
 
 @dataclass
