@@ -20,6 +20,7 @@ from typing import Callable
 
 import click
 
+from .backend_table import BACKENDS, BUILDS, RUNS
 from .core.version import VERSION
 from .ir.pipeline import PASS_NAMES
 
@@ -51,7 +52,6 @@ def _common(f: Callable) -> Callable:
     return f
 
 
-_MACHINES = ["ptx", "sass", "cuda", "gpu", "fermi-sass", "fermi-sim"]
 
 
 def _opt_level(f: Callable) -> Callable:
@@ -70,14 +70,14 @@ def _unsafe_no_fences(f: Callable) -> Callable:
 
 
 def _machine(f: Callable) -> Callable:
-    return click.option("--target", type=click.Choice(_MACHINES), default="ptx", show_default=True,
+    return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
 def _machines(f: Callable) -> Callable:
     """`check`'s --target: both machine models unless one is named."""
-    return click.option("--target", type=click.Choice(_MACHINES), default=None,
+    return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
                         help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
                              "[default: both, each finding marked with the machine it is for]")(f)
@@ -85,8 +85,7 @@ def _machines(f: Callable) -> Callable:
 
 def _model(target: str) -> tuple[str, ...]:
     """The machine model (targets.py) a --target names, as a diagnostic's `targets`."""
-    from .targets import FOR_OUTPUT
-    return (FOR_OUTPUT[target].name,)
+    return (BACKENDS[target].model,)
 
 
 class Reporter:
@@ -180,7 +179,7 @@ def _arch(ctx, param, value: str) -> str:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(["ptx", "sass", "fermi-sass", "cuda"]), default="ptx",
+@click.option("--target", type=click.Choice(BUILDS), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
@@ -208,12 +207,11 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
             _write(output, dump(comp.module.program))
             return EXIT_OK
         return reporter.finish(1)
+    from .backend_table import BuildFailed, BuildOptions
     from .ir.printer import print_module
-    from .targets import FOR_OUTPUT
     dumped: list[str] = []
-    from .targets import FERMI_ITS
-    machine = FERMI_ITS if its and target == "fermi-sass" else FOR_OUTPUT[target]
-    comp.lower(machine, opt, dump_after,
+    backend = BACKENDS[target]
+    comp.lower(backend.machine(its), opt, dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
@@ -225,34 +223,17 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     if emit == "ir":
         _write(output, print_module(comp.ir))
         return EXIT_OK
-    if target == "ptx":
-        from .backends.ptx import build_ptx
-        _write(output, build_ptx(comp.ir, arch).text)
-        return EXIT_OK
-    if target == "sass":
-        from .backends.ptx.sass import build_sass
-        from .backends.ptx.tools import ToolError
-        try:
-            _write(output, build_sass(comp.ir, arch, comp.sources))
-        except ToolError as e:
+    command = f"syncc {file} --target {target}" + (" --its" if its else "")
+    try:
+        text = backend.build(comp, BuildOptions(arch, its, command))
+    except BuildFailed as e:
+        if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
             return EXIT_USAGE
-        return EXIT_OK
-    if target == "cuda":
-        from .backends.cuda import build_cuda
-        _write(output, build_cuda(comp.ir, comp.vended))
-        return EXIT_OK
-    from .backends.sim.emit import build_fermi_sass
-    from .backends.sim.printer import print_program
-    from .core.diagnostics import CompileError
-    try:
-        program = build_fermi_sass(comp.ir, its=its)
-    except CompileError as e:
         comp.sink.extend(e.diagnostics)
         reporter.report(comp)
         return reporter.finish(1)
-    _write(output, print_program(program, comp.sources, f"syncc {file} --target fermi-sass"
-                                                        + (" --its" if its else "")))
+    _write(output, text)
     return EXIT_OK
 
 
@@ -286,7 +267,7 @@ def _sim_options(f: Callable) -> Callable:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
+@click.option("--target", type=click.Choice(RUNS), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
@@ -309,7 +290,7 @@ def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, loc
     from .driver import compile_file
     reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
-                        its=its and target == "fermi-sim", syncwarp=not no_syncwarp, hazards=not no_hazards)
+                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)

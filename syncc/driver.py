@@ -197,15 +197,12 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
                  verify_each: bool = False, fences: bool = True, its: bool = False,
                  syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset()) -> Compilation:
-    """Check one file, then lower it and run every pass for `target` (a name of targets.FOR_OUTPUT;
+    """Check one file, then lower it and run every pass for `target` (a name of backend_table.BACKENDS;
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
-    from .targets import FERMI, FERMI_ITS, FOR_OUTPUT
+    from .backend_table import BACKENDS
     comp = check_file(path, defines)
     if comp.ok:
-        machine = FOR_OUTPUT[target]
-        if its and machine is FERMI:
-            machine = FERMI_ITS
-        comp.lower(machine, opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
+        comp.lower(BACKENDS[target].machine(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
     return comp
 
 
@@ -258,7 +255,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
     from .ir.parser import IRSyntaxError, parse_ir
     from .ir.pipeline import run_passes
     from .ir.verify import IRVerifyError
-    from .targets import FOR_OUTPUT
+    from .backend_table import BACKENDS
     comp = Compilation()
     source = comp.read(path)
     if source is None:
@@ -270,7 +267,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
         return comp
     if module.source and comp.sources.get(module.source) is None:
         load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
-    comp.context = PassContext(FOR_OUTPUT[target], opt, comp.sink)
+    comp.context = PassContext(BACKENDS[target].machine(), opt, comp.sink)
     try:
         comp.ir = run_passes(module, passes, comp.context)
     except IRVerifyError as e:
