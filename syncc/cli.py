@@ -54,6 +54,12 @@ def _common(f: Callable) -> Callable:
 
 
 
+def _stdlib(f: Callable) -> Callable:
+    return click.option("--stdlib", "stdlib", multiple=True, type=click.Path(file_okay=False), metavar="DIR",
+                        help="Look for `import std.X` modules in DIR (repeatable, searched in order) instead of "
+                             "the stdlib shipped with syncc.")(f)
+
+
 def _opt_level(f: Callable) -> Callable:
     return click.option("-O", "opt", type=click.IntRange(0, 2), default=2, show_default=True, metavar="LEVEL",
                         help="-O0 keeps every lock as written; -O2 (default) also elides locks and combines warps.")(f)
@@ -145,8 +151,9 @@ def cli() -> None:
 @_machines
 @_opt_level
 @_verify_each
+@_stdlib
 @_common
-def check(files, target, opt, verify_each, defines, error_format, color, debug) -> int:
+def check(files, target, opt, verify_each, stdlib, defines, error_format, color, debug) -> int:
     """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
     thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
     every problem found, each once, with the model(s) it is for. A .sass file is assembled
@@ -161,9 +168,9 @@ def check(files, target, opt, verify_each, defines, error_format, color, debug) 
             from .backends.sim.check import check_sass_file
             reporter.report(check_sass_file(path), ("fermi",))
         elif target is None:
-            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each))
+            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each, stdlib=stdlib))
         else:
-            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
+            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each, stdlib=stdlib))
     return reporter.finish(len(files))
 
 
@@ -193,13 +200,14 @@ def _arch(ctx, param, value: str) -> str:
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_stdlib
 @_common
-def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, defines, error_format,
+def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, stdlib, defines, error_format,
           color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
     reporter = Reporter(error_format, color, _model(target))
-    comp = check_file(file, defines)
+    comp = check_file(file, defines, stdlib)
     if not comp.ok or emit == "ast":
         reporter.report(comp)
         if comp.ok:
@@ -272,13 +280,16 @@ def _sim_options(f: Callable) -> Callable:
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
                                       "deadlock or livelock (exit status 3).")
+@click.option("--line-info", is_flag=True, help="gpu: build the PTX with source lines, so that compute-sanitizer "
+                                                "reports .sync lines (the code is the same; building is slower).")
 @_sim_options
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_stdlib
 @_common
-def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
-        no_fences, defines, error_format, color, debug) -> int:
+def run(file, target, timeout, line_info, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
+        no_fences, stdlib, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
     config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles)
@@ -290,14 +301,15 @@ def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, loc
     from .driver import compile_file
     reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
-                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards)
+                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards, stdlib=stdlib)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
     from .runtime.run import run_program
     before = len(comp.sink.items)
     observer, progress, recorder = _sim_observer(target, trace)
-    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer)
+    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer,
+                          line_info=line_info)
     _sim_after(outcome.runs, progress, recorder, trace, stats, comp.sources)
     if outcome.unavailable:
         click.echo(f"syncc: cannot run on the GPU: {outcome.unavailable}", err=True)
@@ -389,8 +401,9 @@ class _Since:
 @click.option("--its", is_flag=True, help="With --witness: the simulator's independent thread scheduling.")
 @click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
               help="With --witness: seeds to try per ordering.")
+@_stdlib
 @_common
-def explain(file, target, opt, verify_each, witness, its, runs, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines, error_format, color, debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
@@ -403,7 +416,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, defines, error_f
             raise click.BadParameter("--its goes with --witness", param_hint="--its")
         target = "fermi-sim"
     reporter = Reporter(error_format, color, _model(target))
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its, stdlib=stdlib)
     reporter.report(comp)
     if comp.context is not None:
         click.echo(explain_text(comp, target + (" --its" if its else "")), nl=False)
@@ -411,7 +424,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, defines, error_f
         return EXIT_ERRORS
     if witness:
         from .witness import find_witnesses, format_witnesses
-        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt)), nl=False)
+        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt, stdlib)), nl=False)
     return EXIT_OK
 
 
@@ -446,8 +459,10 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
 @click.option("--only", multiple=True, metavar="SECTION",
               help="Run only this section of the suite (repeatable); see docs/bench.md.")
 @click.option("--quick", is_flag=True, help="Fewer sizes and repetitions: a smoke run, not a measurement.")
+@click.option("--full", is_flag=True, help="Every size, also those that take hours on the simulator (all of "
+                                           "seed 000's Table 3).")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
-def bench(suite, out, only, quick, debug) -> int:
+def bench(suite, out, only, quick, full, debug) -> int:
     """Run a benchmark SUITE: `paper` (the seed papers on the Fermi simulator) or `gpu`
     (generated code beside hand-written baselines on a GPU). Prints tables and writes CSVs and
     PNG plots under OUT/<device>-<date>."""
@@ -455,7 +470,7 @@ def bench(suite, out, only, quick, debug) -> int:
     from .bench.core import BenchError
     from .bench.run import run_suite
     try:
-        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo)
+        run_suite(suite, Path(out), quick=quick, only=list(only), full=full, write=click.echo)
     except BenchError as e:
         click.echo(f"syncc bench: error: {e}", err=True)
         return EXIT_ERRORS
@@ -479,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
 def run_cli(argv: list[str] | None = None) -> int:
     """Run the CLI and turn every outcome into an exit status (never a traceback, unless --debug)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    debug = "--debug" in args or bool(os.environ.get("SYNCC_DEBUG"))
+    debug = "--debug" in args
     try:
         result = cli.main(args=args, prog_name="syncc", standalone_mode=False)
         return result if isinstance(result, int) else EXIT_OK
@@ -509,7 +524,7 @@ def internal_error(e: BaseException, args: list[str], debug: bool) -> int:
     if debug:
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     else:
-        click.echo("  run with --debug (or SYNCC_DEBUG=1) for the traceback.", err=True)
+        click.echo("  run with --debug for the traceback.", err=True)
     return EXIT_INTERNAL
 
 

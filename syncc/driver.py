@@ -19,7 +19,7 @@ from .core.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker
-from .frontend.modules import ModuleLoader, load_source
+from .frontend.modules import ModuleLoader, load_source, stdlib_search_path
 from .frontend.parser import parse
 from .frontend.symbols import CheckedModule
 
@@ -56,13 +56,15 @@ class Compilation:
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
     context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
     vended: list = field(default_factory=list)  # a library's operations (frontend/vending.py), one kernel each
+    stdlib: tuple[str, ...] = ()               # where `import std.X` looks instead of the shipped stdlib
     _loader: ModuleLoader | None = None
 
     @property
     def loader(self) -> ModuleLoader:
         """One loader per compilation, so each module is checked once and cycles are seen."""
         if self._loader is None:
-            self._loader = ModuleLoader(self.sources, self.sink, self._parse_and_check_module)
+            self._loader = ModuleLoader(self.sources, self.sink, self._parse_and_check_module,
+                                        stdlib_search_path(self.stdlib))
         return self._loader
 
     @property
@@ -134,9 +136,10 @@ def collector_paused():
             gc.enable()
 
 
-def check_file(path: str, defines: Defines | None = None) -> Compilation:
-    """Parse and check one file (and the stdlib modules it imports)."""
-    comp = Compilation(defines=defines or {})
+def check_file(path: str, defines: Defines | None = None, stdlib: tuple[str, ...] = ()) -> Compilation:
+    """Parse and check one file (and the stdlib modules it imports, found in `stdlib`'s directories
+    when given: `--stdlib`)."""
+    comp = Compilation(defines=defines or {}, stdlib=tuple(stdlib))
     with collector_paused():
         source = comp.read(path)
         if source is None:
@@ -166,7 +169,7 @@ def vend_library(comp: Compilation, ctx: PassContext) -> list:
             vended.append(VendedOp(info, op, f"{info.decl.name.text}__{op.name}",
                                    original.text[span.start:span.end]))
             parts.append(kernel_source(info, op))
-    sub = Compilation(defines=comp.defines)
+    sub = Compilation(defines=comp.defines, stdlib=comp.stdlib)
     with collector_paused():
         source = sub.sources.add(checked.path, "".join(parts))
         program = sub.parse(source)
@@ -196,11 +199,12 @@ class VendError(Exception):
 def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
                  verify_each: bool = False, fences: bool = True, its: bool = False,
-                 syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset()) -> Compilation:
+                 syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(),
+                 stdlib: tuple[str, ...] = ()) -> Compilation:
     """Check one file, then lower it and run every pass for `target` (a name of backend_table.BACKENDS;
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
     from .backend_table import BACKENDS
-    comp = check_file(path, defines)
+    comp = check_file(path, defines, stdlib)
     if comp.ok:
         comp.lower(BACKENDS[target].machine(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
     return comp
@@ -215,7 +219,7 @@ BOTH_NOTE = "on both ptx and fermi"
 
 
 def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
-                      verify_each: bool = False) -> Compilation:
+                      verify_each: bool = False, stdlib: tuple[str, ...] = ()) -> Compilation:
     """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
     the fermi machine models. A finding of the passes that both report alike (same code, span and
     message) is kept once, for both; every other one says, in a last note, which model it is for.
@@ -223,7 +227,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     from dataclasses import replace
     from .core.diagnostics import Note
     from .targets import FERMI, PTX
-    comp = check_file(path, defines)
+    comp = check_file(path, defines, stdlib)
     both = (PTX.name, FERMI.name)
     front = [replace(d, targets=both) for d in comp.sink.items]
     found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
@@ -275,13 +279,3 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
             raise
         comp.sink.add(Diagnostic(Severity.ERROR, "E0009", f"the IR does not verify: {e}", None, file=path))
     return comp
-
-
-def build_ptx_file(path: str, defines: Defines | None = None, arch: str = "sm_90", opt: int = 2,
-                   verify_each: bool = False):
-    """Compile one file to PTX: (the compilation, the PtxProgram or None after errors)."""
-    comp = compile_file(path, defines, "ptx", opt, verify_each=verify_each)
-    if comp.ir is None:
-        return comp, None
-    from .backends.ptx import build_ptx
-    return comp, build_ptx(comp.ir, arch)

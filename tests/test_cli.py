@@ -179,3 +179,9 @@ def test_the_api_refuses_an_unknown_target():
     with pytest.raises(ValueError, match="fermi-sim"):
         api.compile(GOOD, target="fermi")
     assert api.compile(GOOD, target="fermi-sass").default_target == "fermi-sim"
+
+
+def test_gpu_unavailable_is_part_of_the_api():
+    import syncc as api
+    from syncc.runtime.gpu import GpuUnavailable
+    assert api.GpuUnavailable is GpuUnavailable and "GpuUnavailable" in (ROOT / "docs" / "python.md").read_text()
