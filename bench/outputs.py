@@ -38,7 +38,8 @@ def sources(src: Path) -> list[Path]:
     src.mkdir(parents=True, exist_ok=True)
     for name, text in programs():
         path = src / f"{name}.sync"
-        path.write_text(text)
+        if not path.exists() or path.read_text() != text:     # (another tree may be reading it)
+            path.write_text(text)
         files.append(path)
     return files
 

@@ -7,17 +7,21 @@
 See docs/python.md. The command line is `syncc` (syncc/cli.py).
 """
 
-__version__ = "0.1.0"
+from .core.version import VERSION as __version__
 
 
-def compile(path, defines=None, opt=2, target="ptx", fences=True, sim_config=None, hazards=True):  # noqa: A001
+def compile(path, defines=None, opt=2, target="ptx", fences=True, sim_config=None, hazards=True,  # noqa: A001
+            stdlib=()):
     """Check and compile a .sync file; returns a Program whose kernels can be launched."""
     from .api import compile as _compile
-    return _compile(path, defines, opt, target, fences, sim_config, hazards)
+    return _compile(path, defines, opt, target, fences, sim_config, hazards, stdlib)
 
 
 def __getattr__(name):
     if name in ("CompileError", "RunError", "Program"):
         from . import api
         return getattr(api, name)
+    if name == "GpuUnavailable":
+        from .runtime.gpu import GpuUnavailable
+        return GpuUnavailable
     raise AttributeError(f"module 'syncc' has no attribute {name!r}")

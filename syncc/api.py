@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .backend_table import BACKENDS, RUNS
 from .core.diagnostics import Renderer
 
 
@@ -30,20 +31,25 @@ class CompileError(Exception):
 
 
 def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = "ptx",  # noqa: A001
-            fences: bool = True, sim_config=None, hazards: bool = True) -> "Program":
-    """Check and compile a .sync file through every pass for `target` ("ptx" or "fermi-sim"; the
-    other is compiled when first launched on). `sim_config`: the simulator's FermiConfig (policy,
+            fences: bool = True, sim_config=None, hazards: bool = True, stdlib=()) -> "Program":
+    """Check and compile a .sync file through every pass for `target` (a `--target` name: "ptx",
+    "gpu", ... for the GPU, "fermi-sim" or "fermi-sass" for the simulator; the other machine is
+    compiled when first launched on; an unknown name is a ValueError). `sim_config`: the simulator's FermiConfig (policy,
     ITS mode, lock bits, cycle budget). `fences=False` leaves out every memory ordering: only to
     show that a test can fail. `hazards=False` skips the hazard analyses: only for the oracle
-    (tests/oracle), to run what they reject."""
+    (tests/oracle), to run what they reject. `stdlib`: directories where `import std.X` looks
+    instead of the shipped stdlib (`--stdlib`)."""
     from .driver import parse_define
     parsed = {}
     for name, value in (defines or {}).items():
         key, v = parse_define(f"{name}={'true' if value is True else 'false' if value is False else value}")
         parsed[key] = (v, f"{name}={value}")
-    options = _Options(path, parsed, opt, fences, sim_config, hazards)
-    target = "fermi-sim" if target == "fermi-sim" else "ptx"
-    return Program(_compile(options, target), options, "fermi-sim" if target == "fermi-sim" else "gpu")
+    if target not in BACKENDS:
+        raise ValueError(f"unknown target `{target}`: expected one of {', '.join(BACKENDS)}")
+    options = _Options(path, parsed, opt, fences, sim_config, hazards, tuple(str(d) for d in stdlib))
+    # the target's machine model decides the passes; launches go where that model runs
+    runner = next(name for name in RUNS if BACKENDS[name].model == BACKENDS[target].model)
+    return Program(_compile(options, runner), options, runner)
 
 
 @dataclass(frozen=True)
@@ -54,13 +60,14 @@ class _Options:
     fences: bool
     sim_config: object
     hazards: bool = True
+    stdlib: tuple[str, ...] = ()
 
 
 def _compile(options: _Options, target: str):
     from .driver import compile_file
     its = bool(options.sim_config is not None and options.sim_config.its)
     comp = compile_file(options.path, options.defines, target, options.opt, fences=options.fences,
-                        its=its and target == "fermi-sim", hazards=options.hazards)
+                        its=its, hazards=options.hazards, stdlib=options.stdlib)
     if not comp.ok:
         renderer = Renderer(comp.sources)
         text = "\n".join(renderer.render(d) for d in comp.diagnostics)
@@ -84,10 +91,11 @@ class Program:
 
     def _comp(self, target: str):
         """The compilation for a target: the PTX passes serve "gpu", the Fermi passes "fermi-sim"."""
-        if target not in ("gpu", "fermi-sim"):
-            raise ValueError(f"unknown target `{target}`: expected \"gpu\" or \"fermi-sim\"")
+        if target not in RUNS:
+            expected = " or ".join(f'"{r}"' for r in RUNS)
+            raise ValueError(f"unknown target `{target}`: expected {expected}")
         if target not in self._comps:
-            self._comps[target] = _compile(self._options, "ptx" if target == "gpu" else target)
+            self._comps[target] = _compile(self._options, target)
         return self._comps[target]
 
     def ptx(self, arch: str = "sm_90") -> str:

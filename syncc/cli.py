@@ -20,7 +20,8 @@ from typing import Callable
 
 import click
 
-from . import __version__
+from .backend_table import BACKENDS, BUILDS, RUNS
+from .core.version import VERSION
 from .ir.pipeline import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
@@ -51,7 +52,12 @@ def _common(f: Callable) -> Callable:
     return f
 
 
-_MACHINES = ["ptx", "sass", "cuda", "gpu", "fermi-sass", "fermi-sim"]
+
+
+def _stdlib(f: Callable) -> Callable:
+    return click.option("--stdlib", "stdlib", multiple=True, type=click.Path(file_okay=False), metavar="DIR",
+                        help="Look for `import std.X` modules in DIR (repeatable, searched in order) instead of "
+                             "the stdlib shipped with syncc.")(f)
 
 
 def _opt_level(f: Callable) -> Callable:
@@ -70,14 +76,14 @@ def _unsafe_no_fences(f: Callable) -> Callable:
 
 
 def _machine(f: Callable) -> Callable:
-    return click.option("--target", type=click.Choice(_MACHINES), default="ptx", show_default=True,
+    return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
 def _machines(f: Callable) -> Callable:
     """`check`'s --target: both machine models unless one is named."""
-    return click.option("--target", type=click.Choice(_MACHINES), default=None,
+    return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
                         help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
                              "[default: both, each finding marked with the machine it is for]")(f)
@@ -85,8 +91,7 @@ def _machines(f: Callable) -> Callable:
 
 def _model(target: str) -> tuple[str, ...]:
     """The machine model (targets.py) a --target names, as a diagnostic's `targets`."""
-    from .targets import FOR_OUTPUT
-    return (FOR_OUTPUT[target].name,)
+    return (BACKENDS[target].model,)
 
 
 class Reporter:
@@ -131,7 +136,7 @@ class Reporter:
 # ---- commands -----------------------------------------------------------------------
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="syncc", message="%(prog)s %(version)s")
+@click.version_option(VERSION, "--version", prog_name="syncc", message="%(prog)s %(version)s")
 def cli() -> None:
     """syncc: a compiler from a small lock DSL to PTX and to a Fermi simulator.
 
@@ -146,8 +151,9 @@ def cli() -> None:
 @_machines
 @_opt_level
 @_verify_each
+@_stdlib
 @_common
-def check(files, target, opt, verify_each, defines, error_format, color, debug) -> int:
+def check(files, target, opt, verify_each, stdlib, defines, error_format, color, debug) -> int:
     """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
     thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
     every problem found, each once, with the model(s) it is for. A .sass file is assembled
@@ -162,9 +168,9 @@ def check(files, target, opt, verify_each, defines, error_format, color, debug) 
             from .backends.sim.check import check_sass_file
             reporter.report(check_sass_file(path), ("fermi",))
         elif target is None:
-            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each))
+            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each, stdlib=stdlib))
         else:
-            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each))
+            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each, stdlib=stdlib))
     return reporter.finish(len(files))
 
 
@@ -180,7 +186,7 @@ def _arch(ctx, param, value: str) -> str:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(["ptx", "sass", "fermi-sass", "cuda"]), default="ptx",
+@click.option("--target", type=click.Choice(BUILDS), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
@@ -194,13 +200,14 @@ def _arch(ctx, param, value: str) -> str:
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_stdlib
 @_common
-def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, defines, error_format,
+def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, stdlib, defines, error_format,
           color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
     reporter = Reporter(error_format, color, _model(target))
-    comp = check_file(file, defines)
+    comp = check_file(file, defines, stdlib)
     if not comp.ok or emit == "ast":
         reporter.report(comp)
         if comp.ok:
@@ -208,12 +215,11 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
             _write(output, dump(comp.module.program))
             return EXIT_OK
         return reporter.finish(1)
+    from .backend_table import BuildFailed, BuildOptions
     from .ir.printer import print_module
-    from .targets import FOR_OUTPUT
     dumped: list[str] = []
-    from .targets import FERMI_ITS
-    machine = FERMI_ITS if its and target == "fermi-sass" else FOR_OUTPUT[target]
-    comp.lower(machine, opt, dump_after,
+    backend = BACKENDS[target]
+    comp.lower(backend.machine(its), opt, dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
@@ -225,34 +231,17 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     if emit == "ir":
         _write(output, print_module(comp.ir))
         return EXIT_OK
-    if target == "ptx":
-        from .backends.ptx import build_ptx
-        _write(output, build_ptx(comp.ir, arch).text)
-        return EXIT_OK
-    if target == "sass":
-        from .backends.ptx.sass import build_sass
-        from .backends.ptx.tools import ToolError
-        try:
-            _write(output, build_sass(comp.ir, arch, comp.sources))
-        except ToolError as e:
+    command = f"syncc {file} --target {target}" + (" --its" if its else "")
+    try:
+        text = backend.build(comp, BuildOptions(arch, its, command))
+    except BuildFailed as e:
+        if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
             return EXIT_USAGE
-        return EXIT_OK
-    if target == "cuda":
-        from .backends.cuda import build_cuda
-        _write(output, build_cuda(comp.ir, comp.vended))
-        return EXIT_OK
-    from .backends.sim.emit import build_fermi_sass
-    from .backends.sim.printer import print_program
-    from .core.diagnostics import CompileError
-    try:
-        program = build_fermi_sass(comp.ir, its=its)
-    except CompileError as e:
         comp.sink.extend(e.diagnostics)
         reporter.report(comp)
         return reporter.finish(1)
-    _write(output, print_program(program, comp.sources, f"syncc {file} --target fermi-sass"
-                                                        + (" --its" if its else "")))
+    _write(output, text)
     return EXIT_OK
 
 
@@ -286,18 +275,21 @@ def _sim_options(f: Callable) -> Callable:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(["fermi-sim", "gpu"]), default="fermi-sim", show_default=True,
+@click.option("--target", type=click.Choice(RUNS), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
                                       "deadlock or livelock (exit status 3).")
+@click.option("--line-info", is_flag=True, help="gpu: build the PTX with source lines, so that compute-sanitizer "
+                                                "reports .sync lines (the code is the same; building is slower).")
 @_sim_options
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_stdlib
 @_common
-def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
-        no_fences, defines, error_format, color, debug) -> int:
+def run(file, target, timeout, line_info, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
+        no_fences, stdlib, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
     config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles)
@@ -309,14 +301,15 @@ def run(file, target, timeout, its, no_hazards, no_syncwarp, memory, policy, loc
     from .driver import compile_file
     reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
-                        its=its and target == "fermi-sim", syncwarp=not no_syncwarp, hazards=not no_hazards)
+                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards, stdlib=stdlib)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
     from .runtime.run import run_program
     before = len(comp.sink.items)
     observer, progress, recorder = _sim_observer(target, trace)
-    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer)
+    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer,
+                          line_info=line_info)
     _sim_after(outcome.runs, progress, recorder, trace, stats, comp.sources)
     if outcome.unavailable:
         click.echo(f"syncc: cannot run on the GPU: {outcome.unavailable}", err=True)
@@ -408,8 +401,9 @@ class _Since:
 @click.option("--its", is_flag=True, help="With --witness: the simulator's independent thread scheduling.")
 @click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
               help="With --witness: seeds to try per ordering.")
+@_stdlib
 @_common
-def explain(file, target, opt, verify_each, witness, its, runs, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines, error_format, color, debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
@@ -422,7 +416,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, defines, error_f
             raise click.BadParameter("--its goes with --witness", param_hint="--its")
         target = "fermi-sim"
     reporter = Reporter(error_format, color, _model(target))
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its, stdlib=stdlib)
     reporter.report(comp)
     if comp.context is not None:
         click.echo(explain_text(comp, target + (" --its" if its else "")), nl=False)
@@ -430,7 +424,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, defines, error_f
         return EXIT_ERRORS
     if witness:
         from .witness import find_witnesses, format_witnesses
-        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt)), nl=False)
+        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt, stdlib)), nl=False)
     return EXIT_OK
 
 
@@ -465,8 +459,10 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
 @click.option("--only", multiple=True, metavar="SECTION",
               help="Run only this section of the suite (repeatable); see docs/bench.md.")
 @click.option("--quick", is_flag=True, help="Fewer sizes and repetitions: a smoke run, not a measurement.")
+@click.option("--full", is_flag=True, help="Every size, also those that take hours on the simulator (all of "
+                                           "seed 000's Table 3).")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
-def bench(suite, out, only, quick, debug) -> int:
+def bench(suite, out, only, quick, full, debug) -> int:
     """Run a benchmark SUITE: `paper` (the seed papers on the Fermi simulator) or `gpu`
     (generated code beside hand-written baselines on a GPU). Prints tables and writes CSVs and
     PNG plots under OUT/<device>-<date>."""
@@ -474,7 +470,7 @@ def bench(suite, out, only, quick, debug) -> int:
     from .bench.core import BenchError
     from .bench.run import run_suite
     try:
-        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo)
+        run_suite(suite, Path(out), quick=quick, only=list(only), full=full, write=click.echo)
     except BenchError as e:
         click.echo(f"syncc bench: error: {e}", err=True)
         return EXIT_ERRORS
@@ -498,7 +494,7 @@ def main(argv: list[str] | None = None) -> None:
 def run_cli(argv: list[str] | None = None) -> int:
     """Run the CLI and turn every outcome into an exit status (never a traceback, unless --debug)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    debug = "--debug" in args or bool(os.environ.get("SYNCC_DEBUG"))
+    debug = "--debug" in args
     try:
         result = cli.main(args=args, prog_name="syncc", standalone_mode=False)
         return result if isinstance(result, int) else EXIT_OK
@@ -528,7 +524,7 @@ def internal_error(e: BaseException, args: list[str], debug: bool) -> int:
     if debug:
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     else:
-        click.echo("  run with --debug (or SYNCC_DEBUG=1) for the traceback.", err=True)
+        click.echo("  run with --debug for the traceback.", err=True)
     return EXIT_INTERNAL
 
 

@@ -19,7 +19,7 @@ from .core.diagnostics import CompileError, Diagnostic, DiagnosticSink
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker
-from .frontend.modules import ModuleLoader, load_source
+from .frontend.modules import ModuleLoader, load_source, stdlib_search_path
 from .frontend.parser import parse
 from .frontend.symbols import CheckedModule
 
@@ -55,14 +55,16 @@ class Compilation:
     module: CheckedModule | None = None
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
     context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
-    vended: list = field(default_factory=list)  # a library's operations (syncc/vend.py), one kernel each
+    vended: list = field(default_factory=list)  # a library's operations (frontend/vending.py), one kernel each
+    stdlib: tuple[str, ...] = ()               # where `import std.X` looks instead of the shipped stdlib
     _loader: ModuleLoader | None = None
 
     @property
     def loader(self) -> ModuleLoader:
         """One loader per compilation, so each module is checked once and cycles are seen."""
         if self._loader is None:
-            self._loader = ModuleLoader(self.sources, self.sink, self._parse_and_check_module)
+            self._loader = ModuleLoader(self.sources, self.sink, self._parse_and_check_module,
+                                        stdlib_search_path(self.stdlib))
         return self._loader
 
     @property
@@ -100,16 +102,16 @@ class Compilation:
         `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
         --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
         orderings to leave out (`syncc explain --witness`)."""
+        from .frontend.vending import is_library
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
-        from .vend import is_library, vend
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
                                    omit=omit)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
         if self.ir is not None and is_library(self.module):
-            self.vended = vend(self, self.context)     # a library: its primitives' operations
+            self.vended = vend_library(self, self.context)     # a library: its primitives' operations
         return self.ir
 
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
@@ -134,9 +136,10 @@ def collector_paused():
             gc.enable()
 
 
-def check_file(path: str, defines: Defines | None = None) -> Compilation:
-    """Parse and check one file (and the stdlib modules it imports)."""
-    comp = Compilation(defines=defines or {})
+def check_file(path: str, defines: Defines | None = None, stdlib: tuple[str, ...] = ()) -> Compilation:
+    """Parse and check one file (and the stdlib modules it imports, found in `stdlib`'s directories
+    when given: `--stdlib`)."""
+    comp = Compilation(defines=defines or {}, stdlib=tuple(stdlib))
     with collector_paused():
         source = comp.read(path)
         if source is None:
@@ -148,19 +151,62 @@ def check_file(path: str, defines: Defines | None = None) -> Compilation:
     return comp
 
 
+def vend_library(comp: Compilation, ctx: PassContext) -> list:
+    """Compile every operation of every top-level primitive of the library `comp` checked, for
+    ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx (their
+    locations moved to the declaration, the only place of the library they come from)."""
+    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_source, operations
+    from .ir.context import PassContext
+    from .ir.lower import lower_program
+    from .ir.nodes import Module
+    from .ir.pipeline import PASS_NAMES, run_passes
+    checked = comp.module
+    original = comp.sources.get(checked.path)
+    vended, parts = [], [original.text, "\n"]
+    for info in checked.prims.values():
+        for op in operations(info, info.impl):
+            span = info.decl.span
+            vended.append(VendedOp(info, op, f"{info.decl.name.text}__{op.name}",
+                                   original.text[span.start:span.end]))
+            parts.append(kernel_source(info, op))
+    sub = Compilation(defines=comp.defines, stdlib=comp.stdlib)
+    with collector_paused():
+        source = sub.sources.add(checked.path, "".join(parts))
+        program = sub.parse(source)
+        sub.module = sub.check(source, program) if program is not None else None
+        sub_ctx = PassContext(ctx.target, ctx.opt, sub.sink, minimize_fences=ctx.minimize_fences,
+                              fences=ctx.fences, syncwarp=ctx.syncwarp)
+        module = None
+        if sub.ok:
+            lowered = lower_program(sub.module, sub_ctx)
+            module = run_passes(lowered, [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
+    if module is None or not sub.ok:
+        from .core.diagnostics import Renderer
+        raise VendError("\n".join(Renderer(sub.sources).render(d) for d in sub.diagnostics))
+    lines = original.text.count("\n") + 1
+    spans = {v.kernel: v.prim.decl.span for v in vended}
+    for r in sub_ctx.remarks:
+        span = r.span if r.span is not None and r.span.line <= lines else spans.get(r.kernel)
+        ctx.remark(r.kernel, r.topic, r.message, span)
+    comp.ir = Module(module.kernels, checked.path)
+    return vended
+
+
+class VendError(Exception):
+    """An operation of a checked primitive did not compile: a bug in syncc."""
+
+
 def compile_file(path: str, defines: Defines | None = None, target: str = "ptx", opt: int = 2,
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
                  verify_each: bool = False, fences: bool = True, its: bool = False,
-                 syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset()) -> Compilation:
-    """Check one file, then lower it and run every pass for `target` (a name of targets.FOR_OUTPUT;
+                 syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(),
+                 stdlib: tuple[str, ...] = ()) -> Compilation:
+    """Check one file, then lower it and run every pass for `target` (a name of backend_table.BACKENDS;
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
-    from .targets import FERMI, FERMI_ITS, FOR_OUTPUT
-    comp = check_file(path, defines)
+    from .backend_table import BACKENDS
+    comp = check_file(path, defines, stdlib)
     if comp.ok:
-        machine = FOR_OUTPUT[target]
-        if its and machine is FERMI:
-            machine = FERMI_ITS
-        comp.lower(machine, opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
+        comp.lower(BACKENDS[target].machine(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
     return comp
 
 
@@ -173,7 +219,7 @@ BOTH_NOTE = "on both ptx and fermi"
 
 
 def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
-                      verify_each: bool = False) -> Compilation:
+                      verify_each: bool = False, stdlib: tuple[str, ...] = ()) -> Compilation:
     """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
     the fermi machine models. A finding of the passes that both report alike (same code, span and
     message) is kept once, for both; every other one says, in a last note, which model it is for.
@@ -181,7 +227,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     from dataclasses import replace
     from .core.diagnostics import Note
     from .targets import FERMI, PTX
-    comp = check_file(path, defines)
+    comp = check_file(path, defines, stdlib)
     both = (PTX.name, FERMI.name)
     front = [replace(d, targets=both) for d in comp.sink.items]
     found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
@@ -213,7 +259,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
     from .ir.parser import IRSyntaxError, parse_ir
     from .ir.pipeline import run_passes
     from .ir.verify import IRVerifyError
-    from .targets import FOR_OUTPUT
+    from .backend_table import BACKENDS
     comp = Compilation()
     source = comp.read(path)
     if source is None:
@@ -225,7 +271,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
         return comp
     if module.source and comp.sources.get(module.source) is None:
         load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
-    comp.context = PassContext(FOR_OUTPUT[target], opt, comp.sink)
+    comp.context = PassContext(BACKENDS[target].machine(), opt, comp.sink)
     try:
         comp.ir = run_passes(module, passes, comp.context)
     except IRVerifyError as e:
@@ -233,13 +279,3 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
             raise
         comp.sink.add(Diagnostic(Severity.ERROR, "E0009", f"the IR does not verify: {e}", None, file=path))
     return comp
-
-
-def build_ptx_file(path: str, defines: Defines | None = None, arch: str = "sm_90", opt: int = 2,
-                   verify_each: bool = False):
-    """Compile one file to PTX: (the compilation, the PtxProgram or None after errors)."""
-    comp = compile_file(path, defines, "ptx", opt, verify_each=verify_each)
-    if comp.ir is None:
-        return comp, None
-    from .backends.ptx import build_ptx
-    return comp, build_ptx(comp.ir, arch)

@@ -120,8 +120,6 @@ FERMI_ITS = Target("fermi", "Fermi SASS with independent thread scheduling (the 
                    ordered_atomics=False, defaults=_FERMI)
 
 TARGETS = {"ptx": PTX, "fermi": FERMI}
-# `--target` of build/run → the machine model
-FOR_OUTPUT = {"ptx": PTX, "sass": PTX, "cuda": PTX, "gpu": PTX, "fermi-sass": FERMI, "fermi-sim": FERMI}
 
 
 # Locks a thread can try once and give up on, best first, for a mutex used with `trylock`

@@ -106,10 +106,10 @@ def _simulate(comp: Compilation, seed: int, its: bool, max_cycles: int, line: in
 
 
 def find_witnesses(path: str, defines: Defines | None = None, its: bool = False, runs: int = 20,
-                   opt: int = 2, first_seed: int = 1) -> WitnessReport:
+                   opt: int = 2, stdlib: tuple[str, ...] = (), first_seed: int = 1) -> WitnessReport:
     """Compile `path` for fermi-sim (`its`: with independent thread scheduling), then look for a
     witness of each ordering the compiler inserted in up to `runs` seeded runs."""
-    comp = compile_file(path, defines, "fermi-sim", opt, its=its)
+    comp = compile_file(path, defines, "fermi-sim", opt, its=its, stdlib=stdlib)
     if not comp.ok or comp.context is None:
         return WitnessReport(path, its, runs, None, [], "the program does not compile: run `syncc check`")
     if comp.module is None or comp.module.host is None:
@@ -125,7 +125,8 @@ def find_witnesses(path: str, defines: Defines | None = None, its: bool = False,
     out = []
     for r in orderings:
         w = Witness(r.kernel, r.topic, r.message, r.span.line if r.span else None, r.span.col if r.span else None)
-        mutant = compile_file(path, defines, "fermi-sim", opt, its=its, hazards=False, omit=frozenset([r.key]))
+        mutant = compile_file(path, defines, "fermi-sim", opt, its=its, hazards=False, omit=frozenset([r.key]),
+                              stdlib=stdlib)
         if not mutant.ok:
             w.note = "the program does not compile without it"
             out.append(w)

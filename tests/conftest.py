@@ -1,4 +1,4 @@
 """Every compilation the tests run verifies the IR after every pass (what --verify-each does)."""
-import os
+from syncc.ir import context
 
-os.environ["SYNCC_VERIFY_EACH"] = "1"
+context.VERIFY_EACH_DEFAULT = True

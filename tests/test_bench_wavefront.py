@@ -58,7 +58,7 @@ def test_table3_has_the_quick_sizes_beside_the_paper(tables):
         n = int(row[0].split("×")[0])
         assert (row[col["paper atomic"]], row[col["paper DP"]], row[col["paper tiny"]]) == wavefront.PAPER[n]
     assert any("496" in note and "crossover" in note for note in table.notes)
-    assert any("SYNCC_BENCH_FULL" in note for note in table.notes)
+    assert any("--full" in note for note in table.notes)
 
 
 def test_atomic_lock_is_slowest_and_tiny_lock_wins_small_grids(tables):
@@ -117,12 +117,9 @@ def test_plots_follow_the_table(tables):
     assert [x for x, _ in ratio.series["paper (GTX 570)"]] == wavefront.SIZES
 
 
-def test_sizes_by_mode(monkeypatch):
-    ctx = Context(root=ROOT, out=ROOT, quick=False)
-    monkeypatch.delenv("SYNCC_BENCH_FULL", raising=False)
-    assert wavefront.sizes(ctx)[-1] == wavefront.DEFAULT_MAX
-    monkeypatch.setenv("SYNCC_BENCH_FULL", "1")
-    assert wavefront.sizes(ctx) == [31, 62, 124, 248, 496, 992, 1984]
+def test_sizes_by_mode():
+    assert wavefront.sizes(Context(root=ROOT, out=ROOT))[-1] == wavefront.DEFAULT_MAX
+    assert wavefront.sizes(Context(root=ROOT, out=ROOT, full=True)) == [31, 62, 124, 248, 496, 992, 1984]
     assert wavefront.sizes(Context(root=ROOT, out=ROOT, quick=True)) == [31, 62]
 
 

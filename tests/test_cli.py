@@ -23,6 +23,8 @@ def bad_file(tmp_path):
 def test_version():
     r = syncc("--version")
     assert r.code == 0 and re.fullmatch(r"syncc \d+\.\d+\.\d+\n", r.out)
+    declared = re.search(r'^version = "(.+)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert r.out == f"syncc {declared}\n"          # the package metadata says the same
 
 
 def test_check_ok_is_quiet_but_for_a_summary():
@@ -159,3 +161,27 @@ def test_run_on_a_machine_without_a_gpu_says_so():
         pytest.skip("cupy is installed here")
     r = syncc("run", GOOD, "--target", "gpu")
     assert r.code == 2 and "cannot run on the GPU" in r.err and "cupy" in r.err
+
+
+def test_the_targets_come_from_one_table():
+    from syncc.backend_table import BACKENDS, BUILDS, RUNS
+    assert set(BUILDS) | set(RUNS) == set(BACKENDS) and not set(BUILDS) & set(RUNS)
+    r = syncc("build", GOOD, "--target", "gpu")            # gpu runs programs; it builds nothing
+    assert r.code == 2 and all(name in r.err for name in BUILDS)
+    r = syncc("run", GOOD, "--target", "ptx")
+    assert r.code == 2 and all(name in r.err for name in RUNS)
+    r = syncc("check", GOOD, "--target", "nope")
+    assert r.code == 2 and all(name in r.err for name in BACKENDS)
+
+
+def test_the_api_refuses_an_unknown_target():
+    import syncc as api
+    with pytest.raises(ValueError, match="fermi-sim"):
+        api.compile(GOOD, target="fermi")
+    assert api.compile(GOOD, target="fermi-sass").default_target == "fermi-sim"
+
+
+def test_gpu_unavailable_is_part_of_the_api():
+    import syncc as api
+    from syncc.runtime.gpu import GpuUnavailable
+    assert api.GpuUnavailable is GpuUnavailable and "GpuUnavailable" in (ROOT / "docs" / "python.md").read_text()

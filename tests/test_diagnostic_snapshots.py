@@ -35,8 +35,7 @@ UPDATE = os.environ.get("SYNCC_UPDATE_SNAPSHOTS") == "1"
 
 @pytest.fixture(autouse=True)
 def plain_environment(monkeypatch):
-    """The snapshots are of the default setup: the shipped stdlib, colour left to the terminal."""
-    monkeypatch.delenv("SYNCC_STDLIB", raising=False)
+    """The snapshots are of the default setup: colour left to the terminal."""
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 

@@ -264,15 +264,14 @@ def _stdlib(tmp_path, monkeypatch, modules: dict[str, str]) -> Path:
     lib.mkdir()
     for name, text in modules.items():
         (lib / f"{name}.sync").write_text(text, encoding="utf-8")
-    monkeypatch.setenv("SYNCC_STDLIB", str(lib))
     return lib
 
 
 def _import_cycle(tmp_path, monkeypatch):
-    _stdlib(tmp_path, monkeypatch, {"a": "import std.b\nconst X = 1\n", "b": "import std.a\nconst Y = 2\n"})
+    lib = _stdlib(tmp_path, monkeypatch, {"a": "import std.b\nconst X = 1\n", "b": "import std.a\nconst Y = 2\n"})
     main = tmp_path / "main.sync"
     main.write_text("import std.a\n", encoding="utf-8")
-    code, records = _check(main)
+    code, records = _check(main, "--stdlib", str(lib))
     [cycle] = [r for r in records if r["code"] == "E0107"]
     assert "std.a → std.b → std.a" in cycle["message"]
     assert cycle["file"].endswith("b.sync")
@@ -280,28 +279,28 @@ def _import_cycle(tmp_path, monkeypatch):
 
 
 def _kernel_in_module(tmp_path, monkeypatch):
-    _stdlib(tmp_path, monkeypatch, {"k": "fn f() -> i32 { return 1 }\nkernel k() launch grid(1) block(32) { }\n"})
+    lib = _stdlib(tmp_path, monkeypatch, {"k": "fn f() -> i32 { return 1 }\nkernel k() launch grid(1) block(32) { }\n"})
     main = tmp_path / "main.sync"
     main.write_text("import std.k\n", encoding="utf-8")
-    code, records = _check(main)
+    code, records = _check(main, "--stdlib", str(lib))
     [r] = [r for r in records if r["code"] == "E0108"]
     assert r["file"].endswith("k.sync") and r["line"] == 2
     return code, records
 
 
 def _host_in_module(tmp_path, monkeypatch):
-    _stdlib(tmp_path, monkeypatch, {"h": "host {\n    print 1\n}\n"})
+    lib = _stdlib(tmp_path, monkeypatch, {"h": "host {\n    print 1\n}\n"})
     main = tmp_path / "main.sync"
     main.write_text("import std.h\n", encoding="utf-8")
-    return _check(main)
+    return _check(main, "--stdlib", str(lib))
 
 
 def _broken_module(tmp_path, monkeypatch):
     """The module's own error, then E0110 at the import, and nothing more at the module's uses."""
-    _stdlib(tmp_path, monkeypatch, {"broken": "const X = nope\n"})
+    lib = _stdlib(tmp_path, monkeypatch, {"broken": "const X = nope\n"})
     main = tmp_path / "main.sync"
     main.write_text("import std.broken\nconst Y = broken.X + 1\n", encoding="utf-8")
-    code, records = _check(main)
+    code, records = _check(main, "--stdlib", str(lib))
     assert [r["code"] for r in records] == ["E0101", "E0110"], show(records)
     assert records[0]["file"].endswith("broken.sync")
     assert records[1]["line"] == 1 and "broken.sync" in records[1]["notes"][0]["message"]
@@ -311,10 +310,10 @@ def _broken_module(tmp_path, monkeypatch):
 def _import_too_deep(tmp_path, monkeypatch):
     modules = {f"m{i}": f"import std.m{i + 1}\n" for i in range(40)}
     modules["m40"] = "const X = 1\n"
-    _stdlib(tmp_path, monkeypatch, modules)
+    lib = _stdlib(tmp_path, monkeypatch, modules)
     main = tmp_path / "main.sync"
     main.write_text("import std.m0\n", encoding="utf-8")
-    return _check(main)
+    return _check(main, "--stdlib", str(lib))
 
 
 def _bad_ir(tmp_path, monkeypatch):

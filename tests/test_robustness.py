@@ -437,11 +437,11 @@ def judge(case: Case, path: Path, code: int, out: str, err: str) -> list[str]:
     return problems
 
 
-def run_case(case: Case, directory: Path) -> Outcome:
+def run_case(case: Case, directory: Path, *args: str) -> Outcome:
     path = directory / f"{case.category}-{case.index:04d}.sync"
     path.write_bytes(case.data)
     with time_limit(CASE_LIMIT_S, f"{case.name} ({case.what})"):
-        r = syncc("check", str(path))
+        r = syncc("check", str(path), *args)
     return Outcome(case, path, r.code, r.err, judge(case, path, r.code, r.out, r.err))
 
 
@@ -519,7 +519,6 @@ def test_entry_point(which, tmp_path):
     case = _pick(*ENTRY_POINT[which])
     inproc = run_case(case, tmp_path)
     env = dict(os.environ, NO_COLOR="1", PYTHONIOENCODING="utf-8")
-    env.pop("SYNCC_DEBUG", None)
     try:
         p = subprocess.run([sys.executable, "-m", "syncc", "check", str(inproc.path)], cwd=ROOT, env=env,
                            capture_output=True, timeout=60)
@@ -535,15 +534,14 @@ def test_entry_point(which, tmp_path):
 
 
 def test_import_chain_too_deep(tmp_path, monkeypatch):
-    """A stdlib (SYNCC_STDLIB) whose modules import each other 300 deep."""
+    """A stdlib (`--stdlib DIR`) whose modules import each other 300 deep."""
     std = tmp_path / "std"
     std.mkdir()
     n = 300
     for i in range(n):
         (std / f"m{i}.sync").write_text(f"import std.m{i + 1}\nconst X = m{i + 1}.X + 1\n")
     (std / f"m{n}.sync").write_text("const X = 1\n")
-    monkeypatch.setenv("SYNCC_STDLIB", str(std))
     case = Case("import-chain", 0, f"modules importing each other {n} deep", b"import std.m0\nconst Y = m0.X\n")
-    o = run_case(case, tmp_path)
+    o = run_case(case, tmp_path, "--stdlib", str(std))
     assert not o.problems, report(o)
     assert re.search(r"^\S+m\d+\.sync:1:1: error\[E0005\]: imports nested more than", o.err, re.M), report(o, 20)

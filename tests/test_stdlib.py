@@ -11,7 +11,7 @@ import pytest
 
 from helpers import ROOT, STDLIB, no_gpu, syncc
 from syncc.driver import check_file
-from syncc.vend import is_library, operations
+from syncc.frontend.vending import is_library, operations
 
 LIBRARIES = [p for p in STDLIB if is_library(check_file(str(p)).module)]
 DOC = (ROOT / "docs" / "stdlib.md").read_text()

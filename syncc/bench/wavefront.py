@@ -10,13 +10,12 @@ over the other two, and where data-parallel overtakes tiny-lock, beside the pape
 
 The simulator runs about 150 K warp-instructions a second and the dataflow versions issue
 about 70 K (tiny-lock) and 140 K (atomic-lock) of them per tile, so the sizes grow 4× in time
-each step: the default list stops at DEFAULT_MAX (a few minutes here); SYNCC_BENCH_FULL=1 runs
+each step: the default list stops at DEFAULT_MAX (a few minutes here); `--full` runs
 the rest of Table 3 (992 and 1984 take hours).
 """
 from __future__ import annotations
 
 import heapq
-import os
 import time
 
 import numpy as np
@@ -38,7 +37,7 @@ PAPER = {31: (175, 57, 49), 62: (466, 58, 49), 124: (1050, 58, 50), 248: (2285, 
 def sizes(ctx: Context) -> list[int]:
     if ctx.quick:
         return [n for n in SIZES if n <= QUICK_MAX]
-    if os.environ.get("SYNCC_BENCH_FULL", "") not in ("", "0"):
+    if ctx.full:
         return SIZES
     return [n for n in SIZES if n <= DEFAULT_MAX]
 
@@ -164,7 +163,7 @@ def run(ctx: Context):
         rest = ", ".join(f"{n}×{n}" for n in SIZES if n > ran[-1])
         table.notes.append(f"Not simulated ({'--quick' if ctx.quick else 'the default list'}): {rest}; each size "
                            "step takes about 4× longer (≈ 0.5 s of simulation per tile for tiny-lock, 1 s for "
-                           "atomic-lock); SYNCC_BENCH_FULL=1 simulates all of Table 3 (hours). The model table "
+                           "atomic-lock); `syncc bench paper --full` simulates all of Table 3 (hours). The model table "
                            "predicts them.")
     predicted = {n: model(one_tile, n, FULL_SMS) for n in SIZES}
     trend = Plot("table3_cycles", "Seed 000 Table 3 on fermi-sim: cycles by grid size (lines: model)",

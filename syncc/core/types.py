@@ -104,15 +104,6 @@ class PrimType:
         return f"{self.kind}{dims}" + (f": {self.elem}" if self.elem else "")
 
 
-@dataclass(frozen=True, slots=True)
-class Dim3:
-    """`tid`, `bid`, `ntid`, `nbid`: a linear index with .x/.y/.z components."""
-    name: str
-
-    def __str__(self) -> str:
-        return "i32"
-
-
 def is_int(t) -> bool:
     return t is INT_LIT or (isinstance(t, ScalarType) and t.is_int)
 

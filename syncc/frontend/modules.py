@@ -2,12 +2,12 @@
 
 Imports resolve only inside the standard library: `import std.hash` reads
 `hash.sync` from the first directory of the search path that has it. The path
-is $SYNCC_STDLIB (directories separated by os.pathsep) when set, else the
-stdlib shipped inside the installed package, else the checkout's stdlib/.
+is the directories given with `--stdlib` (the API's `stdlib=`), when there are
+any, else the stdlib shipped inside the installed package, else the checkout's
+stdlib/.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable
 
@@ -19,10 +19,9 @@ _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 MAX_IMPORT_DEPTH = 32   # modules importing modules; each level is checked inside the one above
 
 
-def stdlib_search_path() -> list[Path]:
-    env = os.environ.get("SYNCC_STDLIB")
-    if env:
-        return [Path(p) for p in env.split(os.pathsep) if p]
+def stdlib_search_path(given: tuple[str, ...] = ()) -> list[Path]:
+    if given:
+        return [Path(p) for p in given]
     for candidate in (_PACKAGE_DIR / "stdlib", _PACKAGE_DIR.parent / "stdlib"):
         if candidate.is_dir():
             return [candidate]
@@ -130,5 +129,5 @@ def _shown(path: Path) -> str:
 
 def _listing(available: list[str]) -> str:
     if not available:
-        return "no stdlib modules were found; set SYNCC_STDLIB to the stdlib directory"
+        return "no stdlib modules were found; name the stdlib directory with `--stdlib DIR`"
     return "available modules: " + ", ".join(f"`{m}`" for m in available)

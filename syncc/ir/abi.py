@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.types import ScalarType
-from .nodes import Array, Kernel, Reg
+from .nodes import Kernel, Reg
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,3 @@ def kernel_abi(k: Kernel) -> KernelABI:
             init = a.init if isinstance(a.init, int) else 0
             params.append(Param(a.name, "state", a.elem, a.dims, init, a.per))
     return KernelABI(k.name, tuple(params), k.grid, k.block)
-
-
-def global_state(k: Kernel) -> list[Array]:
-    return [a for a in k.arrays if a.kind == "state" and a.space == "global"]

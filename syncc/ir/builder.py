@@ -164,14 +164,8 @@ class KernelBuilder:
         self.arrays.append(array)
         return array
 
-    def replace_prim(self, prim: Prim) -> None:
-        self.prims = [prim if p.name == prim.name else p for p in self.prims]
-
     def prim(self, name: str) -> Prim | None:
         return next((p for p in self.prims if p.name == name), None)
-
-    def set_term(self, label: str, term: Terminator) -> None:
-        self.terms[label] = term
 
     def replace_targets(self, label: str, old: str, new: str) -> None:
         term = self.terms[label]
@@ -192,7 +186,6 @@ class KernelBuilder:
             if term is not None:
                 todo.extend(term.targets)
         self.order = [label for label in self.order if label in seen]
-
 
 
     def rename(self, names: dict[str, Reg]) -> None:

@@ -3,12 +3,16 @@ diagnostics go, and the remarks `syncc explain` prints (what was chosen, inserte
 or restructured, and why, each at a source location)."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from ..core.diagnostics import DiagnosticSink
 from ..core.source import Span
 from ..targets import PTX, Target
+
+
+# What a PassContext's `verify_each` is when not given: False, except in the test suite
+# (tests/conftest.py), where every compilation verifies the IR between all passes.
+VERIFY_EACH_DEFAULT = False
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,8 @@ class PassContext:
     # once per distinct shape
     launches: dict = field(default_factory=dict)
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
-    # the test suite sets SYNCC_VERIFY_EACH=1 for every compilation it runs).
-    verify_each: bool = field(default_factory=lambda: os.environ.get("SYNCC_VERIFY_EACH", "") not in ("", "0"))
+    # the test suite turns VERIFY_EACH_DEFAULT on for every compilation it runs).
+    verify_each: bool = field(default_factory=lambda: VERIFY_EACH_DEFAULT)
 
     def remark(self, kernel: str, topic: str, message: str, span: Span | None = None,
                key: tuple | None = None) -> None:

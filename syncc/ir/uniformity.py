@@ -104,19 +104,6 @@ class Uniformity:
     def divergence(self, label: str) -> int:
         return self.block_level.get(label, THREAD)
 
-    def thread_form(self) -> Form | None:
-        """The linear thread index `tid` as a form over tid.x, tid.y, tid.z (None: block shape unknown)."""
-        block = self.k.block
-        if block is None:
-            return None
-        x, y, _ = block
-        terms = {"tid.x": 1}
-        if block[1] > 1:
-            terms["tid.y"] = x
-        if block[2] > 1:
-            terms["tid.z"] = x * y
-        return Form(tuple(sorted(terms.items())), 0)
-
     # ---- the fixed point
     def _solve(self) -> None:
         changed = True

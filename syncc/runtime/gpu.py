@@ -17,7 +17,6 @@ end the process (syncc run exits with status 3).
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
@@ -75,14 +74,13 @@ def numpy_type(p: Param):
 
 
 class GpuLauncher:
-    def __init__(self, module: Module, timeout: float = 10.0, arch: str | None = None):
+    def __init__(self, module: Module, timeout: float = 10.0, arch: str | None = None, line_info: bool = False):
         self.cupy = _cupy()
         self.device = device()
         self.arch = arch or _supported(self.device.arch)
-        # SYNCC_PTX_LINES=1: build with source-line directives, so that tools like compute-sanitizer
-        # report source lines (the code is the same; building takes longer)
-        lines = os.environ.get("SYNCC_PTX_LINES", "") not in ("", "0")
-        self.program: PtxProgram = build_ptx(module, self.arch, lines=lines)
+        # line_info (`syncc run --line-info`): source-line directives, so that tools like
+        # compute-sanitizer report .sync lines (the code is the same; building takes longer)
+        self.program: PtxProgram = build_ptx(module, self.arch, lines=line_info)
         self.kernels = {k.name: k for k in module.kernels}
         self.timeout = timeout
         self._module = None

@@ -17,7 +17,6 @@ A failed `check` raises CheckFailed; `return` ends the block.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from math import prod
 from typing import Callable
 
@@ -65,14 +64,6 @@ class _Break(Exception):
 
 class _Continue(Exception):
     pass
-
-
-@dataclass
-class KernelLaunch:
-    name: str
-    args: list
-    grid: tuple[int, int, int]
-    block: tuple[int, int, int]
 
 
 class HostRunner:

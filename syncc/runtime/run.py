@@ -18,11 +18,20 @@ launches nothing runs anywhere.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
-from ..core.diagnostics import Note
-from ..driver import Compilation
+from ..core.diagnostics import DiagnosticSink, Note
+from ..core.source import SourceMap
 from .host import CheckFailed, HostError, HostRunner
+
+
+class Compilation(Protocol):
+    """What a run needs of a compilation (driver.Compilation is one): the checked module for the
+    host block, the IR of its kernels, and where to report."""
+    module: object
+    ir: object
+    sink: DiagnosticSink
+    sources: SourceMap
 
 
 @dataclass
@@ -34,16 +43,18 @@ class RunOutcome:
 
 
 def run_program(comp: Compilation, target: str, timeout: float = 10.0,
-                write: Callable[[str], None] = print, config=None, observer=None) -> RunOutcome:
+                write: Callable[[str], None] = print, config=None, observer=None,
+                line_info: bool = False) -> RunOutcome:
     """Run the host block with kernels on `target` ("gpu" or "fermi-sim"; `config` and `observer`
-    are the simulator's FermiConfig and trace/progress hooks)."""
+    are the simulator's FermiConfig and trace/progress hooks; `line_info`: the GPU's PTX carries
+    source lines, for compute-sanitizer)."""
     if target == "fermi-sim":                   # what the emitter cannot take, before anything runs
         from ..backends.sim.emit import check_module
         problems = check_module(comp.ir)
         if problems:
             comp.sink.extend(problems)
             return RunOutcome(False)
-    launcher = _LazyLauncher(comp, target, timeout, config, observer)
+    launcher = _LazyLauncher(comp, target, timeout, config, observer, line_info)
     outcome = _run(comp, launcher, write)
     outcome.runs = getattr(launcher.launcher, "runs", [])
     return outcome
@@ -79,9 +90,10 @@ def _run(comp: Compilation, launcher, write) -> RunOutcome:
 
 
 class _LazyLauncher:
-    def __init__(self, comp: Compilation, target: str, timeout: float, config=None, observer=None):
+    def __init__(self, comp: Compilation, target: str, timeout: float, config=None, observer=None,
+                 line_info: bool = False):
         self.comp, self.target, self.timeout = comp, target, timeout
-        self.config, self.observer = config, observer
+        self.config, self.observer, self.line_info = config, observer, line_info
         self.launcher = None
 
     def __call__(self, name, args, grid, block, span):
@@ -93,5 +105,5 @@ class _LazyLauncher:
                 self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer)
             else:
                 from .gpu import GpuLauncher
-                self.launcher = GpuLauncher(self.comp.ir, self.timeout)
+                self.launcher = GpuLauncher(self.comp.ir, self.timeout, line_info=self.line_info)
         self.launcher(name, args, grid, block, span)

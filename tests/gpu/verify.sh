@@ -12,7 +12,7 @@ echo "pytest exit $?" >> "$out/pytest-gpu.txt"
 for f in examples/*.sync; do
   for tool in racecheck synccheck; do
     echo "== $f $tool" >> "$out/sanitizer.txt"
-    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 python3 -m syncc run "$f" --target gpu >> "$out/sanitizer.txt" 2>&1
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 python3 -m syncc run "$f" --target gpu --line-info >> "$out/sanitizer.txt" 2>&1
     echo "exit $?" >> "$out/sanitizer.txt"
   done
 done

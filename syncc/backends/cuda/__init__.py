@@ -5,7 +5,7 @@ The safe IR becomes C++ with labels and gotos, one statement per instruction fro
 tables below; registers are locals declared at the top (so no goto jumps over an
 initialization), shared arrays `__shared__` arrays. Arithmetic is done on unsigned types
 and cast back, so overflow wraps as syncc defines it instead of being undefined in C++.
-Every synchronizing operation is the same inline PTX the PTX back end emits (ptxasm.py),
+Every synchronizing operation is the same inline PTX the PTX back end emits (backends/inline_ptx.py),
 with `%n` operands and a memory clobber: the orderings and scopes are exactly those the
 passes chose. The file is rendered by jinja2 (templates/header.cuh.j2).
 """
@@ -16,10 +16,10 @@ import re
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from ... import __version__
+from ...core.version import VERSION
 from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
-from ..ptx import ptxasm
+from .. import inline_ptx
 from ...ir.abi import kernel_abi
 
 CTYPE = {"i32": "int32_t", "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "bool": "bool"}
@@ -39,7 +39,7 @@ class CudaError(Exception):
 
 
 def build_cuda(module: Module, vended=()) -> str:
-    """The header: the module's kernels, or for a library (syncc/vend.py) its primitives' types."""
+    """The header: the module's kernels, or for a library (syncc/frontend/vending.py) its primitives' types."""
     env = Environment(loader=FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     source = module.source or "program.sync"
@@ -49,7 +49,7 @@ def build_cuda(module: Module, vended=()) -> str:
     kernels = [KernelWriter(k).render() for k in module.kernels if k.name not in ops]
     types = vended_types(module, list(vended))
     return env.get_template("header.cuh.j2").render(
-        banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=__version__, source=source,
+        banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=VERSION, source=source,
         guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types)
 
 
@@ -203,7 +203,7 @@ class KernelWriter:
             value = self.element(ins.ref)
             self.emit(f"{self.dest(ins)} = {value}{' != 0' if array.elem == BOOL else ''};")
             return
-        asm = ptxasm.load(array.elem, array.space, ins.attr("order"), ins.attr("scope"), ins.attr("cache"))
+        asm = inline_ptx.load(array.elem, array.space, ins.attr("order"), ins.attr("scope"), ins.attr("cache"))
         tmp = "uint64_t" if array.elem.bits == 64 else "uint32_t"
         self.emit(f"{{ {tmp} v; {self.asm(asm, ['v'], [self.address(ins.ref, array)])} "
                   f"{self.dest(ins)} = ({CTYPE[array.elem.name]})v; }}")
@@ -214,7 +214,7 @@ class KernelWriter:
         if ins.attr("order") is None:
             self.emit(f"{self.element(ins.ref)} = {value};")
             return
-        asm = ptxasm.store(array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        asm = inline_ptx.store(array.elem, array.space, ins.attr("order"), ins.attr("scope"))
         wide = "(uint64_t)" if array.elem.bits == 64 else "(uint32_t)"
         self.emit(self.asm(asm, [], [self.address(ins.ref, array), f"{wide}{value}"]))
 
@@ -223,18 +223,18 @@ class KernelWriter:
         values = [self.value(a) for a in ins.args[1:]]
         if ins.op == "atom.sub":
             values = [f"({CTYPE[array.elem.name]})(0u - ({UNSIGNED[array.elem.name]}){values[0]})"]
-        asm = ptxasm.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        asm = inline_ptx.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
         self.emit(self.asm(asm, [self.dest(ins)], [self.address(ins.ref, array), *values]))
 
     def _fence(self, ins: Instr) -> None:
-        self.emit(self.asm(ptxasm.fence(ins.attr("order"), ins.attr("scope") or "gpu"), [], []))
+        self.emit(self.asm(inline_ptx.fence(ins.attr("order"), ins.attr("scope") or "gpu"), [], []))
 
     def _bar_sync(self, ins: Instr) -> None:
         args = [f"(uint32_t){self.value(a)}" for a in ins.args]
-        self.emit(self.asm(ptxasm.BARRIER_SYNC if len(args) == 1 else ptxasm.BARRIER_SYNC_COUNT, [], args))
+        self.emit(self.asm(inline_ptx.BARRIER_SYNC if len(args) == 1 else inline_ptx.BARRIER_SYNC_COUNT, [], args))
 
     def _bar_arrive(self, ins: Instr) -> None:
-        self.emit(self.asm(ptxasm.BARRIER_ARRIVE, [], [f"(uint32_t){self.value(a)}" for a in ins.args]))
+        self.emit(self.asm(inline_ptx.BARRIER_ARRIVE, [], [f"(uint32_t){self.value(a)}" for a in ins.args]))
 
     def _warp_sync(self, ins: Instr) -> None:
         self.emit(f"__syncwarp({self.value(ins.args[0])});")
@@ -277,7 +277,7 @@ class KernelWriter:
         return f"__cvta_generic_to_shared({ptr})" if array.space == "shared" else f"(const void*){ptr}"
 
     @staticmethod
-    def asm(asm: ptxasm.Asm, outputs: list[str], inputs: list[str]) -> str:
+    def asm(asm: inline_ptx.Asm, outputs: list[str], inputs: list[str]) -> str:
         text = re.sub(r"\$(\d+)", r"%\1", asm.text)
         constraints = asm.constraints.split(",")
         outs = [c for c in constraints if c.startswith("=")]

@@ -7,7 +7,7 @@
         template <class Body> __device__ void critical(Body&& body) const;
     };
 
-The member functions are the operations' kernels (syncc/vend.py) written by the kernel writer,
+The member functions are the operations' kernels (syncc/frontend/vending.py) written by the kernel writer,
 with three changes: state arrays are the type's pointers instead of parameters or `__shared__`
 arrays, the store standing for the caller's code calls `body()`, and the store of the result
 becomes the function's return value.
@@ -15,7 +15,7 @@ becomes the function's return value.
 from __future__ import annotations
 
 from ...ir.nodes import Array, Reg, Return
-from ...vend import COUNT, HOLE, INDEX, RESULT, VALUE, VendedOp
+from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, VALUE, VendedOp
 from . import CTYPE, MEMORY, KernelWriter, cname
 
 _ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts"}

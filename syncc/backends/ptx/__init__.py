@@ -4,14 +4,14 @@
     program.text        # the PTX, with a header saying what each kernel takes
     program.kernels     # name → KernelABI (abi.py): what a launch must pass
 
-ptxasm.py holds the inline PTX of every synchronizing operation; ptxas.py runs
+backends/inline_ptx.py holds the inline PTX of every synchronizing operation; ptxas.py runs
 ptxas and nvdisasm for `--target sass` and the tests.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import __version__
+from ...core.version import VERSION
 from ...ir.nodes import Module
 from ...ir.abi import KernelABI, kernel_abi
 
@@ -37,7 +37,7 @@ def build_ptx(module: Module, arch: str = "sm_90", lines: bool = False) -> PtxPr
 def header(module: Module, kernels: dict[str, KernelABI], arch: str) -> str:
     """What a caller of the PTX must know: each kernel's parameters, including the global state
     arrays it must allocate and fill before each launch."""
-    lines = [f"// syncc {__version__}: {module.source or '<module>'} for {arch}"]
+    lines = [f"// syncc {VERSION}: {module.source or '<module>'} for {arch}"]
     for name, abi in kernels.items():
         shape = "" if abi.block is None else f" block{abi.block}" + ("" if abi.grid is None else f" grid{abi.grid}")
         lines.append(f"// kernel {name}{shape}")

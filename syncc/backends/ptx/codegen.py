@@ -8,7 +8,7 @@ that one definition dominate every use. A register assigned more than once (a
 loop variable, a polling loop's `done`) becomes an `alloca` in the entry block,
 which the SROA pass turns into SSA values. Arithmetic and plain loads and stores
 are LLVM instructions, chosen from tables; every synchronizing operation is
-inline PTX from ptxasm.py, so its ordering and scope are exactly what
+inline PTX from inline_ptx.py, so its ordering and scope are exactly what
 insert_fences chose.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
-from . import ptxasm
+from .. import inline_ptx
 from ...ir.abi import kernel_abi
 
 VOID = ir.VoidType()
@@ -293,7 +293,7 @@ class KernelCodegen:
         if order is None and cache is None:
             raw = self.b.load(ptr)
         else:
-            asm = ptxasm.load(array.elem, array.space, order, ins.attr("scope"), cache)
+            asm = inline_ptx.load(array.elem, array.space, order, ins.attr("scope"), cache)
             raw = self.asm(asm, self.register_type(array.elem), [ptr])
         self.define(ins, self.from_memory(raw, array.elem))
 
@@ -304,7 +304,7 @@ class KernelCodegen:
         if order is None:
             self.b.store(value, ptr)
         else:
-            asm = ptxasm.store(array.elem, array.space, order, ins.attr("scope"))
+            asm = inline_ptx.store(array.elem, array.space, order, ins.attr("scope"))
             self.asm(asm, VOID, [ptr, self.widen(value, array.elem)])
 
     def _atomic(self, ins: Instr) -> None:
@@ -313,32 +313,32 @@ class KernelCodegen:
         if ins.op == "atom.sub":
             operands = [self.b.neg(operands[0])]
         if ins.dests[0].name not in self.read:
-            red = ptxasm.reduction(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+            red = inline_ptx.reduction(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
             if red is not None:
                 self.asm(red, VOID, [ptr, *operands])
                 return
-        asm = ptxasm.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        asm = inline_ptx.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
         self.define(ins, self.asm(asm, value_type(array.elem), [ptr, *operands]))
 
     def _fence(self, ins: Instr) -> None:
-        self.asm(ptxasm.fence(ins.attr("order"), ins.attr("scope") or "gpu"), VOID, [])
+        self.asm(inline_ptx.fence(ins.attr("order"), ins.attr("scope") or "gpu"), VOID, [])
 
     def _bar_sync(self, ins: Instr) -> None:
         args = [self.value(a) for a in ins.args]
-        self.asm(ptxasm.BARRIER_SYNC if len(args) == 1 else ptxasm.BARRIER_SYNC_COUNT, VOID, args)
+        self.asm(inline_ptx.BARRIER_SYNC if len(args) == 1 else inline_ptx.BARRIER_SYNC_COUNT, VOID, args)
 
     def _bar_arrive(self, ins: Instr) -> None:
-        self.asm(ptxasm.BARRIER_ARRIVE, VOID, [self.value(a) for a in ins.args])
+        self.asm(inline_ptx.BARRIER_ARRIVE, VOID, [self.value(a) for a in ins.args])
 
     def _warp_sync(self, ins: Instr) -> None:
-        self.asm(ptxasm.WARP_SYNC, VOID, [self.value(ins.args[0])])
+        self.asm(inline_ptx.WARP_SYNC, VOID, [self.value(ins.args[0])])
 
     def _activemask(self, ins: Instr) -> None:
-        self.define(ins, self.asm(ptxasm.ACTIVEMASK, I32, []))
+        self.define(ins, self.asm(inline_ptx.ACTIVEMASK, I32, []))
 
     def _elect(self, ins: Instr) -> None:
         """The lowest active lane: portable to sm_70 (elect.sync needs sm_90)."""
-        mask = self.asm(ptxasm.ACTIVEMASK, I32, [])
+        mask = self.asm(inline_ptx.ACTIVEMASK, I32, [])
         cttz = self.intrinsic("llvm.cttz.i32", I32, [I32, I1])
         lowest = self.b.call(cttz, [mask, ir.Constant(I1, 1)])
         lane = self.b.call(self.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", I32, []), [])
@@ -346,7 +346,7 @@ class KernelCodegen:
 
     def _vote(self, ins: Instr, kind: str) -> None:
         # with a mask operand, the .sync vote waits for those lanes; without, the active ones vote
-        mask = self.value(ins.args[1]) if len(ins.args) > 1 else self.asm(ptxasm.ACTIVEMASK, I32, [])
+        mask = self.value(ins.args[1]) if len(ins.args) > 1 else self.asm(inline_ptx.ACTIVEMASK, I32, [])
         result = I32 if kind == "ballot" else I1
         fn = self.intrinsic(f"llvm.nvvm.vote.{kind}.sync", result, [I32, I1])
         self.define(ins, self.b.call(fn, [mask, self.value(ins.args[0])], attrs=("convergent",)))
@@ -361,7 +361,7 @@ class KernelCodegen:
         self._vote(ins, "ballot")
 
     def _nanosleep(self, ins: Instr) -> None:
-        self.asm(ptxasm.NANOSLEEP, VOID, [self.widen(self.value(ins.args[0]), ins.args[0].type)])
+        self.asm(inline_ptx.NANOSLEEP, VOID, [self.widen(self.value(ins.args[0]), ins.args[0].type)])
 
     def _lockbit(self, ins: Instr) -> None:
         raise CodegenError("lock bits exist only on Fermi; expansion should have replaced them for PTX")
@@ -387,7 +387,7 @@ class KernelCodegen:
             fn = ir.Function(self.out, ir.FunctionType(result, args), name=name)
         return fn
 
-    def asm(self, asm: ptxasm.Asm, result: ir.Type, args: list[ir.Value]) -> ir.Value:
+    def asm(self, asm: inline_ptx.Asm, result: ir.Type, args: list[ir.Value]) -> ir.Value:
         code = ir.InlineAsm(ir.FunctionType(result, [a.type for a in args]), asm.text, asm.constraints,
                             side_effect=True)
         return self.b.call(code, args, attrs=("convergent",) if asm.convergent else ())

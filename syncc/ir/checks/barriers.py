@@ -318,7 +318,7 @@ def _collective_in_when(facts: Facts, ctx: PassContext) -> None:
     """A `when` body runs inside its polling loop, lane by lane as the inputs come (structure.py):
     a barrier or warp meeting there is reached by the threads served so far, while the others
     still poll for values that may come only from threads held at the meeting."""
-    from ..passes.structure import is_collective
+    from ..wait_regions import is_collective
     k = facts.k
     ends = {}
     for b, i, ins in k.instructions():

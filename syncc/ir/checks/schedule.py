@@ -138,8 +138,8 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
 
 def _convergence_point(facts: Facts, label: str, i: int, ins: Instr, positions) -> tuple:
     """Where a wait's polling loop ends, as an order key after the release structuring runs in its
-    body (structure.release_point), or right after the wait when its body is empty."""
-    from ..passes.structure import UNPAIRED, release_point
+    body (wait_regions.release_point), or right after the wait when its body is empty."""
+    from ..wait_regions import UNPAIRED, release_point
     end = release_point(facts.k, facts.cfg, label, i, ins)
     if end in (None, UNPAIRED) or facts.space.loops_around(end[0]) != facts.space.loops_around(label):
         return positions[label], i + 0.5

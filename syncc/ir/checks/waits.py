@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Kernel
-from ..passes.structure import UNPAIRED, release_point, waits_together
+from ..wait_regions import UNPAIRED, release_point, waits_together
 from .facts import Facts, Loop
 from .held import lock_like
 from .space import gather

@@ -83,7 +83,7 @@ def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
     bid, tid, nbid, ntid = (em.builtin(n) for n in ("bid", "tid", "nbid", "ntid"))
     here = em.op("add", I32, em.op("mul", I32, ins.ref.index, nbid, hint="row"), bid, hint="mine")
     # The round's goal is one past the block's last release, read from memory rather than kept in
-    # a register, so a barrier vended as a function (syncc/vend.py) knows its round on every call.
+    # a register, so a barrier vended as a function (syncc/frontend/vending.py) knows its round on every call.
     # Only the master writes `release`, and not before this block's thread 0 arrives, which comes
     # after thread 0 read it; the master's own threads read it before they gather.
     goal = em.op("add", I32, em.ld(released, here, hint="last", cache="cg"), imm(1), hint="goal")

@@ -30,16 +30,14 @@ from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext
-from ..nodes import Imm, Instr, Kernel, Reg, imm
-from ..regions import encloses
-from ..values import Values
-from ..ops import BLOCKING_PRIM, RELEASES
+from ..nodes import Instr, Kernel, Reg, imm
+from ..ops import BLOCKING_PRIM
+from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
          "rw.lock": "rw.poll", "latch.wait": "latch.poll"}
 _ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter"}
 _CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
-_REGION_ENDS = ("mutex.unlock", "sem.post", "rw.unlock", "region.end")
 
 
 def _carried(w: Instr) -> dict:
@@ -69,10 +67,6 @@ def _next_wait(k: Kernel, refused) -> tuple[str, int] | None:
                 if prim is not None and prim.granularity == "thread":
                     return b.label, i
     return None
-
-
-def _pure(ins: Instr) -> bool:
-    return ins.info.group in ("arith", "special")
 
 
 def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel | None:
@@ -217,121 +211,9 @@ def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
     return b.op(op, BOOL, w.ref, tok, hint="ok", span=w.span, **attrs, **_carried(w))
 
 
-def waits_together(block, index: int) -> list[int]:
-    """The waits that poll together, starting at instruction `index`: a `when`'s inputs
-    (one region, nothing but index arithmetic between them), or the one wait alone."""
-    region = block.instrs[index].attr("region")
-    waits = [index]
-    if region is not None:
-        for j in range(index + 1, len(block.instrs)):
-            ins = block.instrs[j]
-            if ins.op in BLOCKING_PRIM and ins.attr("region") == region:
-                waits.append(j)
-            elif not _pure(ins):
-                break
-    return waits
-
-
-UNPAIRED = "unpaired"
-
-
-def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
-    """Where the work that must run inside the polling loop ends: (block, index of its last
-    instruction); None for an empty body; UNPAIRED for a `lock` no `unlock` closes."""
-    region = first.attr("region")
-    if region is not None:
-        for b in k.blocks:
-            for j, ins in enumerate(b.instrs):
-                if ins.attr("region") == region and ins.op in _REGION_ENDS:
-                    return b.label, j
-        return None
-    if first.op == "mutex.lock":
-        for end_label, j in _unlocks(k, first):
-            if encloses(cfg, label, last, end_label, j):
-                return end_label, j
-        return UNPAIRED
-    # get / await / wait: the latest release that closes a region with the wait, among the
-    # code that only runs after it (a release elsewhere is the hazard analysis's business), and
-    # with no collective in between: a barrier or a warp meeting moved into the polling loop
-    # would be reached by the lanes whose input came, while the others still poll
-    # A release inside a branch (`wait s; if c { post t }`) is closed by the end of the branch: the
-    # body then runs up to the point where the branch's paths meet again.
-    releases = [(b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
-                for j, ins in enumerate(b.instrs) if ins.op in RELEASES and (b.label != label or j > last)]
-    for end_label, j in sorted(releases, key=lambda r: _order(k, r), reverse=True):
-        for end in _closing_points(cfg, label, end_label, j):
-            if encloses(cfg, label, last, *end) and not _collective_between(k, cfg, (label, last), end):
-                return end
-    return None
-
-
-def _closing_points(cfg: CFG, wait_label: str, label: str, j: int):
-    """The release itself, then the starts of the blocks where the paths around it meet again
-    (its block's post-dominators still inside the wait's region), innermost first."""
-    yield label, j
-    x = cfg.ipdom(label)
-    while x is not None and x in cfg.labels and cfg.dominates(wait_label, x) and x != wait_label:
-        yield x, -1
-        x = cfg.ipdom(x)
-
-
-def is_collective(k: Kernel, ins: Instr) -> bool:
-    """Does the instruction wait for a group of threads to meet (a block, named or grid barrier, a
-    warp meeting, an operation of a @warp or @block party)?"""
-    if ins.op in ("bar.sync", "bar.arrive"):
-        return True
-    if ins.op == "warp.sync":
-        # `syncwarp()`'s full mask waits for every lane; a mask read with `activemask` (warp
-        # combining's turns, a @warp party's meeting) is whoever is here, and waits for no one else
-        return isinstance(ins.args[0], Imm)
-    prim = k.prim(ins.ref.name) if ins.ref is not None and ins.info.group == "prim" else None
-    return prim is not None and (prim.kind == "barrier" or prim.granularity in ("warp", "block", "grid")
-                                 and prim.kind != "channel")
-
-
-def _collective_between(k: Kernel, cfg: CFG, start: tuple[str, int], end: tuple[str, int]) -> bool:
-    """Is there a collective on some path strictly between the two instructions?"""
-    (label, i), (end_label, j) = start, end
-    blocks = k.block_map()
-    if label == end_label:
-        return any(is_collective(k, ins) for ins in blocks[label].instrs[i + 1:j])
-    if any(is_collective(k, ins) for ins in blocks[label].instrs[i + 1:]):
-        return True
-    seen, todo = set(), list(cfg.succs[label])
-    while todo:
-        x = todo.pop()
-        if x in seen or x == label:
-            continue
-        seen.add(x)
-        code = blocks[x].instrs[:j] if x == end_label else blocks[x].instrs
-        if any(is_collective(k, ins) for ins in code):
-            return True
-        if x != end_label:
-            todo.extend(cfg.succs[x])
-    return False
-
-
-def _unlocks(k: Kernel, lock: Instr) -> list[tuple[str, int]]:
-    """The unlocks of the instance `lock` takes (the same index value, however computed)."""
-    values = Values(k)
-    return [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
-            if ins.op == "mutex.unlock" and ins.ref.name == lock.ref.name
-            and values.same(ins.ref.index, lock.ref.index)]
-
-
 def _report_unpaired(k: Kernel, lock: Instr, ctx: PassContext) -> None:
     blocks = k.block_map()
-    notes = [Note("the unlock is here", blocks[lbl].instrs[j].span) for lbl, j in _unlocks(k, lock)[:1]]
+    notes = [Note("the unlock is here", blocks[lbl].instrs[j].span) for lbl, j in unlocks_of(k, lock)[:1]]
     ctx.sink.error("E0715", f"`lock` of `{lock.ref.name}` has no `unlock` that every path from it reaches "
                    "within the same block structure", lock.span, notes=notes,
                    help="unlock in the same block as the lock, or write `critical m { ... }`")
-
-
-def _order(k: Kernel, pos) -> int:
-    label, j = pos
-    n = 0
-    for b in k.blocks:
-        if b.label == label:
-            return n + j
-        n += len(b.instrs) + 1
-    return n

@@ -1,5 +1,6 @@
 """The synchronization instructions, as inline PTX with exactly the ordering and scope the
-passes decided.
+passes decided: the PTX back end's and the CUDA back end's (which embeds the same sequences in
+C++), so it sits beside them rather than in either.
 
 LLVM drops orderings it is given on some atomics (docs/references.md: `atomicrmw ...
 syncscope("device") acquire` came out as a plain `atom.global.add.u32`), so every
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.types import ScalarType
+from ..core.types import ScalarType
 
 # atomic operation → (PTX operation, how its type is written: bits / unsigned / signed-aware)
 ATOMIC = {

@@ -6,8 +6,8 @@ vends each top-level declaration,
     mutex fair in global @thread using ticket
 
 one operation at a time (the table OPERATIONS): each operation is written as a small kernel,
-`fair__critical`, and compiled by the same passes as any kernel, with the same remarks for
-`syncc explain`. `--target cuda` turns those kernels into the member functions of a C++ type
+`fair__critical`, and compiled by the same passes as any kernel (driver.vend_library), with the
+same remarks for `syncc explain`. `--target cuda` turns those kernels into the member functions of a C++ type
 (backends/cuda/vended.py); `--target ptx` and `fermi-sass` print them as kernels to read.
 
 Where an operation has a body (`critical`, `acquire`, ...), the kernel's body is one store to
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .frontend.symbols import PrimInfo
+from .symbols import PrimInfo
 
 # the passes a vended operation skips (see above)
 SKIPPED_PASSES = ("check_hazards", "elide_locks", "combine_warps", "initialize_shared_state")
@@ -140,48 +140,3 @@ def kernel_source(info: PrimInfo, op: Operation) -> str:
             body_decl = f"    shared {HOLE}: i32[1]\n"
     code = op.code.format(p=place, hole=f"{HOLE}[0] = 1", result=f"{RESULT}[0]", value=VALUE, count=COUNT)
     return f"kernel {name}__{op.name}({', '.join(params)}) {{\n{body_decl}    {code}\n}}\n"
-
-
-def vend(comp, ctx) -> list[VendedOp]:
-    """Compile every operation of every top-level primitive of the library `comp` checked, for
-    ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx (their
-    locations moved to the declaration, the only place of the library they come from)."""
-    from .driver import Compilation, collector_paused
-    from .ir.lower import lower_program
-    from .ir.pipeline import PASS_NAMES, run_passes
-    from .ir.nodes import Module
-    from .ir.context import PassContext
-    checked = comp.module
-    original = comp.sources.get(checked.path)
-    vended, parts = [], [original.text, "\n"]
-    for info in checked.prims.values():
-        for op in operations(info, info.impl):
-            span = info.decl.span
-            vended.append(VendedOp(info, op, f"{info.decl.name.text}__{op.name}",
-                                   original.text[span.start:span.end]))
-            parts.append(kernel_source(info, op))
-    sub = Compilation(defines=comp.defines)
-    with collector_paused():
-        source = sub.sources.add(checked.path, "".join(parts))
-        program = sub.parse(source)
-        sub.module = sub.check(source, program) if program is not None else None
-        sub_ctx = PassContext(ctx.target, ctx.opt, sub.sink, minimize_fences=ctx.minimize_fences,
-                              fences=ctx.fences, syncwarp=ctx.syncwarp)
-        module = None
-        if sub.ok:
-            lowered = lower_program(sub.module, sub_ctx)
-            module = run_passes(lowered, [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
-    if module is None or not sub.ok:
-        from .core.diagnostics import Renderer
-        raise VendError("\n".join(Renderer(sub.sources).render(d) for d in sub.diagnostics))
-    lines = original.text.count("\n") + 1
-    spans = {v.kernel: v.prim.decl.span for v in vended}
-    for r in sub_ctx.remarks:
-        span = r.span if r.span is not None and r.span.line <= lines else spans.get(r.kernel)
-        ctx.remark(r.kernel, r.topic, r.message, span)
-    comp.ir = Module(module.kernels, checked.path)
-    return vended
-
-
-class VendError(Exception):
-    """An operation of a checked primitive did not compile: a bug in syncc."""

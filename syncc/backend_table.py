@@ -1,0 +1,101 @@
+"""The targets of `--target`, one entry each: the CLI's choices, the driver's machine model and
+the API's targets all come from this table. A new target is one entry here and one package
+under syncc/backends/ (docs/architecture.md).
+
+    ptx, sass, cuda, fermi-sass   `syncc build` writes them (`build`)
+    gpu, fermi-sim                `syncc run` runs programs on them (`runs`)
+
+Every target is checked for its machine model (syncc/targets.py): ptx's (sm_70+, independent
+thread scheduling) or Fermi's (stack-based reconvergence, lock bits); `--its` gives the Fermi
+targets independent thread scheduling instead.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Protocol
+
+if TYPE_CHECKING:
+    from .core.source import SourceMap
+    from .ir.nodes import Module
+    from .targets import Target
+
+
+class Compilation(Protocol):
+    """What a back end reads of a compilation (driver.Compilation is one)."""
+    ir: Module
+    sources: SourceMap
+    vended: list            # a library's operations (frontend/vending.py)
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    arch: str = "sm_90"        # ptx, sass: the GPU architecture
+    its: bool = False          # fermi-sass: for independent thread scheduling
+    command: str = ""          # how the output was made, for its header
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    model: str                  # the machine model checked for: "ptx" or "fermi" (targets.TARGETS)
+    summary: str
+    build: Callable[[Compilation, BuildOptions], str] | None = None   # the text `syncc build` writes
+    runs: bool = False          # `syncc run` runs programs on it
+
+    def machine(self, its: bool = False) -> Target:
+        """The machine model the passes check for; `its` turns Fermi's into the ITS flavour."""
+        from .targets import FERMI_ITS, TARGETS
+        return FERMI_ITS if its and self.model == "fermi" else TARGETS[self.model]
+
+
+class BuildFailed(Exception):
+    """A back end could not produce its output: `diagnostics` to report, or a `tool` that is
+    missing (ptxas), which is a usage problem rather than the program's."""
+
+    def __init__(self, message: str = "", diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+
+
+def _ptx(comp: Compilation, options: BuildOptions) -> str:
+    from .backends.ptx import build_ptx
+    return build_ptx(comp.ir, options.arch).text
+
+
+def _sass(comp: Compilation, options: BuildOptions) -> str:
+    from .backends.ptx.sass import build_sass
+    from .backends.ptx.tools import ToolError
+    try:
+        return build_sass(comp.ir, options.arch, comp.sources)
+    except ToolError as e:
+        raise BuildFailed(str(e)) from None
+
+
+def _cuda(comp: Compilation, options: BuildOptions) -> str:
+    from .backends.cuda import build_cuda
+    return build_cuda(comp.ir, comp.vended)
+
+
+def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:
+    from .backends.sim.emit import build_fermi_sass
+    from .backends.sim.printer import print_program
+    from .core.diagnostics import CompileError
+    try:
+        program = build_fermi_sass(comp.ir, its=options.its)
+    except CompileError as e:
+        raise BuildFailed(diagnostics=e.diagnostics) from None
+    return print_program(program, comp.sources, options.command)
+
+
+_ENTRIES = (
+    Backend("ptx", "ptx", "PTX for sm_70 and later (through LLVM's NVPTX back end)", build=_ptx),
+    Backend("sass", "ptx", "the SASS ptxas makes of that PTX (needs the CUDA tools)", build=_sass),
+    Backend("cuda", "ptx", "a CUDA C++ header: the kernels, or a library's primitives as types", build=_cuda),
+    Backend("gpu", "ptx", "run on a real GPU through cupy", runs=True),
+    Backend("fermi-sass", "fermi", "Fermi SASS for the built-in simulator (`--its`: Volta-style)",
+            build=_fermi_sass),
+    Backend("fermi-sim", "fermi", "run on the built-in cycle-level Fermi simulator", runs=True),
+)
+BACKENDS: dict[str, Backend] = {b.name: b for b in _ENTRIES}
+BUILDS = [b.name for b in _ENTRIES if b.build is not None]
+RUNS = [b.name for b in _ENTRIES if b.runs]

@@ -1,0 +1,162 @@
+"""The layers of syncc point one way (docs/architecture.md):
+
+    core → frontend → ir → backends → runtime → the application (driver, api, cli, explain, ...)
+
+A module may import its own layer and the layers before it. Every import counts, a function's
+lazy import and a `TYPE_CHECKING` one too: each is a dependency. Besides the order, the back
+ends do not import one another (the simulator may read the Fermi target's instruction set and
+program format: a machine runs its target's code), the hazard checks do not import the passes,
+and no two modules import each other, directly or round a cycle.
+
+KNOWN lists what is still wrong, each edge with what it waits for; the last test fails when one
+of them is fixed, so that the list only shrinks.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "syncc"
+
+LAYERS = ("syncc.core", "syncc.frontend", "syncc.ir", "syncc.backends", "syncc.runtime")   # then the rest
+# back end → the other back ends it may import
+BACKEND_READS = {"sim": {"fermi"}}
+
+KNOWN: dict[tuple[str, str], str] = {
+    ("syncc.backends.sim.check", "syncc.driver"): "assembling a .sass file builds a driver.Compilation",
+    ("syncc.backends.sim.diagnose", "syncc.backends.sim.its"): "ITS findings live in its.py, which "
+                                                                "imports diagnose.py's Finding",
+    ("syncc.backends.sim.its", "syncc.backends.sim.diagnose"): "(the same cycle)",
+    ("syncc.ir.context", "syncc.targets"): "the machine models (Target) belong to the IR's layer",
+    ("syncc.ir.lower_sync", "syncc.targets"): "(the same: lowering reads the cost model's defaults)",
+}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(mods: dict[str, Path]) -> set[tuple[str, str]]:
+    """(importer, imported) for every import of one syncc module by another."""
+    edges = set()
+    for name, path in mods.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            # `from .pkg import module` imports the module; `from .module import name` the module
+            found = [c for c in candidates[1:] if c in mods] or [c for c in candidates[:1] if c in mods]
+            edges.update((name, c) for c in found if c != name and not name.startswith(c + "."))
+    return edges
+
+
+def layer(module: str) -> int:
+    for i, prefix in enumerate(LAYERS):
+        if module == prefix or module.startswith(prefix + "."):
+            return i
+    return len(LAYERS)
+
+
+def backend(module: str) -> str | None:
+    """The back end a module belongs to; None outside them, and for a module of backends/ itself,
+    which the back ends share (inline_ptx.py)."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] != "backends":
+        return None
+    return parts[2] if (PACKAGE / "backends" / parts[2]).is_dir() else None
+
+
+def violations(edges: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    out = {}
+    for a, b in edges:
+        if layer(a) < layer(b):
+            out[a, b] = f"layer {LAYERS[layer(a)]} imports a later layer"
+        elif backend(a) and backend(b) and backend(a) != backend(b) and backend(b) not in BACKEND_READS.get(backend(a), ()):
+            out[a, b] = "one back end imports another"
+        elif a.startswith("syncc.ir.checks") and b.startswith("syncc.ir.passes"):
+            out[a, b] = "a hazard check imports a pass"
+    return out
+
+
+def cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    graph: dict[str, list[str]] = {}
+    for a, b in sorted(edges):
+        graph.setdefault(a, []).append(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+EDGES = imports(modules())
+
+
+def test_the_walk_sees_the_imports():
+    # lazy, relative and `from .package import module` imports are all found
+    assert ("syncc.cli", "syncc.driver") in EDGES
+    assert ("syncc.frontend.check", "syncc.core.diagnostics") in EDGES
+    assert ("syncc.core.diagnostics", "syncc.core.source") in EDGES
+
+
+def test_no_import_points_back():
+    new = {e: why for e, why in violations(EDGES).items() if e not in KNOWN}
+    assert not new, "\n".join(f"{a} → {b}: {why}" for (a, b), why in sorted(new.items()))
+
+
+def test_no_import_cycle():
+    # a cycle made only of KNOWN edges waits with them
+    rest = EDGES - set(KNOWN)
+    assert not cycles(rest), cycles(rest)
+
+
+def test_known_back_edges_are_still_there():
+    fixed = [e for e in KNOWN if e not in EDGES or (e not in violations(EDGES) and not _in_cycle(e))]
+    assert not fixed, f"fixed: remove from KNOWN: {fixed}"
+
+
+def _in_cycle(edge: tuple[str, str]) -> bool:
+    return any(edge[0] in c and edge[1] in c for c in cycles(EDGES))
