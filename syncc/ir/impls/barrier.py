@@ -36,22 +36,7 @@ FLAT, FLIP_GROUP = 1024, 16
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    op = ins.op.split(".")[1]
-    if prim.impl == "bar":
-        if prim.granularity == "block":
-            em.b.emit("bar.sync", (), (imm(0),))
-            return
-        bars = prim.attr("bars")
-        index = ins.ref.index
-        bar = imm(bars[0] + index.value) if isinstance(index, Imm) else \
-            em.op("add", I32, index, imm(bars[0]), hint="bar")
-        em.b.emit("bar.sync" if op == "sync" else "bar.arrive", (), (bar, imm(prim.count)))
-    elif prim.impl == "syncwarp":
-        em.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),))
-    else:
-        em.b.emit("bar.sync", (), (imm(0),))
-        _GRID[prim.impl](em, prim, ins)
-        em.b.emit("bar.sync", (), (imm(0),))
+    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 def _thread0(em: Emitter, work) -> None:
@@ -193,4 +178,72 @@ def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
     _thread0(em, arrive)
 
 
-_GRID = {"atomic": _sense_reversal, "xf": _xiao_feng, "flip": _flip, "hierarchical": _hierarchical}
+# ---- the implementations ----------------------------------------------------------------------------
+
+class Bar:
+    @classmethod
+    def operations(cls):
+        return {"prim.sync": cls.sync, "prim.arrive": cls.arrive}
+
+    @classmethod
+    def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        if prim.granularity == "block":
+            em.b.emit("bar.sync", (), (imm(0),))
+        else:
+            em.b.emit("bar.sync", (), (cls.named(em, prim, ins), imm(prim.count)))
+
+    @classmethod
+    def arrive(cls, em: Emitter, prim: Prim, ins: Instr) -> None:   # named barriers only (E0413)
+        em.b.emit("bar.arrive", (), (cls.named(em, prim, ins), imm(prim.count)))
+
+    @staticmethod
+    def named(em: Emitter, prim: Prim, ins: Instr):
+        """The instance's named-barrier id (expand_primitives allocated the ids)."""
+        bars = prim.attr("bars")
+        index = ins.ref.index
+        return imm(bars[0] + index.value) if isinstance(index, Imm) else \
+            em.op("add", I32, index, imm(bars[0]), hint="bar")
+
+
+class SyncWarp:
+    @classmethod
+    def operations(cls):
+        return {"prim.sync": cls.sync}
+
+    @staticmethod
+    def sync(em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),))
+
+
+class GridBarrier:
+    """A grid barrier: the block meets, its thread 0 meets the other blocks (`meet`), the block meets."""
+
+    @classmethod
+    def operations(cls):
+        return {"prim.sync": cls.sync}
+
+    @classmethod
+    def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("bar.sync", (), (imm(0),))
+        cls.meet(em, prim, ins)
+        em.b.emit("bar.sync", (), (imm(0),))
+
+
+class Atomic(GridBarrier):
+    meet = staticmethod(_sense_reversal)
+
+
+class XiaoFeng(GridBarrier):
+    meet = staticmethod(_xiao_feng)
+
+
+class Flip(GridBarrier):
+    meet = staticmethod(_flip)
+
+
+class Hierarchical(GridBarrier):
+    meet = staticmethod(_hierarchical)
+
+
+BY_NAME = {"bar": Bar, "syncwarp": SyncWarp, "atomic": Atomic, "xf": XiaoFeng, "flip": Flip,
+           "hierarchical": Hierarchical}

@@ -28,11 +28,16 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     impl = prim.impl
     if impl == "tinylock" and em.target.lock_bits is None:
         impl = "flag"
-    getattr(_IMPLS[impl], "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[impl].operations()[ins.op](em, prim, ins)
 
 
 class Channel:
     """What all implementations share: the data array, slot groups, and get = wait then read."""
+
+    @classmethod
+    def operations(cls):
+        return {"chan.put": cls.do_put, "chan.signal": cls.do_signal, "chan.poll": cls.do_poll,
+                "chan.get": cls.do_get, "chan.await": cls.do_await, "chan.read": cls.do_read}
 
     @staticmethod
     def data(em: Emitter, prim: Prim) -> str:
@@ -232,4 +237,4 @@ class NamedBar(Channel):
         em.b.emit("bar.sync", (), (cls.barrier(em, prim, ins), imm(cls.COUNT)))
 
 
-_IMPLS = {"flag": Flag, "tinylock": TinyLock, "atomlock": AtomLock, "namedbar": NamedBar}
+BY_NAME = {"tinylock": TinyLock, "atomlock": AtomLock, "flag": Flag, "namedbar": NamedBar}

@@ -13,7 +13,7 @@ from .base import Emitter
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    getattr(Counter, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 class Counter:
@@ -28,6 +28,10 @@ class Counter:
         return em.op("cmp.le", BOOL, left, imm(0), hint="open")
 
     @classmethod
+    def operations(cls):
+        return {"latch.arrive": cls.do_arrive, "latch.wait": cls.do_wait, "latch.poll": cls.do_poll}
+
+    @classmethod
     def do_arrive(cls, em, prim, ins):
         em.atom("sub", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
 
@@ -38,3 +42,6 @@ class Counter:
     @classmethod
     def do_poll(cls, em, prim, ins):          # one look, in a loop structuring made
         em.b.assign(ins.dests[0], cls.is_open(em, prim, ins))
+
+
+BY_NAME = {"counter": Counter}

@@ -27,8 +27,7 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     impl = prim.impl
     if impl == "tinylock" and em.target.lock_bits is None:
         impl = "tas"
-    cls = _IMPLS[impl]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[impl].operations()[ins.op](em, prim, ins)
 
 
 class Tas(Acquirable):
@@ -45,7 +44,12 @@ class Tas(Acquirable):
     def release(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
         em.atom("exch", cls.word(em, prim), ins.ref.index, imm(0), **em.order(ins))
 
-    # ---- the program's operations (protocol.py)
+    # ---- the IR's operations (protocol.py)
+    @classmethod
+    def operations(cls):
+        return {"mutex.enter": cls.do_enter, "mutex.poll": cls.do_poll, "mutex.lock": cls.do_lock,
+                "mutex.trylock": cls.do_trylock, "mutex.unlock": cls.do_unlock}
+
     @classmethod
     def do_lock(cls, em, prim, ins):
         cls.acquire(em, prim, ins, "lock")
@@ -195,5 +199,5 @@ class TinyLock(Tas):
         em.b.emit("lockbit.release", (), (Ref(cls.word(em, prim), ins.ref.index), imm(0)))
 
 
-_IMPLS = {"tas": Tas, "ttas": Ttas, "backoff": Backoff, "ticket": Ticket, "mcs": Mcs, "mcs2": Mcs2,
-          "tinylock": TinyLock}
+BY_NAME = {"tas": Tas, "ttas": Ttas, "ticket": Ticket, "mcs": Mcs, "mcs2": Mcs2, "backoff": Backoff,
+           "tinylock": TinyLock}

@@ -38,11 +38,14 @@ RINC, WBITS, PRES, PHID = 0x100, 0x3, 0x2, 0x1
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    cls = _IMPLS[(prim.impl, ins.attr("mode"))]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl][ins.attr("mode")].operations()[ins.op](em, prim, ins)
 
 
 class RwMode(Acquirable):
+    @classmethod
+    def operations(cls):
+        return {"rw.enter": cls.do_enter, "rw.poll": cls.do_poll, "rw.lock": cls.do_lock, "rw.unlock": cls.do_unlock}
+
     @classmethod
     def do_lock(cls, em, prim, ins):
         cls.acquire(em, prim, ins, ins.attr("mode"))
@@ -156,5 +159,6 @@ class TicketWrite(RwMode):
         em.atom("add", wout, ins.ref.index, imm(1), **em.order(ins))         # the next writer goes
 
 
-_IMPLS = {("counter", "read"): CounterRead, ("counter", "write"): CounterWrite,
-          ("ticket", "read"): TicketRead, ("ticket", "write"): TicketWrite}
+# implementation → its modes
+BY_NAME = {"counter": {"read": CounterRead, "write": CounterWrite},
+           "ticket": {"read": TicketRead, "write": TicketWrite}}

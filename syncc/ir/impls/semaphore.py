@@ -18,8 +18,7 @@ from .protocol import Acquirable, WithBackoff
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    cls = _IMPLS[prim.impl]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 class Spin(Acquirable):
@@ -42,7 +41,12 @@ class Spin(Acquirable):
     def release(cls, em, prim, ins):
         em.atom("add", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
 
-    # ---- the program's operations (protocol.py)
+    # ---- the IR's operations (protocol.py)
+    @classmethod
+    def operations(cls):
+        return {"sem.enter": cls.do_enter, "sem.poll": cls.do_poll, "sem.wait": cls.do_wait,
+                "sem.trywait": cls.do_trywait, "sem.tryfor": cls.do_tryfor, "sem.post": cls.do_post}
+
     @classmethod
     def do_wait(cls, em, prim, ins):
         cls.acquire(em, prim, ins, "wait")
@@ -120,4 +124,4 @@ def _scope(prim: Prim) -> str:
     return "cta" if prim.placement == "shared" else "gpu"
 
 
-_IMPLS = {"spin": Spin, "backoff": Backoff, "sleeping": Sleeping}
+BY_NAME = {"spin": Spin, "backoff": Backoff, "sleeping": Sleeping}
