@@ -4,12 +4,16 @@
               atomic decrement (ordered release); a waiter polls the count, past L1 in global
               memory, until it is 0 or less (ordered acquire). Single use, like C++20 std::latch:
               nothing resets it within a launch.
+
+The class is the latch's one registry entry (registry.py): `about`, its catalogue entry;
+`defaults`, where a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
+from .entry import default, entry
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
@@ -17,6 +21,12 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
 
 
 class Counter:
+    about = entry("latch", "counter", "global shared", "thread warp block",
+                  "an atomic decrement to count down; waiters poll (past L1 in global memory) until zero",
+                  "C++20 std::latch; syncc")
+    defaults = default("ptx fermi", "global @thread, global @warp, global @block, shared @thread, shared @warp",
+                       "the only latch: one atomic decrement per party, waiters poll")
+
     @staticmethod
     def count(em: Emitter, prim: Prim) -> str:
         return em.state(prim, "count", prim.instances, prim.count or 0)
@@ -44,4 +54,5 @@ class Counter:
         em.b.assign(ins.dests[0], cls.is_open(em, prim, ins))
 
 
-BY_NAME = {"counter": Counter}
+IMPLEMENTATIONS = (Counter,)
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}
