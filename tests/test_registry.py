@@ -85,3 +85,16 @@ def test_a_tried_mutex_gets_one_that_can_give_up():
 def test_too_many_warps_of_channel_slots_for_named_barriers_get_lock_bits():
     assert default_implementation(FERMI, "channel", "shared", "warp", instances=32 * 15).impl == "namedbar"
     assert default_implementation(FERMI, "channel", "shared", "warp", instances=32 * 16).impl == "tinylock"
+
+
+def test_the_front_end_does_not_import_the_registry():
+    """The front end is the lower layer: the driver hands the checker CATALOGUE."""
+    import ast
+    from pathlib import Path
+
+    import syncc.frontend
+    for path in Path(syncc.frontend.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                assert not module.startswith(("..ir", "syncc.ir")), f"{path.name} imports {module}"
