@@ -90,8 +90,9 @@ class Compilation:
             return None
 
     def check(self, source: SourceFile, program: A.Program, is_module: bool = False) -> CheckedModule:
+        from .ir.impls.registry import CATALOGUE
         defines = {} if is_module else self.defines
-        return Checker(program, source.path, self.sink, self.loader, defines, is_module).run()
+        return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module).run()
 
     def lower(self, target: Target, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,

@@ -6,7 +6,7 @@ on every target, at -O0 and -O2, with the verifier content after each pass.
 """
 from __future__ import annotations
 
-from syncc.frontend.catalogue import IMPLEMENTATIONS
+from syncc.ir.impls.registry import IMPLEMENTATIONS
 
 # What a party does with each kind: statement bodies, by form. `{p}` is the primitive.
 _BODIES = {

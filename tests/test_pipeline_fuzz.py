@@ -17,7 +17,7 @@ import random
 import pytest
 
 from helpers import syncc
-from syncc.frontend.catalogue import IMPLEMENTATIONS
+from syncc.ir.impls.registry import IMPLEMENTATIONS
 
 SEEDS = range(120)
 

@@ -13,7 +13,7 @@ PROGRAMS = list(programs())
 
 
 def test_the_matrix_covers_every_implementation():
-    from syncc.frontend.catalogue import IMPLEMENTATIONS
+    from syncc.ir.impls.registry import IMPLEMENTATIONS
     named = {name.split("-")[1] for name, _ in PROGRAMS}
     assert named == {impl.name for impl in IMPLEMENTATIONS}
     assert len(PROGRAMS) > 100

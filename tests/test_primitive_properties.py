@@ -93,7 +93,7 @@ def _impl(kernel: str) -> tuple[str, str, str]:
 
 
 def test_every_implementation_gets_1000_schedules():
-    from syncc.frontend.catalogue import IMPLEMENTATIONS
+    from syncc.ir.impls.registry import IMPLEMENTATIONS
     runs: dict[tuple[str, str], int] = {}
     for table, kind in ((MUTEX_RUNS, "mutex"), (SEMAPHORE_RUNS, "semaphore"), (BARRIER_RUNS, "barrier"),
                         (CHANNEL_RUNS, "channel"), (RWLOCK_RUNS, "rwlock"), (LATCH_RUNS, "latch")):

@@ -184,3 +184,44 @@ def test_the_vended_types_keep_their_invariants_on_the_gpu(tmp_path):
         run = subprocess.run([str(tmp_path / name)], capture_output=True, text=True, timeout=300)
         print(run.stdout)
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _impl_rows():
+    """(kind, impl, placements or None, granularities or None, the row) of each implementation
+    table in docs/stdlib.md: a `| impl |` table under a kind's heading, or the barriers' table."""
+    kinds = {"Mutexes": "mutex", "Semaphores": "semaphore", "Barriers": "barrier", "Channels": "channel",
+             "Reader-writer locks": "rwlock", "Latches": "latch"}
+    kind, header = None, None
+    for line in DOC.splitlines():
+        if line.startswith("## "):
+            kind, header = kinds.get(line[3:]), None
+        elif kind and line.startswith("| ") and header is None:
+            header = [cell.strip() for cell in line.strip("|").split("|")]
+        elif kind and header and line.startswith("|") and not line.startswith("| ---"):
+            cells = dict(zip(header, (cell.strip() for cell in line.strip("|").split("|"))))
+            impl = cells["impl"].strip("`")
+            split = lambda column: set(cells[column].split(", ")) if column in cells else None  # noqa: E731
+            yield kind, impl, split("placements"), split("granularities"), line
+        elif not line.startswith("|"):
+            header = None
+
+
+# target → what a row of the tables says where the implementation is that target's default
+_SAYS_DEFAULT = {"ptx": ("PTX default", "both targets"), "fermi": ("Fermi default", "both targets")}
+
+
+def test_the_implementation_tables_are_the_registry():
+    """Each documented implementation exists with the placements and granularities it lists, and
+    where a row says it is a target's default ("the PTX default", "on both targets"), it is the
+    default there (somewhere) and nowhere else."""
+    from syncc.ir.impls.registry import CATALOGUE, DEFAULTS
+    rows = list(_impl_rows())
+    assert {kind for kind, *_ in rows} >= {"mutex", "semaphore", "barrier", "channel", "rwlock"}
+    for kind, impl, placements, grans, row in rows:
+        entry = CATALOGUE[kind][impl]
+        assert placements in (None, set(entry.placements)), row
+        assert grans in (None, set(entry.granularities)), row
+        said = {target for target, words in _SAYS_DEFAULT.items() if any(w in row for w in words)}
+        if said:
+            default_on = {key[0] for key, (name, _) in DEFAULTS.items() if key[1] == kind and name == impl}
+            assert said == default_on, row

@@ -1,6 +1,6 @@
 """The checker: names, types, constants and the rules of the language.
 
-    module = Checker(program, path, sink, loader, defines).run()
+    module = Checker(program, path, sink, catalogue, loader, defines).run()
 
 It walks the AST once, reporting every problem it finds to the sink, and
 returns a CheckedModule: the AST plus each expression's type, each name's
@@ -19,6 +19,7 @@ from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .check_defs import DefRules
 from .check_expr import SUGGESTION_BUDGET, ExprRules
 from .check_host import HostRules
+from .catalogue import Implementation
 from .check_prims import PrimRules
 from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, SharedInfo, Symbol
 from ..core.types import ERROR, INT_LIT, SCALARS, ArrayType, ScalarType, is_int
@@ -38,10 +39,12 @@ MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
 class Checker(DefRules, ExprRules, PrimRules, HostRules):
-    def __init__(self, program: A.Program, path: str, sink: DiagnosticSink, loader=None,
+    def __init__(self, program: A.Program, path: str, sink: DiagnosticSink,
+                 catalogue: dict[str, dict[str, Implementation]], loader=None,
                  defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False):
         self.program = program
         self.sink = sink
+        self.catalogue = catalogue     # kind → name → implementation (the ir registry's, from the driver)
         self.loader = loader
         self.defines = defines or {}
         self.module = CheckedModule(path, program, is_module)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..core.diagnostics import Note, did_you_mean
 from . import ast as A
 from .builtins import FENCE_SCOPES
-from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS, implementations
+from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
 from .symbols import PrimInfo, Symbol
 from ..core.types import ERROR, PrimType
 
@@ -186,7 +186,7 @@ class PrimRules:
 
     def _prim_impl(self, d, info: PrimInfo, ctx) -> None:
         ref = d.impl
-        known = implementations(d.kind)
+        known = self.catalogue[d.kind]
         impl = known.get(ref.name.text)
         if impl is None:
             self.error("E0408", f"no {d.kind} implementation named `{ref.name.text}`", ref.name.span,

@@ -19,9 +19,8 @@ from __future__ import annotations
 from math import prod
 
 from ..frontend import ast as A
-from ..frontend.catalogue import implementations
 from ..core.types import BOOL, I32
-from ..targets import default_implementation
+from .impls.registry import default_implementation, implementations
 from .nodes import Prim, Ref, imm
 
 
@@ -51,14 +50,10 @@ class SyncLowering:
             impl, params = info.impl.name, tuple(info.impl_params.items())
             why = "chosen with `using`"
         else:
-            impl, why = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
-                                               info.named, d in self.tried, prod(info.dims))
-            defaults = {p.name: p.default for p in implementations(info.kind)[impl].params}
-            tuned = self.ctx.target.default_params.get((info.kind, info.placement, info.granularity))
-            if tuned is not None and tuned[0] == impl:
-                defaults.update(tuned[1])
-            params = tuple(defaults.items())
-            why = f"the {self.ctx.target.name} default: {why}"
+            choice = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
+                                            info.named, d in self.tried, prod(info.dims))
+            impl, params = choice.impl, choice.params
+            why = f"the {self.ctx.target.name} default: {choice.reason}"
         chosen = implementations(info.kind)[impl]
         if chosen.lock_bits and self.ctx.target.lock_bits is None:
             why += "; this target has no lock bits, so it becomes a flag in shared memory"

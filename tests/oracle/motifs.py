@@ -87,7 +87,7 @@ class Context:
 
 def using(rng: random.Random, impl: str | None, kind: str = "") -> str:
     """The `using` clause, sometimes with parameters: `backoff` (mutex and semaphore) takes
-    min_delay and max_delay, the mutex `ticket` a delay (syncc/frontend/catalogue.py)."""
+    min_delay and max_delay, the mutex `ticket` a delay (syncc/ir/impls/)."""
     if impl is None:
         return ""
     if impl == "backoff" and rng.random() < 0.3:

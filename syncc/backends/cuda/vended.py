@@ -116,7 +116,7 @@ def vended_types(module, vended: list[VendedOp]) -> list[dict]:
 
 def describe(kernel) -> list[str]:
     """Which implementation the primitive got, and where it comes from."""
-    from ...frontend.catalogue import implementations
+    from ...ir.impls.registry import implementations
     prim = kernel.prims[0]          # an operation's kernel has its one primitive
     impl = implementations(prim.kind)[prim.impl]
     params = ", ".join(f"{n}={v}" for n, v in prim.params)

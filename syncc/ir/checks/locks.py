@@ -19,7 +19,7 @@ What is held where is held.py's dataflow.
 from __future__ import annotations
 
 from ...core.diagnostics import Note
-from ...frontend.catalogue import implementations
+from ..impls.registry import implementations
 from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS

@@ -16,23 +16,33 @@ when the warp has stored them all, at @block a group of one slot per thread.
               takes it, reads, and unlocks it again (seed 000 Listings 11 and 14)
     namedbar  the producer warp arrives at the group's named barrier, the consumer warp syncs on
               it, 64 threads: one warp each side (seed 000 Listing 12)
+
+Each implementation class is one registry entry (registry.py): `about`, its catalogue entry;
+`defaults`, where a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL, I32, U32
 from ..nodes import Imm, Instr, Prim, Ref, imm
 from .base import Emitter
+from .entry import default, entry
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     impl = prim.impl
     if impl == "tinylock" and em.target.lock_bits is None:
         impl = "flag"
-    getattr(_IMPLS[impl], "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[impl].operations()[ins.op](em, prim, ins)
 
 
 class Channel:
     """What all implementations share: the data array, slot groups, and get = wait then read."""
+    defaults = ()
+
+    @classmethod
+    def operations(cls):
+        return {"chan.put": cls.do_put, "chan.signal": cls.do_signal, "chan.poll": cls.do_poll,
+                "chan.get": cls.do_get, "chan.await": cls.do_await, "chan.read": cls.do_read}
 
     @staticmethod
     def data(em: Emitter, prim: Prim) -> str:
@@ -106,6 +116,18 @@ class Channel:
 
 
 class Flag(Channel):
+    about = entry("channel", "flag", "shared global", "thread warp block",
+                  "data plus a ready flag, written with release and read with acquire", "seed 002 producer-consumer")
+    defaults = (
+        *default("ptx fermi", "global @thread", "data plus a ready flag with release/acquire: one store and one "
+                                                "polling load per message"),
+        *default("ptx fermi", "global @warp", "one flag per warp of slots, set after the warp's stores"),
+        *default("ptx fermi", "global @block", "one flag per block of slots, set by thread 0 after a block barrier"),
+        *default("ptx", "shared @thread", "no lock bits after Fermi: a ready flag per slot, with cta-scope "
+                                          "release/acquire"),
+        *default("ptx", "shared @warp", "a ready flag per warp of slots; named barriers are limited to 16"),
+    )
+
     @staticmethod
     def flags(em, prim):
         return em.state(prim, "flag", em.groups(prim, em.block_threads), 0)
@@ -128,6 +150,11 @@ class Flag(Channel):
 
 
 class TinyLock(Channel):
+    about = entry("channel", "tinylock", "shared", "thread warp",
+                  "one Fermi lock bit per slot: the producer holds it until it puts",
+                  "seed 000 Listings 6, 8, 13 and 15", lock_bits=True)
+    defaults = default("fermi", "shared @thread", "seed 000 Table 2: tiny_lock is the fastest scheme (4.0x atom_lock)")
+
     @classmethod
     def data(cls, em, prim):
         if prim.granularity == "thread":      # the slots' own words carry the bits, held from the start
@@ -191,6 +218,9 @@ class TinyLock(Channel):
 
 
 class AtomLock(Channel):
+    about = entry("channel", "atomlock", "shared global", "thread warp",
+                  "one spin-lock word per slot (at @warp, one per warp)", "seed 000 Listings 11 and 14")
+
     @staticmethod
     def lock(em, prim):
         return em.state(prim, "lock", em.groups(prim, em.block_threads), 1)   # 1: empty, held by the producer
@@ -215,6 +245,10 @@ class AtomLock(Channel):
 
 
 class NamedBar(Channel):
+    about = entry("channel", "namedbar", "shared", "warp",
+                  "producer warp bar.arrive, consumer warp bar.sync on a named barrier", "seed 000 Listing 12")
+    defaults = default("fermi", "shared @warp", "seed 000 Table 2: warp_barr (2.6x) beats warp_vote (2.0x) for "
+                                                "warp-to-warp channels")
     COUNT = 64    # the producer warp and the consumer warp
 
     @classmethod
@@ -232,4 +266,5 @@ class NamedBar(Channel):
         em.b.emit("bar.sync", (), (cls.barrier(em, prim, ins), imm(cls.COUNT)))
 
 
-_IMPLS = {"flag": Flag, "tinylock": TinyLock, "atomlock": AtomLock, "namedbar": NamedBar}
+IMPLEMENTATIONS = (TinyLock, AtomLock, Flag, NamedBar)   # the catalogue's order
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -4,19 +4,29 @@
               atomic decrement (ordered release); a waiter polls the count, past L1 in global
               memory, until it is 0 or less (ordered acquire). Single use, like C++20 std::latch:
               nothing resets it within a launch.
+
+The class is the latch's one registry entry (registry.py): `about`, its catalogue entry;
+`defaults`, where a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
+from .entry import default, entry
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    getattr(Counter, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 class Counter:
+    about = entry("latch", "counter", "global shared", "thread warp block",
+                  "an atomic decrement to count down; waiters poll (past L1 in global memory) until zero",
+                  "C++20 std::latch; syncc")
+    defaults = default("ptx fermi", "global @thread, global @warp, global @block, shared @thread, shared @warp",
+                       "the only latch: one atomic decrement per party, waiters poll")
+
     @staticmethod
     def count(em: Emitter, prim: Prim) -> str:
         return em.state(prim, "count", prim.instances, prim.count or 0)
@@ -26,6 +36,10 @@ class Counter:
         count = cls.count(em, prim)
         left = em.ld(count, ins.ref.index, hint="left", **em.poll_cache(count), **em.order(ins))
         return em.op("cmp.le", BOOL, left, imm(0), hint="open")
+
+    @classmethod
+    def operations(cls):
+        return {"latch.arrive": cls.do_arrive, "latch.wait": cls.do_wait, "latch.poll": cls.do_poll}
 
     @classmethod
     def do_arrive(cls, em, prim, ins):
@@ -38,3 +52,7 @@ class Counter:
     @classmethod
     def do_poll(cls, em, prim, ins):          # one look, in a loop structuring made
         em.b.assign(ins.dests[0], cls.is_open(em, prim, ins))
+
+
+IMPLEMENTATIONS = (Counter,)
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -11,14 +11,16 @@
 
 Every implementation defines `enter` (once, before a polling loop: the token is a ticket, a delay
 or a queue node), `attempt` (one try, a bool) and `release`; protocol.py builds lock, trylock and
-unlock from them.
+unlock from them. Each class is one registry entry (registry.py): `about`, its catalogue entry;
+`defaults`, where a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
-from .protocol import Acquirable, WithBackoff
+from .entry import default, entry
+from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
 
 NONE = -1   # an empty MCS queue link
 
@@ -27,11 +29,15 @@ def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
     impl = prim.impl
     if impl == "tinylock" and em.target.lock_bits is None:
         impl = "tas"
-    cls = _IMPLS[impl]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[impl].operations()[ins.op](em, prim, ins)
 
 
 class Tas(Acquirable):
+    about = entry("mutex", "tas", "global shared", "thread warp block",
+                  "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1",
+                  abandonable=True)
+    defaults = ()
+
     @classmethod
     def word(cls, em: Emitter, prim: Prim) -> str:
         return em.state(prim, "word", prim.instances, 0)
@@ -45,7 +51,12 @@ class Tas(Acquirable):
     def release(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
         em.atom("exch", cls.word(em, prim), ins.ref.index, imm(0), **em.order(ins))
 
-    # ---- the program's operations (protocol.py)
+    # ---- the IR's operations (protocol.py)
+    @classmethod
+    def operations(cls):
+        return {"mutex.enter": cls.do_enter, "mutex.poll": cls.do_poll, "mutex.lock": cls.do_lock,
+                "mutex.trylock": cls.do_trylock, "mutex.unlock": cls.do_unlock}
+
     @classmethod
     def do_lock(cls, em, prim, ins):
         cls.acquire(em, prim, ins, "lock")
@@ -60,6 +71,10 @@ class Tas(Acquirable):
 
 
 class Ttas(Tas):
+    about = entry("mutex", "ttas", "global", "thread warp block",
+                  "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4",
+                  abandonable=True)
+
     @classmethod
     def attempt(cls, em, prim, ins, token):
         word = cls.word(em, prim)
@@ -73,10 +88,36 @@ class Ttas(Tas):
 
 class Backoff(WithBackoff, Tas):
     """Test-and-set with a growing delay after each failure (seed 001 Algorithm 2)."""
+    about = entry("mutex", "backoff", "global shared", "thread warp block",
+                  "spin lock with growing delay between attempts", "seed 001 Algorithm 2", BACKOFF_PARAMS,
+                  abandonable=True)
+    defaults = (
+        *default("fermi", "global @thread", "seed 001 Table 5: on Fermi the spin lock with backoff overtakes "
+                                            "fetch-and-add beyond a few blocks"),
+        *default("fermi", "global @warp", "seed 001 Table 5, per warp"),
+        *default("fermi", "global @block", "seed 001 Table 5: best mutex for blocks on Fermi at scale"),
+    )
 
 
 class Ticket(Tas):
     """Fair: enter takes next++, and the holder is the ticket equal to serving."""
+    about = entry("mutex", "ticket", "global shared", "thread warp block",
+                  "fetch-and-add ticket lock: fair, first come first served; `delay`: ns a waiter sleeps per "
+                  "waiter ahead of it between polls (proportional backoff; 0 polls without sleeping)",
+                  "seed 001 Algorithm 3; seed 003 Listing 4.7; Mellor-Crummey & Scott 1991 (proportional backoff)",
+                  (("delay", 0),))
+    defaults = (
+        *default("ptx", "global @thread", "measured on H100 (docs/references.md): ticket 0.93 M ops/s vs TAS 0.02 M "
+                                          "under full contention; fair; seed 003 finds it scales best"),
+        *default("ptx", "global @warp", "one ticket per warp; fair between warps"),
+        *default("ptx", "global @block", "one ticket per block; fair between blocks; a waiter sleeps 100 ns "
+                                         "per block ahead of it between polls, which holds 0.91-0.96 M hand-overs/s "
+                                         "from 132 to 1056 blocks on an H100 where polling without sleeping "
+                                         "falls from 1.00 to 0.83 M (`syncc bench gpu`, 2026-11-22)",
+                 params=(("delay", 100),)),
+        *default("ptx", "shared @thread", "fair, and one atomic per acquisition"),
+        *default("ptx", "shared @warp", "fair between the warps of a block"),
+    )
 
     @staticmethod
     def arrays(em, prim):
@@ -110,6 +151,8 @@ class Ticket(Tas):
 
 class Mcs(Tas):
     """Queue nodes per thread (two for mcs2, for lock coupling); the holder's node is kept in `head`."""
+    about = entry("mutex", "mcs", "global", "thread",
+                  "MCS queue lock: each waiter spins on its own node", "seed 003 Listing 4.10")
     nodes_per_thread = 1
 
     @classmethod
@@ -174,11 +217,21 @@ class Mcs(Tas):
 
 
 class Mcs2(Mcs):
+    about = entry("mutex", "mcs2", "global", "thread",
+                  "MCS with two queue nodes per thread, for lock coupling", "seed 003 section 4.2.2")
     nodes_per_thread = 2
 
 
 class TinyLock(Tas):
     """Lock bits (Fermi): LDSLK takes the bit and says whether it was free; STSUL frees it."""
+    about = entry("mutex", "tinylock", "shared", "thread warp",
+                  "Fermi lock bits (LDSLK/STSUL), no mutex word; a warp shares one bit at @warp",
+                  "seed 000 Listings 4 and 9", abandonable=True, lock_bits=True)
+    defaults = (
+        *default("fermi", "shared @thread", "seed 000: lock bits need no mutex word and one load and one store "
+                                            "per acquisition; 4.0x the atomic spin lock"),
+        *default("fermi", "shared @warp", "seed 000 Listing 9: one lock bit shared by the warp"),
+    )
 
     @classmethod
     def word(cls, em, prim):
@@ -195,5 +248,5 @@ class TinyLock(Tas):
         em.b.emit("lockbit.release", (), (Ref(cls.word(em, prim), ins.ref.index), imm(0)))
 
 
-_IMPLS = {"tas": Tas, "ttas": Ttas, "backoff": Backoff, "ticket": Ticket, "mcs": Mcs, "mcs2": Mcs2,
-          "tinylock": TinyLock}
+IMPLEMENTATIONS = (Tas, Ttas, Ticket, Mcs, Mcs2, Backoff, TinyLock)   # the catalogue's order
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -89,6 +89,9 @@ class Acquirable:
         return None
 
 
+BACKOFF_PARAMS = (("min_delay", 32), ("max_delay", 1024))   # the parameters of a WithBackoff implementation
+
+
 class WithBackoff:
     """Mixed in before an Acquirable: the token is the current delay, min_delay at first and
     doubling after each failure up to max_delay. A single try (`once`) does not sleep."""

@@ -25,12 +25,16 @@ pair of Acquirables (protocol.py), one per mode, so structuring, parties and fen
 A writer's wait has two phases, so its token (the enter result, a register the polls update)
 says which: even, `ticket << 1`, while it waits for earlier writers; odd, `rin | 1`, once
 it has announced itself and waits for earlier readers (rin's writer bits are 0 then).
+
+`Counter` and `Ticket` are the registry entries (registry.py): `about`, the catalogue entry;
+`defaults`, where a target picks it without `using` and why; `modes`, the pair.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
+from .entry import default, entry
 from .protocol import Acquirable
 
 WRITER = -0x8000_0000          # bit 31 of the counter word
@@ -38,11 +42,14 @@ RINC, WBITS, PRES, PHID = 0x100, 0x3, 0x2, 0x1
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    cls = _IMPLS[(prim.impl, ins.attr("mode"))]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl].modes[ins.attr("mode")].operations()[ins.op](em, prim, ins)
 
 
 class RwMode(Acquirable):
+    @classmethod
+    def operations(cls):
+        return {"rw.enter": cls.do_enter, "rw.poll": cls.do_poll, "rw.lock": cls.do_lock, "rw.unlock": cls.do_unlock}
+
     @classmethod
     def do_lock(cls, em, prim, ins):
         cls.acquire(em, prim, ins, ins.attr("mode"))
@@ -156,5 +163,30 @@ class TicketWrite(RwMode):
         em.atom("add", wout, ins.ref.index, imm(1), **em.order(ins))         # the next writer goes
 
 
-_IMPLS = {("counter", "read"): CounterRead, ("counter", "write"): CounterWrite,
-          ("ticket", "read"): TicketRead, ("ticket", "write"): TicketWrite}
+# ---- the registry entries ---------------------------------------------------------------------------
+
+_EVERYWHERE = "global @thread, global @warp, global @block, shared @thread, shared @warp"
+
+
+class Counter:
+    about = entry("rwlock", "counter", "global shared", "thread warp block",
+                  "one word: readers add 1 (and back out if a writer holds bit 31), a writer CASes 0 to bit 31; "
+                  "reader-preferring, writers can starve", "Courtois, Heymans & Parnas 1971 (readers' priority); syncc")
+    defaults = default("fermi", _EVERYWHERE, "fewest atomics: a reader adds and a writer CASes one word, "
+                                             "where the ticket lock takes two per write; seed 001 finds every "
+                                             "extra atomic costly on Fermi, whose atomic unit serializes a "
+                                             "contended line")
+    modes = {"read": CounterRead, "write": CounterWrite}
+
+
+class Ticket:
+    about = entry("rwlock", "ticket", "global shared", "thread warp block",
+                  "reader-writer ticket lock: one ticket counter for both; a writer waits for every earlier ticket, "
+                  "a reader only for earlier writers; fair (FIFO)", "Mellor-Crummey & Scott 1991, section 2.2")
+    defaults = default("ptx", _EVERYWHERE, "fair as the ticket mutex is (docs/references.md: tickets scale under "
+                                           "contention on H100), and no writer starves behind a stream of readers")
+    modes = {"read": TicketRead, "write": TicketWrite}
+
+
+IMPLEMENTATIONS = (Counter, Ticket)
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -8,21 +8,29 @@
               and, if someone waits (old C > N), turn++. At most two atomics per operation
               (seed 001 Algorithm 5). `trywait` takes no ticket: it cas-es `holders` up only while
               below N (`once`), so a thread that gives up leaves no ticket behind for a post to serve
+
+Each class is one registry entry (registry.py): `about`, its catalogue entry; `defaults`, where
+a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, Ref, imm
 from .base import Emitter
-from .protocol import Acquirable, WithBackoff
+from .entry import default, entry
+from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
 
 
 def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    cls = _IMPLS[prim.impl]
-    getattr(cls, "do_" + ins.op.split(".")[1])(em, prim, ins)
+    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 class Spin(Acquirable):
+    about = entry("semaphore", "spin", "global shared", "thread warp block",
+                  "spin on a lock-protected counter", "seed 001 Algorithm 4", abandonable=True)
+    defaults = default("ptx fermi", "shared @thread, shared @warp",
+                       "shared-memory counters are cheap to spin on within a block")
+
     @staticmethod
     def count(em, prim):
         return em.state(prim, "count", prim.instances, prim.count or 0)
@@ -42,7 +50,12 @@ class Spin(Acquirable):
     def release(cls, em, prim, ins):
         em.atom("add", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
 
-    # ---- the program's operations (protocol.py)
+    # ---- the IR's operations (protocol.py)
+    @classmethod
+    def operations(cls):
+        return {"sem.enter": cls.do_enter, "sem.poll": cls.do_poll, "sem.wait": cls.do_wait,
+                "sem.trywait": cls.do_trywait, "sem.tryfor": cls.do_tryfor, "sem.post": cls.do_post}
+
     @classmethod
     def do_wait(cls, em, prim, ins):
         cls.acquire(em, prim, ins, "wait")
@@ -62,11 +75,22 @@ class Spin(Acquirable):
 
 class Backoff(WithBackoff, Spin):
     """The spin semaphore with a growing delay after each failure (seed 001 Algorithm 4)."""
+    about = entry("semaphore", "backoff", "global shared", "thread warp block",
+                  "spin semaphore with backoff in wait", "seed 001 Algorithm 4", BACKOFF_PARAMS, abandonable=True)
+    defaults = ()
 
 
 class Sleeping(Spin):
     """Seed 001 Algorithm 5. `holders` counts who is inside or waiting; over capacity a waiter takes
     a ticket (0, 1, 2, ...) and waits until `turn`, the posts that let a waiter in, passes it."""
+    about = entry("semaphore", "sleeping", "global", "thread warp block",
+                  "fetch-and-add count plus tickets: at most two atomics per operation", "seed 001 Algorithm 5")
+    defaults = (
+        *default("ptx fermi", "global @thread", "seed 001: the sleeping (fetch-and-add) semaphore is the fastest "
+                                                "in almost all cases, with at most two atomics per operation"),
+        *default("ptx fermi", "global @warp", "as for @thread: at most two atomics per operation"),
+        *default("ptx fermi", "global @block", "seed 001 Table 5: best semaphore for blocks"),
+    )
 
     @staticmethod
     def arrays(em, prim):
@@ -120,4 +144,5 @@ def _scope(prim: Prim) -> str:
     return "cta" if prim.placement == "shared" else "gpu"
 
 
-_IMPLS = {"spin": Spin, "backoff": Backoff, "sleeping": Sleeping}
+IMPLEMENTATIONS = (Spin, Backoff, Sleeping)   # the catalogue's order
+BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -1,0 +1,86 @@
+"""The registry of implementations, and the cost model derived from it.
+
+Each implementation of a primitive kind is one class in `syncc/ir/impls/<kind>.py` holding all
+there is to say about it: `about`, its catalogue entry (placements, granularities, parameters,
+summary, source, flags: a frontend.catalogue.Implementation); `defaults`, where a target picks it
+when a declaration has no `using`, with the reason `syncc explain` prints and the parameters it
+gets there; and its expansion, one method per IR operation, named in its `operations()` table.
+Adding an implementation is adding a class there and naming it in that file's IMPLEMENTATIONS.
+
+The front end is the lower layer and may not import this package, so it only defines what an
+entry is (frontend/catalogue.py); the driver hands the checker CATALOGUE, built here. The cost
+model, `default_implementation`, reads the same entries, so syncc/targets.py describes machines
+and nothing else.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...frontend.catalogue import Implementation
+from . import barrier, channel, latch, mutex, rwlock, semaphore
+from .entry import Default
+
+# kind → its implementation classes, in the order the catalogue lists them
+REGISTRY: dict[str, tuple[type, ...]] = {
+    "mutex": mutex.IMPLEMENTATIONS, "semaphore": semaphore.IMPLEMENTATIONS, "barrier": barrier.IMPLEMENTATIONS,
+    "channel": channel.IMPLEMENTATIONS, "rwlock": rwlock.IMPLEMENTATIONS, "latch": latch.IMPLEMENTATIONS,
+}
+
+# kind → name → catalogue entry: what `using` may name (the checker's, handed over by the driver)
+CATALOGUE: dict[str, dict[str, Implementation]] = {
+    kind: {impl.about.name: impl.about for impl in impls} for kind, impls in REGISTRY.items()}
+
+IMPLEMENTATIONS: tuple[Implementation, ...] = tuple(i for entries in CATALOGUE.values() for i in entries.values())
+
+
+def implementations(kind: str) -> dict[str, Implementation]:
+    return CATALOGUE[kind]
+
+
+# (target, kind, placement, granularity, named) → (implementation, where it is the default)
+DEFAULTS: dict[tuple[str, str, str, str, bool | None], tuple[str, Default]] = {
+    (d.target, kind, d.placement, d.granularity, d.named): (impl.about.name, d)
+    for kind, impls in REGISTRY.items() for impl in impls for d in impl.defaults}
+
+# Locks a thread can try once and give up on, best first, for a mutex used with `trylock` (only
+# mutexes have it)
+_TRYABLE = {"ptx": ("ttas", "tas", "backoff"), "fermi": ("tinylock", "backoff", "tas", "ttas")}
+
+
+@dataclass(frozen=True)
+class DefaultChoice:
+    impl: str
+    reason: str
+    params: tuple[tuple[str, int], ...]    # every parameter of impl, with the value it gets
+
+
+def default_implementation(target, kind: str, placement: str, granularity: str, named: bool = False,
+                           tried: bool = False, instances: int = 1) -> DefaultChoice:
+    """The implementation a primitive gets on `target` (a targets.Target) when its declaration says no
+    `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock` on it,
+    so the waiter must be able to give up (no ticket, no queue). `instances`: its slots, for a channel
+    whose default needs a named barrier per warp of them."""
+    found = DEFAULTS.get((target.name, kind, placement, granularity, None)) or \
+        DEFAULTS.get((target.name, kind, placement, granularity, named))
+    if found is None:
+        raise KeyError(f"no default {kind} in {placement} memory at @{granularity} for {target.name}")
+    name, where = found
+    groups = -(-instances // 32)
+    if name == "namedbar" and groups > target.named_barriers - 1:
+        return _choice(kind, "tinylock", (
+            f"{groups} warps of slots need more named barriers than the {target.named_barriers - 1} "
+            "a block can spare, so one lock bit per warp with a vote (seed 000 Listing 9: "
+            "warp_vote, 2.0x atom_lock)"))
+    if kind == "mutex" and tried and not CATALOGUE[kind][name].abandonable:
+        for fallback in _TRYABLE[target.name]:
+            impl = CATALOGUE[kind][fallback]
+            if placement in impl.placements and granularity in impl.granularities:
+                return _choice(kind, fallback, (
+                    f"`trylock` is used on it and a {name} lock cannot give up a try, so "
+                    f"{fallback}, the first of {', '.join(_TRYABLE[target.name])} that fits"))
+    return _choice(kind, name, where.reason, dict(where.params))
+
+
+def _choice(kind: str, name: str, reason: str, tuned: dict | None = None) -> DefaultChoice:
+    params = {p.name: p.default for p in CATALOGUE[kind][name].params} | (tuned or {})
+    return DefaultChoice(name, reason, tuple(params.items()))
