@@ -27,7 +27,7 @@ from syncc.driver import check_file  # noqa: E402
 from syncc.ir.context import PassContext  # noqa: E402
 from syncc.ir.pipeline import compile_module  # noqa: E402
 from syncc.ir.stats import fence_stats  # noqa: E402
-from syncc.targets import FERMI, PTX  # noqa: E402
+from syncc.ir.machine_model import FERMI, PTX  # noqa: E402
 from timing import header, median_ms, report  # noqa: E402
 
 SOURCE = ROOT / "examples" / "wavefront.sync"

@@ -5,7 +5,7 @@ under syncc/backends/ (docs/architecture.md).
     ptx, sass, cuda, fermi-sass   `syncc build` writes them (`build`)
     gpu, fermi-sim                `syncc run` runs programs on them (`runs`)
 
-Every target is checked for its machine model (syncc/targets.py): ptx's (sm_70+, independent
+Every target is checked for its machine model (syncc/ir/machine_model.py): ptx's (sm_70+, independent
 thread scheduling) or Fermi's (stack-based reconvergence, lock bits); `--its` gives the Fermi
 targets independent thread scheduling instead.
 """
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 if TYPE_CHECKING:
     from .core.source import SourceMap
     from .ir.nodes import Module
-    from .targets import Target
+    from .ir.machine_model import MachineModel
 
 
 class Compilation(Protocol):
@@ -42,9 +42,9 @@ class Backend:
     build: Callable[[Compilation, BuildOptions], str] | None = None   # the text `syncc build` writes
     runs: bool = False          # `syncc run` runs programs on it
 
-    def machine(self, its: bool = False) -> Target:
+    def machine(self, its: bool = False) -> MachineModel:
         """The machine model the passes check for; `its` turns Fermi's into the ITS flavour."""
-        from .targets import FERMI_ITS, TARGETS
+        from .ir.machine_model import FERMI_ITS, TARGETS
         return FERMI_ITS if its and self.model == "fermi" else TARGETS[self.model]
 
 

@@ -90,7 +90,7 @@ def _machines(f: Callable) -> Callable:
 
 
 def _model(target: str) -> tuple[str, ...]:
-    """The machine model (targets.py) a --target names, as a diagnostic's `targets`."""
+    """The machine model (ir/machine_model.py) a --target names, as a diagnostic's `targets`."""
     return (BACKENDS[target].model,)
 
 

@@ -26,7 +26,7 @@ from .frontend.symbols import CheckedModule
 if TYPE_CHECKING:
     from .ir.context import PassContext
     from .ir.nodes import Module
-    from .targets import Target
+    from .ir.machine_model import MachineModel
 
 Defines = dict[str, tuple[int | bool, str]]
 
@@ -94,7 +94,7 @@ class Compilation:
         defines = {} if is_module else self.defines
         return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module).run()
 
-    def lower(self, target: Target, opt: int = 2, dump_after: str | None = None,
+    def lower(self, target: MachineModel, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
               fences: bool = True, syncwarp: bool = True, hazards: bool = True,
               omit: frozenset = frozenset()) -> Module | None:
@@ -227,7 +227,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     Each diagnostic's `targets` names the models; the front end's findings are for both."""
     from dataclasses import replace
     from .core.diagnostics import Note
-    from .targets import FERMI, PTX
+    from .ir.machine_model import FERMI, PTX
     comp = check_file(path, defines, stdlib)
     both = (PTX.name, FERMI.name)
     front = [replace(d, targets=both) for d in comp.sink.items]

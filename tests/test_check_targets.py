@@ -16,7 +16,7 @@ from syncc.ir.lower import inlined_calls, lower_program
 from syncc.ir.parser import parse_ir
 from syncc.ir.printer import print_module
 from syncc.ir.uniformity import BLOCK, GRID, THREAD, Uniformity
-from syncc.targets import PTX
+from syncc.ir.machine_model import PTX
 
 SPIN = """kernel increment(lockword: global i32[1], counter: global i32[1]) launch grid(1) block(64) {
     while atomic_cas(lockword[0], 0, 1) != 0 { }

@@ -13,7 +13,7 @@ from syncc.driver import check_file
 from syncc.ir.context import PassContext
 from syncc.ir.pipeline import compile_module
 from syncc.ir.stats import fence_stats
-from syncc.targets import FERMI, PTX
+from syncc.ir.machine_model import FERMI, PTX
 
 # (example, target) → (explicit fences, of them at cta scope, orderings carried by atomics and loads)
 PINNED = {

@@ -28,8 +28,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("syncc.backends.sim.diagnose", "syncc.backends.sim.its"): "ITS findings live in its.py, which "
                                                                 "imports diagnose.py's Finding",
     ("syncc.backends.sim.its", "syncc.backends.sim.diagnose"): "(the same cycle)",
-    ("syncc.ir.context", "syncc.targets"): "the machine models (Target) belong to the IR's layer",
-    ("syncc.ir.lower_sync", "syncc.targets"): "(the same: lowering reads the cost model's defaults)",
 }
 
 

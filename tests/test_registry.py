@@ -9,7 +9,7 @@ import pytest
 from syncc.frontend.catalogue import KINDS
 from syncc.ir.impls.registry import CATALOGUE, DEFAULTS, REGISTRY, default_implementation
 from syncc.ir.ops import OPS
-from syncc.targets import FERMI, FERMI_ITS, PTX, TARGETS
+from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 
 # kind → the prefix of its IR operations
 _PREFIX = {"mutex": "mutex.", "semaphore": "sem.", "rwlock": "rw.", "latch": "latch.", "channel": "chan.",

@@ -13,7 +13,7 @@ from syncc.ir.context import PassContext
 from syncc.ir.impls.registry import DEFAULTS
 from syncc.ir.pipeline import compile_module
 from syncc.ir.stats import fence_stats
-from syncc.targets import TARGETS
+from syncc.ir.machine_model import TARGETS
 
 DOC = (ROOT / "docs" / "targets.md").read_text()
 

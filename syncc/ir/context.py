@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..core.diagnostics import DiagnosticSink
 from ..core.source import Span
-from ..targets import PTX, Target
+from .machine_model import PTX, MachineModel
 
 
 # What a PassContext's `verify_each` is when not given: False, except in the test suite
@@ -27,7 +27,7 @@ class Remark:
 
 @dataclass
 class PassContext:
-    target: Target = PTX
+    target: MachineModel = PTX
     opt: int = 2
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     remarks: list[Remark] = field(default_factory=list)

@@ -19,7 +19,7 @@ def entry(kind: str, name: str, placements: str, granularities: str, summary: st
 @dataclass(frozen=True)
 class Default:
     """One place where `target` picks this implementation when a declaration has no `using`."""
-    target: str                 # a Target's name: ptx | fermi
+    target: str                 # a MachineModel's name: ptx | fermi
     placement: str
     granularity: str
     reason: str                 # what `syncc explain` prints after "the <target> default: "

@@ -9,7 +9,7 @@ Adding an implementation is adding a class there and naming it in that file's IM
 
 The front end is the lower layer and may not import this package, so it only defines what an
 entry is (frontend/catalogue.py); the driver hands the checker CATALOGUE, built here. The cost
-model, `default_implementation`, reads the same entries, so syncc/targets.py describes machines
+model, `default_implementation`, reads the same entries, so ir/machine_model.py describes machines
 and nothing else.
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ class DefaultChoice:
 
 def default_implementation(target, kind: str, placement: str, granularity: str, named: bool = False,
                            tried: bool = False, instances: int = 1) -> DefaultChoice:
-    """The implementation a primitive gets on `target` (a targets.Target) when its declaration says no
+    """The implementation a primitive gets on `target` (an ir.machine_model.MachineModel) when its declaration says no
     `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock` on it,
     so the waiter must be able to give up (no ticket, no queue). `instances`: its slots, for a channel
     whose default needs a named barrier per warp of them."""

@@ -1,6 +1,6 @@
 """The machines syncc compiles for.
 
-A Target says what the passes must know: whether a warp reconverges on a
+A MachineModel says what the passes must know: whether a warp reconverges on a
 stack (Fermi: SIMT deadlock is possible) or schedules threads independently
 (sm_70 and later: livelock is possible, and `__syncwarp` prevents it), how
 many lock bits an SM has and which word addresses share one, how many named
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Target:
+class MachineModel:
     name: str                       # ptx | fermi
     title: str
     its: bool                       # independent thread scheduling (sm_70+)
@@ -39,15 +39,15 @@ class Target:
         return self.sms * per_sm
 
 
-PTX = Target("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
+PTX = MachineModel("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
              sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True)
-FERMI = Target("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
+FERMI = MachineModel("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False)
 
 # The simulator's --its mode: Fermi's lock bits and limits, with independent thread scheduling (so
 # prevent_livelock inserts __syncwarp, and SIMT deadlock is not a hazard)
-FERMI_ITS = Target("fermi", "Fermi SASS with independent thread scheduling (the simulator's --its mode)", its=True,
+FERMI_ITS = MachineModel("fermi", "Fermi SASS with independent thread scheduling (the simulator's --its mode)", its=True,
                    lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                    ordered_atomics=False)
 
