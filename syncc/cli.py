@@ -159,7 +159,7 @@ def check(files, target, opt, verify_each, defines, error_format, color, debug) 
         reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
-            from .backends.sim.check import check_sass_file
+            from .backends.fermi.sass_file import check_sass_file
             reporter.report(check_sass_file(path), ("fermi",))
         elif target is None:
             reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each))
@@ -242,8 +242,8 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         from .backends.cuda import build_cuda
         _write(output, build_cuda(comp.ir, comp.vended))
         return EXIT_OK
-    from .backends.sim.emit import build_fermi_sass
-    from .backends.sim.printer import print_program
+    from .backends.fermi.emit import build_fermi_sass
+    from .backends.fermi.printer import print_program
     from .core.diagnostics import CompileError
     try:
         program = build_fermi_sass(comp.ir, its=its)
@@ -354,7 +354,7 @@ def _sim_after(runs, progress, recorder, trace, stats, sources) -> None:
 
 def _run_sass(file, config, trace, stats, error_format, color) -> int:
     """`syncc run FILE.sass`: assemble it and run each kernel with what its header gives."""
-    from .backends.sim.asm import assemble
+    from .backends.fermi.asm import assemble
     from .core.diagnostics import CompileError
     from .driver import Compilation
     from .runtime.args import LaunchError

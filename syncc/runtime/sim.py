@@ -15,7 +15,7 @@ import numpy as np
 
 from ..backends.sim.machine import FermiConfig
 from ..backends.sim.memory import GlobalMemory
-from ..backends.sim.program import SassKernel, SassProgram
+from ..backends.fermi.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
 from ..core.diagnostics import Diagnostic, Note, Severity
 from ..core.source import SourceMap, Span

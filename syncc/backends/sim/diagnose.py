@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from . import lanes as L
-from .isa import INSTR_BYTES, RZ
+from ..fermi.isa import INSTR_BYTES, RZ
 from .warp import DIV, PBK, SSY, Warp
 
 CODES = {"simt-deadlock": "E0905", "alias-deadlock": "E0906", "barrier-deadlock": "E0907", "deadlock": "E0908",
@@ -107,7 +107,7 @@ class Watch:
                 self.changed.add((space, x))
 
     def _words(self, w: Warp, d, m: int):
-        from .isa import Mem
+        from ..fermi.isa import Mem
         mem = next((o for o in d.ins.operands if isinstance(o, Mem)), None)
         if mem is None:
             return None

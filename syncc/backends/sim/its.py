@@ -42,7 +42,7 @@ import numpy as np
 
 from . import lanes as L
 from .execute import RunError, operand_value
-from .isa import INSTR_BYTES
+from ..fermi.isa import INSTR_BYTES
 
 
 class ItsState:

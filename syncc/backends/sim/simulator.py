@@ -29,11 +29,11 @@ import numpy as np
 
 from . import lanes as L
 from .execute import Env, RunError, decode, operand_value
-from .isa import INSTR_BYTES, PT, RZ, Instruction, Pred
+from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
-from .program import SassKernel
+from ..fermi.program import SassKernel
 from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
 from .weakmem import memory_model
 
