@@ -159,8 +159,8 @@ def check(files, target, opt, verify_each, defines, error_format, color, debug) 
         reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
-            from .backends.fermi.sass_file import check_sass_file
-            reporter.report(check_sass_file(path), ("fermi",))
+            from .backends.fermi.sass_file import assemble_file
+            reporter.report(assemble_file(path), ("fermi",))
         elif target is None:
             reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each))
         else:
@@ -354,20 +354,15 @@ def _sim_after(runs, progress, recorder, trace, stats, sources) -> None:
 
 def _run_sass(file, config, trace, stats, error_format, color) -> int:
     """`syncc run FILE.sass`: assemble it and run each kernel with what its header gives."""
-    from .backends.fermi.asm import assemble
-    from .core.diagnostics import CompileError
+    from .backends.fermi.sass_file import assemble_file
     from .driver import Compilation
     from .runtime.args import LaunchError
     from .runtime.sim import SimLauncher, SimStopped, diagnostics, run_sass
-    comp = Compilation()
+    found = assemble_file(file)
+    comp = Compilation(sources=found.sources)     # what the run adds is reported with what assembling found
+    comp.sink.extend(found.diagnostics)
     reporter = Reporter(error_format, color, ("fermi",))
-    source = comp.read(file)
-    program = None
-    if source is not None:
-        try:
-            program = assemble(source)
-        except CompileError as e:
-            comp.sink.extend(e.diagnostics)
+    program = found.program
     if program is None:
         reporter.report(comp)
         return reporter.finish(1)
