@@ -178,14 +178,30 @@ def _arch(ctx, param, value: str) -> str:
     return value
 
 
+def _emitter_steps() -> tuple[str, ...]:
+    from .backends.fermi.emit import STEP_NAMES     # imported only when asked: check needs no emitter
+    return STEP_NAMES
+
+
+def _dump_point(ctx, param, value: str | None) -> str | None:
+    """An IR pass or a step of the SASS emitter; which target takes which is checked in `build`."""
+    if value is None or value in PASS_NAMES or value in _emitter_steps():
+        return value
+    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(PASS_NAMES)}) nor, with --target "
+                             f"fermi-sass, a step of the SASS emitter ({', '.join(_emitter_steps())})",
+                             ctx=ctx, param=param)
+
+
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", type=click.Choice(["ptx", "sass", "fermi-sass", "cuda"]), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
-@click.option("--dump-after", type=click.Choice(PASS_NAMES), default=None, metavar="PASS",
-              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ".")
+@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point,
+              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ". "
+                   "With --target fermi-sass PASS may also be a step of the SASS emitter (docs/fermi.md, "
+                   "\"From IR to SASS\"; a wrong name lists them): the code after it is printed.")
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Where to write the result (default: stdout).")
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
@@ -199,6 +215,10 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
           color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
+    emitter_step = dump_after if dump_after is not None and dump_after not in PASS_NAMES else None
+    if emitter_step is not None and target != "fermi-sass":
+        raise click.BadParameter(f"`{emitter_step}` is a step of the SASS emitter: use it with --target fermi-sass",
+                                 param_hint="'--dump-after'")
     reporter = Reporter(error_format, color, _model(target))
     comp = check_file(file, defines)
     if not comp.ok or emit == "ast":
@@ -213,13 +233,13 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     dumped: list[str] = []
     from .targets import FERMI_ITS
     machine = FERMI_ITS if its and target == "fermi-sass" else FOR_OUTPUT[target]
-    comp.lower(machine, opt, dump_after,
+    comp.lower(machine, opt, None if emitter_step else dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
-    if dump_after is not None:
+    if dump_after is not None and emitter_step is None:
         _write(output, "".join(dumped))
         return EXIT_OK
     if emit == "ir":
@@ -246,11 +266,14 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     from .backends.fermi.printer import print_program
     from .core.diagnostics import CompileError
     try:
-        program = build_fermi_sass(comp.ir, its=its)
+        program = build_fermi_sass(comp.ir, its, emitter_step, lambda step, text: dumped.append(text))
     except CompileError as e:
         comp.sink.extend(e.diagnostics)
         reporter.report(comp)
         return reporter.finish(1)
+    if emitter_step is not None:
+        _write(output, "\n".join(dumped))
+        return EXIT_OK
     _write(output, print_program(program, comp.sources, f"syncc {file} --target fermi-sass"
                                                         + (" --its" if its else "")))
     return EXIT_OK

@@ -13,39 +13,30 @@ program the emitter cannot handle (64-bit integers) is a CompileError with
 located diagnostics (E0801); a shape it does not expect from the passes is an
 EmitterError (an internal error).
 
-The steps, one file each (docs/fermi.md, "From IR to SASS"), in this order:
-
-    legalize.py     check_kernel (E0801), then IR → IR: shared atomics as seed 000
-                    Listing 1's lock-bit loop, division by a register, nanosleep, orderings
-    ifconvert.py    IR → IR: short arms become guarded (predicated) instructions
-    reconverge.py   find_regions: each divergent branch's join and region (on the IR,
-                    with the uniformity computed before if-conversion)
-    select.py       each IR instruction → SASS on virtual registers, with its source line
-    optimize.py     folding, copy propagation, shared subexpressions, loop-invariant motion
-    yields.py       ITS flavour: YIELD at the head of each loop that polls memory
-    reconverge.py   place_reconvergence: SSY / .S (BSSY / BSYNC) on the regions' edges
-    layout.py       merge_blocks, order_blocks
-    regalloc.py     R0–R62 and P0–P6, spills to local memory and to registers
-    layout.py       lay_out: branches, .S, addresses
+The steps are one table, `STEPS` in steps.py (docs/fermi.md, "From IR to
+SASS"): legalize, uniformity, if_convert, find_regions on the IR; select
+(IR → SASS on virtual registers); optimize, insert_yields (ITS),
+place_reconvergence, merge_blocks, order_blocks, allocate on the machine
+code; lay_out (addresses, branches). The machine-code verifier (verify.py)
+runs after each step from select on; `dump_after` shows the code after one
+(`syncc build --target fermi-sass --dump-after STEP`).
 """
 from __future__ import annotations
 
-from ....core.diagnostics import CompileError, Diagnostic
-from ....ir.nodes import Kernel, Module
-from ....ir.uniformity import WARP, Uniformity
-from ....ir.abi import kernel_abi
-from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
-from .ifconvert import if_convert
-from .layout import lay_out, merge_blocks, order_blocks
-from .legalize import check_kernel, legalize
-from .machine import EmitterError
-from .optimize import optimize
-from .reconverge import find_regions, place_reconvergence
-from .regalloc import allocate
-from .select import Selector
-from .yields import insert_yields
+from typing import Callable
 
-__all__ = ["build_fermi_sass", "check_module", "emit_kernel", "EmitterError"]
+from ....core.diagnostics import CompileError, Diagnostic
+from ....ir.abi import kernel_abi
+from ....ir.nodes import Kernel, Module
+from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
+from .legalize import check_kernel
+from .machine import EmitterError
+from .emission import Emission
+from .steps import STEP_NAMES, run_steps
+
+__all__ = ["build_fermi_sass", "check_module", "emit_kernel", "EmitterError", "STEP_NAMES"]
+
+Dump = Callable[[str, str], None]      # (step, the code after it as text)
 
 
 def check_module(module: Module) -> list[Diagnostic]:
@@ -53,29 +44,20 @@ def check_module(module: Module) -> list[Diagnostic]:
     return [d for k in module.kernels for d in check_kernel(k)]
 
 
-def build_fermi_sass(module: Module, its: bool = False) -> SassProgram:
+def build_fermi_sass(module: Module, its: bool = False, dump_after: str | None = None,
+                     dump: Dump | None = None) -> SassProgram:
     problems = check_module(module)
     if problems:
         raise CompileError(problems)
-    return SassProgram([emit_kernel(k, module.source, its) for k in module.kernels], module.source)
+    return SassProgram([emit_kernel(k, module.source, its, dump_after, dump) for k in module.kernels], module.source)
 
 
-def emit_kernel(k: Kernel, source: str | None = None, its: bool = False) -> SassKernel:
-    ir = legalize(k, its)                                 # IR → IR: what Fermi lacks
-    uniform = Uniformity(ir)                              # before if-conversion merges the arms away
-    ir = if_convert(ir)                                   # IR → IR: short arms become guarded code
-    regions = find_regions(ir, lambda b: uniform.level(b.term.cond) > WARP, its)
-    mf = Selector(ir, lambda r: uniform.level(r) <= WARP, its, source).run()   # SASS on virtual registers
-    optimize(mf)                                          # fold, propagate, share, hoist
-    if its:
-        insert_yields(mf)                                 # polling loops let other splits run
-    place_reconvergence(mf, regions, its)                 # SSY / .S (or BSSY / BSYNC)
-    merge_blocks(mf)
-    order_blocks(mf)
-    allocate(mf)                                          # R0-R62, P0-P6, spills
-    instrs = lay_out(mf, its)                             # order, branches, addresses
-    return SassKernel(k.name, tuple(instrs), k.grid, k.block, params(k), shared_arrays(k),
-                      shared_bytes(k), mf.local_bytes, (), (), source, its)
+def emit_kernel(k: Kernel, source: str | None = None, its: bool = False, dump_after: str | None = None,
+                dump: Dump | None = None) -> SassKernel:
+    e = Emission(k, its, source)
+    run_steps(e, dump_after, dump)
+    return SassKernel(k.name, tuple(e.instrs), k.grid, k.block, params(k), shared_arrays(k),
+                      shared_bytes(k), e.mf.local_bytes, (), (), source, its)
 
 
 def params(k: Kernel) -> tuple[SassParam, ...]:
