@@ -104,12 +104,12 @@ class Program:
 
     def fermi_sass(self) -> str:
         """The Fermi SASS the simulator runs, as `syncc build --target fermi-sass` prints it."""
-        from .backends.sim.printer import print_program
+        from .backends.fermi.printer import print_program
         comp = self._comp("fermi-sim")
         return print_program(self._fermi_program(), comp.sources)
 
     def _fermi_program(self):
-        from .backends.sim.emit import build_fermi_sass
+        from .backends.fermi.emit import build_fermi_sass
         from .core.diagnostics import CompileError as Refused
         comp = self._comp("fermi-sim")
         try:

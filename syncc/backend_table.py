@@ -32,6 +32,7 @@ class BuildOptions:
     arch: str = "sm_90"        # ptx, sass: the GPU architecture
     its: bool = False          # fermi-sass: for independent thread scheduling
     command: str = ""          # how the output was made, for its header
+    dump_after: str | None = None   # fermi-sass: print the code after this emitter step instead
 
 
 @dataclass(frozen=True)
@@ -77,13 +78,16 @@ def _cuda(comp: Compilation, options: BuildOptions) -> str:
 
 
 def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:
-    from .backends.sim.emit import build_fermi_sass
-    from .backends.sim.printer import print_program
+    from .backends.fermi.emit import build_fermi_sass
+    from .backends.fermi.printer import print_program
     from .core.diagnostics import CompileError
+    dumped: list[str] = []
     try:
-        program = build_fermi_sass(comp.ir, its=options.its)
+        program = build_fermi_sass(comp.ir, options.its, options.dump_after, lambda step, text: dumped.append(text))
     except CompileError as e:
         raise BuildFailed(diagnostics=e.diagnostics) from None
+    if options.dump_after is not None:
+        return "\n".join(dumped)
     return print_program(program, comp.sources, options.command)
 
 

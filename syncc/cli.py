@@ -165,8 +165,8 @@ def check(files, target, opt, verify_each, stdlib, defines, error_format, color,
         reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
-            from .backends.sim.check import check_sass_file
-            reporter.report(check_sass_file(path), ("fermi",))
+            from .backends.fermi.sass_file import assemble_file
+            reporter.report(assemble_file(path), ("fermi",))
         elif target is None:
             reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each, stdlib=stdlib))
         else:
@@ -184,14 +184,30 @@ def _arch(ctx, param, value: str) -> str:
     return value
 
 
+def _emitter_steps() -> tuple[str, ...]:
+    from .backends.fermi.emit import STEP_NAMES     # imported only when asked: check needs no emitter
+    return STEP_NAMES
+
+
+def _dump_point(ctx, param, value: str | None) -> str | None:
+    """An IR pass or a step of the SASS emitter; which target takes which is checked in `build`."""
+    if value is None or value in PASS_NAMES or value in _emitter_steps():
+        return value
+    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(PASS_NAMES)}) nor, with --target "
+                             f"fermi-sass, a step of the SASS emitter ({', '.join(_emitter_steps())})",
+                             ctx=ctx, param=param)
+
+
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--target", type=click.Choice(BUILDS), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
-@click.option("--dump-after", type=click.Choice(PASS_NAMES), default=None, metavar="PASS",
-              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ".")
+@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point,
+              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ". "
+                   "With --target fermi-sass PASS may also be a step of the SASS emitter (docs/fermi.md, "
+                   "\"From IR to SASS\"; a wrong name lists them): the code after it is printed.")
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Where to write the result (default: stdout).")
 @click.option("--arch", default="sm_90", show_default=True, callback=_arch, help="GPU architecture for ptx/sass.")
@@ -206,6 +222,10 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
           color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
+    emitter_step = dump_after if dump_after is not None and dump_after not in PASS_NAMES else None
+    if emitter_step is not None and target != "fermi-sass":
+        raise click.BadParameter(f"`{emitter_step}` is a step of the SASS emitter: use it with --target fermi-sass",
+                                 param_hint="'--dump-after'")
     reporter = Reporter(error_format, color, _model(target))
     comp = check_file(file, defines, stdlib)
     if not comp.ok or emit == "ast":
@@ -219,13 +239,13 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     from .ir.printer import print_module
     dumped: list[str] = []
     backend = BACKENDS[target]
-    comp.lower(backend.machine(its), opt, dump_after,
+    comp.lower(backend.machine(its), opt, None if emitter_step else dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
-    if dump_after is not None:
+    if dump_after is not None and emitter_step is None:
         _write(output, "".join(dumped))
         return EXIT_OK
     if emit == "ir":
@@ -233,7 +253,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     command = f"syncc {file} --target {target}" + (" --its" if its else "")
     try:
-        text = backend.build(comp, BuildOptions(arch, its, command))
+        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step))
     except BuildFailed as e:
         if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
@@ -347,20 +367,15 @@ def _sim_after(runs, progress, recorder, trace, stats, sources) -> None:
 
 def _run_sass(file, config, trace, stats, error_format, color) -> int:
     """`syncc run FILE.sass`: assemble it and run each kernel with what its header gives."""
-    from .backends.sim.asm import assemble
-    from .core.diagnostics import CompileError
+    from .backends.fermi.sass_file import assemble_file
     from .driver import Compilation
     from .runtime.args import LaunchError
     from .runtime.sim import SimLauncher, SimStopped, diagnostics, run_sass
-    comp = Compilation()
+    found = assemble_file(file)
+    comp = Compilation(sources=found.sources)     # what the run adds is reported with what assembling found
+    comp.sink.extend(found.diagnostics)
     reporter = Reporter(error_format, color, ("fermi",))
-    source = comp.read(file)
-    program = None
-    if source is not None:
-        try:
-            program = assemble(source)
-        except CompileError as e:
-            comp.sink.extend(e.diagnostics)
+    program = found.program
     if program is None:
         reporter.report(comp)
         return reporter.finish(1)

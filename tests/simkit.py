@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from syncc.backends.sim.asm import assemble
+from syncc.backends.fermi.asm import assemble
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import init_values
 from syncc.runtime.sim import SimLauncher, SimStopped

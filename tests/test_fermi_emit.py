@@ -1,4 +1,4 @@
-"""The Fermi SASS emitter (syncc/backends/sim/emit/) judged by what its code computes.
+"""The Fermi SASS emitter (syncc/backends/fermi/emit/) judged by what its code computes.
 
 Each test compiles a small program for the simulator (`target="fermi-sim"`), runs it, and
 compares the arrays it wrote with a reference computed here, in Python or numpy, from what the
@@ -22,9 +22,9 @@ import pytest
 
 import syncc
 from helpers import EXAMPLES, ROOT, syncc as cli
-from syncc.backends.sim.asm import assemble
+from syncc.backends.fermi.asm import assemble
 from syncc.backends.sim.machine import FermiConfig
-from syncc.backends.sim.printer import print_program
+from syncc.backends.fermi.printer import print_program
 from syncc.core.source import SourceFile
 
 M32 = 0xFFFFFFFF

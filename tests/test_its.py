@@ -14,7 +14,7 @@ import pytest
 from helpers import ROOT, syncc
 from simkit import simulate
 
-from syncc.backends.sim.emit import build_fermi_sass
+from syncc.backends.fermi.emit import build_fermi_sass
 from syncc.backends.sim.machine import FermiConfig
 from syncc.driver import compile_file
 

@@ -7,9 +7,6 @@ lazy import and a `TYPE_CHECKING` one too: each is a dependency. Besides the ord
 ends do not import one another (the simulator may read the Fermi target's instruction set and
 program format: a machine runs its target's code), the hazard checks do not import the passes,
 and no two modules import each other, directly or round a cycle.
-
-KNOWN lists what is still wrong, each edge with what it waits for; the last test fails when one
-of them is fixed, so that the list only shrinks.
 """
 from __future__ import annotations
 
@@ -22,14 +19,6 @@ PACKAGE = ROOT / "syncc"
 LAYERS = ("syncc.core", "syncc.frontend", "syncc.ir", "syncc.backends", "syncc.runtime")   # then the rest
 # back end → the other back ends it may import
 BACKEND_READS = {"sim": {"fermi"}}
-
-KNOWN: dict[tuple[str, str], str] = {
-    ("syncc.backends.sim.check", "syncc.driver"): "assembling a .sass file builds a driver.Compilation",
-    ("syncc.backends.sim.diagnose", "syncc.backends.sim.its"): "ITS findings live in its.py, which "
-                                                                "imports diagnose.py's Finding",
-    ("syncc.backends.sim.its", "syncc.backends.sim.diagnose"): "(the same cycle)",
-}
-
 
 def modules() -> dict[str, Path]:
     out = {}
@@ -141,20 +130,19 @@ def test_the_walk_sees_the_imports():
 
 
 def test_no_import_points_back():
-    new = {e: why for e, why in violations(EDGES).items() if e not in KNOWN}
-    assert not new, "\n".join(f"{a} → {b}: {why}" for (a, b), why in sorted(new.items()))
+    found = violations(EDGES)
+    assert not found, "\n".join(f"{a} → {b}: {why}" for (a, b), why in sorted(found.items()))
 
 
 def test_no_import_cycle():
-    # a cycle made only of KNOWN edges waits with them
-    rest = EDGES - set(KNOWN)
-    assert not cycles(rest), cycles(rest)
+    assert not cycles(EDGES), cycles(EDGES)
 
 
-def test_known_back_edges_are_still_there():
-    fixed = [e for e in KNOWN if e not in EDGES or (e not in violations(EDGES) and not _in_cycle(e))]
-    assert not fixed, f"fixed: remove from KNOWN: {fixed}"
-
-
-def _in_cycle(edge: tuple[str, str]) -> bool:
-    return any(edge[0] in c and edge[1] in c for c in cycles(EDGES))
+def test_the_rules_catch_a_back_edge_and_a_cycle():
+    edges = {("syncc.ir.lower", "syncc.driver"), ("syncc.backends.fermi.isa", "syncc.backends.sim.lanes"),
+             ("syncc.ir.checks.waits", "syncc.ir.passes.structure"), ("syncc.backends.sim.its", "syncc.backends.fermi.isa"),
+             ("syncc.a", "syncc.b"), ("syncc.b", "syncc.a")}
+    assert set(violations(edges)) == {("syncc.ir.lower", "syncc.driver"),
+                                      ("syncc.backends.fermi.isa", "syncc.backends.sim.lanes"),
+                                      ("syncc.ir.checks.waits", "syncc.ir.passes.structure")}
+    assert cycles(edges) == [["syncc.a", "syncc.b"]]

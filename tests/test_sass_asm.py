@@ -1,4 +1,4 @@
-"""The .sass assembler (syncc/backends/sim/asm.py): round trips, the examples, and its diagnostics.
+"""The .sass assembler (syncc/backends/fermi/asm.py): round trips, the examples, and its diagnostics.
 
   * assemble(print_kernel(k)) == k for synthetic kernels that use every opcode of OPCODES with
     every operand kind of every position (optional operands left out and given), modifiers,
@@ -20,12 +20,12 @@ from itertools import cycle
 import pytest
 
 from helpers import ROOT, syncc
-from syncc.backends.sim.asm import assemble
-from syncc.backends.sim.isa import (OPCODES, PT, RZ, SPECIALS, Barrier, CondCode, Const, Imm, Instruction, Mem, Pred,
+from syncc.backends.fermi.asm import assemble
+from syncc.backends.fermi.isa import (OPCODES, PT, RZ, SPECIALS, Barrier, CondCode, Const, Imm, Instruction, Mem, Pred,
                                     Reg, Special, Target)
-from syncc.backends.sim.isa_doc import opcode_table
-from syncc.backends.sim.printer import print_kernel, print_program
-from syncc.backends.sim.program import Init, Region, SassKernel, SassParam, SharedArray
+from syncc.backends.fermi.isa_doc import opcode_table
+from syncc.backends.fermi.printer import print_kernel, print_program
+from syncc.backends.fermi.program import Init, Region, SassKernel, SassParam, SharedArray
 from syncc.core.diagnostics import CompileError, Renderer
 from syncc.core.source import SourceFile, SourceMap
 
@@ -161,7 +161,7 @@ def test_round_trip_of_synthetic_kernels(kernel):
 
 
 def test_program_of_several_kernels_round_trips():
-    from syncc.backends.sim.program import SassProgram
+    from syncc.backends.fermi.program import SassProgram
     program = SassProgram(list(SYNTHETIC))
     text = print_program(program, banner="generated")
     back = read(text)
@@ -447,7 +447,7 @@ def test_doc_instruction_table_is_the_opcode_table():
     after = FERMI_DOC.split(marker, 1)[1].split("\n", 1)[1]
     table = "".join(line + "\n" for line in after.splitlines() if line.startswith("|") or not line)
     table = table.split("\n\n", 1)[0].strip() + "\n"
-    assert table == opcode_table(), "regenerate it: python -m syncc.backends.sim.isa_doc"
+    assert table == opcode_table(), "regenerate it: python -m syncc.backends.fermi.isa_doc"
 
 
 def test_doc_sass_format_example_assembles():
@@ -458,7 +458,7 @@ def test_doc_sass_format_example_assembles():
 
 
 def test_doc_lists_every_directive():
-    from syncc.backends.sim.asm_parse import DIRECTIVES
+    from syncc.backends.fermi.asm_parse import DIRECTIVES
     section = FERMI_DOC.split("## The .sass format", 1)[1]
     for directive in DIRECTIVES:
         assert f"`{directive}" in section, directive

@@ -115,7 +115,7 @@ CODES: dict[str, str] = {
     "E0910": "cycle budget spent on the simulator",
     "E0911": "invalid memory access on the simulator",
     "E0912": "instruction that cannot run on the simulator",
-    # Fermi SASS (.sass files and syncc/backends/sim/asm.py)
+    # Fermi SASS (.sass files and syncc/backends/fermi/asm.py)
     "E1001": "unknown opcode",
     "E1002": "invalid modifier",
     "E1003": "wrong operands for this opcode",

@@ -49,7 +49,7 @@ def run_program(comp: Compilation, target: str, timeout: float = 10.0,
     are the simulator's FermiConfig and trace/progress hooks; `line_info`: the GPU's PTX carries
     source lines, for compute-sanitizer)."""
     if target == "fermi-sim":                   # what the emitter cannot take, before anything runs
-        from ..backends.sim.emit import check_module
+        from ..backends.fermi.emit import check_module
         problems = check_module(comp.ir)
         if problems:
             comp.sink.extend(problems)
@@ -99,7 +99,7 @@ class _LazyLauncher:
     def __call__(self, name, args, grid, block, span):
         if self.launcher is None:
             if self.target == "fermi-sim":
-                from ..backends.sim.emit import build_fermi_sass
+                from ..backends.fermi.emit import build_fermi_sass
                 from .sim import SimLauncher
                 its = bool(self.config is not None and self.config.its)
                 self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..backends.sim.machine import FermiConfig
 from ..backends.sim.memory import GlobalMemory
-from ..backends.sim.program import SassKernel, SassProgram
+from ..backends.fermi.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
 from ..core.diagnostics import Diagnostic, Note, Severity
 from ..core.source import SourceMap, Span
@@ -109,7 +109,7 @@ def diagnostics(stop: SimStopped, sources: SourceMap, sass_file: str | None = No
     """One diagnostic for a run that could not finish, at the source line of the instruction
     where it got stuck (or its line in `sass_file`, or the launch), with notes for the other
     places involved."""
-    from ..backends.sim.diagnose import CODES
+    from ..backends.sim.findings import CODES
     k, outcome = stop.kernel, stop.outcome
 
     def span_of(pc: int | None) -> Span | None:

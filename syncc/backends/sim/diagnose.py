@@ -22,51 +22,15 @@ warp's wait is traced to who holds what it waits for:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 
 from . import lanes as L
-from .isa import INSTR_BYTES, RZ
+from ..fermi.isa import INSTR_BYTES, RZ
+from .findings import Diagnosis, Finding, where
+from .its import its_deadlock, its_starvation
 from .warp import DIV, PBK, SSY, Warp
 
-CODES = {"simt-deadlock": "E0905", "alias-deadlock": "E0906", "barrier-deadlock": "E0907", "deadlock": "E0908",
-         "livelock": "E0909", "budget": "E0910"}
-TITLES = {"simt-deadlock": "SIMT deadlock", "alias-deadlock": "alias deadlock", "barrier-deadlock": "barrier deadlock",
-          "deadlock": "deadlock", "livelock": "livelock", "budget": "out of cycles"}
 _READS = {"LDS", "LDSLK", "LD"}
 _WRITES = {"STS": 0, "STSUL": 0, "ST": 0}
-
-
-@dataclass
-class Finding:
-    kind: str
-    message: str
-    warp: Warp | None = None
-    pc: int | None = None
-    lanes: int = 0
-    notes: list[tuple[str, int | None]] = field(default_factory=list)   # (text, address to locate it, or None)
-    help: str | None = None
-    waits_on: tuple[int, int] | None = None     # a spin on a lock: the holder's (warp uid, lane)
-    downstream: bool = False    # waits for a word a finished warp wrote last: maybe for a warp stuck elsewhere
-
-    @property
-    def code(self) -> str:
-        return CODES[self.kind]
-
-
-@dataclass
-class Diagnosis:
-    kind: str
-    findings: list[Finding]
-    cycle: int
-    picture: list[str]                      # where every live warp is, one line each
-
-    @property
-    def primary(self) -> Finding:
-        return self.findings[0]
-
-    @property
-    def code(self) -> str:
-        return CODES[self.kind]
 
 
 # ---- watching a stuck run --------------------------------------------------------------
@@ -107,7 +71,7 @@ class Watch:
                 self.changed.add((space, x))
 
     def _words(self, w: Warp, d, m: int):
-        from .isa import Mem
+        from ..fermi.isa import Mem
         mem = next((o for o in d.ins.operands if isinstance(o, Mem)), None)
         if mem is None:
             return None
@@ -131,35 +95,19 @@ class Watch:
 
 def _watch(sim, cycles: int) -> Watch:
     watch = Watch(sim)
-    sim.watch = watch
-    sim._hooks = True
+    sim.set_watch(watch)
     blocks_before = sim.live_blocks
     try:
         sim.advance(sim.now + cycles)
     except Exception:            # noqa: BLE001 - the diagnosis must not fail on a second fault
         pass
     sim.mem.flush()
-    sim.watch = None
-    sim._hooks = sim._trace_issues
+    sim.set_watch(None)
     watch.progress = blocks_before - sim.live_blocks
     return watch
 
 
 # ---- describing places --------------------------------------------------------------------
-
-def where(sim, pc: int | None) -> str:
-    if pc is None:
-        return "?"
-    k = sim.kernel
-    i = pc // INSTR_BYTES
-    text = f"0x{pc:04x}"
-    if 0 <= i < len(k.instrs):
-        ins = k.instrs[i]
-        text += f" `{ins}`"
-        if ins.loc is not None:
-            text += f" (line {ins.loc[0]})"
-    return text
-
 
 def word_name(sim, space: str, word: int, block=None) -> str:
     if space == "global":
@@ -217,7 +165,6 @@ def diagnose_deadlock(sim) -> Diagnosis:
     for w in sim.warps:
         if w.done or w.its is None or w.waiting == "bar":
             continue
-        from .its import its_deadlock
         f = its_deadlock(sim, w)
         if f:
             findings.append(f)
@@ -271,7 +218,6 @@ def diagnose_stuck(sim, why: str, repeat: tuple[int, int] | None = None) -> Diag
             continue
         findings.extend(_explain_spin(sim, watch, w))
     if sim.config.its:
-        from .its import its_starvation
         findings.extend(its_starvation(sim, watch))
     findings = _wait_cycles(sim, findings)
     order = ["simt-deadlock", "alias-deadlock", "deadlock", "barrier-deadlock", "livelock"]
@@ -478,5 +424,4 @@ def _wait_cycles(sim, findings: list[Finding]) -> list[Finding]:
     return findings
 
 
-__all__ = ["Diagnosis", "Finding", "Watch", "diagnose_deadlock", "diagnose_stuck", "picture", "CODES", "TITLES",
-           "DIV"]
+__all__ = ["Watch", "diagnose_deadlock", "diagnose_stuck", "picture", "DIV"]

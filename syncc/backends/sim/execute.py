@@ -22,9 +22,9 @@ from typing import Callable
 import numpy as np
 
 from . import lanes as L
-from .isa import PT, RZ, CondCode, Const, Imm, Instruction, Mem, Pred, Reg, Special
+from ..fermi.isa import PT, RZ, CondCode, Const, Imm, Instruction, Mem, Pred, Reg, Special
 from .memory import MemoryFault
-from .program import SassKernel
+from ..fermi.program import SassKernel
 
 U32 = np.uint32
 I32 = np.int32

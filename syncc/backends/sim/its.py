@@ -42,7 +42,8 @@ import numpy as np
 
 from . import lanes as L
 from .execute import RunError, operand_value
-from .isa import INSTR_BYTES
+from .findings import Finding, where
+from ..fermi.isa import INSTR_BYTES
 
 
 class ItsState:
@@ -255,7 +256,6 @@ def select_split(w, now: int | None = None) -> bool:
 def its_starvation(sim, watch) -> list:
     """Warps whose ready splits never ran during the diagnosis window while another split of the
     same warp kept spinning (seed 003 §3.2)."""
-    from .diagnose import Finding, where
     out = []
     for w in sim.warps:
         st = w.its
@@ -287,7 +287,6 @@ def its_starvation(sim, watch) -> list:
 
 def its_deadlock(sim, w):
     """A warp all of whose live lanes wait (BSYNC/WARPSYNC) for lanes that will never come."""
-    from .diagnose import Finding
     st: ItsState = w.its
     if st.splits or st.sleeping:
         return None

@@ -29,11 +29,11 @@ import numpy as np
 
 from . import lanes as L
 from .execute import Env, RunError, decode, operand_value
-from .isa import INSTR_BYTES, PT, RZ, Instruction, Pred
+from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
-from .program import SassKernel
+from ..fermi.program import SassKernel
 from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
 from .weakmem import memory_model
 
@@ -209,7 +209,7 @@ class Simulator:
         self.observer = observer           # trace and progress hooks: see trace.py
         self._trace_issues = bool(observer is not None and getattr(observer, "wants_issues", False))
         self._hooks = self._trace_issues                # per-issue hooks: a trace, or a diagnosis watch
-        self.watch = None                  # set by the diagnosis window: records spinning
+        self.watch = None                  # set_watch: the diagnosis window records spinning
         self._seen: dict[bytes, tuple[int, int]] = {}
         self.warps: list[Warp] = []        # every warp launched, for diagnosis
         self.keep_shared = keep_shared
@@ -727,6 +727,13 @@ class Simulator:
             self._seen.clear()
         self._seen[key] = (now, self.warp_instructions)
         return None
+
+    # ---- observing a run
+    def set_watch(self, watch) -> None:
+        """Install a watch (None removes it): its `before(warp, decoded, mask)` runs before each
+        issue and its `lock_failed(warp, failed)` after each lock take that fails (diagnose.Watch)."""
+        self.watch = watch
+        self._hooks = watch is not None or self._trace_issues
 
     # ---- hooks the executors call
     def lock_failed(self, w: Warp, failed: list) -> None:

@@ -15,8 +15,8 @@ warp), `barrier`, `branch` (fetching from a new address), `stack`
 from __future__ import annotations
 
 from ...core.source import SourceMap
-from .isa import INSTR_BYTES
-from .program import SassKernel
+from ..fermi.isa import INSTR_BYTES
+from ..fermi.program import SassKernel
 
 
 def format_stats(kernel: SassKernel, outcome, sources: SourceMap | None = None, grid=None, block=None,

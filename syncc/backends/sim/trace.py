@@ -25,7 +25,7 @@ import json
 import sys
 import time
 
-from .isa import INSTR_BYTES
+from ..fermi.isa import INSTR_BYTES
 
 
 class Observers:

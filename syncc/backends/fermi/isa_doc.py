@@ -1,6 +1,6 @@
 """The opcode table of docs/fermi.md ("Instruction set"), generated from isa.OPCODES.
 
-    python -m syncc.backends.sim.isa_doc        # print the table, to paste into docs/fermi.md
+    python -m syncc.backends.fermi.isa_doc        # print the table, to paste into docs/fermi.md
 
 tests/test_sass_asm.py checks that the table in the doc is exactly this one, so the
 doc and the table the assembler checks against cannot drift apart.
