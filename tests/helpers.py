@@ -79,3 +79,15 @@ def run_lines(path: Path) -> tuple[list[list[str]], int]:
         commands.append([rel if w == "%s" else w for w in words[1:]])
     m = _EXIT.search(text)
     return commands, int(m.group(1)) if m else 0
+
+
+def markdown_table(text: str, header: str) -> list[list[str]]:
+    """The rows (cells stripped) of the markdown table whose header line starts with `header`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from helpers import ROOT, syncc
+from helpers import ROOT, markdown_table, syncc
 
 DOC = ROOT / "docs" / "language.md"
 EXAMPLES = [m.group(1) for m in re.finditer(r"^```sync\n(.*?)^```", DOC.read_text(), re.S | re.M)]
@@ -21,24 +21,12 @@ def test_example_checks_clean(index, tmp_path):
     assert r.code == 0 and "warning" not in r.err, f"example {index}:\n{EXAMPLES[index]}\n{r.err}"
 
 
-def _table(text: str, header: str) -> list[list[str]]:
-    """The rows of the markdown table whose header line starts with `header`."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
-    return rows
-
-
 def test_the_using_table_is_the_registry():
     """§ "Implementations: `using`" lists every implementation of the registry (syncc/ir/impls/),
     with its placements, granularities and parameters."""
     from syncc.ir.impls.registry import IMPLEMENTATIONS
     documented = {}
-    for kind, name, placements, grans, params, *_ in _table(DOC.read_text(), "| kind | name | placements |"):
+    for kind, name, placements, grans, params, *_ in markdown_table(DOC.read_text(), "| kind | name | placements |"):
         documented[kind, name.strip("`")] = (
             set(placements.split(", ")), set(g.split()[0] for g in grans.split(", ")),
             () if params == "—" else tuple(re.findall(r"`(\w+)` \((\d+)\)", params)))

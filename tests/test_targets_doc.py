@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from helpers import EXAMPLES, ROOT
+from helpers import EXAMPLES, ROOT, markdown_table
 from syncc.driver import check_file
 from syncc.ir.context import PassContext
 from syncc.ir.impls.registry import DEFAULTS
@@ -19,15 +19,7 @@ DOC = (ROOT / "docs" / "targets.md").read_text()
 
 
 def table(header: str) -> list[list[str]]:
-    """The rows of the markdown table whose header line starts with `header`."""
-    lines = DOC.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
-    return rows
+    return [[cell.strip("`") for cell in row] for row in markdown_table(DOC, header)]
 
 
 def test_default_implementations_table_is_the_cost_model():
