@@ -33,6 +33,7 @@ class BuildOptions:
     its: bool = False          # fermi-sass: for independent thread scheduling
     command: str = ""          # how the output was made, for its header
     dump_after: str | None = None   # fermi-sass: print the code after this emitter step instead
+    output: str | None = None       # the file written (`-o`), where a header names it
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def _sass(comp: Compilation, options: BuildOptions) -> str:
 
 def _cuda(comp: Compilation, options: BuildOptions) -> str:
     from .backends.cuda import build_cuda
-    return build_cuda(comp.ir, comp.vended)
+    return build_cuda(comp.ir, comp.vended, options.output)
 
 
 def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:

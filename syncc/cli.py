@@ -253,7 +253,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     command = f"syncc {file} --target {target}" + (" --its" if its else "")
     try:
-        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step))
+        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step, None if output == "-" else output))
     except BuildFailed as e:
         if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
@@ -495,9 +495,19 @@ def bench(suite, out, only, quick, full, debug) -> int:
 def _write(output: str, text: str) -> None:
     if output == "-":
         click.echo(text, nl=False)
-    else:
+        return
+    try:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text)
+    except OSError as e:            # the user's path, not a bug: a usage error (exit 2)
+        raise _CannotWrite(f"syncc: cannot write `{output}`: {e.strerror or e}") from None
+
+
+class _CannotWrite(click.ClickException):
+    exit_code = EXIT_USAGE
+
+    def show(self, file=None) -> None:
+        click.echo(self.message, err=True)
 
 
 # ---- entry point ----------------------------------------------------------------------

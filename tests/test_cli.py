@@ -185,3 +185,15 @@ def test_gpu_unavailable_is_part_of_the_api():
     import syncc as api
     from syncc.runtime.gpu import GpuUnavailable
     assert api.GpuUnavailable is GpuUnavailable and "GpuUnavailable" in (ROOT / "docs" / "python.md").read_text()
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path):
+    r = syncc("build", GOOD, "-o", str(tmp_path / "no" / "such" / "dir.ptx"))
+    assert r.code == 2 and r.err.startswith("syncc: cannot write `") and "internal" not in r.err
+
+
+def test_a_vended_header_names_the_file_it_was_written_to(tmp_path):
+    out = tmp_path / "my_mutex.cuh"
+    assert syncc("build", "stdlib/mutex.sync", "--target", "cuda", "-o", str(out)).code == 0
+    assert f"--target cuda -o {out}\n" in out.read_text()
+    assert "--target cuda -o mutex.cuh\n" in syncc("build", "stdlib/mutex.sync", "--target", "cuda").out

@@ -38,8 +38,9 @@ class CudaError(Exception):
     """The IR has something this back end cannot write (a bug in syncc)."""
 
 
-def build_cuda(module: Module, vended=()) -> str:
-    """The header: the module's kernels, or for a library (syncc/frontend/vending.py) its primitives' types."""
+def build_cuda(module: Module, vended=(), output: str | None = None) -> str:
+    """The header: the module's kernels, or for a library (syncc/frontend/vending.py) its primitives' types.
+    `output`: the file it is written to (`-o`), which the regenerate line names."""
     env = Environment(loader=FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     source = module.source or "program.sync"
@@ -50,7 +51,8 @@ def build_cuda(module: Module, vended=()) -> str:
     types = vended_types(module, list(vended))
     return env.get_template("header.cuh.j2").render(
         banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=VERSION, source=source,
-        guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types)
+        guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types,
+        output=output or f"{stem.lower()}.cuh")
 
 
 def cname(name: str) -> str:
