@@ -127,7 +127,10 @@ class Compilation:
 @contextmanager
 def collector_paused():
     """The front end builds acyclic trees; pausing the cyclic collector while it
-    runs stops it from rescanning a growing heap (3x faster on large files)."""
+    runs stops it from rescanning a growing heap. Scoped to one compilation, and kept
+    because it pays: checking and lowering wavefront, primitives and hashtable for both
+    machine models in one process took 0.68 s paused against 0.83 s collecting (median of
+    6 alternating runs, 2026-11-24), and large files gain more."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
