@@ -31,7 +31,7 @@ I32 = np.int32
 MASK32 = 0xFFFFFFFF
 
 
-class RunError(Exception):
+class InstructionError(Exception):
     """Something an instruction cannot do at run time (BRA.U that splits the warp, running off
     the end, a warp-level instruction the machine lacks): reported at the instruction."""
 
@@ -744,5 +744,5 @@ def operand_value(o, w, env: Env) -> np.ndarray:
     raise TypeError(o)
 
 
-__all__ = ["Decoded", "Env", "RunError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
+__all__ = ["Decoded", "Env", "InstructionError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
            "CondCode", "Special"]
