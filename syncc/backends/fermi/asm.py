@@ -28,7 +28,7 @@ from ...core.diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
 from ...core.source import SourceFile, Span
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
 from .asm_parse import Directive, InitSpec, InstrLine, Label, Unparsed, Word, parse_lines
-from .isa import INSTR_BYTES, Instruction, Target
+from .isa import INSTR_BYTES, BranchTarget, Instruction
 from .program import Init, Region, SassKernel, SassParam, SassProgram, SharedArray
 
 ELEM_TYPES = ("i32", "u32", "bool")
@@ -152,7 +152,7 @@ class _KernelBuilder:
         self.label_uses.extend((index, i, word) for i, word in labels)
         named = {i for i, _ in labels}
         self.hex_targets.extend((index, i, line.operands[i].span) for i, o in enumerate(ins.operands)
-                                if isinstance(o, Target) and i not in named)
+                                if isinstance(o, BranchTarget) and i not in named)
         if ins.spec.its:
             self.its_uses.append(line.opcode.span)
 
@@ -211,7 +211,7 @@ class _KernelBuilder:
                 continue
             ins = self.instrs[index]
             operands = list(ins.operands)
-            operands[i] = Target(found[0])
+            operands[i] = BranchTarget(found[0])
             self.instrs[index] = replace(ins, operands=tuple(operands))
         for index, i, span in self.hex_targets:
             t = self.instrs[index].operands[i].addr

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 from ....ir.cfg import CFG, EXIT
 from ....ir.nodes import Branch, Kernel, Return
-from ..isa import Barrier
+from ..isa import ConvergenceBarrier
 from .machine import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
 
 MAX_BARRIERS = 16
@@ -305,7 +305,7 @@ class Reconverger:
             label = self._fresh(f"{r.join}.sync")
             self.stubs[r.id] = label
             if self.its:
-                block = MBlock(label, [MInstr("BSYNC", (), [Barrier(r.barrier)])], None, kind="stub")
+                block = MBlock(label, [MInstr("BSYNC", (), [ConvergenceBarrier(r.barrier)])], None, kind="stub")
                 self._add(block, r.join)
                 block.term = Goto(self.cont(r))
             else:
@@ -326,7 +326,7 @@ class Reconverger:
             self._add(block, v)
             for r in entering:
                 if self.its:
-                    block.instrs.append(MInstr("BSSY", (), [Barrier(r.barrier), Label(self.stub(r))]))
+                    block.instrs.append(MInstr("BSSY", (), [ConvergenceBarrier(r.barrier), Label(self.stub(r))]))
                 else:
                     block.instrs.append(MInstr("SSY", (), [Label(self.cont(r))]))
         return self.entries[key]
