@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from ...core.diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
 from ...core.source import SourceFile, Span
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
-from .asm_parse import Directive, InitSpec, InstrLine, Label, Unparsed, Word, parse_lines
+from .asm_parse import Directive, InitSpec, InstrLine, LabelLine, Unparsed, Word, parse_lines
 from .isa import INSTR_BYTES, BranchTarget, Instruction
 from .program import Init, Region, SassKernel, SassParam, SassProgram, SharedArray
 
@@ -112,7 +112,7 @@ class _KernelBuilder:
 
     # ---- lines
     def add(self, record, sink: DiagnosticSink) -> None:
-        if isinstance(record, Label):
+        if isinstance(record, LabelLine):
             self.label(record.name, sink)
         elif isinstance(record, InstrLine):
             self.instruction(record, sink)
