@@ -80,11 +80,11 @@ def _cuda(comp: Compilation, options: BuildOptions) -> str:
 def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:
     from .backends.fermi.emit import build_fermi_sass
     from .backends.fermi.printer import print_program
-    from .core.diagnostics import CompileError
+    from .core.diagnostics import DiagnosticsError
     dumped: list[str] = []
     try:
         program = build_fermi_sass(comp.ir, options.its, options.dump_after, lambda step, text: dumped.append(text))
-    except CompileError as e:
+    except DiagnosticsError as e:
         raise BuildFailed(diagnostics=e.diagnostics) from None
     if options.dump_after is not None:
         return "\n".join(dumped)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from .core.diagnostics import CompileError, Diagnostic, DiagnosticSink
+from .core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker
@@ -85,7 +85,7 @@ class Compilation:
     def parse(self, source: SourceFile) -> A.Program | None:
         try:
             return parse(source)
-        except CompileError as e:
+        except DiagnosticsError as e:
             self.sink.extend(e.diagnostics)
             return None
 

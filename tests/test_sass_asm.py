@@ -7,7 +7,7 @@
   * every file of examples/sass/ assembles, round-trips, and keeps its listing's addresses;
   * each error code E1001-E1011 renders as `file:line:col: error[CODE]: message` with the caret
     under the offending word; several errors of one file are all reported; no input, however
-    mangled, raises anything but CompileError;
+    mangled, raises anything but DiagnosticsError;
   * the instruction-set table of docs/fermi.md is the one OPCODES generates, and the example of
     its ".sass format" section assembles.
 """
@@ -26,7 +26,7 @@ from syncc.backends.fermi.isa import (OPCODES, PT, RZ, SPECIALS, BranchTarget, C
 from syncc.backends.fermi.isa_doc import opcode_table
 from syncc.backends.fermi.printer import print_kernel, print_program
 from syncc.backends.fermi.program import Init, Region, SassKernel, SassParam, SharedArray
-from syncc.core.diagnostics import CompileError, Renderer
+from syncc.core.diagnostics import DiagnosticsError, Renderer
 from syncc.core.source import SourceFile, SourceMap
 
 SASS_EXAMPLES = sorted((ROOT / "examples" / "sass").glob("*.sass"))
@@ -255,7 +255,7 @@ def errors(text: str) -> list[tuple[str, int, int]]:
     """(first rendered line, caret column, caret width) of each diagnostic of assembling `text`."""
     sources = SourceMap()
     source = sources.add("t.sass", text)
-    with pytest.raises(CompileError) as info:
+    with pytest.raises(DiagnosticsError) as info:
         assemble(source)
     out = []
     for d in info.value.diagnostics:
@@ -354,7 +354,7 @@ def test_every_new_code_has_a_snapshot():
 def test_errors_come_with_help():
     sources = SourceMap()
     source = sources.add("t.sass", HEAD + "  LDSKL P0, R1, [R0];\n  IADD R1, R2;\n  WARPSYNC 0x1;\n  BSYNC B0;\n")
-    with pytest.raises(CompileError) as info:
+    with pytest.raises(DiagnosticsError) as info:
         assemble(source)
     helps = [d.help for d in info.value.diagnostics]
     assert helps[0] == "did you mean `LDSLK`?"
@@ -411,7 +411,7 @@ def test_mangled_input_never_raises_anything_but_compile_error(path):
                 chars.insert(i, rng.choice(pieces))
         try:
             read("".join(chars))
-        except CompileError as e:
+        except DiagnosticsError as e:
             assert e.diagnostics and all(d.code.startswith("E10") for d in e.diagnostics)
 
 

@@ -1,6 +1,6 @@
 """The assembler: .sass text → SassProgram (docs/fermi.md, "The .sass format", is the reference).
 
-    program = assemble(SourceFile(path, text))     # raises CompileError with every problem found
+    program = assemble(SourceFile(path, text))     # raises DiagnosticsError with every problem found
 
 What it guarantees:
 
@@ -17,14 +17,14 @@ What it guarantees:
     field by field, for every kernel with instructions, a launch shape and properly nested
     regions (tests/test_sass_asm.py checks this on every opcode and every example).
 
-Bad input never raises anything but CompileError; its diagnostics (E1001-E1011) are located
+Bad input never raises anything but DiagnosticsError; its diagnostics (E1001-E1011) are located
 and sorted, several per file where the lines allow it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ...core.diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
+from ...core.diagnostics import DiagnosticSink, DiagnosticsError, Note, did_you_mean
 from ...core.source import SourceFile, Span
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
 from .asm_parse import Directive, InitSpec, InstrLine, LabelLine, Unparsed, Word, parse_lines
@@ -64,7 +64,7 @@ def assemble(source: SourceFile) -> SassProgram:
         sink.error("E1010", "this file has no kernel", source.span(0, 0),
                    help="a .sass file holds kernels, each starting with `.kernel NAME`")
     if sink.has_errors:
-        raise CompileError(sink.sorted())
+        raise DiagnosticsError(sink.sorted())
     return program
 
 
