@@ -10,7 +10,7 @@ import pytest
 
 from helpers import ROOT, syncc as cli
 from syncc.backends.fermi.emit import build_fermi_sass, steps as emit_steps
-from syncc.backends.fermi.emit.machine import CondBr, Goto, Sync
+from syncc.backends.fermi.emit.mcode import CondBr, Goto, Sync
 from syncc.backends.fermi.emit.emission import Emission
 from syncc.backends.fermi.emit.steps import STEP_NAMES, STEPS, run_steps
 from syncc.backends.fermi.emit.verify import MachineVerifyError, Stage, verify_function, verify_instructions

@@ -30,7 +30,7 @@ from ....ir.abi import kernel_abi
 from ....ir.nodes import Kernel, Module
 from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
 from .legalize import check_kernel
-from .machine import EmitterError
+from .mcode import EmitterError
 from .emission import Emission
 from .steps import STEP_NAMES, run_steps
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ....ir.nodes import Kernel
 from ....ir.uniformity import Uniformity
 from ..isa import Instruction
-from .machine import MFunction
+from .mcode import MFunction
 from .reconverge import ReconvergenceRegion
 
 

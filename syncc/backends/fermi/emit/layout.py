@@ -25,7 +25,7 @@ stub blocks reconvergence made placed before the block they lead to.
 from __future__ import annotations
 
 from ..isa import INSTR_BYTES, OPCODES, BranchTarget, CondCode, Instruction, Pred
-from .machine import CondBr, EmitterError, Exit, Goto, Label, MFunction, MInstr, Sync
+from .mcode import CondBr, EmitterError, Exit, Goto, Label, MFunction, MInstr, Sync
 
 FOLDABLE_UNITS = ("alu", "mul")
 CONTROL = {"BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD"}

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from ....ir.cfg import CFG
 from ..isa import RZ, SassImm, SassReg, Special
-from .machine import Goto, MFunction, MInstr, Use, V, VMem
+from .mcode import Goto, MFunction, MInstr, Use, V, VMem
 
 NONNEGATIVE_SPECIALS = {"SR_Tid_X", "SR_Tid_Y", "SR_Tid_Z", "SR_CTAid_X", "SR_CTAid_Y", "SR_CTAid_Z",
                         "SR_LaneId"}

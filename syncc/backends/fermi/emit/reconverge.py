@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from ....ir.cfg import CFG, EXIT
 from ....ir.nodes import Branch, Kernel, Return
 from ..isa import ConvergenceBarrier
-from .machine import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
+from .mcode import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
 
 MAX_BARRIERS = 16
 

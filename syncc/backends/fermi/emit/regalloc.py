@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ....ir.cfg import CFG
 from ..isa import PT, RZ, Mem, Pred, SassImm, SassReg
-from .machine import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
+from .mcode import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
 
 COLORS = {"r": 63, "p": 7}
 MAX_ROUNDS = 24

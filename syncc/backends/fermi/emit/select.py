@@ -39,7 +39,7 @@ from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
 from .ifconvert import guard_of
-from .machine import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
+from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
 IMM20 = (-(1 << 19), (1 << 19) - 1)
 SREGS = {"tid.x": "SR_Tid_X", "tid.y": "SR_Tid_Y", "tid.z": "SR_Tid_Z", "ctaid.x": "SR_CTAid_X",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..isa import (INSTR_BYTES, NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, BranchTarget, ConvergenceBarrier, Instruction,
                    Mem, Pred, SassReg)
-from .machine import CondBr, EmitterError, Label, MFunction, Sync, Use, VMem
+from .mcode import CondBr, EmitterError, Label, MFunction, Sync, Use, VMem
 
 NUM_BARRIERS = 16
 FERMI_ONLY = {"SSY", "PBK", "BRK"}
