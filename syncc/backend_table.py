@@ -43,7 +43,7 @@ class Backend:
     build: Callable[[Compilation, BuildOptions], str] | None = None   # the text `syncc build` writes
     runs: bool = False          # `syncc run` runs programs on it
 
-    def machine(self, its: bool = False) -> MachineModel:
+    def machine_model(self, its: bool = False) -> MachineModel:
         """The machine model the passes check for; `its` turns Fermi's into the ITS flavour."""
         from .ir.machine_model import FERMI_ITS, TARGETS
         return FERMI_ITS if its and self.model == "fermi" else TARGETS[self.model]

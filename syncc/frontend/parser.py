@@ -25,7 +25,7 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
 _builder = AstBuilder()
 _lark: Lark | None = None
-_machine: tuple[SynccLexer, Tables] | None = None
+_lexer_tables: tuple[SynccLexer, Tables] | None = None
 
 
 def lark_parser() -> Lark:
@@ -42,12 +42,12 @@ def lark_parser() -> Lark:
     return _lark
 
 
-def _parse_machine() -> tuple[SynccLexer, Tables]:
-    global _machine
-    if _machine is None:
+def _lexer_and_tables() -> tuple[SynccLexer, Tables]:
+    global _lexer_tables
+    if _lexer_tables is None:
         parser = lark_parser()
-        _machine = (SynccLexer(parser.lexer_conf), Tables(parser))
-    return _machine
+        _lexer_tables = (SynccLexer(parser.lexer_conf), Tables(parser))
+    return _lexer_tables
 
 
 MAX_SOURCE_BYTES = 1 << 20   # 1 MiB: 300 times the largest example; parsing is pure Python
@@ -61,7 +61,7 @@ def parse(source: SourceFile) -> A.Program:
             "E0008", f"this file is {len(text.encode('utf-8')) / (1 << 20):.1f} MiB; syncc reads programs "
             f"of up to {MAX_SOURCE_BYTES >> 20} MiB", source.span(cut, cut + 1),
             help="the limit is reached here; split the program or generate less code")])
-    lexer, tables = _parse_machine()
+    lexer, tables = _lexer_and_tables()
     _builder.reset(source.path)
     try:
         return tables.parse(lexer.lex(text))

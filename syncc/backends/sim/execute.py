@@ -33,7 +33,7 @@ MASK32 = 0xFFFFFFFF
 
 class InstructionError(Exception):
     """Something an instruction cannot do at run time (BRA.U that splits the warp, running off
-    the end, a warp-level instruction the machine lacks): reported at the instruction."""
+    the end, a warp-level instruction the simulated machine lacks): reported at the instruction."""
 
 
 @dataclass

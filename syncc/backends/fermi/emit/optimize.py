@@ -2,7 +2,7 @@
 
 Guarantee: per thread, the function computes what it computed before, with the
 same memory operations, branches and blocks (so the IR's regions still name
-them); only pure instructions (machine.PURE: ALU work, and S2R of anything but
+them); only pure instructions (mcode.PURE: ALU work, and S2R of anything but
 the clock) are folded, replaced or moved. Four rewrites, repeated until nothing changes:
 
   * known values: a register with one definition that is a constant, or that is
