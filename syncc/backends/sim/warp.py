@@ -42,6 +42,9 @@ class BlockBarrier:
 
 
 class ThreadBlock:
+    """One thread block (CTA) resident on an SM: its warps, its shared-memory window from `base`,
+    and its named barriers while warps wait at them (BlockBarrier, by barrier id)."""
+
     __slots__ = ("index", "linear", "sm", "base", "warps", "live", "barriers", "threads", "started", "finished")
 
     def __init__(self, index: tuple[int, int, int], linear: int, sm, base: int, threads: int):
