@@ -110,11 +110,11 @@ class Program:
 
     def _fermi_program(self):
         from .backends.fermi.emit import build_fermi_sass
-        from .core.diagnostics import CompileError as Refused
+        from .core.diagnostics import DiagnosticsError
         comp = self._comp("fermi-sim")
         try:
             return build_fermi_sass(comp.ir, its=self._sim_config().its)
-        except Refused as e:
+        except DiagnosticsError as e:
             renderer = Renderer(comp.sources)
             raise CompileError("\n".join(renderer.render(d) for d in e.diagnostics), e.diagnostics) from None
 

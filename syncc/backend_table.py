@@ -44,7 +44,7 @@ class Backend:
     build: Callable[[Compilation, BuildOptions], str] | None = None   # the text `syncc build` writes
     runs: bool = False          # `syncc run` runs programs on it
 
-    def machine(self, its: bool = False) -> MachineModel:
+    def machine_model(self, its: bool = False) -> MachineModel:
         """The machine model the passes check for; `its` turns Fermi's into the ITS flavour."""
         from .ir.machine_model import FERMI_ITS, TARGETS
         return FERMI_ITS if its and self.model == "fermi" else TARGETS[self.model]
@@ -81,11 +81,11 @@ def _cuda(comp: Compilation, options: BuildOptions) -> str:
 def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:
     from .backends.fermi.emit import build_fermi_sass
     from .backends.fermi.printer import print_program
-    from .core.diagnostics import CompileError
+    from .core.diagnostics import DiagnosticsError
     dumped: list[str] = []
     try:
         program = build_fermi_sass(comp.ir, options.its, options.dump_after, lambda step, text: dumped.append(text))
-    except CompileError as e:
+    except DiagnosticsError as e:
         raise BuildFailed(diagnostics=e.diagnostics) from None
     if options.dump_after is not None:
         return "\n".join(dumped)

@@ -75,13 +75,13 @@ def _unsafe_no_fences(f: Callable) -> Callable:
                         help="Compile without any memory ordering (only to show the GPU stress tests can fail).")(f)
 
 
-def _machine(f: Callable) -> Callable:
+def _machine_model_option(f: Callable) -> Callable:
     return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
-def _machines(f: Callable) -> Callable:
+def _machine_models_option(f: Callable) -> Callable:
     """`check`'s --target: both machine models unless one is named."""
     return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
                         help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
@@ -148,7 +148,7 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@_machines
+@_machine_models_option
 @_opt_level
 @_verify_each
 @_stdlib
@@ -239,7 +239,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     from .ir.printer import print_module
     dumped: list[str] = []
     backend = BACKENDS[target]
-    comp.lower(backend.machine(its), opt, None if emitter_step else dump_after,
+    comp.lower(backend.machine_model(its), opt, None if emitter_step else dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                verify_each=verify_each, fences=not no_fences)
     reporter.report(comp)
@@ -406,7 +406,7 @@ class _Since:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@_machine
+@_machine_model_option
 @_opt_level
 @_verify_each
 @click.option("--witness", is_flag=True,
@@ -448,7 +448,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines,
 @click.option("-p", "--pass", "passes", multiple=True, required=True, type=click.Choice(PASS_NAMES[1:]),
               metavar="PASS", help="A pass to run (repeatable, in order): " + ", ".join(PASS_NAMES[1:]) + ".")
 @click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
-@_machine
+@_machine_model_option
 @_opt_level
 @_common
 def opt(file, passes, remarks, target, opt, defines, error_format, color, debug) -> int:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from .core.diagnostics import CompileError, Diagnostic, DiagnosticSink
+from .core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker
@@ -85,7 +85,7 @@ class Compilation:
     def parse(self, source: SourceFile) -> A.Program | None:
         try:
             return parse(source)
-        except CompileError as e:
+        except DiagnosticsError as e:
             self.sink.extend(e.diagnostics)
             return None
 
@@ -210,7 +210,7 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     from .backend_table import BACKENDS
     comp = check_file(path, defines, stdlib)
     if comp.ok:
-        comp.lower(BACKENDS[target].machine(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
+        comp.lower(BACKENDS[target].machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
     return comp
 
 
@@ -236,18 +236,18 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     front = [replace(d, targets=both) for d in comp.sink.items]
     found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
     if comp.ok:
-        for machine in (PTX, FERMI):
+        for model in (PTX, FERMI):
             comp.sink = DiagnosticSink()
-            comp.lower(machine, opt, verify_each=verify_each)
+            comp.lower(model, opt, verify_each=verify_each)
             seen: dict[tuple, int] = {}
             for d in comp.sink.items:
                 key = (d.severity, d.code, d.span, d.file, d.message)
                 seen[key] = seen.get(key, 0) + 1
                 key += (seen[key],)          # the n-th such finding of one model meets the other's n-th
                 if key in found:
-                    found[key][1].append(machine.name)
+                    found[key][1].append(model.name)
                 else:
-                    found[key] = (d, [machine.name])
+                    found[key] = (d, [model.name])
     found_after = []
     for d, names in found.values():
         note = BOTH_NOTE if len(names) == len(both) else MODEL_NOTES[names[0]]
@@ -275,7 +275,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
         return comp
     if module.source and comp.sources.get(module.source) is None:
         load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
-    comp.context = PassContext(BACKENDS[target].machine(), opt, comp.sink)
+    comp.context = PassContext(BACKENDS[target].machine_model(), opt, comp.sink)
     try:
         comp.ir = run_passes(module, passes, comp.context)
     except IRVerifyError as e:

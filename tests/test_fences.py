@@ -64,11 +64,11 @@ def test_every_example_is_pinned():
 @pytest.mark.parametrize("name, target", sorted(PINNED), ids=[f"{n}-{t}" for n, t in sorted(PINNED)])
 def test_fences_per_example(name, target):
     path = next(p for p in EXAMPLES if p.name == name)
-    machine = {"ptx": PTX, "fermi": FERMI}[target]
-    after = stats(path, machine)
+    model = {"ptx": PTX, "fermi": FERMI}[target]
+    after = stats(path, model)
     assert (after.fences, after.cta_fences, after.ordered) == PINNED[(name, target)]
-    before = stats(path, machine, minimize=False)
+    before = stats(path, model, minimize=False)
     assert after.fences <= before.fences <= after.naive
     assert before.ordered == 0                  # unminimized, every ordering is an explicit fence
-    if machine.ordered_atomics:                 # on PTX every ordering rides on an atomic or a load,
+    if model.ordered_atomics:                 # on PTX every ordering rides on an atomic or a load,
         assert after.fences == WRITTEN.get(name, 0)   # except the fences the program writes itself

@@ -10,11 +10,11 @@ import pytest
 
 from helpers import ROOT, syncc as cli
 from syncc.backends.fermi.emit import build_fermi_sass, steps as emit_steps
-from syncc.backends.fermi.emit.machine import CondBr, Goto, Sync
+from syncc.backends.fermi.emit.mcode import CondBr, Goto, Sync
 from syncc.backends.fermi.emit.emission import Emission
 from syncc.backends.fermi.emit.steps import STEP_NAMES, STEPS, run_steps
 from syncc.backends.fermi.emit.verify import MachineVerifyError, Stage, verify_function, verify_instructions
-from syncc.backends.fermi.isa import Reg, Target
+from syncc.backends.fermi.isa import BranchTarget, SassReg
 from syncc.driver import compile_file
 from syncc.ir.pipeline import PASS_NAMES
 
@@ -94,8 +94,8 @@ def test_a_register_out_of_range_and_a_virtual_one_after_allocation_are_rejected
     with pytest.raises(MachineVerifyError, match="virtual register .* left after allocation"):
         verify_function(e.mf, stage("allocate"))
     e = emitted_until("allocate")
-    ins = next(i for b in e.mf.blocks for i in b.instrs if i.ops and isinstance(i.ops[0], Reg))
-    ins.ops[0] = Reg(70)
+    ins = next(i for b in e.mf.blocks for i in b.instrs if i.ops and isinstance(i.ops[0], SassReg))
+    ins.ops[0] = SassReg(70)
     with pytest.raises(MachineVerifyError, match=r"register R70 out of range"):
         verify_function(e.mf, stage("allocate"))
 
@@ -104,7 +104,7 @@ def test_laid_out_code_must_branch_to_an_instruction():
     e = emitted_until("lay_out")
     verify_instructions(e.instrs, stage("lay_out"))
     i = next(n for n, ins in enumerate(e.instrs) if ins.op == "BRA")
-    e.instrs[i] = replace(e.instrs[i], operands=(Target(8 * len(e.instrs)),))
+    e.instrs[i] = replace(e.instrs[i], operands=(BranchTarget(8 * len(e.instrs)),))
     with pytest.raises(MachineVerifyError, match=r"target 0x\w+ is not an instruction of the kernel"):
         verify_instructions(e.instrs, stage("lay_out"))
 

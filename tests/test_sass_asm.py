@@ -7,7 +7,7 @@
   * every file of examples/sass/ assembles, round-trips, and keeps its listing's addresses;
   * each error code E1001-E1011 renders as `file:line:col: error[CODE]: message` with the caret
     under the offending word; several errors of one file are all reported; no input, however
-    mangled, raises anything but CompileError;
+    mangled, raises anything but DiagnosticsError;
   * the instruction-set table of docs/fermi.md is the one OPCODES generates, and the example of
     its ".sass format" section assembles.
 """
@@ -21,12 +21,12 @@ import pytest
 
 from helpers import ROOT, syncc
 from syncc.backends.fermi.asm import assemble
-from syncc.backends.fermi.isa import (OPCODES, PT, RZ, SPECIALS, Barrier, CondCode, Const, Imm, Instruction, Mem, Pred,
-                                    Reg, Special, Target)
+from syncc.backends.fermi.isa import (OPCODES, PT, RZ, SPECIALS, BranchTarget, CondCode, ConstBankWord,
+                                      ConvergenceBarrier, Instruction, Mem, Pred, SassImm, SassReg, Special)
 from syncc.backends.fermi.isa_doc import opcode_table
 from syncc.backends.fermi.printer import print_kernel, print_program
 from syncc.backends.fermi.program import Init, Region, SassKernel, SassParam, SharedArray
-from syncc.core.diagnostics import CompileError, Renderer
+from syncc.core.diagnostics import DiagnosticsError, Renderer
 from syncc.core.source import SourceFile, SourceMap
 
 SASS_EXAMPLES = sorted((ROOT / "examples" / "sass").glob("*.sass"))
@@ -51,21 +51,22 @@ def _samples(letter: str, spec, index: int) -> list:
     """Operands of kind `letter` for position `index` of `spec` (negated/inverted where allowed)."""
     source = index >= spec.dests
     if letter == "R":
-        regs = [Reg(0), Reg(62), Reg(RZ)]
+        regs = [SassReg(0), SassReg(62), SassReg(RZ)]
         if source and spec.negatable:
-            regs.append(Reg(5, neg=True))
+            regs.append(SassReg(5, neg=True))
         if source and spec.invertible:
-            regs.append(Reg(3, inv=True))
+            regs.append(SassReg(3, inv=True))
         return regs
     if letter == "P":
         return [Pred(0), Pred(PT)] + ([Pred(6, neg=True), Pred(PT, neg=True)] if source else [])
     return {
-        "I": [Imm(0), Imm(-4), Imm(0x7FFFFFFF), Imm(0xFFFFFFFF), Imm(-(1 << 31))],
-        "C": [Const(0, 0x20), Const(1, 0x100)],
-        "M": [Mem(Reg(0)), Mem(Reg(7), -4), Mem(Reg(RZ), 0x10), Mem(Reg(62), 0x80), Mem(Reg(RZ), -8)],
+        "I": [SassImm(0), SassImm(-4), SassImm(0x7FFFFFFF), SassImm(0xFFFFFFFF), SassImm(-(1 << 31))],
+        "C": [ConstBankWord(0, 0x20), ConstBankWord(1, 0x100)],
+        "M": [Mem(SassReg(0)), Mem(SassReg(7), -4), Mem(SassReg(RZ), 0x10), Mem(SassReg(62), 0x80),
+              Mem(SassReg(RZ), -8)],
         "S": [Special(s) for s in SPECIALS],
-        "T": [Target(0), Target(8)],
-        "B": [Barrier(0), Barrier(15)],
+        "T": [BranchTarget(0), BranchTarget(8)],
+        "B": [ConvergenceBarrier(0), ConvergenceBarrier(15)],
         "K": [CondCode()],
     }[letter]
 
@@ -146,8 +147,8 @@ SYNTHETIC = synthetic_kernels()
 
 def test_synthetic_kernels_cover_every_opcode_and_operand_kind():
     used = {(i.op, n, type(o)) for k in SYNTHETIC for i in k.instrs for n, o in enumerate(i.operands)}
-    kind_class = {"R": Reg, "P": Pred, "I": Imm, "C": Const, "M": Mem, "S": Special, "T": Target, "B": Barrier,
-                  "K": CondCode}
+    kind_class = {"R": SassReg, "P": Pred, "I": SassImm, "C": ConstBankWord, "M": Mem, "S": Special, "T": BranchTarget,
+                  "B": ConvergenceBarrier, "K": CondCode}
     for spec in OPCODES.values():
         assert any(i.op == spec.name for k in SYNTHETIC for i in k.instrs), spec.name
         for n, shape in enumerate(spec.shapes):
@@ -254,7 +255,7 @@ def errors(text: str) -> list[tuple[str, int, int]]:
     """(first rendered line, caret column, caret width) of each diagnostic of assembling `text`."""
     sources = SourceMap()
     source = sources.add("t.sass", text)
-    with pytest.raises(CompileError) as info:
+    with pytest.raises(DiagnosticsError) as info:
         assemble(source)
     out = []
     for d in info.value.diagnostics:
@@ -353,7 +354,7 @@ def test_every_new_code_has_a_snapshot():
 def test_errors_come_with_help():
     sources = SourceMap()
     source = sources.add("t.sass", HEAD + "  LDSKL P0, R1, [R0];\n  IADD R1, R2;\n  WARPSYNC 0x1;\n  BSYNC B0;\n")
-    with pytest.raises(CompileError) as info:
+    with pytest.raises(DiagnosticsError) as info:
         assemble(source)
     helps = [d.help for d in info.value.diagnostics]
     assert helps[0] == "did you mean `LDSLK`?"
@@ -379,7 +380,7 @@ def test_gaps_are_nops_and_labels_bind_after_them():
                       ".region critical \"c\"\n/*0040*/ STSUL [R0], RZ;\n.endregion\n  EXIT;\n").kernels
     assert [i.op for i in k.instrs] == ["MOV", "NOP", "NOP", "NOP", "LDSLK", "BRA", "NOP", "NOP", "STSUL", "EXIT"]
     assert [i.addr for i in k.instrs] == [8 * n for n in range(10)]
-    assert k.instrs[5].operands == (Target(0x20),)
+    assert k.instrs[5].operands == (BranchTarget(0x20),)
     assert k.regions == (Region(0x40, 0x48, "critical", "c"),)
 
 
@@ -410,7 +411,7 @@ def test_mangled_input_never_raises_anything_but_compile_error(path):
                 chars.insert(i, rng.choice(pieces))
         try:
             read("".join(chars))
-        except CompileError as e:
+        except DiagnosticsError as e:
             assert e.diagnostics and all(d.code.startswith("E10") for d in e.diagnostics)
 
 
@@ -454,7 +455,7 @@ def test_doc_sass_format_example_assembles():
     section = FERMI_DOC.split("## The .sass format", 1)[1]
     example = section.split("```\n", 2)[1]
     [k] = read(example).kernels
-    assert k.name == "atomic_add" and k.instrs[4].operands == (Target(8),)
+    assert k.name == "atomic_add" and k.instrs[4].operands == (BranchTarget(8),)
 
 
 def test_doc_lists_every_directive():
@@ -469,10 +470,10 @@ def test_operand_forms():
                       "  LDS R3, [R7+-4];\n  LDS R3, [R7+16];\n  LDS R4, [-0x8];\n  IADD R5, -R6, -12;\n"
                       "  @pt LOP.AND R1, ~R2, 0x0f;\n  @!P6 SEL R1, R2, R3, !pt;\n  NOP.S CC.T;\n  NOP;\n").kernels
     ops = [i.operands for i in k.instrs]
-    assert ops[0][1] == Const(0, 0x24) and ops[1][1] == Const(1, 0x100)
-    assert ops[2][1] == ops[3][1] == Mem(Reg(7), -4) and ops[4][1] == Mem(Reg(7), 16)
-    assert ops[5][1] == Mem(Reg(RZ), -8)
-    assert ops[6] == (Reg(5), Reg(6, neg=True), Imm(-12))
-    assert k.instrs[7].guard == Pred(PT) and ops[7][1] == Reg(2, inv=True) and ops[7][2] == Imm(15)
+    assert ops[0][1] == ConstBankWord(0, 0x24) and ops[1][1] == ConstBankWord(1, 0x100)
+    assert ops[2][1] == ops[3][1] == Mem(SassReg(7), -4) and ops[4][1] == Mem(SassReg(7), 16)
+    assert ops[5][1] == Mem(SassReg(RZ), -8)
+    assert ops[6] == (SassReg(5), SassReg(6, neg=True), SassImm(-12))
+    assert k.instrs[7].guard == Pred(PT) and ops[7][1] == SassReg(2, inv=True) and ops[7][2] == SassImm(15)
     assert k.instrs[8].guard == Pred(6, neg=True) and ops[8][3] == Pred(PT, neg=True)
     assert k.instrs[9].sync and ops[9] == (CondCode(),) and ops[10] == ()

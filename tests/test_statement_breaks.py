@@ -1,7 +1,7 @@
 """Line breaks end statements Go-style (syncc/frontend/lexer.py); these pin where they do and don't."""
 import pytest
 
-from syncc.core.diagnostics import CompileError
+from syncc.core.diagnostics import DiagnosticsError
 from syncc.frontend import ast as A
 from syncc.frontend.parser import parse
 from syncc.core.source import SourceFile
@@ -73,14 +73,14 @@ def test_semicolons_separate_statements_on_one_line():
 
 
 def test_two_statements_on_one_line_need_a_semicolon():
-    with pytest.raises(CompileError) as e:
+    with pytest.raises(DiagnosticsError) as e:
         kernel("var x = 1 x = 2")
     (d,) = e.value.diagnostics
     assert d.code == "E0002" and "line break" in d.message and (d.span.line, d.span.col) == (2, 11)
 
 
 def test_a_missing_operand_is_reported_after_the_previous_token():
-    with pytest.raises(CompileError) as e:
+    with pytest.raises(DiagnosticsError) as e:
         kernel("let x =\nlet y = 1")
     (d,) = e.value.diagnostics
     assert (d.span.line, d.span.col) == (2, 8) and d.message == "expected an expression, found keyword `let`"
@@ -88,7 +88,7 @@ def test_a_missing_operand_is_reported_after_the_previous_token():
 
 def test_a_missing_operand_can_be_taken_from_the_next_line():
     """As in Go: `=` at the end of a line continues, so the next line is read as the operand."""
-    with pytest.raises(CompileError) as e:
+    with pytest.raises(DiagnosticsError) as e:
         kernel("let x =\na[0] = 1")
     (d,) = e.value.diagnostics
     assert (d.span.line, d.span.col) == (3, 6)

@@ -50,7 +50,7 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
-class CompileError(Exception):
+class DiagnosticsError(Exception):
     """Raised to stop a phase that cannot continue; carries what it found."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):

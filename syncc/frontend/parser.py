@@ -1,6 +1,6 @@
 """Text → AST: the lark LALR parser and the translation of its errors into diagnostics.
 
-    program = parse(SourceFile(path, text))      # raises CompileError on bad input
+    program = parse(SourceFile(path, text))      # raises DiagnosticsError on bad input
 
 A parse error names what was expected in words ("expected an expression or `)`"),
 what was found, and points where the missing piece belongs: when the offending
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lark import Lark, Token
 
-from ..core.diagnostics import CompileError, Diagnostic, Severity
+from ..core.diagnostics import Diagnostic, DiagnosticsError, Severity
 from ..core.source import SourceFile, Span
 from . import ast as A
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
@@ -25,7 +25,7 @@ GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 
 _builder = AstBuilder()
 _lark: Lark | None = None
-_machine: tuple[SynccLexer, Tables] | None = None
+_lexer_tables: tuple[SynccLexer, Tables] | None = None
 
 
 def lark_parser() -> Lark:
@@ -42,12 +42,12 @@ def lark_parser() -> Lark:
     return _lark
 
 
-def _parse_machine() -> tuple[SynccLexer, Tables]:
-    global _machine
-    if _machine is None:
+def _lexer_and_tables() -> tuple[SynccLexer, Tables]:
+    global _lexer_tables
+    if _lexer_tables is None:
         parser = lark_parser()
-        _machine = (SynccLexer(parser.lexer_conf), Tables(parser))
-    return _machine
+        _lexer_tables = (SynccLexer(parser.lexer_conf), Tables(parser))
+    return _lexer_tables
 
 
 MAX_SOURCE_BYTES = 1 << 20   # 1 MiB: 300 times the largest example; parsing is pure Python
@@ -57,28 +57,28 @@ def parse(source: SourceFile) -> A.Program:
     text = source.text
     if len(text) > MAX_SOURCE_BYTES and len(text.encode("utf-8")) > MAX_SOURCE_BYTES:
         cut = len(text.encode("utf-8")[:MAX_SOURCE_BYTES].decode("utf-8", errors="ignore"))
-        raise CompileError([_error(
+        raise DiagnosticsError([_error(
             "E0008", f"this file is {len(text.encode('utf-8')) / (1 << 20):.1f} MiB; syncc reads programs "
             f"of up to {MAX_SOURCE_BYTES >> 20} MiB", source.span(cut, cut + 1),
             help="the limit is reached here; split the program or generate less code")])
-    lexer, tables = _parse_machine()
+    lexer, tables = _lexer_and_tables()
     _builder.reset(source.path)
     try:
         return tables.parse(lexer.lex(text))
     except ParseError as e:
-        raise CompileError([_unexpected_token(e.token, e.acceptable(), source)]) from None
+        raise DiagnosticsError([_unexpected_token(e.token, e.acceptable(), source)]) from None
     except LexError as e:
-        raise CompileError([_unexpected_character(e.pos, source)]) from None
+        raise DiagnosticsError([_unexpected_character(e.pos, source)]) from None
     except NestingTooDeep as e:
-        raise CompileError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
-                                   _tok_span(source, e.token),
-                                   help="split the expression or block into smaller pieces")]) from None
+        raise DiagnosticsError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
+                                       _tok_span(source, e.token),
+                                       help="split the expression or block into smaller pieces")]) from None
     except TreeTooDeep as e:
-        raise CompileError([_error("E0005", f"this is nested more than {MAX_NESTING} levels deep "
-                                   "(counting every operator of a chain like `a + b + c`)", e.span,
-                                   help="split it up with `let`s, functions or smaller blocks")]) from None
+        raise DiagnosticsError([_error("E0005", f"this is nested more than {MAX_NESTING} levels deep "
+                                       "(counting every operator of a chain like `a + b + c`)", e.span,
+                                       help="split it up with `let`s, functions or smaller blocks")]) from None
     except BadLiteral as e:
-        raise CompileError([_error("E0003", str(e), e.span)]) from None
+        raise DiagnosticsError([_error("E0003", str(e), e.span)]) from None
 
 
 def _error(code: str, message: str, span: Span | None, help: str | None = None) -> Diagnostic:

@@ -1,6 +1,6 @@
 """The assembler: .sass text → SassProgram (docs/fermi.md, "The .sass format", is the reference).
 
-    program = assemble(SourceFile(path, text))     # raises CompileError with every problem found
+    program = assemble(SourceFile(path, text))     # raises DiagnosticsError with every problem found
 
 What it guarantees:
 
@@ -17,18 +17,18 @@ What it guarantees:
     field by field, for every kernel with instructions, a launch shape and properly nested
     regions (tests/test_sass_asm.py checks this on every opcode and every example).
 
-Bad input never raises anything but CompileError; its diagnostics (E1001-E1011) are located
+Bad input never raises anything but DiagnosticsError; its diagnostics (E1001-E1011) are located
 and sorted, several per file where the lines allow it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ...core.diagnostics import CompileError, DiagnosticSink, Note, did_you_mean
+from ...core.diagnostics import DiagnosticSink, DiagnosticsError, Note, did_you_mean
 from ...core.source import SourceFile, Span
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
-from .asm_parse import Directive, InitSpec, InstrLine, Label, Unparsed, Word, parse_lines
-from .isa import INSTR_BYTES, Instruction, Target
+from .asm_parse import Directive, InitSpec, InstrLine, LabelLine, Unparsed, Word, parse_lines
+from .isa import INSTR_BYTES, BranchTarget, Instruction
 from .program import Init, Region, SassKernel, SassParam, SassProgram, SharedArray
 
 ELEM_TYPES = ("i32", "u32", "bool")
@@ -64,7 +64,7 @@ def assemble(source: SourceFile) -> SassProgram:
         sink.error("E1010", "this file has no kernel", source.span(0, 0),
                    help="a .sass file holds kernels, each starting with `.kernel NAME`")
     if sink.has_errors:
-        raise CompileError(sink.sorted())
+        raise DiagnosticsError(sink.sorted())
     return program
 
 
@@ -112,7 +112,7 @@ class _KernelBuilder:
 
     # ---- lines
     def add(self, record, sink: DiagnosticSink) -> None:
-        if isinstance(record, Label):
+        if isinstance(record, LabelLine):
             self.label(record.name, sink)
         elif isinstance(record, InstrLine):
             self.instruction(record, sink)
@@ -152,7 +152,7 @@ class _KernelBuilder:
         self.label_uses.extend((index, i, word) for i, word in labels)
         named = {i for i, _ in labels}
         self.hex_targets.extend((index, i, line.operands[i].span) for i, o in enumerate(ins.operands)
-                                if isinstance(o, Target) and i not in named)
+                                if isinstance(o, BranchTarget) and i not in named)
         if ins.spec.its:
             self.its_uses.append(line.opcode.span)
 
@@ -211,7 +211,7 @@ class _KernelBuilder:
                 continue
             ins = self.instrs[index]
             operands = list(ins.operands)
-            operands[i] = Target(found[0])
+            operands[i] = BranchTarget(found[0])
             self.instrs[index] = replace(ins, operands=tuple(operands))
         for index, i, span in self.hex_targets:
             t = self.instrs[index].operands[i].addr

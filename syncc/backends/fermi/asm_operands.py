@@ -14,7 +14,7 @@ The checks, each with its code:
            immediates of 32 bits, -R only where the opcode is `negatable` and ~R only where it
            is `invertible`, and neither on a destination
 
-A branch target written as a label comes back as a `Target(-1)` placeholder, with the label's
+A branch target written as a label comes back as a `BranchTarget(-1)` placeholder, with the label's
 word in `labels` (operand index, word) for asm.py to resolve once the kernel is read.
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Callable
 from ...core.diagnostics import DiagnosticSink, did_you_mean
 from ...core.source import Span
 from .asm_parse import ConstOp, InstrLine, MemOp, NotOp, NumOp, RawOperand, Word, WordOp
-from .isa import (NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, SPECIALS, Barrier, CondCode, Const, Imm, Instruction, Mem,
-                  OpSpec, Pred, Reg, Special, Target)
+from .isa import (NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, SPECIALS, BranchTarget, CondCode, ConstBankWord,
+                  ConvergenceBarrier, Instruction, Mem, OpSpec, Pred, SassImm, SassReg, Special)
 
 NUM_BARRIERS = 16
 IMM_MIN, IMM_MAX = -(1 << 31), (1 << 32) - 1      # a 32-bit immediate, signed or unsigned
@@ -38,8 +38,8 @@ KIND_WORDS = {
     "M": "an address `[R0+0x4]`", "S": "a special register", "T": "a branch target (a label or an address)",
     "B": "a convergence barrier", "K": "`CC.T`",
 }
-KIND_OF = {Reg: "R", Pred: "P", Imm: "I", Const: "C", Mem: "M", Special: "S", Target: "T", Barrier: "B",
-           CondCode: "K"}
+KIND_OF = {SassReg: "R", Pred: "P", SassImm: "I", ConstBankWord: "C", Mem: "M", Special: "S", BranchTarget: "T",
+           ConvergenceBarrier: "B", CondCode: "K"}
 
 
 class Invalid(Exception):
@@ -52,13 +52,13 @@ class Invalid(Exception):
 
 # ---- words → operands: a table of patterns ---------------------------------------------------
 
-def _register(m: re.Match) -> Reg:
+def _register(m: re.Match) -> SassReg:
     if m.group(1) is None:
-        return Reg(RZ)
+        return SassReg(RZ)
     n = int(m.group(1))
     if n >= NUM_REGS:
         raise Invalid(f"there is no register R{n}", f"registers are R0-R{NUM_REGS - 1} and RZ")
-    return Reg(n)
+    return SassReg(n)
 
 
 def _predicate(m: re.Match) -> Pred:
@@ -70,11 +70,11 @@ def _predicate(m: re.Match) -> Pred:
     return Pred(n)
 
 
-def _barrier(m: re.Match) -> Barrier:
+def _barrier(m: re.Match) -> ConvergenceBarrier:
     n = int(m.group(1))
     if n >= NUM_BARRIERS:
         raise Invalid(f"there is no convergence barrier B{n}", f"barriers are B0-B{NUM_BARRIERS - 1}")
-    return Barrier(n)
+    return ConvergenceBarrier(n)
 
 
 def _cond(m: re.Match) -> CondCode:
@@ -120,9 +120,9 @@ def raw_operand(raw: RawOperand, kinds: str):
             return Word(raw.text, raw.span)
         operand = word_operand(raw.text)
         if raw.neg or raw.inv:
-            if not isinstance(operand, Reg):
+            if not isinstance(operand, SassReg):
                 raise Invalid(f"`{'-' if raw.neg else '~'}` applies to registers only")
-            operand = Reg(operand.n, raw.neg, raw.inv)
+            operand = SassReg(operand.n, raw.neg, raw.inv)
         return operand
     if isinstance(raw, NotOp):
         operand = word_operand(raw.text)
@@ -131,19 +131,19 @@ def raw_operand(raw: RawOperand, kinds: str):
         return Pred(operand.n, True)
     if isinstance(raw, NumOp):
         if "T" in kinds:
-            return Target(raw.value)
-        return Imm(_check_range(raw.value, IMM_MIN, IMM_MAX, "immediate"))
+            return BranchTarget(raw.value)
+        return SassImm(_check_range(raw.value, IMM_MIN, IMM_MAX, "immediate"))
     if isinstance(raw, MemOp):
-        base = Reg(RZ)
+        base = SassReg(RZ)
         if raw.base is not None:
             base = word_operand(raw.base.text)
-            if not isinstance(base, Reg):
+            if not isinstance(base, SassReg):
                 raise Invalid(f"an address is based on a register, not `{raw.base.text}`")
         return Mem(base, _check_range(raw.offset, OFFSET_MIN, OFFSET_MAX, "offset"))
     assert isinstance(raw, ConstOp)
     if raw.offset % 4:
         raise Invalid(f"constant offset {raw.offset:#x} is not a multiple of 4")
-    return Const(raw.bank, raw.offset)
+    return ConstBankWord(raw.bank, raw.offset)
 
 
 # ---- the instruction --------------------------------------------------------------------------
@@ -275,7 +275,7 @@ def decode_instruction(line: InstrLine, sink: DiagnosticSink) -> tuple[Instructi
             continue
         if isinstance(operand, Word):
             labels.append((i, operand))
-            operand = Target(-1)
+            operand = BranchTarget(-1)
         kind = KIND_OF[type(operand)]
         if kind not in kinds:
             sink.error("E1003", f"operand {i + 1} of `{spec.name}` must be {_kinds_text(kinds)}; "
@@ -294,12 +294,12 @@ _INVERTIBLE = ", ".join(s.name for s in OPCODES.values() if s.invertible)
 def _check_prefixes(spec: OpSpec, index: int, operand) -> None:
     """-R only on sources of negatable opcodes, ~R only on sources of invertible ones, !P on sources."""
     dest = index < spec.dests
-    if isinstance(operand, Reg) and operand.neg:
+    if isinstance(operand, SassReg) and operand.neg:
         if dest:
             raise Invalid("a destination register cannot be negated")
         if not spec.negatable:
             raise Invalid(f"`{spec.name}` cannot negate a register", f"`-R` is for the sources of {_NEGATABLE}")
-    if isinstance(operand, Reg) and operand.inv:
+    if isinstance(operand, SassReg) and operand.inv:
         if dest:
             raise Invalid("a destination register cannot be inverted")
         if not spec.invertible:

@@ -73,7 +73,7 @@ RawOperand = Union[WordOp, NotOp, NumOp, MemOp, ConstOp]
 
 
 @dataclass(frozen=True)
-class Label:
+class LabelLine:
     name: Word
 
 
@@ -97,7 +97,7 @@ class InitSpec:
 
 
 @dataclass(frozen=True)
-class Shape:
+class LaunchDims:
     """`grid(2, 1)` of `.launch`."""
     name: Word
     values: tuple[int, ...]
@@ -121,7 +121,7 @@ class Unparsed:
     span: Span
 
 
-Record = Union[Label, InstrLine, Directive, Unparsed]
+Record = Union[LabelLine, InstrLine, Directive, Unparsed]
 
 
 # ---- the parser -------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ class _Builder(Transformer):
         return list(records)
 
     def label(self, name, _colon):
-        return Label(self._word(name))
+        return LabelLine(self._word(name))
 
     def instruction(self, *children):
         parts = list(children[:-1])              # the `;` ends it
@@ -226,7 +226,7 @@ class _Builder(Transformer):
 
     # -- the parts of directives
     def shape(self, name, *rest):
-        return Shape(self._word(name), tuple(_number(n) for n in _words(rest)), self._extent(name, rest[-1]))
+        return LaunchDims(self._word(name), tuple(_number(n) for n in _words(rest)), self._extent(name, rest[-1]))
 
     def dims(self, *children):
         return tuple(_number(n) for n in _words(children))

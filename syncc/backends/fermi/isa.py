@@ -40,7 +40,7 @@ def hexval(v: int) -> str:
 # ---- operands ----------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class Reg:
+class SassReg:
     n: int                  # 0..62, or RZ
     neg: bool = False       # -R2 (IADD, ISCADD)
     inv: bool = False       # ~R2 (LOP)
@@ -60,7 +60,7 @@ class Pred:
 
 
 @dataclass(frozen=True, slots=True)
-class Imm:
+class SassImm:
     value: int
 
     def __str__(self) -> str:
@@ -70,7 +70,7 @@ class Imm:
 @dataclass(frozen=True, slots=True)
 class Mem:
     """A memory address: base register plus a signed byte offset ([RZ+off] prints as [off])."""
-    base: Reg
+    base: SassReg
     offset: int = 0
 
     def __str__(self) -> str:
@@ -82,7 +82,7 @@ class Mem:
 
 
 @dataclass(frozen=True, slots=True)
-class Const:
+class ConstBankWord:
     """A word of a constant bank: bank 0 holds the launch shape and the parameters (see CBANK)."""
     bank: int
     offset: int
@@ -100,7 +100,7 @@ class Special:
 
 
 @dataclass(frozen=True, slots=True)
-class Target:
+class BranchTarget:
     addr: int               # a byte address in the kernel
 
     def __str__(self) -> str:
@@ -108,7 +108,7 @@ class Target:
 
 
 @dataclass(frozen=True, slots=True)
-class Barrier:
+class ConvergenceBarrier:
     """A convergence barrier register B0..B15 (ITS mode: BSSY/BSYNC/BREAK)."""
     n: int
 
@@ -125,7 +125,7 @@ class CondCode:
         return f"CC.{self.test}"
 
 
-Operand = Union[Reg, Pred, Imm, Mem, Const, Special, Target, Barrier, CondCode]
+Operand = Union[SassReg, Pred, SassImm, Mem, ConstBankWord, Special, BranchTarget, ConvergenceBarrier, CondCode]
 
 # Special registers S2R reads. ntid and nctaid are not here: Fermi code reads them from the
 # constant bank (CBANK).

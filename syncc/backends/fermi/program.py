@@ -92,12 +92,12 @@ class SassKernel:
     @property
     def registers(self) -> int:
         """Registers per thread: the highest register used, plus one (for occupancy)."""
-        from .isa import RZ, Mem, Reg
+        from .isa import RZ, Mem, SassReg
         high = -1
         for ins in self.instrs:
             for o in ins.operands:
                 r = o.base if isinstance(o, Mem) else o
-                if isinstance(r, Reg) and r.n != RZ:
+                if isinstance(r, SassReg) and r.n != RZ:
                     high = max(high, r.n)
         return high + 1
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.diagnostics import CompileError, Diagnostic, DiagnosticSink
+from ...core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError
 from ...core.source import SourceMap
 from ...frontend.modules import load_source
 from .asm import assemble
@@ -35,5 +35,5 @@ def assemble_file(path: str) -> AssembledFile:
         return AssembledFile(None, [source], sources)
     try:
         return AssembledFile(assemble(source), [], sources)
-    except CompileError as e:
+    except DiagnosticsError as e:
         return AssembledFile(None, DiagnosticSink(list(e.diagnostics)).sorted(), sources)

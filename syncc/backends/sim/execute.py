@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from . import lanes as L
-from ..fermi.isa import PT, RZ, CondCode, Const, Imm, Instruction, Mem, Pred, Reg, Special
+from ..fermi.isa import PT, RZ, CondCode, ConstBankWord, Instruction, Mem, Pred, SassImm, SassReg, Special
 from .memory import MemoryFault
 from ..fermi.program import SassKernel
 
@@ -31,9 +31,9 @@ I32 = np.int32
 MASK32 = 0xFFFFFFFF
 
 
-class RunError(Exception):
+class InstructionError(Exception):
     """Something an instruction cannot do at run time (BRA.U that splits the warp, running off
-    the end, a warp-level instruction the machine lacks): reported at the instruction."""
+    the end, a warp-level instruction the simulated machine lacks): reported at the instruction."""
 
 
 @dataclass
@@ -64,16 +64,16 @@ class Decoded:
 # ---- operands ----------------------------------------------------------------------------
 
 def _imm(o, env: Env) -> int:
-    if isinstance(o, Imm):
+    if isinstance(o, SassImm):
         return o.value
-    if isinstance(o, Const):
+    if isinstance(o, ConstBankWord):
         return env.cbank.get(o.offset, 0) if o.bank == 0 else 0     # unwritten constant memory reads 0
     raise TypeError(o)
 
 
 def _unsigned(o, env: Env):
     """A function of the warp giving the operand as uint32 (a row or a scalar)."""
-    if isinstance(o, Reg):
+    if isinstance(o, SassReg):
         n = o.n
         if o.neg:
             return lambda w: np.negative(w.r[n])
@@ -85,7 +85,7 @@ def _unsigned(o, env: Env):
 
 
 def _signed(o, env: Env):
-    if isinstance(o, Reg):
+    if isinstance(o, SassReg):
         n = o.n
         if o.neg:
             return lambda w: np.negative(w.s[n])
@@ -190,7 +190,7 @@ def _shift_amount(v):
 
 def _shl(ins, env):
     a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
-    if isinstance(ins.operands[2], (Imm, Const)) and _imm(ins.operands[2], env) & MASK32 < 32:
+    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and _imm(ins.operands[2], env) & MASK32 < 32:
         k = U32(_imm(ins.operands[2], env))
         return _ufunc(ins, np.left_shift, a, lambda w: k)
 
@@ -202,7 +202,7 @@ def _shl(ins, env):
 
 def _shr(ins, env):
     logical = "U32" in ins.mods
-    if isinstance(ins.operands[2], (Imm, Const)) and _imm(ins.operands[2], env) & MASK32 < 32:
+    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and _imm(ins.operands[2], env) & MASK32 < 32:
         k = _imm(ins.operands[2], env)
         if logical:
             return _ufunc(ins, np.right_shift, _unsigned(ins.operands[1], env), lambda w: U32(k))
@@ -706,7 +706,7 @@ def _slots(ins: Instruction) -> tuple[tuple[int, ...], tuple[int, ...]]:
     reads, writes = [], []
     for i, o in enumerate(ins.operands):
         target = writes if i < dests else reads
-        if isinstance(o, Reg) and o.n != RZ:
+        if isinstance(o, SassReg) and o.n != RZ:
             target.append(o.n)
         elif isinstance(o, Pred) and o.n != PT:
             target.append(64 + o.n)
@@ -737,12 +737,12 @@ def decode(kernel: SassKernel, env: Env) -> list[Decoded]:
 
 def operand_value(o, w, env: Env) -> np.ndarray:
     """An operand's per-lane values as uint32 (for BAR ids/counts and WARPSYNC masks)."""
-    if isinstance(o, Reg):
+    if isinstance(o, SassReg):
         return w.r[o.n]
-    if isinstance(o, (Imm, Const)):
+    if isinstance(o, (SassImm, ConstBankWord)):
         return np.full(32, _imm(o, env) & MASK32, dtype=U32)
     raise TypeError(o)
 
 
-__all__ = ["Decoded", "Env", "RunError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
+__all__ = ["Decoded", "Env", "InstructionError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
            "CondCode", "Special"]

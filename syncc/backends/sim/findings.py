@@ -16,8 +16,6 @@ from .warp import Warp
 
 CODES = {"simt-deadlock": "E0905", "alias-deadlock": "E0906", "barrier-deadlock": "E0907", "deadlock": "E0908",
          "livelock": "E0909", "budget": "E0910"}
-TITLES = {"simt-deadlock": "SIMT deadlock", "alias-deadlock": "alias deadlock", "barrier-deadlock": "barrier deadlock",
-          "deadlock": "deadlock", "livelock": "livelock", "budget": "out of cycles"}
 
 
 @dataclass
@@ -69,4 +67,4 @@ def where(sim, pc: int | None) -> str:
 
 
 
-__all__ = ["CODES", "TITLES", "Diagnosis", "Finding", "where"]
+__all__ = ["CODES", "Diagnosis", "Finding", "where"]

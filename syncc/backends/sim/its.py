@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import lanes as L
-from .execute import RunError, operand_value
+from .execute import InstructionError, operand_value
 from .findings import Finding, where
 from ..fermi.isa import INSTR_BYTES
 
@@ -128,7 +128,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
     elif kind == "bra":
         taken = m
         if taken and taken != split and d.ins.has("U"):
-            raise RunError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
+            raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
         st.move(taken, pc, d.target)
         st.move(split & ~taken, pc, nxt)
         st.current = nxt if split & ~taken else d.target     # fall-through lanes go on, as on Fermi
@@ -197,7 +197,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
         st.move(split, pc, nxt)
         st.current = nxt
     else:
-        raise RunError(f"{d.ins.op} at 0x{pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
+        raise InstructionError(f"{d.ins.op} at 0x{pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
                        "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
     return delay
 

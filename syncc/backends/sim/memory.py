@@ -96,14 +96,6 @@ class GlobalMemory:
         return f"global 0x{addr:x}"
 
 
-@dataclass
-class SharedArrayName:
-    name: str
-    offset: int              # bytes within the block's shared memory
-    words: int
-    dims: tuple[int, ...]
-
-
 class SharedMemory:
     """One SM's shared memory (48 KB of words) and its lock unit.
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import lanes as L
-from .execute import Env, RunError, decode, operand_value
+from .execute import Env, InstructionError, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from ..fermi.program import SassKernel
-from .warp import DIV, PBK, SSY, Barrier, Block, StackOverflow, Warp
+from .warp import DIV, PBK, SSY, BlockBarrier, StackOverflow, ThreadBlock, Warp
 from .weakmem import memory_model
 
 INF = float("inf")
@@ -165,7 +165,7 @@ class SM:
         self.index = index
         self.shared = SharedMemory(config.shared_bytes_per_sm, config.lock_bits)
         self.schedulers = [Scheduler(config.policy, index * config.schedulers + k) for k in range(config.schedulers)]
-        self.blocks: list[Block] = []
+        self.blocks: list[ThreadBlock] = []
         self.warps = 0
         self.threads = 0
         self.registers = 0
@@ -252,7 +252,7 @@ class Simulator:
         k = self.kernel
         bx, by, _ = self.block_shape
         linear = index[0] + self.grid[0] * (index[1] + self.grid[1] * index[2])
-        block = Block(index, linear, sm, base, self.threads_per_block)
+        block = ThreadBlock(index, linear, sm, base, self.threads_per_block)
         block.started = self.now
         self._init_shared(sm, base)
         for wi in range(self.warps_per_block):
@@ -306,7 +306,7 @@ class Simulator:
         if block.live == 0:
             self._finish_block(block)
 
-    def _finish_block(self, block: Block) -> None:
+    def _finish_block(self, block: ThreadBlock) -> None:
         sm = block.sm
         if self.keep_shared:
             self._keep_shared(sm, block)
@@ -334,7 +334,7 @@ class Simulator:
             status, repeat = self.advance(self.config.max_cycles, fingerprints=True)
         except MemoryFault as e:
             return self._fault("memory", str(e), e.lane)
-        except (RunError, StackOverflow) as e:
+        except (InstructionError, StackOverflow) as e:
             return self._fault("error", str(e))
         finally:
             self.mem.flush()                   # whatever stopped the run, the stores in flight land
@@ -418,7 +418,7 @@ class Simulator:
         i = pc >> 3
         code = self.code
         if i >= len(code) or pc & 7:
-            raise RunError(f"{w.name} ran off the end of the kernel (address 0x{pc:x})")
+            raise InstructionError(f"{w.name} ran off the end of the kernel (address 0x{pc:x})")
         d = code[i]
         self._warp, self._issue_pc = w, pc
         stats = self.stats
@@ -515,7 +515,7 @@ class Simulator:
                 delay = its_issue(self, w, d, m, now)
                 reason = "branch"
             if d.sync:
-                raise RunError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
+                raise InstructionError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
             if not select_split(w, now):
                 if not (w.present & ~w.exited):
                     self._finish_warp(w)
@@ -535,7 +535,7 @@ class Simulator:
                 w.pc = pc + INSTR_BYTES
             else:
                 if d.ins.has("U"):
-                    raise RunError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
+                    raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
                                    f"({L.describe(m)} jump, {L.describe(active & ~m)} do not)")
                 w.push(DIV, m, d.target)
                 w.active = active & ~m
@@ -571,7 +571,7 @@ class Simulator:
                     self._sync(w)
                 return                              # waits: ready_at set when released
         else:
-            raise RunError(f"{d.ins.op} at 0x{pc:x} needs independent thread scheduling (run with --its)")
+            raise InstructionError(f"{d.ins.op} at 0x{pc:x} needs independent thread scheduling (run with --its)")
         if d.sync:
             self._sync(w)
             delay, reason = max(delay, config.stack_latency), "stack"
@@ -580,7 +580,7 @@ class Simulator:
     def _sync(self, w: Warp) -> None:
         """`.S`: the active lanes are done with this path; resume the next one from the stack."""
         if not w.stack:
-            raise RunError(f"`.S` at 0x{w.pc - INSTR_BYTES:x} with an empty SIMT stack in {w.name}")
+            raise InstructionError(f"`.S` at 0x{w.pc - INSTR_BYTES:x} with an empty SIMT stack in {w.name}")
         w.pop()
 
     # ---- barriers
@@ -601,10 +601,11 @@ class Simulator:
         count = ids[1] if len(ids) > 1 else None
         block = w.block
         if not 0 <= bar_id < self.config.named_barriers:
-            raise RunError(f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: a block has {self.config.named_barriers}")
+            raise InstructionError(f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: "
+                                   f"a block has {self.config.named_barriers}")
         bar = block.barriers.get(bar_id)
         if bar is None:
-            bar = block.barriers[bar_id] = Barrier(count if count is not None else 0)
+            bar = block.barriers[bar_id] = BlockBarrier(count if count is not None else 0)
         if count is not None:
             bar.expected = count
         arriving = w.active if lanes is None else lanes
@@ -633,7 +634,7 @@ class Simulator:
         self._maybe_release(block, bar_id, bar)
         return True
 
-    def _maybe_release(self, block: Block, bar_id: int, bar: Barrier) -> None:
+    def _maybe_release(self, block: ThreadBlock, bar_id: int, bar: BlockBarrier) -> None:
         if self.config.its:
             expected = bar.expected or sum((x.present & ~x.exited).bit_count() for x in block.warps if not x.done)
         else:

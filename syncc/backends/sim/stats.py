@@ -15,7 +15,6 @@ warp), `barrier`, `branch` (fetching from a new address), `stack`
 from __future__ import annotations
 
 from ...core.source import SourceMap
-from ..fermi.isa import INSTR_BYTES
 from ..fermi.program import SassKernel
 
 
@@ -52,10 +51,3 @@ def format_stats(kernel: SassKernel, outcome, sources: SourceMap | None = None, 
             label = f"{line}" if line else "-"
             lines.append(f"  {label:>6}  {cyc:>12,}  {100 * cyc / cycles_all:>5.1f}%  {iss:>9,}  {text[:60]}")
     return "\n".join(lines) + "\n"
-
-
-def hottest(kernel: SassKernel, outcome, n: int = 5) -> list[tuple[int, int]]:
-    """The n instruction addresses with the most warp-cycles, with their cycles."""
-    s = outcome.stats
-    ranked = sorted(range(len(kernel.instrs)), key=lambda i: -s.cycles[i])[:n]
-    return [(i * INSTR_BYTES, s.cycles[i]) for i in ranked]

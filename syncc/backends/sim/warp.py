@@ -30,7 +30,7 @@ MAX_STACK = 4096
 
 
 @dataclass
-class Barrier:
+class BlockBarrier:
     """One named barrier of a block while warps wait at it."""
     expected: int                                  # threads (a multiple of 32)
     arrived: int = 0                               # threads so far
@@ -41,14 +41,17 @@ class Barrier:
     stores_until: int = 0                          # weak memory: when the arrivals' stores reach L2
 
 
-class Block:
+class ThreadBlock:
+    """One thread block (CTA) resident on an SM: its warps, its shared-memory window from `base`,
+    and its named barriers while warps wait at them (BlockBarrier, by barrier id)."""
+
     __slots__ = ("index", "linear", "sm", "base", "warps", "live", "barriers", "threads", "started", "finished")
 
     def __init__(self, index: tuple[int, int, int], linear: int, sm, base: int, threads: int):
         self.index, self.linear, self.sm, self.base, self.threads = index, linear, sm, base, threads
         self.warps: list[Warp] = []
         self.live = 0
-        self.barriers: dict[int, Barrier] = {}
+        self.barriers: dict[int, BlockBarrier] = {}
         self.started = 0
         self.finished = None
 
@@ -61,7 +64,7 @@ class Warp:
                  "exited", "pc", "stack", "sb", "ready_at", "stores_done_at", "waiting", "local", "tid",
                  "issued", "last_issue", "age", "its", "stall", "stall_reason", "lane_ids")
 
-    def __init__(self, uid: int, block: Block, index: int, threads: int, tid_xyz: np.ndarray, local_words: int,
+    def __init__(self, uid: int, block: ThreadBlock, index: int, threads: int, tid_xyz: np.ndarray, local_words: int,
                  age: int):
         self.uid, self.block, self.index, self.age = uid, block, index, age
         self.sm = block.sm

@@ -9,7 +9,7 @@ splits (those that do not return) meet again at its join (reconverge.py),
 whose registers are R0–R62 and P0–P6 (spills in local memory), and whose
 header (launch shape, parameters in constant-bank order, shared arrays, shared
 and local bytes, source file) is what the simulator needs to run it. A
-program the emitter cannot handle (64-bit integers) is a CompileError with
+program the emitter cannot handle (64-bit integers) is a DiagnosticsError with
 located diagnostics (E0801); a shape it does not expect from the passes is an
 EmitterError (an internal error).
 
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ....core.diagnostics import CompileError, Diagnostic
+from ....core.diagnostics import Diagnostic, DiagnosticsError
 from ....ir.abi import kernel_abi
 from ....ir.nodes import Kernel, Module
 from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
 from .legalize import check_kernel
-from .machine import EmitterError
+from .mcode import EmitterError
 from .emission import Emission
 from .steps import STEP_NAMES, run_steps
 
@@ -48,7 +48,7 @@ def build_fermi_sass(module: Module, its: bool = False, dump_after: str | None =
                      dump: Dump | None = None) -> SassProgram:
     problems = check_module(module)
     if problems:
-        raise CompileError(problems)
+        raise DiagnosticsError(problems)
     return SassProgram([emit_kernel(k, module.source, its, dump_after, dump) for k in module.kernels], module.source)
 
 

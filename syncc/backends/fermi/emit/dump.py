@@ -9,7 +9,7 @@ from __future__ import annotations
 from ....ir.printer import print_kernel as print_ir_kernel
 from ..printer import instruction_line
 from .emission import Emission
-from .machine import CondBr, Exit, Goto, Label, MBlock, MFunction, MTerm, Sync, VMem
+from .mcode import CondBr, Exit, Goto, Label, MBlock, MFunction, MTerm, Sync, VMem
 
 
 def emission_text(e: Emission, step: str) -> str:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from ....ir.nodes import Kernel
 from ....ir.uniformity import Uniformity
 from ..isa import Instruction
-from .machine import MFunction
-from .reconverge import Region
+from .mcode import MFunction
+from .reconverge import ReconvergenceRegion
 
 
 @dataclass(eq=False)
@@ -18,6 +18,6 @@ class Emission:
     source: str | None = None
     ir: Kernel | None = None
     uniform: Uniformity | None = None
-    regions: list[Region] | None = None
+    regions: list[ReconvergenceRegion] | None = None
     mf: MFunction | None = None
     instrs: list[Instruction] | None = None

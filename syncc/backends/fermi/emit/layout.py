@@ -24,8 +24,8 @@ stub blocks reconvergence made placed before the block they lead to.
 """
 from __future__ import annotations
 
-from ..isa import INSTR_BYTES, OPCODES, CondCode, Instruction, Pred, Target
-from .machine import CondBr, EmitterError, Exit, Goto, Label, MFunction, MInstr, Sync
+from ..isa import INSTR_BYTES, OPCODES, BranchTarget, CondCode, Instruction, Pred
+from .mcode import CondBr, EmitterError, Exit, Goto, Label, MFunction, MInstr, Sync
 
 FOLDABLE_UNITS = ("alu", "mul")
 CONTROL = {"BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD"}
@@ -151,9 +151,9 @@ def lay_out(mf: MFunction, its: bool = False) -> list[Instruction]:
             raise EmitterError(f"block {b.label} has no terminator")
     out = []
     for addr, (ins, label) in enumerate(code):
-        ops = [Target(INSTR_BYTES * starts[o.name]) if isinstance(o, Label) else o for o in ins.ops]
+        ops = [BranchTarget(INSTR_BYTES * starts[o.name]) if isinstance(o, Label) else o for o in ins.ops]
         if label is not None:
-            ops = [Target(INSTR_BYTES * starts[label])]
+            ops = [BranchTarget(INSTR_BYTES * starts[label])]
         guard = ins.guard
         if guard is not None and not isinstance(guard, Pred):
             raise EmitterError(f"an unallocated guard in {ins!r}")

@@ -2,7 +2,7 @@
 
 Guarantee: per thread, the function computes what it computed before, with the
 same memory operations, branches and blocks (so the IR's regions still name
-them); only pure instructions (machine.PURE: ALU work, and S2R of anything but
+them); only pure instructions (mcode.PURE: ALU work, and S2R of anything but
 the clock) are folded, replaced or moved. Four rewrites, repeated until nothing changes:
 
   * known values: a register with one definition that is a constant, or that is
@@ -29,8 +29,8 @@ is defined under a guard, keeps its instructions where they are.
 from __future__ import annotations
 
 from ....ir.cfg import CFG
-from ..isa import RZ, Imm, Reg, Special
-from .machine import Goto, MFunction, MInstr, Use, V, VMem
+from ..isa import RZ, SassImm, SassReg, Special
+from .mcode import Goto, MFunction, MInstr, Use, V, VMem
 
 NONNEGATIVE_SPECIALS = {"SR_Tid_X", "SR_Tid_Y", "SR_Tid_Z", "SR_CTAid_X", "SR_CTAid_Y", "SR_CTAid_Z",
                         "SR_LaneId"}
@@ -105,9 +105,9 @@ class _Facts:
 
 
 def _constant(o) -> int | None:
-    if isinstance(o, Imm):
+    if isinstance(o, SassImm):
         return o.value - (1 << 32) if o.value >= 1 << 31 else o.value
-    if isinstance(o, Reg) and o.n == RZ:
+    if isinstance(o, SassReg) and o.n == RZ:
         return 0
     return None
 
@@ -123,9 +123,9 @@ def _fold(mf: MFunction, facts: _Facts) -> bool:
             a, c = ins.ops[1], ins.ops[2]
             new = None
             if ins.op == "SHR" and "U32" not in ins.mods and facts.value(c) == 31 and facts.is_nonneg(a):
-                new = [ins.ops[0], Reg(RZ)]                              # the sign of a non-negative value
+                new = [ins.ops[0], SassReg(RZ)]                              # the sign of a non-negative value
             elif ins.op in ("SHR", "SHL") and len(ins.ops) == 3 and facts.value(a) == 0:
-                new = [ins.ops[0], Reg(RZ)]
+                new = [ins.ops[0], SassReg(RZ)]
             elif ins.op == "SHR" and "U32" not in ins.mods and facts.is_nonneg(a):
                 ins.mods = ins.mods + ("U32",)                   # the same result, and known >= 0
                 changed = True

@@ -64,28 +64,28 @@ from dataclasses import dataclass, field
 
 from ....ir.cfg import CFG, EXIT
 from ....ir.nodes import Branch, Kernel, Return
-from ..isa import Barrier
-from .machine import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
+from ..isa import ConvergenceBarrier
+from .mcode import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync
 
 MAX_BARRIERS = 16
 
 
 @dataclass(eq=False)
-class Region:
+class ReconvergenceRegion:
     id: int
     blocks: frozenset[str]
     join: str
     branches: list[str]
-    parent: "Region | None" = None
+    parent: "ReconvergenceRegion | None" = None
     depth: int = 0
     barrier: int = 0                # the convergence barrier Bn in the ITS flavour (_assign_barriers)
-    children: list["Region"] = field(default_factory=list)
+    children: list["ReconvergenceRegion"] = field(default_factory=list)
 
     def __repr__(self) -> str:
         return f"region {self.id} (branches {', '.join(self.branches)}; join {self.join})"
 
 
-def find_regions(k: Kernel, divergent, its: bool = False) -> list[Region]:
+def find_regions(k: Kernel, divergent, its: bool = False) -> list[ReconvergenceRegion]:
     """The SSY regions of `k` (after if-conversion): `divergent(block)` says whether its branch
     may split a warp. Raises EmitterError when they do not nest. With `its`, regions with one join
     that share blocks are one region (one convergence barrier serves them all), a region whose
@@ -107,7 +107,7 @@ def find_regions(k: Kernel, divergent, its: bool = False) -> list[Region]:
             continue                        # the lanes of one side all return: they never meet
         inside = frozenset(cfg.reach([b.label], join))
         groups.setdefault((inside, join), []).append(b.label)
-    regions = [Region(n, blocks, join, branches)
+    regions = [ReconvergenceRegion(n, blocks, join, branches)
                for n, ((blocks, join), branches) in enumerate(_merge(groups, nested=its))]
     if its:
         regions = [r for r in regions if not _entered_apart(cfg, r, sides)]
@@ -117,7 +117,7 @@ def find_regions(k: Kernel, divergent, its: bool = False) -> list[Region]:
     return regions
 
 
-def _entered_apart(cfg: CFG, r: Region, sides: list[tuple[str, list[frozenset[str]]]]) -> bool:
+def _entered_apart(cfg: CFG, r: ReconvergenceRegion, sides: list[tuple[str, list[frozenset[str]]]]) -> bool:
     """Can the lanes that enter region r arrive in different splits of the warp (from different
     sides of a divergent branch outside r, before they meet again)? Each split would execute r's
     BSSY, the later one overwriting the barrier's lanes, and the earlier ones would wait at the
@@ -204,25 +204,25 @@ def _merge(groups: dict[tuple[frozenset[str], str], list[str]], nested: bool = F
     return [((blocks, join), branches) for blocks, join, branches in merged]
 
 
-def _assign_barriers(regions: list[Region], sides: list[list[frozenset[str]]]) -> None:
+def _assign_barriers(regions: list[ReconvergenceRegion], sides: list[list[frozenset[str]]]) -> None:
     """The convergence barrier of each region in the ITS flavour. A barrier is one register of the
     warp, which BSSY sets to the lanes of the split that executes it; so two regions that can be
     open at once get different ones: nested regions, and regions that lanes of different sides of
     one divergent branch can reach before they meet again (the loops in the two arms of an `if`).
     Regions that one split runs one after the other may share one."""
-    def conflict(r: Region, s: Region) -> bool:
+    def conflict(r: ReconvergenceRegion, s: ReconvergenceRegion) -> bool:
         if r.blocks & s.blocks:
             return True
         return any(a & r.blocks and b & s.blocks for branch in sides for a in branch for b in branch if a is not b)
 
-    done: list[Region] = []
+    done: list[ReconvergenceRegion] = []
     for r in sorted(regions, key=lambda r: (r.depth, r.id)):
         taken = {s.barrier for s in done if conflict(r, s)}
         r.barrier = min(n for n in range(len(regions) + 1) if n not in taken)
         done.append(r)
 
 
-def _nest(k: Kernel, regions: list[Region]) -> None:
+def _nest(k: Kernel, regions: list[ReconvergenceRegion]) -> None:
     by_size = sorted(regions, key=lambda r: (len(r.blocks), r.id))
     for i, r in enumerate(by_size):
         for s in by_size[i + 1:]:
@@ -248,10 +248,10 @@ def _nest(k: Kernel, regions: list[Region]) -> None:
 class Reconverger:
     """Rewrites a machine CFG (blocks labelled as the IR's) with the SSYs and syncs of `regions`."""
 
-    def __init__(self, mf: MFunction, regions: list[Region], its: bool = False):
+    def __init__(self, mf: MFunction, regions: list[ReconvergenceRegion], its: bool = False):
         self.mf, self.regions, self.its = mf, regions, its
         self.blocks = mf.block_map()
-        self.chains: dict[str, list[Region]] = {}
+        self.chains: dict[str, list[ReconvergenceRegion]] = {}
         for r in regions:
             for label in r.blocks:
                 self.chains.setdefault(label, []).append(r)
@@ -266,7 +266,7 @@ class Reconverger:
             raise EmitterError(f"kernel @{mf.name}: {max(r.barrier for r in regions) + 1} reconvergence regions can "
                                f"be open at once; ITS has {MAX_BARRIERS} convergence barriers")
 
-    def chain(self, label: str) -> list[Region]:
+    def chain(self, label: str) -> list[ReconvergenceRegion]:
         return self.chains.get(label, [])
 
     def _add(self, block: MBlock, before: str) -> str:
@@ -282,7 +282,7 @@ class Reconverger:
         return label
 
     # ---- where a region's lanes go, and how they get in
-    def cont(self, r: Region) -> str:
+    def cont(self, r: ReconvergenceRegion) -> str:
         if r.id in self.conts:
             return self.conts[r.id]
         if r.id in self.busy:
@@ -300,12 +300,12 @@ class Reconverger:
         self.conts[r.id] = target
         return target
 
-    def stub(self, r: Region) -> str:
+    def stub(self, r: ReconvergenceRegion) -> str:
         if r.id not in self.stubs:
             label = self._fresh(f"{r.join}.sync")
             self.stubs[r.id] = label
             if self.its:
-                block = MBlock(label, [MInstr("BSYNC", (), [Barrier(r.barrier)])], None, kind="stub")
+                block = MBlock(label, [MInstr("BSYNC", (), [ConvergenceBarrier(r.barrier)])], None, kind="stub")
                 self._add(block, r.join)
                 block.term = Goto(self.cont(r))
             else:
@@ -314,7 +314,7 @@ class Reconverger:
                 block.term = Sync(self.cont(r))
         return self.stubs[r.id]
 
-    def entry(self, v: str, entering: list[Region]) -> str:
+    def entry(self, v: str, entering: list[ReconvergenceRegion]) -> str:
         """The block that opens `entering` (outermost first) and goes on to v."""
         if not entering:
             return v
@@ -326,7 +326,7 @@ class Reconverger:
             self._add(block, v)
             for r in entering:
                 if self.its:
-                    block.instrs.append(MInstr("BSSY", (), [Barrier(r.barrier), Label(self.stub(r))]))
+                    block.instrs.append(MInstr("BSSY", (), [ConvergenceBarrier(r.barrier), Label(self.stub(r))]))
                 else:
                     block.instrs.append(MInstr("SSY", (), [Label(self.cont(r))]))
         return self.entries[key]
@@ -386,5 +386,5 @@ class Reconverger:
         return None
 
 
-def place_reconvergence(mf: MFunction, regions: list[Region], its: bool = False) -> None:
+def place_reconvergence(mf: MFunction, regions: list[ReconvergenceRegion], its: bool = False) -> None:
     Reconverger(mf, regions, its).run()

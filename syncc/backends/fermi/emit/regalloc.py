@@ -26,8 +26,8 @@ and `MFunction.local_bytes` is the local memory the spills need (4 bytes a slot)
 from __future__ import annotations
 
 from ....ir.cfg import CFG
-from ..isa import PT, RZ, Imm, Mem, Pred, Reg
-from .machine import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
+from ..isa import PT, RZ, Mem, Pred, SassImm, SassReg
+from .mcode import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
 
 COLORS = {"r": 63, "p": 7}
 MAX_ROUNDS = 24
@@ -348,16 +348,16 @@ def _spill(mf: MFunction, spilled: set[V], slots: int, nospill: set[V]) -> int:
         t = V(v.cls, "reload", temp=True)
         nospill.add(t)
         if v.cls == "r":
-            out.append(MInstr("LDL", (), [Use(t), Mem(Reg(RZ), home[v])], loc=loc))
+            out.append(MInstr("LDL", (), [Use(t), Mem(SassReg(RZ), home[v])], loc=loc))
         else:
-            out.append(MInstr("ISETP", ("NE", "AND"), [Use(t), Pred(PT), Use(home[v]), Reg(RZ), Pred(PT)], loc=loc))
+            out.append(MInstr("ISETP", ("NE", "AND"), [Use(t), Pred(PT), Use(home[v]), SassReg(RZ), Pred(PT)], loc=loc))
         return t
 
     def store(v: V, t: V, guard, out: list[MInstr], loc) -> None:
         if v.cls == "r":
-            out.append(MInstr("STL", (), [Mem(Reg(RZ), home[v]), Use(t)], guard, loc=loc))
+            out.append(MInstr("STL", (), [Mem(SassReg(RZ), home[v]), Use(t)], guard, loc=loc))
         else:
-            out.append(MInstr("SEL", (), [Use(home[v]), Reg(RZ), Imm(1), Use(t, neg=True)], guard, loc=loc))
+            out.append(MInstr("SEL", (), [Use(home[v]), SassReg(RZ), SassImm(1), Use(t, neg=True)], guard, loc=loc))
 
     for b in mf.blocks:
         code = []
@@ -392,9 +392,9 @@ def _rewrite(mf: MFunction, color: dict[V, int]) -> None:
     def phys(o):
         if isinstance(o, Use):
             c = color[o.v]
-            return Reg(c, o.neg, o.inv) if o.v.cls == "r" else Pred(c, o.neg)
+            return SassReg(c, o.neg, o.inv) if o.v.cls == "r" else Pred(c, o.neg)
         if isinstance(o, VMem):
-            return Mem(Reg(RZ if o.base is None else color[o.base]), o.offset)
+            return Mem(SassReg(RZ if o.base is None else color[o.base]), o.offset)
         return o
 
     for b in mf.blocks:
@@ -415,7 +415,7 @@ def _physical_identity(ins: MInstr) -> bool:
     if ins.guard is not None:
         return False
     o = ins.ops
-    if ins.op == "MOV" and isinstance(o[0], Reg) and isinstance(o[1], Reg):
+    if ins.op == "MOV" and isinstance(o[0], SassReg) and isinstance(o[1], SassReg):
         return o[0] == o[1] or o[0].n == RZ
     if ins.op == "PSETP" and ins.mods == ("AND", "AND") and isinstance(o[2], Pred):
         return o[0] == o[2] and o[1] == Pred(PT) and o[3] == Pred(PT) and o[4] == Pred(PT) or o[0] == Pred(PT)

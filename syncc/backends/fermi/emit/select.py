@@ -37,9 +37,9 @@ from ....core.types import BOOL, I32 as _I32, ScalarType
 from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
-from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, Const, Imm as SImm, Pred, Reg as SReg, Special
+from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
 from .ifconvert import guard_of
-from .machine import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
+from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
 IMM20 = (-(1 << 19), (1 << 19) - 1)
 SREGS = {"tid.x": "SR_Tid_X", "tid.y": "SR_Tid_Y", "tid.z": "SR_Tid_Z", "ctaid.x": "SR_CTAid_X",
@@ -213,20 +213,20 @@ class Selector:
             v = ~v if inv else v
             v = wrap32(v)
             if v == 0 and "R" in shape:
-                return SReg(RZ)
+                return SassReg(RZ)
             if "I" in shape and fits20(v):
-                return SImm(v)
+                return SassImm(v)
             if "R" not in shape:
                 raise EmitterError(f"an immediate {v} where only {shape} fits")
             if fits20(v):
-                return Use(self.result(self.emit("MOV", Use(self.temp()), SImm(v), guard=None)))
-            return Use(self.result(self.emit("MOV32I", Use(self.temp()), SImm(v & 0xFFFFFFFF), guard=None)))
+                return Use(self.result(self.emit("MOV", Use(self.temp()), SassImm(v), guard=None)))
+            return Use(self.result(self.emit("MOV32I", Use(self.temp()), SassImm(v & 0xFFFFFFFF), guard=None)))
         if isinstance(a, Reg):
             if a.name in self.const_params:
-                word = Const(0, self.param_word[a.name])
+                word = ConstBankWord(0, self.param_word[a.name])
                 if a.type == BOOL:
                     raw = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
-                    p = self.result(self.emit("ISETP.NE.AND", Use(self.temp("p")), Pred(PT), Use(raw), SReg(RZ),
+                    p = self.result(self.emit("ISETP.NE.AND", Use(self.temp("p")), Pred(PT), Use(raw), SassReg(RZ),
                                               Pred(PT), guard=None))
                     return Use(p, neg=neg)
                 if "C" in shape and not neg and not inv:
@@ -239,13 +239,14 @@ class Selector:
             return Use(v, neg=neg, inv=inv)
         raise EmitterError(f"not a value operand: {a}")
 
-    def ireg(self, a) -> SReg | Use:
+    def ireg(self, a) -> SassReg | Use:
         """An integer operand in a register (0 is RZ), a bool converted to 0/1."""
         if isinstance(a, Imm) and a.type == BOOL:
             return self.value(Imm(int(a.value), _I32), "R")
         if isinstance(a, Reg) and a.type == BOOL:
             p = self.value(a, "P")
-            return Use(self.result(self.emit("SEL", Use(self.temp()), SReg(RZ), SImm(1), Use(p.v, neg=not p.neg))))
+            return Use(self.result(self.emit("SEL", Use(self.temp()), SassReg(RZ), SassImm(1),
+                                             Use(p.v, neg=not p.neg))))
         return self.value(a, "R")
 
     # ---- the kernel
@@ -264,11 +265,11 @@ class Selector:
         """Scalar parameters the code assigns live in registers, from their constant-bank words."""
         for p in self.k.params:
             if isinstance(p, Reg) and p.name not in self.const_params and p.name in self.read:
-                word = Const(0, self.param_word[p.name])
+                word = ConstBankWord(0, self.param_word[p.name])
                 v = self.vreg(p)
                 if v.cls == "p":
                     raw = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
-                    self.emit("ISETP.NE.AND", Use(v), Pred(PT), Use(raw), SReg(RZ), Pred(PT), guard=None)
+                    self.emit("ISETP.NE.AND", Use(v), Pred(PT), Use(raw), SassReg(RZ), Pred(PT), guard=None)
                 else:
                     self.emit("MOV", Use(v), word, guard=None)
 
@@ -387,11 +388,11 @@ class Selector:
         if name in ("a", "b", "c"):
             return self.value(ins.args["abc".index(name)], shape, neg=neg, inv=inv)
         if name == "RZ":
-            return SReg(RZ)
+            return SassReg(RZ)
         if name == "pt":
             return Pred(PT, neg=neg)
         if name.startswith("0x"):
-            return SImm(int(name, 16))
+            return SassImm(int(name, 16))
         raise EmitterError(f"bad template operand {o}")
 
     def power_of_two_multiply(self, ins: Instr) -> bool:
@@ -407,7 +408,7 @@ class Selector:
         if shift == 0:
             self.emit("MOV", Use(self.vreg(ins.dests[0])), self.value(a, "RIC"))
         else:
-            self.emit("SHL", Use(self.vreg(ins.dests[0])), self.value(a, "R"), SImm(shift))
+            self.emit("SHL", Use(self.vreg(ins.dests[0])), self.value(a, "R"), SassImm(shift))
         return True
 
     # ---- handlers
@@ -415,7 +416,7 @@ class Selector:
         reg = ins.attr("reg")
         d = Use(self.vreg(ins.dests[0]))
         if reg in CBANK:
-            self.emit("MOV", d, Const(0, CBANK[reg]))
+            self.emit("MOV", d, ConstBankWord(0, CBANK[reg]))
         elif reg in SREGS:
             self.emit("S2R", d, Special(SREGS[reg]))
         else:
@@ -432,15 +433,15 @@ class Selector:
             base = 4 * array.offset
             if isinstance(idx, Imm):
                 return VMem(None, base + 4 * int(idx.value)), array
-            t = self.emit("SHL", Use(self.temp()), self.value(idx, "R"), SImm(2), guard=None)
+            t = self.emit("SHL", Use(self.temp()), self.value(idx, "R"), SassImm(2), guard=None)
             return VMem(self.result(t), base), array
         word = self.param_word.get(ref.name)
         if word is None:
             raise EmitterError(f"global @{ref.name} is neither a parameter nor global state")
         if isinstance(idx, Imm):
-            t = self.emit("MOV", Use(self.temp()), Const(0, word), guard=None)
+            t = self.emit("MOV", Use(self.temp()), ConstBankWord(0, word), guard=None)
             return VMem(self.result(t), 4 * int(idx.value)), array
-        t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), Const(0, word), SImm(2), guard=None)
+        t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), ConstBankWord(0, word), SassImm(2), guard=None)
         return VMem(self.result(t), 0), array
 
     def load(self, ins: Instr) -> None:
@@ -455,7 +456,7 @@ class Selector:
                 cache = ".CG"
             self.emit("LD" + cache, dest, mem)
         if d.cls == "p":
-            self.emit("ISETP.NE.AND", Use(d), Pred(PT), dest, SReg(RZ), Pred(PT))
+            self.emit("ISETP.NE.AND", Use(d), Pred(PT), dest, SassReg(RZ), Pred(PT))
 
     def store(self, ins: Instr) -> None:
         mem, array = self.address(ins.ref)
@@ -477,13 +478,13 @@ class Selector:
         if not used and op not in ("EXCH", "CAS"):
             self.emit(f"RED.{op}{sign}", mem, *vals)
         else:
-            dest = Use(self.vreg(ins.dests[0])) if used else SReg(RZ)
+            dest = Use(self.vreg(ins.dests[0])) if used else SassReg(RZ)
             self.emit(f"ATOM.{op}{sign}", dest, mem, *vals)
 
     def _in_register(self, v):
         """A negated register (atom.sub) as a register holding the negation."""
         if isinstance(v, Use) and v.neg:
-            return Use(self.result(self.emit("IADD", Use(self.temp()), SReg(RZ), v, guard=None)))
+            return Use(self.result(self.emit("IADD", Use(self.temp()), SassReg(RZ), v, guard=None)))
         return v
 
     def lockbit_try(self, ins: Instr) -> None:
@@ -491,12 +492,12 @@ class Selector:
         taken, word = ins.dests
         pd = Use(self.vreg(taken))
         if word.name not in self.read:
-            self.emit("LDSLK", pd, SReg(RZ), mem)
+            self.emit("LDSLK", pd, SassReg(RZ), mem)
         elif word.type == BOOL:
             # a bool slot's word: LDSLK loads it into a data register; the bool is word != 0
             raw = Use(self.temp())
             self.emit("LDSLK", pd, raw, mem)
-            self.emit("ISETP.NE.AND", Use(self.vreg(word)), Pred(PT), raw, SReg(RZ), Pred(PT))
+            self.emit("ISETP.NE.AND", Use(self.vreg(word)), Pred(PT), raw, SassReg(RZ), Pred(PT))
         else:
             self.emit("LDSLK", pd, Use(self.vreg(word)), mem)
 
@@ -510,7 +511,7 @@ class Selector:
     def bar_sync(self, ins: Instr) -> None:
         args = ins.args
         if len(args) == 1 and isinstance(args[0], Imm) and int(args[0].value) == 0:
-            self.emit("BAR.RED.POPC", SReg(RZ), SReg(RZ))
+            self.emit("BAR.RED.POPC", SassReg(RZ), SassReg(RZ))
             return
         self.emit("BAR.SYNC", *(self.value(a, "RI") for a in args))
 
@@ -533,9 +534,9 @@ class Selector:
         if self.its and len(ins.args) > 1:       # vote.sync: the lanes that must take part meet first
             self.emit("WARPSYNC", self.value(ins.args[1], "RI"))
         if ins.op == "vote.any":
-            self.emit("VOTE.ANY", SReg(RZ), d, src)
+            self.emit("VOTE.ANY", SassReg(RZ), d, src)
         elif ins.op == "vote.all":
-            self.emit("VOTE.ALL", SReg(RZ), d, src)
+            self.emit("VOTE.ALL", SassReg(RZ), d, src)
         else:                                    # ballot, activemask: the ballot of the operand (of pt)
             self.emit("VOTE.ANY", d, Pred(PT), src)
 
@@ -544,7 +545,7 @@ class Selector:
         below = self.result(self.emit("S2R", Use(self.temp()), Special("SR_LanemaskLt")))
         mask = self.result(self.emit("VOTE.ANY", Use(self.temp()), Pred(PT), Pred(PT)))
         lower = self.result(self.emit("LOP.AND", Use(self.temp()), Use(mask), Use(below)))
-        self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(lower), SReg(RZ), Pred(PT))
+        self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(lower), SassReg(RZ), Pred(PT))
 
     def divide(self, ins: Instr) -> None:
         """By a constant (legalize.py turned division by a register into a loop)."""
@@ -566,7 +567,7 @@ class Selector:
         if n == 0:
             self.emit("MOV", d, src)                       # x % 0: what the division loop gives
         elif magnitude == 1:
-            self.emit("MOV", d, SReg(RZ))
+            self.emit("MOV", d, SassReg(RZ))
         elif magnitude & (magnitude - 1) == 0 and not signed:
             self.emit("LOP.AND", d, src, self.value(Imm(wrap32(magnitude - 1), _I32), "RIC"))
         elif magnitude & (magnitude - 1) == 0:
@@ -583,9 +584,9 @@ class Selector:
     def emit_constant(self, d: Use, v: int) -> None:
         v = wrap32(v)
         if fits20(v):
-            self.emit("MOV", d, SImm(v))
+            self.emit("MOV", d, SassImm(v))
         else:
-            self.emit("MOV32I", d, SImm(v & 0xFFFFFFFF))
+            self.emit("MOV32I", d, SassImm(v & 0xFFFFFFFF))
 
     def unexpanded(self, ins: Instr) -> None:
         raise EmitterError(f"`{ins.op}` reached the Fermi emitter: expand_primitives/legalize should have "
@@ -607,35 +608,35 @@ def divide_sequence(sel: Selector, src, n: int, signed: bool, want_quotient: boo
         n &= 0xFFFFFFFF
         if n & (n - 1) == 0:
             k = n.bit_length() - 1
-            return src if k == 0 else t("SHR.U32", src, SImm(k))
+            return src if k == 0 else t("SHR.U32", src, SassImm(k))
         ell = (n - 1).bit_length()
         m = (((1 << 32) * ((1 << ell) - n)) // n) + 1
         hi = t("IMUL.U32.U32.HI", src, sel.value(Imm(wrap32(m), _I32), "R"))
         diff = t("IADD", src, Use(hi.v, neg=True))
-        half = t("SHR.U32", diff, SImm(1))
+        half = t("SHR.U32", diff, SassImm(1))
         total = t("IADD", half, hi)
-        return t("SHR.U32", total, SImm(ell - 1)) if ell > 1 else total
+        return t("SHR.U32", total, SassImm(ell - 1)) if ell > 1 else total
     magnitude = abs(n)
     if magnitude == 1:
         q = src
     elif magnitude & (magnitude - 1) == 0:
         k = magnitude.bit_length() - 1
-        q = t("SHR", _biased(sel, src, k), SImm(k))
+        q = t("SHR", _biased(sel, src, k), SassImm(k))
     else:
         ell = max((magnitude - 1).bit_length(), 1)
         m = 1 + (1 << (31 + ell)) // magnitude
         hi = t("IMUL.S32.S32.HI", src, sel.value(Imm(wrap32(m - (1 << 32)), _I32), "R"))
-        q0 = t("SHR", t("IADD", hi, src), SImm(ell - 1))
-        q = t("IADD", q0, Use(t("SHR", src, SImm(31)).v, neg=True))
+        q0 = t("SHR", t("IADD", hi, src), SassImm(ell - 1))
+        q = t("IADD", q0, Use(t("SHR", src, SassImm(31)).v, neg=True))
     if n < 0:
-        q = t("IADD", SReg(RZ), Use(q.v, neg=True)) if isinstance(q, Use) else q
+        q = t("IADD", SassReg(RZ), Use(q.v, neg=True)) if isinstance(q, Use) else q
     return q
 
 
 def _biased(sel: Selector, src, k: int):
     """src + (2^k - 1 when src is negative): rounds a signed shift toward zero."""
-    sign = sel.result(sel.emit("SHR", Use(sel.temp()), src, SImm(31), guard=None))           # -1 when negative
-    bias = sel.result(sel.emit("SHR.U32", Use(sel.temp()), Use(sign), SImm(32 - k), guard=None))
+    sign = sel.result(sel.emit("SHR", Use(sel.temp()), src, SassImm(31), guard=None))           # -1 when negative
+    bias = sel.result(sel.emit("SHR.U32", Use(sel.temp()), Use(sign), SassImm(32 - k), guard=None))
     return Use(sel.result(sel.emit("IADD", Use(sel.temp()), src, Use(bias), guard=None)))
 
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..isa import INSTR_BYTES, NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, Barrier, Instruction, Mem, Pred, Reg, Target
-from .machine import CondBr, EmitterError, Label, MFunction, Sync, Use, VMem
+from ..isa import (INSTR_BYTES, NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, BranchTarget, ConvergenceBarrier, Instruction,
+                   Mem, Pred, SassReg)
+from .mcode import CondBr, EmitterError, Label, MFunction, Sync, Use, VMem
 
 NUM_BARRIERS = 16
 FERMI_ONLY = {"SSY", "PBK", "BRK"}
@@ -90,7 +91,8 @@ def verify_instructions(instrs: list[Instruction], stage: Stage) -> None:
         if ins.guard is not None:
             problems += [f"{where}: guard {p}" for p in _guard_problems(ins.guard, True)]
         for o in ins.operands:
-            if isinstance(o, Target) and not (o.addr % INSTR_BYTES == 0 and 0 <= o.addr < INSTR_BYTES * len(instrs)):
+            if isinstance(o, BranchTarget) \
+                    and not (o.addr % INSTR_BYTES == 0 and 0 <= o.addr < INSTR_BYTES * len(instrs)):
                 problems.append(f"{where}: target 0x{o.addr:x} is not an instruction of the kernel")
     if not problems:            # pairs are looked up by address: only once every target is one
         problems += _its_pairs_laid_out(instrs) if stage.its else _fermi_pairs_laid_out(instrs)
@@ -116,11 +118,11 @@ def _operand_problems(ops, allocated: bool) -> list[str]:
     for o in ops:
         if isinstance(o, Mem):
             o = o.base
-        if isinstance(o, Reg) and not (0 <= o.n < NUM_REGS or o.n == RZ):
+        if isinstance(o, SassReg) and not (0 <= o.n < NUM_REGS or o.n == RZ):
             out.append(f"register R{o.n} out of range (R0-R{NUM_REGS - 1}, RZ)")
         elif isinstance(o, Pred) and not _is_pred_number(o.n) and o.n != PT:
             out.append(f"predicate P{o.n} out of range (P0-P{NUM_PREDS - 1}, PT)")
-        elif isinstance(o, Barrier) and not 0 <= o.n < NUM_BARRIERS:
+        elif isinstance(o, ConvergenceBarrier) and not 0 <= o.n < NUM_BARRIERS:
             out.append(f"barrier B{o.n} out of range (B0-B{NUM_BARRIERS - 1})")
         elif allocated and isinstance(o, (Use, VMem)):
             out.append(f"virtual register {o!r} left after allocation")

@@ -10,7 +10,7 @@ YIELD costs a cycle a round and gives up reconvergence.
 """
 from __future__ import annotations
 
-from .machine import MFunction, MInstr
+from .mcode import MFunction, MInstr
 from .optimize import natural_loops
 
 _POLLS = {"ATOM", "LDS", "LDSLK"}

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Union
 
-from ..isa import OPCODES, Const, Imm, Pred, Reg
+from ..isa import OPCODES, ConstBankWord, Pred, SassImm, SassReg
 
 _ids = count()
 
@@ -79,7 +79,7 @@ class Label:
     name: str
 
 
-MOperand = Union[Use, VMem, Label, Reg, Pred, Imm, Const, object]
+MOperand = Union[Use, VMem, Label, SassReg, Pred, SassImm, ConstBankWord, object]
 
 
 @dataclass(eq=False)
