@@ -9,6 +9,7 @@
     handlers[type(s)](s, ctx)
 
 A handler is registered under the class it handles, so searching for the class finds it.
+(The host runner keys its built-in functions on their names the same way.)
 """
 from __future__ import annotations
 
@@ -17,18 +18,18 @@ from typing import Callable
 
 class HandlerTable:
     def __init__(self) -> None:
-        self.by_class: dict[type, Callable] = {}
+        self.handlers: dict[object, Callable] = {}   # node class (or built-in name) → unbound handler
 
-    def on(self, *classes: type) -> Callable[[Callable], Callable]:
-        """Register the decorated function as the handler of each of `classes`."""
+    def on(self, *keys) -> Callable[[Callable], Callable]:
+        """Register the decorated function as the handler of each of `keys`."""
         def register(fn: Callable) -> Callable:
-            for cls in classes:
-                if cls in self.by_class:
-                    raise ValueError(f"{cls.__name__} has two handlers")
-                self.by_class[cls] = fn
+            for key in keys:
+                if key in self.handlers:
+                    raise ValueError(f"{getattr(key, '__name__', key)} has two handlers")
+                self.handlers[key] = fn
             return fn
         return register
 
-    def bind(self, owner) -> dict[type, Callable]:
+    def bind(self, owner) -> dict[object, Callable]:
         """The table with each handler bound to `owner`, the object whose methods they are."""
-        return {cls: fn.__get__(owner) for cls, fn in self.by_class.items()}
+        return {key: fn.__get__(owner) for key, fn in self.handlers.items()}
