@@ -8,9 +8,9 @@ symbol, constant values, and per-kernel information (launch shape, primitives
 with their granularity, placement and implementation) for the lowering.
 
 The rules are separate objects sharing one CheckContext (check_context.py):
-statements (check_stmts.py), expressions (check_expr.py), definitions:
-constants and functions (check_defs.py), primitives (check_prims.py) and the
-host block (check_host.py). Each dispatches on node classes through a
+statements (check_stmts.py), expressions (check_expr.py), calls and built-in
+functions (check_calls.py), definitions: constants and functions
+(check_defs.py), primitives (check_prims.py) and the host block (check_host.py). Each dispatches on node classes through a
 HandlerTable; this file declares the items and checks kernels and the host block.
 """
 from __future__ import annotations
@@ -18,11 +18,10 @@ from __future__ import annotations
 from ..core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
-from . import check_host, check_prims, check_stmts
+from . import check_calls, check_expr, check_host, check_prims, check_stmts
 from .catalogue import Implementation
 from .check_context import CheckContext
 from .check_defs import DefinitionRules
-from .check_expr import ExpressionRules
 from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, Symbol
 from ..core.types import ERROR, ArrayType
 
@@ -35,12 +34,14 @@ class Checker:
                  defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False):
         cx = self.cx = CheckContext(program, path, sink, catalogue, loader, defines or {}, is_module)
         cx.stmts = check_stmts.StatementRules(cx)
-        cx.exprs = ExpressionRules(cx)
+        cx.exprs = check_expr.ExpressionRules(cx)
+        cx.calls = check_calls.CallRules(cx)
         cx.defs = DefinitionRules(cx)
         cx.prims = check_prims.PrimitiveRules(cx)
         cx.host = check_host.HostRules(cx)
         cx.statement_handlers = (check_stmts.statements.bind(cx.stmts) | check_prims.statements.bind(cx.prims)
                                  | check_host.statements.bind(cx.host))
+        cx.expression_handlers = check_expr.expressions.bind(cx.exprs) | check_calls.expressions.bind(cx.calls)
         self.declarations = declarations.bind(self)
 
     # ---- the program ---------------------------------------------------------------

@@ -1,7 +1,7 @@
 """What the parts of the checker share: the module being checked, the sink, the loader and
 the catalogue, the top-level scope, the rules objects, and the reporting helpers.
 
-Each part (statements, expressions, definitions, primitives, host block) is an object holding
+Each part (statements, expressions, calls, definitions, primitives, host block) is an object holding
 this context as `cx`; it reaches another part through it (`self.cx.exprs.value(e, ctx)`). The
 position being checked (scope, kernel, function, loop depth) is the Ctx passed along instead.
 """
@@ -47,8 +47,9 @@ class CheckContext:
         self.reported: set = set()   # constant errors already reported (code, span)
         self.suggestion_budget = SUGGESTION_BUDGET   # see ExpressionRules.resolve
         # The parts, set by Checker once all exist (they call one another).
-        self.stmts = self.exprs = self.defs = self.prims = self.host = None
-        self.statement_handlers: dict[type, Callable] = {}   # statement class → handler, of every part
+        self.stmts = self.exprs = self.calls = self.defs = self.prims = self.host = None
+        self.statement_handlers: dict[type, Callable] = {}    # statement class → handler, of every part
+        self.expression_handlers: dict[type, Callable] = {}   # expression class → handler, of every part
 
     # ---- reporting -------------------------------------------------------------
 
@@ -82,6 +83,8 @@ class CheckContext:
             self.error("E0504", f"{what} can only appear in a kernel, not in {place}", span)
             return False
         return True
+
+    # ---- declarations ------------------------------------------------------------
 
     def declare(self, scope: Scope, sym: Symbol) -> None:
         builtin = _BUILTINS.names.get(sym.name)

@@ -79,6 +79,8 @@ class DefinitionRules:
         self.find_recursion(fns)
         self.spread_device_use(fns)
 
+    # ---- constants --------------------------------------------------------------------
+
     def evaluate_consts(self, consts: list[Symbol]) -> None:
         by_name = {s.name: s for s in consts}
         deps = {s: [by_name[n] for n in _names_in(s.decl.value) if n in by_name] for s in consts}
@@ -134,6 +136,8 @@ class DefinitionRules:
                 return None
         info.type = BOOL if isinstance(value, bool) and t is INT_LIT else t
         return value
+
+    # ---- functions ----------------------------------------------------------------------
 
     def fn_signature(self, sym: Symbol) -> None:
         info: FnInfo = sym.info

@@ -1,4 +1,5 @@
-"""Expression rules of the checker: names, operators, indexing, calls and built-ins.
+"""Expression rules of the checker: names, operators, indexing, fields, constants
+(calls and built-in functions are in check_calls.py).
 
 Integer typing is strict: operands of a binary operator meet at one type; an
 untyped constant (`32`, `N + 1`) takes the other side's type if its value fits,
@@ -7,21 +8,19 @@ no implicit conversions otherwise; casts are written `u32(x)`.
 """
 from __future__ import annotations
 
-from ..core.diagnostics import Note, did_you_mean
+from ..core.diagnostics import did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
-from .builtins import BuiltinFn
 from .consts import ConstError, NotConstant, fold
 from .symbols import Ctx, Symbol
-from ..core.types import (BOOL, ERROR, I32, I64, INT_LIT, STR, U32, VOID, ArrayType, DType, ListType, PrimType,
+from ..core.types import (BOOL, ERROR, I32, INT_LIT, STR, VOID, ArrayType, DType, ListType, PrimType,
                     ScalarType, common_int, is_int)
 
 _SHIFT = {"<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _EQUALITY = {"==", "!="}
 _LOGIC = {"&&", "||"}
-_RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
 MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
@@ -35,7 +34,6 @@ expressions = HandlerTable()
 class ExpressionRules:
     def __init__(self, cx: CheckContext):
         self.cx = cx
-        self.handlers = expressions.bind(self)
 
     def dims(self, exprs, ctx: Ctx, what: str) -> tuple[int, ...] | None:
         out = []
@@ -55,8 +53,10 @@ class ExpressionRules:
             return None
         return tuple(out)
 
+    # ---- entry points ----------------------------------------------------------
+
     def expr(self, e: A.Expr, ctx):
-        t = self.handlers[type(e)](e, ctx)
+        t = self.cx.expression_handlers[type(e)](e, ctx)
         self.cx.types[e] = t
         return t
 
@@ -99,6 +99,8 @@ class ExpressionRules:
             self.cx.types[e] = I32
             return I32
         return t
+
+    # ---- constants -------------------------------------------------------------
 
     def constant(self, e: A.Expr, what: str):
         """The value of a constant expression, or None after reporting why not."""
@@ -174,6 +176,8 @@ class ExpressionRules:
             return False
         return True
 
+    # ---- leaves ------------------------------------------------------------------
+
     @expressions.on(A.IntLit)
     def int_lit(self, e, ctx):
         return INT_LIT
@@ -224,6 +228,8 @@ class ExpressionRules:
                 help = did_you_mean(name, names)
             self.cx.error("E0101", f"unknown name `{name}`", span, help=help)
         return sym
+
+    # ---- operators -----------------------------------------------------------------
 
     @expressions.on(A.Unary)
     def unary(self, e, ctx):
@@ -289,6 +295,8 @@ class ExpressionRules:
                 if st is INT_LIT:
                     self.fits(side, t)
         return BOOL if op in _ORDER | _EQUALITY else t
+
+    # ---- indexing and fields ---------------------------------------------------------
 
     def flatten_index(self, e):
         indices = []
@@ -393,206 +401,7 @@ class ExpressionRules:
             return None
         return member
 
-    @expressions.on(A.Call)
-    def call(self, e, ctx):
-        func = e.func
-        if isinstance(func, A.TypeRef):
-            return self.cast(e, ctx)
-        callee = None
-        if isinstance(func, A.Name):
-            callee = self.resolve(func.id, func.span, ctx)
-            if callee is not None:
-                self.cx.refs[func] = callee
-        elif isinstance(func, A.Field) and isinstance(func.base, A.Name):
-            base = self.resolve(func.base.id, func.base.span, ctx)
-            if base is not None and base.kind == "module":
-                self.cx.refs[func.base] = base
-                callee = self.module_member(base, func.name)
-                if callee is not None:
-                    self.cx.refs[func] = callee
-            elif base is not None:
-                self.expr(func, ctx)
-                return self._args_unchecked(e, ctx)
-        else:
-            t = self.expr(func, ctx)
-            if t is not ERROR:
-                self.cx.error("E0206", f"{self.kind_of(func, t)} cannot be called", func.span)
-            return self._args_unchecked(e, ctx)
-        if callee is None:
-            return self._args_unchecked(e, ctx)
-        if callee.kind == "builtin-fn":
-            return self.builtin_call(callee.info, e, ctx)
-        if callee.kind == "fn":
-            return self.fn_call(callee, e, ctx)
-        what = "a kernel; start it with `launch` in a host block" if callee.kind == "kernel" else \
-            f"not a function (it is a {_sym_kind(callee)})"
-        self.cx.error("E0206", f"`{callee.name}` is {what}", func.span)
-        return self._args_unchecked(e, ctx)
-
-    def _args_unchecked(self, e, ctx):
-        for a in e.args:
-            self.expr(a, ctx)
-        for k in e.kwargs:
-            self.expr(k.value, ctx)
-        return ERROR
-
-    def cast(self, e, ctx):
-        target = self.cx.scalar_of(e.func.name)
-        if len(e.args) != 1 or e.kwargs:
-            self.cx.error("E0205", f"a conversion to {target} takes one value", e.span)
-            return self._args_unchecked(e, ctx)
-        t = self.value(e.args[0], ctx)
-        if t is not ERROR and not isinstance(t, ScalarType) and t is not INT_LIT:
-            self.cx.error("E0201", f"cannot convert {t} to {target}", e.args[0].span)
-        return target
-
-    def fn_call(self, sym: Symbol, e, ctx):
-        info = sym.info          # (signatures are known before any body is checked)
-        decl = info.decl
-        if e.kwargs:
-            self.cx.error("E0205", f"`{sym.name}` takes positional arguments only", e.kwargs[0].span)
-        if len(e.args) != len(decl.params):
-            self.cx.error("E0205", f"`{sym.name}` takes {len(decl.params)} argument{'s' if len(decl.params) != 1 else ''}"
-                          f", got {len(e.args)}", e.span, notes=[Note("declared here", decl.name.span)])
-        for arg, want in zip(e.args, info.params):
-            self.coerce(arg, self.value(arg, ctx), want, "in argument")
-        for arg in e.args[len(info.params):]:
-            self.expr(arg, ctx)
-        if ctx.fn is not None:
-            ctx.fn.calls.append((info, e.span))   # GPU use and recursion are settled on the call graph
-        elif info.device_use is not None:
-            self.cx.device_only(f"`{sym.name}` (it uses {info.device_why})", e.span, ctx,
-                                note=Note(f"{info.device_why} is used here", info.device_use))
-        return info.ret if info.ret is not None else VOID
-
-    def builtin_call(self, fn: BuiltinFn, e, ctx):
-        if fn.where == "device" and not self.cx.device_only(f"`{fn.name}`", e.func.span, ctx):
-            return self._args_unchecked(e, ctx)
-        if fn.where == "host" and not self.cx.host_only(f"`{fn.name}`", e.func.span, ctx):
-            return self._args_unchecked(e, ctx)
-        n_min = len(fn.params)
-        if len(e.args) < n_min or (len(e.args) > n_min and not fn.variadic):
-            count = f"at least {n_min}" if fn.variadic else str(n_min)
-            self.cx.error("E0205", f"`{fn.name}` takes {count} argument{'s' if n_min != 1 else ''}, got {len(e.args)}",
-                          e.span, help=f"`{fn.name}({', '.join(fn.params)})`: {fn.summary}")
-            return self._args_unchecked(e, ctx)
-        bound: dict[str, object] = {}
-        ok = True
-        patterns = list(fn.params) + [fn.params[-1]] * (len(e.args) - n_min) if e.args else []
-        for pattern, arg in zip(patterns, e.args):
-            ok &= self._match(pattern, arg, bound, fn, ctx)
-        for k in e.kwargs:
-            if k.name.text not in fn.kwargs:
-                self.cx.error("E0205", f"`{fn.name}` has no argument `{k.name.text}`", k.name.span,
-                              help=("it takes " + ", ".join(f"`{n}=`" for n in fn.kwargs)) if fn.kwargs else None)
-                ok = False
-                self.expr(k.value, ctx)
-                continue
-            t = self.value(k.value, ctx)
-            if t is not ERROR and not is_int(t):
-                self.cx.error("E0201", f"`{k.name.text}` must be an integer, found {t}", k.value.span)
-        if not ok:
-            return ERROR
-        # Untyped constants bound to T/V take the type the other arguments settled on.
-        for key in ("T", "V"):
-            t = bound.get(key)
-            if isinstance(t, ScalarType):
-                for pattern, arg in zip(patterns, e.args):
-                    if pattern == key and self.cx.types.get(arg) is INT_LIT:
-                        self.fits(arg, t)
-        if fn.result == "new-array":
-            dtype, shape = bound.get("D"), bound.get("S")
-            if dtype is None or shape is None:
-                return ERROR
-            if "V" in bound:
-                v_arg = e.args[fn.params.index("V")]
-                self.coerce(v_arg, bound["V"], dtype.scalar, "for the fill value")
-            return ArrayType(dtype.scalar, shape, "host")
-        if fn.result in ("T", "V", "A"):
-            return bound.get(fn.result, ERROR)
-        return _RESULTS[fn.result]
-
-    def _match(self, pattern: str, arg, bound: dict, fn: BuiltinFn, ctx) -> bool:
-        if pattern == "place":
-            t = self.memory_word(arg, ctx, f"`{fn.name}`")
-            if t is ERROR:
-                return False
-            return self._bind("T", t, arg, bound, fn)
-        if pattern == "dtype":
-            t = self.expr(arg, ctx)
-            if isinstance(t, DType):
-                bound["D"] = t
-                return True
-            self.cx.error("E0201", f"`{fn.name}` needs an element type here (`i32`, `u32`, ...)", arg.span)
-            return False
-        if pattern == "shape":
-            shape = self.shape(arg, ctx)
-            if shape is None:
-                return False
-            bound["S"] = shape
-            return True
-        if pattern == "array":
-            t = self.expr(arg, ctx)
-            if isinstance(t, ArrayType) and t.space == "host":
-                bound["A"] = t
-                return True
-            if t is not ERROR:
-                self.cx.error("E0201", f"`{fn.name}` needs a host array, found {self.kind_of(arg, t)}", arg.span)
-            return False
-        t = self.value(arg, ctx)
-        if t is ERROR:
-            return False
-        if pattern == "bool":
-            return self.coerce(arg, t, BOOL, f"for `{fn.name}`")
-        if pattern == "int" or pattern == "T":
-            if not is_int(t):
-                self.cx.error("E0201", f"`{fn.name}` needs an integer, found {t}", arg.span)
-                return False
-            return pattern == "int" or self._bind("T", t, arg, bound, fn)
-        return self._bind("V", t, arg, bound, fn)   # V: any scalar
-
-    def _bind(self, key, t, arg, bound, fn) -> bool:
-        have = bound.get(key)
-        if have is None or have is INT_LIT:
-            if have is INT_LIT and t is not INT_LIT and not is_int(t):
-                self.cx.error("E0201", f"mismatched arguments to `{fn.name}`: integer and {t}", arg.span)
-                return False
-            bound[key] = t if have is None or t is not INT_LIT else have
-            return True
-        if t is INT_LIT and is_int(have):
-            return True
-        if t != have:
-            self.cx.error("E0201", f"mismatched arguments to `{fn.name}`: {have} and {t}", arg.span,
-                          help=f"convert explicitly, e.g. `{have}(...)`" if is_int(t) and is_int(have) else None)
-            return False
-        return True
-
-    def memory_word(self, e, ctx, what: str):
-        """A global or shared array element, as atomics and load_cg need."""
-        if isinstance(e, A.Index):
-            base, _ = self.flatten_index(e)
-            t = self.expr(e, ctx)
-            bt = self.cx.types.get(base)
-            if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
-                return t
-            if t is ERROR:
-                return ERROR
-        else:
-            self.expr(e, ctx)
-        self.cx.error("E0210", f"{what} needs a memory word: an element of a global or shared array", e.span,
-                      help="locals live in registers; only memory can be updated atomically")
-        return ERROR
-
-    def shape(self, e, ctx) -> tuple[int, ...] | None:
-        """A host array's shape: a constant size or a list of them."""
-        items = e.items if isinstance(e, A.ListLit) else (e,)
-        if not items:
-            self.cx.error("E0306", "a shape needs at least one size", e.span)
-            return None
-        dims = self.dims(items, ctx, "an array size")
-        if isinstance(e, A.ListLit):
-            self.cx.types[e] = ListType(tuple(self.cx.types.get(i, ERROR) for i in items))
-        return dims
+    # ---- channel reads and trylock (kernel only) ---------------------------------------
 
     @expressions.on(A.Get)
     def misplaced_get(self, e, ctx):
@@ -627,9 +436,11 @@ class ExpressionRules:
                                   e.attempts.span, help="`trywait s` tries once")
         return BOOL
 
+    # ---- wording ---------------------------------------------------------------------
+
     def kind_of(self, e, t) -> str:
         if isinstance(t, tuple) and t and t[0] == "fn":
-            return f"`{t[1].name}` ({_sym_kind(t[1])})"
+            return f"`{t[1].name}` ({sym_kind(t[1])})"
         if isinstance(t, ArrayType):
             name = _name_of(e)
             return f"the array `{name}` ({t})" if name != "expression" else f"an array ({t})"
@@ -668,7 +479,7 @@ def _name_of(e) -> str:
     return "expression"
 
 
-def _sym_kind(sym: Symbol) -> str:
+def sym_kind(sym: Symbol) -> str:
     return {"builtin-fn": "built-in function", "builtin-value": "built-in value", "fn": "function",
             "prim": "primitive", "loopvar": "loop variable", "binding": "channel value"}.get(sym.kind, sym.kind)
 

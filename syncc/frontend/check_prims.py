@@ -51,6 +51,8 @@ class PrimitiveRules:
     def __init__(self, cx: CheckContext):
         self.cx = cx
 
+    # ---- declarations ------------------------------------------------------------------
+
     @statements.on(A.PrimDecl)
     def prim_decl(self, d: A.PrimDecl, ctx):
         if ctx.where != "top" and not self.cx.kernel_only(f"a {d.kind} declaration", d.span, ctx):
@@ -239,6 +241,8 @@ class PrimitiveRules:
                 params[name] = v
         info.impl = impl
         info.impl_params = params
+
+    # ---- statements on primitives -------------------------------------------------------
 
     def prim_place(self, place: A.Place, op: str, ctx) -> PrimInfo | None:
         """Resolve the primitive a statement works on and check its indices."""

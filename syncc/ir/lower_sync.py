@@ -46,6 +46,8 @@ class SyncLowering:
         self.region_count += 1
         return self.region_count
 
+    # ---- declarations ------------------------------------------------------------------
+
     @statements.on(A.PrimDecl)
     def prim_decl(self, d: A.PrimDecl) -> None:
         info = next(p for p in self.cx.info.prims if p.decl is d)
@@ -75,6 +77,8 @@ class SyncLowering:
         prim = self.b.prim(name)
         index = self.cx.exprs.linear(list(p.indices), prim.dims) if p.indices else imm(0)
         return prim, Ref(name, index)
+
+    # ---- parties: who acts for a @warp or @block primitive ----------------------------------
 
     def leader(self, gran: str, span):
         """(mask, is-leader): a warp's lanes and lane 0 (KernelBuilder.warp_party says why never
@@ -113,6 +117,8 @@ class SyncLowering:
         self.party_sync(prim.granularity, mask, span)
         self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "release")
 
+    # ---- structured statements -----------------------------------------------------------------
+
     @statements.on(A.Critical)
     def critical(self, s: A.Critical) -> None:
         prim, ref = self.place(s.target)
@@ -150,6 +156,8 @@ class SyncLowering:
             self.b.emit("chan.get", (reg,), (ref,), binding.span, region=region)
         self.cx.stmts.block(s.body)
         self.b.emit("region.end", (), (), s.body.span.last_char(), region=region)
+
+    # ---- low-level statements ------------------------------------------------------------------
 
     _PRIM_OPS = {"lock": "mutex.lock", "unlock": "mutex.unlock", "wait": "sem.wait", "post": "sem.post",
                  "signal": "chan.signal", "await": "chan.await", "sync": "prim.sync", "arrive": "prim.arrive"}
