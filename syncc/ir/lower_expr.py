@@ -30,12 +30,14 @@ _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, 
          "cmp.le": lambda a, b: a <= b, "cmp.gt": lambda a, b: a > b, "cmp.ge": lambda a, b: a >= b}
 
 expressions = HandlerTable()
+builtins = HandlerTable()        # keyed on the built-in function's name
 
 
 class ExpressionLowering:
     def __init__(self, cx: LoweringContext):
         self.cx = cx
         self.b = cx.b
+        self.builtins = builtins.bind(self)
 
     def const_value(self, e):
         def lookup(x):
@@ -221,48 +223,77 @@ class ExpressionLowering:
         return self.builtin_call(sym.info.name, e, want, dest)
 
     def builtin_call(self, name, e, want, dest):
-        t = self.cx.type_of(e, want)
-        args = e.args
-        if name in ATOMIC:
-            elem_name, index, elem = self.element(args[0])
-            values = [self.expr(a, elem) for a in args[1:]]
-            return self.emit_value(dest, ATOMIC[name], elem, Ref(elem_name, index), *values, span=e.span,
-                                   order="relaxed", scope="gpu" if self.b_array(elem_name).space == "global"
-                                   else "cta")
-        if name == "load_cg":
-            elem_name, index, elem = self.element(args[0])
-            return self.emit_value(dest, "ld", elem, Ref(elem_name, index), span=e.span, cache="cg")
-        if name in ("min", "max"):
-            acc = self.expr(args[0], t)
-            for a in args[1:]:
-                acc = self.binop_into(None, name, t, acc, self.expr(a, t), span=e.span)
-            return self.expr_result(acc, dest)
-        if name == "abs":
-            return self.binop_into(dest, "abs", t, self.expr(args[0], t), span=e.span)
-        if name == "select":
-            c = self.expr(args[0], BOOL)
-            a, b = self.expr(args[1], t), self.expr(args[2], t)
-            if isinstance(c, Imm):
-                return self.expr_result(a if c.value else b, dest)
-            return self.emit_value(dest, "select", t, c, a, b, span=e.span)
-        if name == "popc":
-            return self.emit_value(dest, "popc", I32, self.expr(args[0]), span=e.span)
-        if name == "ballot":
-            return self.emit_value(dest, "ballot", t, self.expr(args[0], BOOL), span=e.span)
-        if name in ("vote_any", "vote_all"):
-            return self.emit_value(dest, name.replace("_", "."), BOOL, self.expr(args[0], BOOL), span=e.span)
-        if name == "activemask":
-            return self.emit_value(dest, "activemask", t, span=e.span)
-        if name == "syncwarp":
-            self.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),), e.span)
-            return None
-        if name == "nanosleep":
-            x = self.expr(args[0], I32)
-            self.b.emit("nanosleep", (), (x,), e.span)
-            return None
-        if name == "clock":
-            return self.emit_value(dest, "sreg", I64, span=e.span, reg="clock")
-        raise LoweringError(f"built-in `{name}` is not for kernels")
+        lower = self.builtins.get(name)
+        if lower is None:
+            raise LoweringError(f"built-in `{name}` is not for kernels")
+        return lower(name, e, self.cx.type_of(e, want), dest)
+
+    # ---- built-in functions: (name, call, result type, destination) → operand --------------
+
+    @builtins.on(*ATOMIC)
+    def atomic(self, name, e, t, dest):
+        elem_name, index, elem = self.element(e.args[0])
+        values = [self.expr(a, elem) for a in e.args[1:]]
+        return self.emit_value(dest, ATOMIC[name], elem, Ref(elem_name, index), *values, span=e.span,
+                               order="relaxed", scope="gpu" if self.b_array(elem_name).space == "global"
+                               else "cta")
+
+    @builtins.on("load_cg")
+    def load_cg(self, name, e, t, dest):
+        elem_name, index, elem = self.element(e.args[0])
+        return self.emit_value(dest, "ld", elem, Ref(elem_name, index), span=e.span, cache="cg")
+
+    @builtins.on("min", "max")
+    def min_max(self, name, e, t, dest):
+        acc = self.expr(e.args[0], t)
+        for a in e.args[1:]:
+            acc = self.binop_into(None, name, t, acc, self.expr(a, t), span=e.span)
+        return self.expr_result(acc, dest)
+
+    @builtins.on("abs")
+    def abs(self, name, e, t, dest):
+        return self.binop_into(dest, "abs", t, self.expr(e.args[0], t), span=e.span)
+
+    @builtins.on("select")
+    def select(self, name, e, t, dest):
+        c = self.expr(e.args[0], BOOL)
+        a, b = self.expr(e.args[1], t), self.expr(e.args[2], t)
+        if isinstance(c, Imm):
+            return self.expr_result(a if c.value else b, dest)
+        return self.emit_value(dest, "select", t, c, a, b, span=e.span)
+
+    @builtins.on("popc")
+    def popc(self, name, e, t, dest):
+        return self.emit_value(dest, "popc", I32, self.expr(e.args[0]), span=e.span)
+
+    @builtins.on("ballot")
+    def ballot(self, name, e, t, dest):
+        return self.emit_value(dest, "ballot", t, self.expr(e.args[0], BOOL), span=e.span)
+
+    @builtins.on("vote_any", "vote_all")
+    def vote(self, name, e, t, dest):
+        return self.emit_value(dest, name.replace("_", "."), BOOL, self.expr(e.args[0], BOOL), span=e.span)
+
+    @builtins.on("activemask")
+    def activemask(self, name, e, t, dest):
+        return self.emit_value(dest, "activemask", t, span=e.span)
+
+    @builtins.on("syncwarp")
+    def syncwarp(self, name, e, t, dest):
+        self.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),), e.span)
+        return None
+
+    @builtins.on("nanosleep")
+    def nanosleep(self, name, e, t, dest):
+        x = self.expr(e.args[0], I32)
+        self.b.emit("nanosleep", (), (x,), e.span)
+        return None
+
+    @builtins.on("clock")
+    def clock(self, name, e, t, dest):
+        return self.emit_value(dest, "sreg", I64, span=e.span, reg="clock")
+
+    # ---- arrays, results and inlined calls ----------------------------------------------------
 
     def b_array(self, name: str) -> Array:
         arr = next((a for a in self.b.arrays if a.name == name), None) or \
