@@ -10,18 +10,19 @@ with their granularity, placement and implementation) for the lowering.
 The rules are separate objects sharing one CheckContext (check_context.py):
 statements (check_stmts.py), expressions (check_expr.py), calls and built-in
 functions (check_calls.py), definitions: constants and functions
-(check_defs.py), primitives (check_prims.py) and the host block (check_host.py). Each dispatches on node classes through a
-HandlerTable; this file declares the items and checks kernels and the host block.
+(check_defs.py), primitives (check_prims.py) and the host block
+(check_host.py). Each dispatches on node classes through a HandlerTable
+(syncc/core/handlers.py); this file declares the items and checks kernels
+and the host block.
 """
 from __future__ import annotations
 
 from ..core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity, did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
-from . import check_calls, check_expr, check_host, check_prims, check_stmts
+from . import check_calls, check_defs, check_expr, check_host, check_prims, check_stmts
 from .catalogue import Implementation
 from .check_context import CheckContext
-from .check_defs import DefinitionRules
 from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, Symbol
 from ..core.types import ERROR, ArrayType
 
@@ -36,7 +37,7 @@ class Checker:
         cx.stmts = check_stmts.StatementRules(cx)
         cx.exprs = check_expr.ExpressionRules(cx)
         cx.calls = check_calls.CallRules(cx)
-        cx.defs = DefinitionRules(cx)
+        cx.defs = check_defs.DefinitionRules(cx)
         cx.prims = check_prims.PrimitiveRules(cx)
         cx.host = check_host.HostRules(cx)
         cx.statement_handlers = (check_stmts.statements.bind(cx.stmts) | check_prims.statements.bind(cx.prims)
