@@ -12,7 +12,8 @@ import pytest
 from helpers import ROOT, syncc
 from syncc.driver import check_file
 from syncc.ir.context import PassContext
-from syncc.ir.lower import inlined_calls, lower_program
+from syncc.ir.inlined import inlined_calls
+from syncc.ir.lower import lower_program
 from syncc.ir.parser import parse_ir
 from syncc.ir.printer import print_module
 from syncc.ir.uniformity import BLOCK, GRID, THREAD, Uniformity

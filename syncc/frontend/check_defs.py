@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..core.diagnostics import Note
 from . import ast as A
+from .check_context import CheckContext
 from .symbols import ConstInfo, Ctx, FnInfo, Scope, Symbol
 from ..core.types import BOOL, ERROR, INT_LIT, ScalarType
 
@@ -62,11 +63,12 @@ def _order(nodes: list, edges: dict) -> tuple[list, list[list]]:
     return order, cycles
 
 
-class DefRules:
-    """Mixin: constants and functions for Checker."""
+class DefinitionRules:
+    def __init__(self, cx: CheckContext):
+        self.cx = cx
 
     def check_definitions(self) -> None:
-        syms = list(self.scope.names.values())
+        syms = list(self.cx.scope.names.values())
         consts = [s for s in syms if s.kind == "const"]
         fns = [s for s in syms if s.kind == "fn"]
         for sym in fns:
@@ -87,7 +89,7 @@ class DefRules:
             first = cycle[0]
             chain = _chain([s.name for s in cycle])
             what = f"the constant `{first.name}` depends on itself" + (f": {chain}" if len(cycle) > 2 else "")
-            self.error("E0303", what, first.decl.name.span)
+            self.cx.error("E0303", what, first.decl.name.span)
             for sym in cycle:
                 sym.info.state, sym.info.type, sym.info.value = "done", ERROR, None
         for sym in order:
@@ -104,14 +106,14 @@ class DefRules:
     def _evaluate(self, sym: Symbol, info: ConstInfo) -> None:
         info.state = "done"      # (set first: a cycle that slipped through reads None, not loops)
         decl = info.decl
-        t = self.value(decl.value, Ctx("const", self.scope))
-        want = self.scalar_of(decl.type.name) if decl.type is not None else None
+        t = self.cx.exprs.value(decl.value, Ctx("const", self.cx.scope))
+        want = self.cx.scalar_of(decl.type.name) if decl.type is not None else None
         value = None
         if t is not ERROR:
             if want is not None:
-                self.coerce(decl.value, t, want, f"for `{sym.name}`")
+                self.cx.exprs.coerce(decl.value, t, want, f"for `{sym.name}`")
                 t = want
-            value = self.constant(decl.value, f"the value of `{sym.name}`")
+            value = self.cx.exprs.constant(decl.value, f"the value of `{sym.name}`")
         if info.defined_by is not None and info.value is not None:
             value = self._override(sym, info, t)
             t = info.type if info.type is not None else t
@@ -124,13 +126,13 @@ class DefRules:
         note = [Note(f"its value comes from `{info.defined_by}`")]
         if isinstance(value, bool) != (t == BOOL):
             kind, want = ("a bool", "true or false") if t == BOOL else ("an integer", "an integer")
-            self.error("E0201", f"`{sym.name}` is {kind}; `{info.defined_by}` must give {want}",
-                       info.decl.name.span, notes=note)
+            self.cx.error("E0201", f"`{sym.name}` is {kind}; `{info.defined_by}` must give {want}",
+                          info.decl.name.span, notes=note)
             return None
         if isinstance(t, ScalarType) and t.is_int:
             lo, hi = t.range
             if not lo <= value <= hi:
-                self.error("E0305", f"{value} does not fit in {t} ({lo} to {hi})", info.decl.name.span, notes=note)
+                self.cx.error("E0305", f"{value} does not fit in {t} ({lo} to {hi})", info.decl.name.span, notes=note)
                 return None
         info.type = BOOL if isinstance(value, bool) and t is INT_LIT else t
         return value
@@ -140,24 +142,24 @@ class DefRules:
     def fn_signature(self, sym: Symbol) -> None:
         info: FnInfo = sym.info
         decl = info.decl
-        info.scope = Scope(self.scope)
+        info.scope = Scope(self.cx.scope)
         for p in decl.params:
             if isinstance(p.type, A.ArrayTypeExpr):
-                self.error("E0509", "function parameters are scalars; pass an index instead of an array",
-                           p.type.span)
+                self.cx.error("E0509", "function parameters are scalars; pass an index instead of an array",
+                              p.type.span)
                 t = ERROR
             else:
-                t = self.scalar_of(p.type.name)
+                t = self.cx.scalar_of(p.type.name)
             info.params.append(t)
-            self.declare(info.scope, Symbol(p.name.text, "param", t, p))
-        info.ret = self.scalar_of(decl.ret.name) if decl.ret is not None else None
+            self.cx.declare(info.scope, Symbol(p.name.text, "param", t, p))
+        info.ret = self.cx.scalar_of(decl.ret.name) if decl.ret is not None else None
 
     def check_fn_body(self, sym: Symbol) -> None:
         info: FnInfo = sym.info
-        self.block(info.decl.body, Ctx("fn", info.scope, fn=info), new_scope=False)
+        self.cx.stmts.block(info.decl.body, Ctx("fn", info.scope, fn=info), new_scope=False)
         if info.ret is not None and not _always_returns(info.decl.body):
-            self.error("E0503", f"`{sym.name}` can reach its end without returning a value of type {info.ret}",
-                       info.decl.body.span.last_char(), help="end every path with `return <value>`")
+            self.cx.error("E0503", f"`{sym.name}` can reach its end without returning a value of type {info.ret}",
+                          info.decl.body.span.last_char(), help="end every path with `return <value>`")
 
     def find_recursion(self, fns: list[Symbol]) -> None:
         by_info = {s.info: s for s in fns}
@@ -170,8 +172,8 @@ class DefRules:
                 message = f"`{callee.name}` calls itself"
             else:
                 message = f"`{callee.name}` is recursive: " + _chain([s.name for s in cycle])
-            self.error("E0507", message + "; functions are inlined and cannot recurse", span,
-                       notes=[Note("declared here", callee.decl.name.span)])
+            self.cx.error("E0507", message + "; functions are inlined and cannot recurse", span,
+                          notes=[Note("declared here", callee.decl.name.span)])
 
     def spread_device_use(self, fns: list[Symbol]) -> None:
         """A function that calls a GPU-only function is GPU-only (a worklist over reverse edges)."""

@@ -1,4 +1,5 @@
-"""Expression rules of the checker: names, operators, indexing, calls and built-ins.
+"""Expression rules of the checker: names, operators, indexing, fields, constants
+(calls and built-in functions are in check_calls.py).
 
 Integer typing is strict: operands of a binary operator meet at one type; an
 untyped constant (`32`, `N + 1`) takes the other side's type if its value fits,
@@ -7,34 +8,56 @@ no implicit conversions otherwise; casts are written `u32(x)`.
 """
 from __future__ import annotations
 
-from ..core.diagnostics import Note, did_you_mean
+from ..core.diagnostics import did_you_mean
+from ..core.handlers import HandlerTable
 from . import ast as A
-from .builtins import BuiltinFn
+from .check_context import CheckContext
 from .consts import ConstError, NotConstant, fold
-from .symbols import Symbol
-from ..core.types import (BOOL, ERROR, I32, I64, INT_LIT, STR, U32, VOID, ArrayType, DType, ListType, PrimType,
+from .symbols import Ctx, Symbol
+from ..core.types import (BOOL, ERROR, I32, INT_LIT, STR, VOID, ArrayType, DType, ListType, PrimType,
                     ScalarType, common_int, is_int)
 
 _SHIFT = {"<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _EQUALITY = {"==", "!="}
 _LOGIC = {"&&", "||"}
-_RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
-SUGGESTION_BUDGET = 100_000   # names compared for "did you mean" hints per file (keeps 10 000 typos fast)
+MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
 class AlreadyReported(Exception):
     """A constant that is wrong in itself; its error has been reported once already."""
 
 
-class ExprRules:
-    """Mixin: expression typing for Checker (see check.py for the state it uses)."""
+expressions = HandlerTable()
+
+
+class ExpressionRules:
+    def __init__(self, cx: CheckContext):
+        self.cx = cx
+
+    def dims(self, exprs, ctx: Ctx, what: str) -> tuple[int, ...] | None:
+        out = []
+        for e in exprs:
+            v = self.int_constant(e, ctx, what)
+            if v is None:
+                return None
+            if v <= 0:
+                self.cx.error("E0306", f"{what} must be positive, found {v}", e.span)
+                return None
+            out.append(v)
+        total = 1
+        for v in out:
+            total *= v
+        if total > MAX_ELEMENTS:
+            self.cx.error("E0306", f"{total} elements are too many (at most {MAX_ELEMENTS})", exprs[0].span.to(exprs[-1].span))
+            return None
+        return tuple(out)
 
     # ---- entry points ----------------------------------------------------------
 
     def expr(self, e: A.Expr, ctx):
-        t = getattr(self, "_" + type(e).__name__)(e, ctx)
-        self.types[e] = t
+        t = self.cx.expression_handlers[type(e)](e, ctx)
+        self.cx.types[e] = t
         return t
 
     def value(self, e: A.Expr, ctx):
@@ -44,36 +67,36 @@ class ExprRules:
     def as_value(self, e: A.Expr, t):
         if t is ERROR or isinstance(t, ScalarType) or t is INT_LIT:
             return t
-        self.error("E0210", f"expected a value, found {self._kind_of(e, t)}", e.span,
-                   help=self._value_help(t))
+        self.cx.error("E0210", f"expected a value, found {self.kind_of(e, t)}", e.span,
+                      help=self.value_help(t))
         return ERROR
 
     def condition(self, e: A.Expr, ctx) -> None:
         t = self.value(e, ctx)
         if t is not ERROR and t != BOOL:
-            self.error("E0207", f"a condition must be bool, found {t}", e.span,
-                       help="compare explicitly, e.g. `x != 0`" if is_int(t) else None)
+            self.cx.error("E0207", f"a condition must be bool, found {t}", e.span,
+                          help="compare explicitly, e.g. `x != 0`" if is_int(t) else None)
 
     def coerce(self, e: A.Expr, have, want, what: str = "") -> bool:
         """Check that a value of type `have` may be used where `want` is expected."""
         if have is ERROR or want is ERROR:
             return True
         if have is INT_LIT and isinstance(want, ScalarType) and want.is_int:
-            return self._fits(e, want)
+            return self.fits(e, want)
         if have == want:
             return True
         where = f" {what}" if what else ""
         help = None
         if is_int(have) and isinstance(want, ScalarType) and want.is_int:
             help = f"convert explicitly: `{want}(...)`"
-        self.error("E0201", f"mismatched types{where}: expected {want}, found {have}", e.span, help=help)
+        self.cx.error("E0201", f"mismatched types{where}: expected {want}, found {have}", e.span, help=help)
         return False
 
     def concrete(self, e: A.Expr, t):
         """Give an untyped constant its default type, i32."""
         if t is INT_LIT:
-            self._fits(e, I32)
-            self.types[e] = I32
+            self.fits(e, I32)
+            self.cx.types[e] = I32
             return I32
         return t
 
@@ -87,8 +110,8 @@ class ExprRules:
             return None
         except NotConstant as nc:
             why = f": {nc.why}" if nc.why != "not a constant" else ""
-            self.error("E0301", f"{what} must be a constant{why}", nc.span,
-                       help="use literals, `const`s and operators on them")
+            self.cx.error("E0301", f"{what} must be a constant{why}", nc.span,
+                          help="use literals, `const`s and operators on them")
         return None
 
     def int_constant(self, e: A.Expr, ctx, what: str):
@@ -97,7 +120,7 @@ class ExprRules:
         if t is ERROR:
             return None
         if not is_int(t):
-            self.error("E0201", f"{what} must be an integer, found {t}", e.span)
+            self.cx.error("E0201", f"{what} must be an integer, found {t}", e.span)
             return None
         return self.constant(e, what)
 
@@ -119,14 +142,14 @@ class ExprRules:
 
     def const_error(self, code: str, span, message: str) -> None:
         """Report a constant that is wrong in itself, once however often it is folded."""
-        if (code, span) not in self.reported:
-            self.reported.add((code, span))
-            self.error(code, message, span)
+        if (code, span) not in self.cx.reported:
+            self.cx.reported.add((code, span))
+            self.cx.error(code, message, span)
 
     def _const_lookup(self, e):
-        sym = self.refs.get(e)
+        sym = self.cx.refs.get(e)
         if sym is not None and sym.kind == "const":
-            value = self.const_value(sym)
+            value = self.cx.defs.const_value(sym)
             if value is None:
                 raise AlreadyReported()   # (where that constant is declared)
             return value
@@ -135,7 +158,7 @@ class ExprRules:
 
     def _wrap(self, e, v):
         """Fit a folded value to its node's type: conversions wrap, arithmetic must not overflow."""
-        t = self.types.get(e)
+        t = self.cx.types.get(e)
         if not (isinstance(t, ScalarType) and t.is_int and isinstance(v, int)):
             return v
         if isinstance(e, A.Call) and isinstance(e.func, A.TypeRef):
@@ -145,45 +168,51 @@ class ExprRules:
             raise ConstError("E0305", e.span, f"this constant expression overflows {t}: {v} is outside {lo} to {hi}")
         return v
 
-    def _fits(self, e: A.Expr, t: ScalarType) -> bool:
+    def fits(self, e: A.Expr, t: ScalarType) -> bool:
         v = self.try_fold(e)
         lo, hi = t.range
         if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
-            self.error("E0305", f"{v} does not fit in {t} ({lo} to {hi})", e.span)
+            self.cx.error("E0305", f"{v} does not fit in {t} ({lo} to {hi})", e.span)
             return False
         return True
 
     # ---- leaves ------------------------------------------------------------------
 
-    def _IntLit(self, e, ctx):
+    @expressions.on(A.IntLit)
+    def int_lit(self, e, ctx):
         return INT_LIT
 
-    def _BoolLit(self, e, ctx):
+    @expressions.on(A.BoolLit)
+    def bool_lit(self, e, ctx):
         return BOOL
 
-    def _StrLit(self, e, ctx):
+    @expressions.on(A.StrLit)
+    def str_lit(self, e, ctx):
         return STR
 
-    def _TypeRef(self, e, ctx):
-        return DType(self.scalar_of(e.name))
+    @expressions.on(A.TypeRef)
+    def type_ref(self, e, ctx):
+        return DType(self.cx.scalar_of(e.name))
 
-    def _ListLit(self, e, ctx):
+    @expressions.on(A.ListLit)
+    def list_lit(self, e, ctx):
         return ListType(tuple(self.expr(x, ctx) for x in e.items))
 
-    def _Name(self, e, ctx):
+    @expressions.on(A.Name)
+    def name(self, e, ctx):
         sym = self.resolve(e.id, e.span, ctx)
         if sym is None:
             return ERROR
-        self.refs[e] = sym
+        self.cx.refs[e] = sym
         return self.symbol_type(sym, e.span, ctx)
 
     def symbol_type(self, sym: Symbol, span, ctx):
         kind = sym.kind
         if kind == "const":
-            value = self.const_value(sym)
+            value = self.cx.defs.const_value(sym)
             return ERROR if value is None else sym.info.type
         if kind == "builtin-value":
-            self.device_only(f"`{sym.name}`", span, ctx)
+            self.cx.device_only(f"`{sym.name}`", span, ctx)
             return I32
         if kind in ("fn", "kernel", "builtin-fn", "module"):
             return ("fn", sym)   # only meaningful as a callee; value() rejects it
@@ -193,38 +222,40 @@ class ExprRules:
         sym = ctx.scope.lookup(name)
         if sym is None:
             help = None
-            if self.suggestion_budget > 0:
+            if self.cx.suggestion_budget > 0:
                 names = ctx.scope.visible_names()
-                self.suggestion_budget -= len(names)
+                self.cx.suggestion_budget -= len(names)
                 help = did_you_mean(name, names)
-            self.error("E0101", f"unknown name `{name}`", span, help=help)
+            self.cx.error("E0101", f"unknown name `{name}`", span, help=help)
         return sym
 
     # ---- operators -----------------------------------------------------------------
 
-    def _Unary(self, e, ctx):
+    @expressions.on(A.Unary)
+    def unary(self, e, ctx):
         t = self.value(e.operand, ctx)
         if t is ERROR:
             return ERROR
         if e.op == "!":
             if t != BOOL:
-                self.error("E0201", f"`!` needs a bool, found {t}", e.operand.span,
-                           help="for integers, `~` flips the bits" if is_int(t) else None)
+                self.cx.error("E0201", f"`!` needs a bool, found {t}", e.operand.span,
+                              help="for integers, `~` flips the bits" if is_int(t) else None)
                 return ERROR
             return BOOL
         if not is_int(t):
-            self.error("E0201", f"`{e.op}` needs an integer, found {t}", e.operand.span,
-                       help="for bools, `!` negates" if t == BOOL else None)
+            self.cx.error("E0201", f"`{e.op}` needs an integer, found {t}", e.operand.span,
+                          help="for bools, `!` negates" if t == BOOL else None)
             return ERROR
         return t
 
-    def _Binary(self, e, ctx):
+    @expressions.on(A.Binary)
+    def binary(self, e, ctx):
         op = e.op
         lt = self.expr(e.left, ctx)
         if op in _EQUALITY and isinstance(lt, ArrayType) and lt.space == "host":
             rt = self.expr(e.right, ctx)   # whole host arrays compare element by element
             if rt is not ERROR and rt != lt:
-                self.error("E0201", f"cannot compare {lt} with {self._kind_of(e.right, rt)}", e.span)
+                self.cx.error("E0201", f"cannot compare {lt} with {self.kind_of(e.right, rt)}", e.span)
             return BOOL
         lt = self.as_value(e.left, lt)
         rt = self.value(e.right, ctx)
@@ -233,8 +264,8 @@ class ExprRules:
         if op in _LOGIC:
             for side, t in ((e.left, lt), (e.right, rt)):
                 if t != BOOL:
-                    self.error("E0201", f"`{op}` needs bools, found {t}", side.span,
-                               help="for bitwise logic on integers use `&` or `|`" if is_int(t) else None)
+                    self.cx.error("E0201", f"`{op}` needs bools, found {t}", side.span,
+                                  help="for bitwise logic on integers use `&` or `|`" if is_int(t) else None)
             return BOOL
         if op in _EQUALITY and lt == BOOL and rt == BOOL:
             return BOOL
@@ -243,7 +274,7 @@ class ExprRules:
                 help = "for bools use `&&` and `||`" if t == BOOL and op in ("&", "|") else None
                 if isinstance(side, A.TryWait) and side.attempts is not None:
                     help = "the count of `trywait s for N` is one operand: write `trywait s for (n + 1)`"
-                self.error("E0201", f"`{op}` needs integers, found {t}", side.span, help=help)
+                self.cx.error("E0201", f"`{op}` needs integers, found {t}", side.span, help=help)
                 return ERROR
         if op in _SHIFT:
             # The result has the left operand's type; an untyped left takes the right's.
@@ -256,13 +287,13 @@ class ExprRules:
             self.const_error("E0302", e.span, "division by zero" if op == "/" else "remainder by zero")
         t = common_int(lt, rt)
         if t is None:
-            self.error("E0201", f"mismatched types: `{op}` between {lt} and {rt}", e.span,
-                       help=f"convert one side explicitly, e.g. `{lt}(...)`")
+            self.cx.error("E0201", f"mismatched types: `{op}` between {lt} and {rt}", e.span,
+                          help=f"convert one side explicitly, e.g. `{lt}(...)`")
             return ERROR
         if t is not INT_LIT:
             for side, st in ((e.left, lt), (e.right, rt)):
                 if st is INT_LIT:
-                    self._fits(side, t)
+                    self.fits(side, t)
         return BOOL if op in _ORDER | _EQUALITY else t
 
     # ---- indexing and fields ---------------------------------------------------------
@@ -274,7 +305,8 @@ class ExprRules:
             e = e.base
         return e, indices[::-1]
 
-    def _Index(self, e, ctx):
+    @expressions.on(A.Index)
+    def index(self, e, ctx):
         base, indices = self.flatten_index(e)
         bt = self.expr(base, ctx)
         if bt is ERROR:
@@ -283,16 +315,16 @@ class ExprRules:
             return ERROR
         if isinstance(bt, PrimType):
             if bt.kind != "channel":
-                self.error("E0210", f"`{_name_of(base)}` is a {bt.kind}, not a value", e.span,
-                           help=_prim_help(bt.kind, _name_of(base)))
+                self.cx.error("E0210", f"`{_name_of(base)}` is a {bt.kind}, not a value", e.span,
+                              help=_prim_help(bt.kind, _name_of(base)))
                 return ERROR
             dims, elem = bt.dims, bt.elem
         elif isinstance(bt, ArrayType):
             dims, elem = bt.dims, bt.elem
         else:
             what = f"`{base.id}`: it is a scalar ({bt})" if isinstance(base, A.Name) and isinstance(bt, ScalarType) \
-                else self._kind_of(base, bt)
-            self.error("E0203", f"cannot index {what}", base.span)
+                else self.kind_of(base, bt)
+            self.cx.error("E0203", f"cannot index {what}", base.span)
             return ERROR
         if not self.check_indices(_name_of(base), dims, indices, e.span, ctx):
             return ERROR
@@ -306,8 +338,8 @@ class ExprRules:
             if len(indices) < n:
                 help = (f"a primitive array is used one element at a time: `{name}[i]`" if primitive else
                         "a whole array can only be passed to `launch`, `print`, `save` or compared in host code")
-            self.error("E0202", f"`{name}` has {n} dimension{'s' if n != 1 else ''} but is indexed with "
-                       f"{len(indices)} subscript{'s' if len(indices) != 1 else ''}", span, help=help)
+            self.cx.error("E0202", f"`{name}` has {n} dimension{'s' if n != 1 else ''} but is indexed with "
+                          f"{len(indices)} subscript{'s' if len(indices) != 1 else ''}", span, help=help)
             ok = False
         for dim, idx in zip(dims, indices):
             t = self.value(idx, ctx)
@@ -315,42 +347,43 @@ class ExprRules:
                 ok = False
                 continue
             if not is_int(t):
-                self.error("E0201", f"an index must be an integer, found {t}", idx.span)
+                self.cx.error("E0201", f"an index must be an integer, found {t}", idx.span)
                 ok = False
                 continue
             v = self.try_fold(idx)
             if v is None:
                 continue
             if not 0 <= v < dim:
-                self.error("E0304", f"index {v} is out of bounds for a dimension of size {dim}", idx.span)
+                self.cx.error("E0304", f"index {v} is out of bounds for a dimension of size {dim}", idx.span)
                 ok = False
         for idx in indices[len(dims):]:
             self.expr(idx, ctx)
         return ok
 
-    def _Field(self, e, ctx):
+    @expressions.on(A.Field)
+    def field(self, e, ctx):
         base = e.base
         if isinstance(base, A.Name):
             sym = self.resolve(base.id, base.span, ctx)
             if sym is None:
                 return ERROR
-            self.refs[base] = sym
+            self.cx.refs[base] = sym
             if sym.kind == "module":
                 member = self.module_member(sym, e.name)
                 if member is None:
                     return ERROR
-                self.refs[e] = member
+                self.cx.refs[e] = member
                 return self.symbol_type(member, e.span, ctx)
             if sym.kind == "builtin-value" and sym.info.has_xyz:
                 if e.name.text not in ("x", "y", "z"):
-                    self.error("E0208", f"`{sym.name}` has fields x, y and z, not `{e.name.text}`", e.name.span)
+                    self.cx.error("E0208", f"`{sym.name}` has fields x, y and z, not `{e.name.text}`", e.name.span)
                     return ERROR
-                self.device_only(f"`{sym.name}.{e.name.text}`", e.span, ctx)
-                self.types[base] = I32
+                self.cx.device_only(f"`{sym.name}.{e.name.text}`", e.span, ctx)
+                self.cx.types[base] = I32
                 return I32
         t = self.expr(base, ctx)
         if t is not ERROR:
-            self.error("E0208", f"{self._kind_of(base, t)} has no field `{e.name.text}`", e.name.span)
+            self.cx.error("E0208", f"{self.kind_of(base, t)} has no field `{e.name.text}`", e.name.span)
         return ERROR
 
     def module_member(self, module_sym: Symbol, name: A.Ident) -> Symbol | None:
@@ -362,251 +395,52 @@ class ExprRules:
             exported = sorted(n for n, s in (module.scope.names.items() if module.scope else ())
                               if not n.startswith("_") and s.kind in ("const", "fn"))
             what = "private to" if member is not None and name.text.startswith("_") else "not in"
-            self.error("E0106", f"`{name.text}` is {what} module `{module_sym.name}`", name.span,
-                       help=did_you_mean(name.text, exported) or
+            self.cx.error("E0106", f"`{name.text}` is {what} module `{module_sym.name}`", name.span,
+                          help=did_you_mean(name.text, exported) or
                        ("it exports " + ", ".join(f"`{n}`" for n in exported) if exported else None))
             return None
         return member
 
-    # ---- calls ---------------------------------------------------------------------
-
-    def _Call(self, e, ctx):
-        func = e.func
-        if isinstance(func, A.TypeRef):
-            return self.cast(e, ctx)
-        callee = None
-        if isinstance(func, A.Name):
-            callee = self.resolve(func.id, func.span, ctx)
-            if callee is not None:
-                self.refs[func] = callee
-        elif isinstance(func, A.Field) and isinstance(func.base, A.Name):
-            base = self.resolve(func.base.id, func.base.span, ctx)
-            if base is not None and base.kind == "module":
-                self.refs[func.base] = base
-                callee = self.module_member(base, func.name)
-                if callee is not None:
-                    self.refs[func] = callee
-            elif base is not None:
-                self.expr(func, ctx)
-                return self._args_unchecked(e, ctx)
-        else:
-            t = self.expr(func, ctx)
-            if t is not ERROR:
-                self.error("E0206", f"{self._kind_of(func, t)} cannot be called", func.span)
-            return self._args_unchecked(e, ctx)
-        if callee is None:
-            return self._args_unchecked(e, ctx)
-        if callee.kind == "builtin-fn":
-            return self.builtin_call(callee.info, e, ctx)
-        if callee.kind == "fn":
-            return self.fn_call(callee, e, ctx)
-        what = "a kernel; start it with `launch` in a host block" if callee.kind == "kernel" else \
-            f"not a function (it is a {_sym_kind(callee)})"
-        self.error("E0206", f"`{callee.name}` is {what}", func.span)
-        return self._args_unchecked(e, ctx)
-
-    def _args_unchecked(self, e, ctx):
-        for a in e.args:
-            self.expr(a, ctx)
-        for k in e.kwargs:
-            self.expr(k.value, ctx)
-        return ERROR
-
-    def cast(self, e, ctx):
-        target = self.scalar_of(e.func.name)
-        if len(e.args) != 1 or e.kwargs:
-            self.error("E0205", f"a conversion to {target} takes one value", e.span)
-            return self._args_unchecked(e, ctx)
-        t = self.value(e.args[0], ctx)
-        if t is not ERROR and not isinstance(t, ScalarType) and t is not INT_LIT:
-            self.error("E0201", f"cannot convert {t} to {target}", e.args[0].span)
-        return target
-
-    def fn_call(self, sym: Symbol, e, ctx):
-        info = sym.info          # (signatures are known before any body is checked)
-        decl = info.decl
-        if e.kwargs:
-            self.error("E0205", f"`{sym.name}` takes positional arguments only", e.kwargs[0].span)
-        if len(e.args) != len(decl.params):
-            self.error("E0205", f"`{sym.name}` takes {len(decl.params)} argument{'s' if len(decl.params) != 1 else ''}"
-                       f", got {len(e.args)}", e.span, notes=[Note("declared here", decl.name.span)])
-        for arg, want in zip(e.args, info.params):
-            self.coerce(arg, self.value(arg, ctx), want, "in argument")
-        for arg in e.args[len(info.params):]:
-            self.expr(arg, ctx)
-        if ctx.fn is not None:
-            ctx.fn.calls.append((info, e.span))   # GPU use and recursion are settled on the call graph
-        elif info.device_use is not None:
-            self.device_only(f"`{sym.name}` (it uses {info.device_why})", e.span, ctx,
-                             note=Note(f"{info.device_why} is used here", info.device_use))
-        return info.ret if info.ret is not None else VOID
-
-    def builtin_call(self, fn: BuiltinFn, e, ctx):
-        if fn.where == "device" and not self.device_only(f"`{fn.name}`", e.func.span, ctx):
-            return self._args_unchecked(e, ctx)
-        if fn.where == "host" and not self.host_only(f"`{fn.name}`", e.func.span, ctx):
-            return self._args_unchecked(e, ctx)
-        n_min = len(fn.params)
-        if len(e.args) < n_min or (len(e.args) > n_min and not fn.variadic):
-            count = f"at least {n_min}" if fn.variadic else str(n_min)
-            self.error("E0205", f"`{fn.name}` takes {count} argument{'s' if n_min != 1 else ''}, got {len(e.args)}",
-                       e.span, help=f"`{fn.name}({', '.join(fn.params)})`: {fn.summary}")
-            return self._args_unchecked(e, ctx)
-        bound: dict[str, object] = {}
-        ok = True
-        patterns = list(fn.params) + [fn.params[-1]] * (len(e.args) - n_min) if e.args else []
-        for pattern, arg in zip(patterns, e.args):
-            ok &= self._match(pattern, arg, bound, fn, ctx)
-        for k in e.kwargs:
-            if k.name.text not in fn.kwargs:
-                self.error("E0205", f"`{fn.name}` has no argument `{k.name.text}`", k.name.span,
-                           help=("it takes " + ", ".join(f"`{n}=`" for n in fn.kwargs)) if fn.kwargs else None)
-                ok = False
-                self.expr(k.value, ctx)
-                continue
-            t = self.value(k.value, ctx)
-            if t is not ERROR and not is_int(t):
-                self.error("E0201", f"`{k.name.text}` must be an integer, found {t}", k.value.span)
-        if not ok:
-            return ERROR
-        # Untyped constants bound to T/V take the type the other arguments settled on.
-        for key in ("T", "V"):
-            t = bound.get(key)
-            if isinstance(t, ScalarType):
-                for pattern, arg in zip(patterns, e.args):
-                    if pattern == key and self.types.get(arg) is INT_LIT:
-                        self._fits(arg, t)
-        if fn.result == "new-array":
-            dtype, shape = bound.get("D"), bound.get("S")
-            if dtype is None or shape is None:
-                return ERROR
-            if "V" in bound:
-                v_arg = e.args[fn.params.index("V")]
-                self.coerce(v_arg, bound["V"], dtype.scalar, "for the fill value")
-            return ArrayType(dtype.scalar, shape, "host")
-        if fn.result in ("T", "V", "A"):
-            return bound.get(fn.result, ERROR)
-        return _RESULTS[fn.result]
-
-    def _match(self, pattern: str, arg, bound: dict, fn: BuiltinFn, ctx) -> bool:
-        if pattern == "place":
-            t = self.memory_word(arg, ctx, f"`{fn.name}`")
-            if t is ERROR:
-                return False
-            return self._bind("T", t, arg, bound, fn)
-        if pattern == "dtype":
-            t = self.expr(arg, ctx)
-            if isinstance(t, DType):
-                bound["D"] = t
-                return True
-            self.error("E0201", f"`{fn.name}` needs an element type here (`i32`, `u32`, ...)", arg.span)
-            return False
-        if pattern == "shape":
-            shape = self.shape(arg, ctx)
-            if shape is None:
-                return False
-            bound["S"] = shape
-            return True
-        if pattern == "array":
-            t = self.expr(arg, ctx)
-            if isinstance(t, ArrayType) and t.space == "host":
-                bound["A"] = t
-                return True
-            if t is not ERROR:
-                self.error("E0201", f"`{fn.name}` needs a host array, found {self._kind_of(arg, t)}", arg.span)
-            return False
-        t = self.value(arg, ctx)
-        if t is ERROR:
-            return False
-        if pattern == "bool":
-            return self.coerce(arg, t, BOOL, f"for `{fn.name}`")
-        if pattern == "int" or pattern == "T":
-            if not is_int(t):
-                self.error("E0201", f"`{fn.name}` needs an integer, found {t}", arg.span)
-                return False
-            return pattern == "int" or self._bind("T", t, arg, bound, fn)
-        return self._bind("V", t, arg, bound, fn)   # V: any scalar
-
-    def _bind(self, key, t, arg, bound, fn) -> bool:
-        have = bound.get(key)
-        if have is None or have is INT_LIT:
-            if have is INT_LIT and t is not INT_LIT and not is_int(t):
-                self.error("E0201", f"mismatched arguments to `{fn.name}`: integer and {t}", arg.span)
-                return False
-            bound[key] = t if have is None or t is not INT_LIT else have
-            return True
-        if t is INT_LIT and is_int(have):
-            return True
-        if t != have:
-            self.error("E0201", f"mismatched arguments to `{fn.name}`: {have} and {t}", arg.span,
-                       help=f"convert explicitly, e.g. `{have}(...)`" if is_int(t) and is_int(have) else None)
-            return False
-        return True
-
-    def memory_word(self, e, ctx, what: str):
-        """A global or shared array element, as atomics and load_cg need."""
-        if isinstance(e, A.Index):
-            base, _ = self.flatten_index(e)
-            t = self.expr(e, ctx)
-            bt = self.types.get(base)
-            if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
-                return t
-            if t is ERROR:
-                return ERROR
-        else:
-            self.expr(e, ctx)
-        self.error("E0210", f"{what} needs a memory word: an element of a global or shared array", e.span,
-                   help="locals live in registers; only memory can be updated atomically")
-        return ERROR
-
-    def shape(self, e, ctx) -> tuple[int, ...] | None:
-        """A host array's shape: a constant size or a list of them."""
-        items = e.items if isinstance(e, A.ListLit) else (e,)
-        if not items:
-            self.error("E0306", "a shape needs at least one size", e.span)
-            return None
-        dims = self.dims(items, ctx, "an array size")
-        if isinstance(e, A.ListLit):
-            self.types[e] = ListType(tuple(self.types.get(i, ERROR) for i in items))
-        return dims
-
     # ---- channel reads and trylock (kernel only) ---------------------------------------
 
-    def _Get(self, e, ctx):
-        self.error("E0211", "`get` must be the whole right-hand side of `let`, `var` or `=`", e.span,
-                   help="take the value first: `let v = get c[i]`")
-        self.prim_place(e.place, "get", ctx)
+    @expressions.on(A.Get)
+    def misplaced_get(self, e, ctx):
+        self.cx.error("E0211", "`get` must be the whole right-hand side of `let`, `var` or `=`", e.span,
+                      help="take the value first: `let v = get c[i]`")
+        self.cx.prims.prim_place(e.place, "get", ctx)
         return ERROR
 
     def get_value(self, e: A.Get, ctx):
-        info = self.prim_place(e.place, "get", ctx)
+        info = self.cx.prims.prim_place(e.place, "get", ctx)
         t = info.elem if info is not None else ERROR
-        self.types[e] = t
+        self.cx.types[e] = t
         return t
 
-    def _TryLock(self, e, ctx):
-        self.prim_place(e.place, "trylock", ctx)
+    @expressions.on(A.TryLock)
+    def trylock(self, e, ctx):
+        self.cx.prims.prim_place(e.place, "trylock", ctx)
         return BOOL
 
-    def _TryWait(self, e, ctx):
-        self.prim_place(e.place, "trywait", ctx)
+    @expressions.on(A.TryWait)
+    def trywait(self, e, ctx):
+        self.cx.prims.prim_place(e.place, "trywait", ctx)
         if e.attempts is not None:
             t = self.value(e.attempts, ctx)
             if t is not ERROR and not is_int(t):
-                self.error("E0201", f"the number of attempts must be an integer, found {t}", e.attempts.span)
+                self.cx.error("E0201", f"the number of attempts must be an integer, found {t}", e.attempts.span)
             elif t is not ERROR:
                 self.concrete(e.attempts, t)
                 n = self.try_fold(e.attempts)
                 if n is not None and n < 1:
-                    self.error("E0306", f"`trywait ... for N` needs at least one attempt, found {n}",
-                               e.attempts.span, help="`trywait s` tries once")
+                    self.cx.error("E0306", f"`trywait ... for N` needs at least one attempt, found {n}",
+                                  e.attempts.span, help="`trywait s` tries once")
         return BOOL
 
     # ---- wording ---------------------------------------------------------------------
 
-    def _kind_of(self, e, t) -> str:
+    def kind_of(self, e, t) -> str:
         if isinstance(t, tuple) and t and t[0] == "fn":
-            return f"`{t[1].name}` ({_sym_kind(t[1])})"
+            return f"`{t[1].name}` ({sym_kind(t[1])})"
         if isinstance(t, ArrayType):
             name = _name_of(e)
             return f"the array `{name}` ({t})" if name != "expression" else f"an array ({t})"
@@ -623,7 +457,7 @@ class ExprRules:
         return str(t)
 
     @staticmethod
-    def _value_help(t) -> str | None:
+    def value_help(t) -> str | None:
         if isinstance(t, ArrayType):
             return "index it to read an element"
         if isinstance(t, PrimType):
@@ -645,7 +479,7 @@ def _name_of(e) -> str:
     return "expression"
 
 
-def _sym_kind(sym: Symbol) -> str:
+def sym_kind(sym: Symbol) -> str:
     return {"builtin-fn": "built-in function", "builtin-value": "built-in value", "fn": "function",
             "prim": "primitive", "loopvar": "loop variable", "binding": "channel value"}.get(sym.kind, sym.kind)
 

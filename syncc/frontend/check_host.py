@@ -8,7 +8,9 @@ parameter a value of its type.
 from __future__ import annotations
 
 from ..core.diagnostics import Note
+from ..core.handlers import HandlerTable
 from . import ast as A
+from .check_context import CheckContext
 from ..core.types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
 
 MAX_BLOCK_THREADS = 1024
@@ -16,58 +18,63 @@ _BLOCK_LIMITS = (1024, 1024, 64)
 _GRID_LIMITS = ((1 << 31) - 1, 65535, 65535)
 
 
-class HostRules:
-    """Mixin: host statements and launch shapes for Checker."""
+statements = HandlerTable()
 
-    def _Launch(self, s: A.Launch, ctx):
-        if not self.host_only("`launch`", s.span, ctx):
+
+class HostRules:
+    def __init__(self, cx: CheckContext):
+        self.cx = cx
+
+    @statements.on(A.Launch)
+    def launch(self, s: A.Launch, ctx):
+        if not self.cx.host_only("`launch`", s.span, ctx):
             return
-        sym = self.resolve(s.kernel.text, s.kernel.span, ctx)
+        sym = self.cx.exprs.resolve(s.kernel.text, s.kernel.span, ctx)
         if sym is not None:
-            self.refs[s] = sym
+            self.cx.refs[s] = sym
         if sym is None or sym.kind != "kernel":
             if sym is not None:
-                self.error("E0601", f"`{sym.name}` is not a kernel", s.kernel.span,
-                           notes=[Note("declared here", sym.span)] if sym.span else ())
+                self.cx.error("E0601", f"`{sym.name}` is not a kernel", s.kernel.span,
+                              notes=[Note("declared here", sym.span)] if sym.span else ())
             for a in s.args:
-                self.expr(a, ctx)
+                self.cx.exprs.expr(a, ctx)
             return
         kernel = sym.info
         if s.kwargs:
-            self.error("E0602", "kernel arguments are positional", s.kwargs[0].span)
+            self.cx.error("E0602", "kernel arguments are positional", s.kwargs[0].span)
         params = kernel.params
         if len(s.args) != len(params):
-            self.error("E0602", f"`{sym.name}` takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
-                       f"got {len(s.args)}", s.span, notes=[Note("declared here", kernel.decl.name.span)])
+            self.cx.error("E0602", f"`{sym.name}` takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
+                          f"got {len(s.args)}", s.span, notes=[Note("declared here", kernel.decl.name.span)])
         for arg, (pname, ptype) in zip(s.args, params):
             if isinstance(ptype, ArrayType):
-                t = self.expr(arg, ctx)
+                t = self.cx.exprs.expr(arg, ctx)
                 if t is ERROR:
                     continue
                 if not (isinstance(t, ArrayType) and t.elem == ptype.elem and t.dims == ptype.dims):
-                    shown = "host array " + str(t) if isinstance(t, ArrayType) else self._kind_of(arg, t)
+                    shown = "host array " + str(t) if isinstance(t, ArrayType) else self.cx.exprs.kind_of(arg, t)
                     want = str(ArrayType(ptype.elem, ptype.dims, "host"))
-                    self.error("E0602", f"`{pname}` needs a host array {want}, found {shown}", arg.span,
-                               help=f"allocate it with `zeros({ptype.elem}, [{', '.join(map(str, ptype.dims))}])`")
+                    self.cx.error("E0602", f"`{pname}` needs a host array {want}, found {shown}", arg.span,
+                                  help=f"allocate it with `zeros({ptype.elem}, [{', '.join(map(str, ptype.dims))}])`")
             elif ptype is not ERROR:
-                self.coerce(arg, self.value(arg, ctx), ptype, f"for `{pname}`")
+                self.cx.exprs.coerce(arg, self.cx.exprs.value(arg, ctx), ptype, f"for `{pname}`")
         for arg in s.args[len(params):]:
-            self.expr(arg, ctx)
+            self.cx.exprs.expr(arg, ctx)
         self.launch_shape(s.shape, ctx, host=True)
         have = {d.name.text for d in s.shape}
         declared = {d.name.text for d in kernel.decl.launch}
         missing = [n for n in ("grid", "block") if n not in declared and n not in have]
         if missing:
-            self.error("E0603", f"`{sym.name}` has no launch shape; say `{' '.join(m + '(...)' for m in missing)}`",
-                       s.span)
+            self.cx.error("E0603", f"`{sym.name}` has no launch shape; say `{' '.join(m + '(...)' for m in missing)}`",
+                          s.span)
         for d in s.shape:
             if d.name.text == "block" and "block" in declared:
                 # Its primitives (named-barrier counts, a block's worth of channel slots) were
                 # checked against the declared block; a launch may only change the grid.
-                self.error("E0603", f"`{sym.name}` declares its block shape; a launch may change only the grid",
-                           d.span, notes=[Note("declared here", next(x.span for x in kernel.decl.launch
+                self.cx.error("E0603", f"`{sym.name}` declares its block shape; a launch may change only the grid",
+                              d.span, notes=[Note("declared here", next(x.span for x in kernel.decl.launch
                                                                     if x.name.text == "block"))],
-                           help="drop `block(...)` here, or leave it out of the kernel's launch shape")
+                              help="drop `block(...)` here, or leave it out of the kernel's launch shape")
 
     def launch_shape(self, dims: tuple[A.ShapeDim, ...], ctx, host: bool = False):
         """Check grid(...)/block(...); return {"grid": (x, y, z), "block": ...} with constants filled in."""
@@ -75,23 +82,23 @@ class HostRules:
         for d in dims:
             name = d.name.text
             if name not in ("grid", "block"):
-                self.error("E0603", f"a launch shape has `grid(...)` and `block(...)`, not `{name}(...)`", d.name.span)
+                self.cx.error("E0603", f"a launch shape has `grid(...)` and `block(...)`, not `{name}(...)`", d.name.span)
                 continue
             if name in out:
-                self.error("E0603", f"`{name}` is given twice", d.name.span)
+                self.cx.error("E0603", f"`{name}` is given twice", d.name.span)
                 continue
             if not 1 <= len(d.args) <= 3:
-                self.error("E0603", f"`{name}` takes 1 to 3 sizes (x, y, z), got {len(d.args)}", d.span)
+                self.cx.error("E0603", f"`{name}` takes 1 to 3 sizes (x, y, z), got {len(d.args)}", d.span)
                 continue
             values: list[int] = []
             for arg in d.args:
                 if host:   # run-time sizes are allowed at a launch; constant ones are checked
-                    t = self.value(arg, ctx)
+                    t = self.cx.exprs.value(arg, ctx)
                     if t is not ERROR and not is_int(t):
-                        self.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
-                    v = self.try_fold(arg) if is_int(t) else None
+                        self.cx.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
+                    v = self.cx.exprs.try_fold(arg) if is_int(t) else None
                 else:
-                    v = self.int_constant(arg, ctx, f"a kernel's {name} size")
+                    v = self.cx.exprs.int_constant(arg, ctx, f"a kernel's {name} size")
                 if v is not None:
                     values.append(v)
             if len(values) != len(d.args):
@@ -106,38 +113,40 @@ class HostRules:
         for axis, (v, limit) in enumerate(zip(shape, limits)):
             if not 1 <= v <= limit:
                 span = d.args[axis].span if axis < len(d.args) else d.span
-                self.error("E0604", f"{name} size {'xyz'[axis]} = {v} is outside 1..{limit}", span)
+                self.cx.error("E0604", f"{name} size {'xyz'[axis]} = {v} is outside 1..{limit}", span)
                 return False
         if name == "block":
             threads = shape[0] * shape[1] * shape[2]
             if threads > MAX_BLOCK_THREADS:
-                self.error("E0604", f"a block of {threads} threads is more than {MAX_BLOCK_THREADS}", d.span)
+                self.cx.error("E0604", f"a block of {threads} threads is more than {MAX_BLOCK_THREADS}", d.span)
                 return False
         return True
 
-    def _Check(self, s: A.Check, ctx):
-        if self.host_only("`check`", s.span, ctx):
-            self.condition(s.cond, ctx)
+    @statements.on(A.Check)
+    def check(self, s: A.Check, ctx):
+        if self.cx.host_only("`check`", s.span, ctx):
+            self.cx.exprs.condition(s.cond, ctx)
 
-    def _Print(self, s: A.Print, ctx):
-        if not self.host_only("`print`", s.span, ctx):
+    @statements.on(A.Print)
+    def print_stmt(self, s: A.Print, ctx):
+        if not self.cx.host_only("`print`", s.span, ctx):
             return
         for item in s.items:
-            t = self.expr(item, ctx)
+            t = self.cx.exprs.expr(item, ctx)
             if t is STR or t is ERROR or t is INT_LIT or isinstance(t, ScalarType):
                 continue
             if isinstance(t, ArrayType) and t.space == "host":
                 continue
-            self.error("E0210", f"cannot print {self._kind_of(item, t)}", item.span,
-                       help=self._value_help(t) if t is not VOID else None)
+            self.cx.error("E0210", f"cannot print {self.cx.exprs.kind_of(item, t)}", item.span,
+                          help=self.cx.exprs.value_help(t) if t is not VOID else None)
 
-    def _Save(self, s: A.Save, ctx):
-        if not self.host_only("`save`", s.span, ctx):
+    @statements.on(A.Save)
+    def save(self, s: A.Save, ctx):
+        if not self.cx.host_only("`save`", s.span, ctx):
             return
-        t = self.expr(s.value, ctx)
+        t = self.cx.exprs.expr(s.value, ctx)
         if t is not ERROR and not (isinstance(t, ArrayType) and t.space == "host"):
-            self.error("E0210", f"`save` writes a host array, found {self._kind_of(s.value, t)}", s.value.span)
+            self.cx.error("E0210", f"`save` writes a host array, found {self.cx.exprs.kind_of(s.value, t)}", s.value.span)
         if not s.path.value.endswith(".npy"):
-            self.warning("W0601", "`save` writes NumPy's .npy format; this path does not end in `.npy`",
-                         s.path.span)
-
+            self.cx.warning("W0601", "`save` writes NumPy's .npy format; this path does not end in `.npy`",
+                            s.path.span)

@@ -14,7 +14,9 @@ The rules, in the order they are checked:
 from __future__ import annotations
 
 from ..core.diagnostics import Note, did_you_mean
+from ..core.handlers import HandlerTable
 from . import ast as A
+from .check_context import CheckContext
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
 from .symbols import PrimInfo, Symbol
@@ -42,41 +44,48 @@ _USES = {
 }
 
 
-class PrimRules:
-    """Mixin: primitive declarations and synchronization statements for Checker."""
+statements = HandlerTable()
 
-    def _PrimDecl(self, d: A.PrimDecl, ctx):
-        if ctx.where != "top" and not self.kernel_only(f"a {d.kind} declaration", d.span, ctx):
+
+class PrimitiveRules:
+    def __init__(self, cx: CheckContext):
+        self.cx = cx
+
+    # ---- declarations ------------------------------------------------------------------
+
+    @statements.on(A.PrimDecl)
+    def prim_decl(self, d: A.PrimDecl, ctx):
+        if ctx.where != "top" and not self.cx.kernel_only(f"a {d.kind} declaration", d.span, ctx):
             return
         if not ctx.top_level:
-            self.error("E0412", f"declare the {d.kind} `{d.name.text}` at the top level of the kernel body",
-                       d.span, help="primitives are allocated once per launch; move the declaration up")
+            self.cx.error("E0412", f"declare the {d.kind} `{d.name.text}` at the top level of the kernel body",
+                          d.span, help="primitives are allocated once per launch; move the declaration up")
         rule = KINDS[d.kind]
         gran = d.granularity.text
         ok = True
         if gran not in GRANULARITIES:
-            self.error("E0403", f"unknown granularity `@{gran}`", d.granularity.span,
-                       help=did_you_mean(gran, GRANULARITIES, "@") or
-                       "the granularities are @thread, @warp, @block and @grid")
+            self.cx.error("E0403", f"unknown granularity `@{gran}`", d.granularity.span,
+                          help=did_you_mean(gran, GRANULARITIES, "@") or
+                          "the granularities are @thread, @warp, @block and @grid")
             ok = False
         elif gran not in rule.granularities:
             why = "`@grid` is only for barriers" if gran == "grid" else \
                 "a barrier's participants are warps, blocks or the grid, not single threads"
-            self.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
-                       help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
+            self.cx.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
+                          help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
             ok = False
         elif d.placement == "shared" and (gran == "grid" or (gran == "block" and d.kind != "barrier")):
             # (A block barrier is the block's own threads meeting: it belongs in shared.)
-            self.error("E0402", f"a shared-memory {d.kind} cannot be contended across blocks", d.span,
-                       notes=[Note("each block has its own shared memory, so blocks would never meet")],
-                       help=f"use `in global @{gran}`" + ("" if gran == "grid" else
+            self.cx.error("E0402", f"a shared-memory {d.kind} cannot be contended across blocks", d.span,
+                          notes=[Note("each block has its own shared memory, so blocks would never meet")],
+                          help=f"use `in global @{gran}`" + ("" if gran == "grid" else
                                                           ", or `@thread`/`@warp` to synchronize within a block"))
             ok = False
         elif d.kind == "barrier" and gran in ("warp", "block") and d.placement == "global":
-            self.error("E0414", f"a {gran} barrier is SM hardware; declare it `in shared`", d.span)
+            self.cx.error("E0414", f"a {gran} barrier is SM hardware; declare it `in shared`", d.span)
             ok = False
 
-        dims = self.dims(d.dims, ctx, "a primitive array size")
+        dims = self.cx.exprs.dims(d.dims, ctx, "a primitive array size")
         info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
         if ok:
             self._prim_args(d, rule, info, ctx)
@@ -85,14 +94,14 @@ class PrimRules:
                 self._prim_impl(d, info, ctx)
         else:
             for a in d.args:
-                self.expr(a, ctx)
+                self.cx.exprs.expr(a, ctx)
         if ok and dims is not None:
             if ctx.kernel is None:          # top level: kernels that use it take it in (prim_place)
                 info.top_level = True
-                self.module.prims.setdefault(d.name.text, info)
+                self.cx.module.prims.setdefault(d.name.text, info)
             else:
                 self._take_in(info, d.span, ctx)
-        self.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
+        self.cx.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
 
     def _take_in(self, info: PrimInfo, span, ctx) -> None:
         """The kernel allocates `info` for each launch (a top-level one on its first use)."""
@@ -100,13 +109,13 @@ class PrimRules:
         kernel.prims.append(info)
         threads = kernel.threads_per_block
         if info.top_level and info.is_named_barrier and threads is not None and info.count > threads:
-            self.error("E0405", f"the named barrier `{info.decl.name.text}` of {info.count} threads cannot fill "
-                       f"in a block of {threads}", span, notes=[Note("declared here", info.decl.span)])
+            self.cx.error("E0405", f"the named barrier `{info.decl.name.text}` of {info.count} threads cannot fill "
+                          f"in a block of {threads}", span, notes=[Note("declared here", info.decl.span)])
         if info.top_level and info.kind == "latch" and info.count is not None:   # judged by this kernel's block
             self._latch_can_open(info.decl, info, info.count, span, ctx)
         if info.is_named_barrier and kernel.named_barriers > MAX_NAMED_BARRIERS:
-            self.error("E0407", f"the kernel needs {kernel.named_barriers} named barriers; a block has "
-                       f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", span)
+            self.cx.error("E0407", f"the kernel needs {kernel.named_barriers} named barriers; a block has "
+                          f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", span)
 
     def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
         args = list(d.args)
@@ -114,46 +123,46 @@ class PrimRules:
             if rule.arg is not None and kw.name.text == rule.arg and not args:
                 args.append(kw.value)          # `semaphore s(count=4)` says the same as `s(4)`
             else:
-                self.error("E0406", f"a {d.kind} has no argument named `{kw.name.text}`", kw.name.span,
-                           help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
+                self.cx.error("E0406", f"a {d.kind} has no argument named `{kw.name.text}`", kw.name.span,
+                              help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
         takes = rule.arg is not None and not (d.kind == "barrier" and info.granularity != "warp")
         info.named = d.kind == "barrier" and info.granularity == "warp" and bool(args)
         if not takes:
             if args:
                 what = f"a {info.granularity} barrier" if d.kind == "barrier" else f"a {d.kind}"
-                self.error("E0406", f"{what} takes no arguments", args[0].span,
-                           help="only semaphores (their count) and named @warp barriers (their thread count) do")
+                self.cx.error("E0406", f"{what} takes no arguments", args[0].span,
+                              help="only semaphores (their count) and named @warp barriers (their thread count) do")
             return
         if len(args) > 1:
-            self.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", args[1].span)
+            self.cx.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", args[1].span)
         if not args:
             if rule.arg_required:
-                self.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
+                self.cx.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
             return
         arg = args[0]
-        count = self.int_constant(arg, ctx, f"a {d.kind}'s {rule.arg}")
+        count = self.cx.exprs.int_constant(arg, ctx, f"a {d.kind}'s {rule.arg}")
         if count is None:
             return
         if d.kind == "semaphore":
             if count < 0:
-                self.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
+                self.cx.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
                 return
         elif d.kind == "latch":
             if count < 1 or count >= 1 << 31:
-                self.error("E0306", f"a latch counts 1 to 2^31 - 1 parties, found {count}", arg.span,
-                           help="a latch that nobody counts down is always open: drop it")
+                self.cx.error("E0306", f"a latch counts 1 to 2^31 - 1 parties, found {count}", arg.span,
+                              help="a latch that nobody counts down is always open: drop it")
                 return
             if not self._latch_can_open(d, info, count, arg.span, ctx):
                 return
         else:
             threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
             if count <= 0 or count % 32:
-                self.error("E0405", f"a named barrier counts whole warps: {count} is not a positive multiple of 32",
-                           arg.span, help=f"use {max(32, (count + 31) // 32 * 32)}")
+                self.cx.error("E0405", f"a named barrier counts whole warps: {count} is not a positive multiple of 32",
+                              arg.span, help=f"use {max(32, (count + 31) // 32 * 32)}")
                 return
             if threads is not None and count > threads:
-                self.error("E0405", f"a named barrier of {count} threads cannot fill in a block of {threads}",
-                           arg.span)
+                self.cx.error("E0405", f"a named barrier of {count} threads cannot fill in a block of {threads}",
+                              arg.span)
                 return
         info.count = count
 
@@ -167,68 +176,68 @@ class PrimRules:
         parties, what = (threads, "threads") if info.granularity == "thread" else (-(-threads // 32), "warps")
         if count <= parties:
             return True
-        self.error("E0416", f"the latch `{d.name.text}` waits for {count} count-downs, but its block has only "
-                   f"{parties} {what}: it can never open", span,
-                   notes=[Note(f"each block has its own shared latch, counted by its own {what}")],
-                   help=f"count at most {parties}, or declare it `in global` to count across blocks")
+        self.cx.error("E0416", f"the latch `{d.name.text}` waits for {count} count-downs, but its block has only "
+                      f"{parties} {what}: it can never open", span,
+                      notes=[Note(f"each block has its own shared latch, counted by its own {what}")],
+                      help=f"count at most {parties}, or declare it `in global` to count across blocks")
         return False
 
     def _prim_elem(self, d, rule, info: PrimInfo) -> None:
         if rule.carries_values:
             if d.elem is None:
-                self.error("E0406", f"a channel needs a slot type: `channel {d.name.text}...: i32 in ...`",
-                           d.name.span)
+                self.cx.error("E0406", f"a channel needs a slot type: `channel {d.name.text}...: i32 in ...`",
+                              d.name.span)
                 info.elem = ERROR
             else:
-                info.elem = self.scalar_of(d.elem.name)
+                info.elem = self.cx.scalar_of(d.elem.name)
         elif d.elem is not None:
-            self.error("E0406", f"only channels carry values; a {d.kind} has no slot type", d.elem.span)
+            self.cx.error("E0406", f"only channels carry values; a {d.kind} has no slot type", d.elem.span)
 
     def _prim_impl(self, d, info: PrimInfo, ctx) -> None:
         ref = d.impl
-        known = self.catalogue[d.kind]
+        known = self.cx.catalogue[d.kind]
         impl = known.get(ref.name.text)
         if impl is None:
-            self.error("E0408", f"no {d.kind} implementation named `{ref.name.text}`", ref.name.span,
-                       help=did_you_mean(ref.name.text, known) or
-                       f"{d.kind} implementations: " + ", ".join(f"`{n}`" for n in known))
+            self.cx.error("E0408", f"no {d.kind} implementation named `{ref.name.text}`", ref.name.span,
+                          help=did_you_mean(ref.name.text, known) or
+                          f"{d.kind} implementations: " + ", ".join(f"`{n}`" for n in known))
             return
         if info.placement not in impl.placements or info.granularity not in impl.granularities:
             fits = [n for n, i in known.items()
                     if info.placement in i.placements and info.granularity in i.granularities]
-            self.error("E0409", f"`{impl.name}` does not implement a {d.kind} `in {info.placement} @{info.granularity}`",
-                       ref.name.span,
-                       notes=[Note(f"`{impl.name}` supports " + ", ".join(impl.placements) + " memory at "
+            self.cx.error("E0409", f"`{impl.name}` does not implement a {d.kind} `in {info.placement} @{info.granularity}`",
+                          ref.name.span,
+                          notes=[Note(f"`{impl.name}` supports " + ", ".join(impl.placements) + " memory at "
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
-                       help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
+                          help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
             return
         needs_count = _WARP_BARRIER_COUNTED.get(impl.name) if info.granularity == "warp" else None
         if needs_count is not None and needs_count != info.named:
             why = ("`bar` at @warp is a named barrier: give the thread count, `barrier b(64) ...`, or use `syncwarp`"
                    if needs_count else
                    "`syncwarp` joins the lanes of one warp; a barrier with a thread count needs `bar`")
-            self.error("E0409", why, ref.name.span)
+            self.cx.error("E0409", why, ref.name.span)
             return
         params = {p.name: p.default for p in impl.params}
         names = [p.name for p in impl.params]
         given: list[tuple[str, A.Expr]] = []
         for i, arg in enumerate(ref.args):
             if i >= len(names):
-                self.error("E0410", f"`{impl.name}` takes {len(names)} parameter{'s' if len(names) != 1 else ''}",
-                           arg.span, help=_impl_params_help(impl))
+                self.cx.error("E0410", f"`{impl.name}` takes {len(names)} parameter{'s' if len(names) != 1 else ''}",
+                              arg.span, help=_impl_params_help(impl))
                 break
             given.append((names[i], arg))
         for kw in ref.kwargs:
             if kw.name.text not in params:
-                self.error("E0410", f"`{impl.name}` has no parameter `{kw.name.text}`", kw.name.span,
-                           help=_impl_params_help(impl))
+                self.cx.error("E0410", f"`{impl.name}` has no parameter `{kw.name.text}`", kw.name.span,
+                              help=_impl_params_help(impl))
                 continue
             given.append((kw.name.text, kw.value))
         for name, arg in given:
-            v = self.int_constant(arg, ctx, f"the parameter `{name}`")
+            v = self.cx.exprs.int_constant(arg, ctx, f"the parameter `{name}`")
             if v is not None:
                 if v < 0:
-                    self.error("E0410", f"`{name}` must not be negative, found {v}", arg.span)
+                    self.cx.error("E0410", f"`{name}` must not be negative, found {v}", arg.span)
                 params[name] = v
         info.impl = impl
         info.impl_params = params
@@ -237,82 +246,90 @@ class PrimRules:
 
     def prim_place(self, place: A.Place, op: str, ctx) -> PrimInfo | None:
         """Resolve the primitive a statement works on and check its indices."""
-        if not self.kernel_only(f"`{op}`", place.span, ctx):
+        if not self.cx.kernel_only(f"`{op}`", place.span, ctx):
             return None
         kinds = OP_KINDS[op]
         want = " or ".join(kinds)
-        sym = self.resolve(place.name.text, place.name.span, ctx)
+        sym = self.cx.exprs.resolve(place.name.text, place.name.span, ctx)
         if sym is None:
             for i in place.indices:
-                self.expr(i, ctx)
+                self.cx.exprs.expr(i, ctx)
             return None
-        self.refs[place] = sym
+        self.cx.refs[place] = sym
         if sym.kind != "prim":
-            self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is not a synchronization primitive",
-                       place.name.span, notes=[Note("declared here", sym.span)] if sym.span else ())
+            self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is not a synchronization primitive",
+                          place.name.span, notes=[Note("declared here", sym.span)] if sym.span else ())
             for i in place.indices:
-                self.expr(i, ctx)
+                self.cx.exprs.expr(i, ctx)
             return None
         info: PrimInfo = sym.info
         if info.top_level and ctx.kernel is not None and info not in ctx.kernel.prims:
             self._take_in(info, place.span, ctx)
         if info.kind not in kinds:
-            self.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
-                       notes=[Note("declared here", sym.span)],
-                       help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
+            self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
+                          notes=[Note("declared here", sym.span)],
+                          help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
             return None
-        if not self.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx, primitive=True):
+        if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx, primitive=True):
             return None
         if op == "arrive" and not info.is_named_barrier:
-            self.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "
-                       f"`{sym.name}` is a {info.granularity} barrier", place.span,
-                       help="`sync` waits for everyone; `arrive` is the producer half of a named barrier")
+            self.cx.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "
+                          f"`{sym.name}` is a {info.granularity} barrier", place.span,
+                          help="`sync` waits for everyone; `arrive` is the producer half of a named barrier")
             return None
         return info
 
-    def _Critical(self, s: A.Critical, ctx):
+    @statements.on(A.Critical)
+    def critical(self, s: A.Critical, ctx):
         self.prim_place(s.target, "critical", ctx)
-        self.block(s.body, ctx.region_child("critical section"))
+        self.cx.stmts.block(s.body, ctx.region_child("critical section"))
 
-    def _Acquire(self, s: A.Acquire, ctx):
+    @statements.on(A.Acquire)
+    def acquire(self, s: A.Acquire, ctx):
         self.prim_place(s.target, "acquire", ctx)
-        self.block(s.body, ctx.region_child("`acquire` block"))
+        self.cx.stmts.block(s.body, ctx.region_child("`acquire` block"))
 
-    def _RwSection(self, s: A.RwSection, ctx):
+    @statements.on(A.RwSection)
+    def rw_section(self, s: A.RwSection, ctx):
         self.prim_place(s.target, s.mode, ctx)
-        self.block(s.body, ctx.region_child(f"`{s.mode}` section"))
+        self.cx.stmts.block(s.body, ctx.region_child(f"`{s.mode}` section"))
 
-    def _When(self, s: A.When, ctx):
+    @statements.on(A.When)
+    def when(self, s: A.When, ctx):
         body_ctx = ctx.region_child("`when` block")
         seen: dict[str, A.Ident] = {}
         for b in s.bindings:
             info = self.prim_place(b.source, "when", ctx)
             if b.name.text in seen:
-                self.error("E0102", f"`{b.name.text}` is bound twice in this `when`", b.name.span,
-                           notes=[Note("first bound here", seen[b.name.text].span)])
+                self.cx.error("E0102", f"`{b.name.text}` is bound twice in this `when`", b.name.span,
+                              notes=[Note("first bound here", seen[b.name.text].span)])
                 continue
             seen[b.name.text] = b.name
             elem = info.elem if info is not None else ERROR
-            self.declare(body_ctx.scope, Symbol(b.name.text, "binding", elem, b))
-        self.block(s.body, body_ctx, new_scope=False)
+            self.cx.declare(body_ctx.scope, Symbol(b.name.text, "binding", elem, b))
+        self.cx.stmts.block(s.body, body_ctx, new_scope=False)
 
-    def _Put(self, s: A.Put, ctx):
+    @statements.on(A.Put)
+    def put(self, s: A.Put, ctx):
         info = self.prim_place(s.target, "put", ctx)
-        t = self.value(s.value, ctx)
+        t = self.cx.exprs.value(s.value, ctx)
         if info is not None and info.elem is not None:
-            self.coerce(s.value, t, info.elem, "for the channel slot")
+            self.cx.exprs.coerce(s.value, t, info.elem, "for the channel slot")
 
-    def _PrimOp(self, s: A.PrimOp, ctx):
+    @statements.on(A.PrimOp)
+    def prim_op(self, s: A.PrimOp, ctx):
         self.prim_place(s.target, s.op, ctx)
 
-    def _BarrierStmt(self, s: A.BarrierStmt, ctx):
-        self.device_only("`barrier`", s.span, ctx)
+    @statements.on(A.BarrierStmt)
+    def barrier(self, s: A.BarrierStmt, ctx):
+        self.cx.device_only("`barrier`", s.span, ctx)
 
-    def _Fence(self, s: A.Fence, ctx):
-        self.device_only("`fence`", s.span, ctx)
+    @statements.on(A.Fence)
+    def fence(self, s: A.Fence, ctx):
+        self.cx.device_only("`fence`", s.span, ctx)
         if s.scope.text not in FENCE_SCOPES:
-            self.error("E0415", f"unknown fence scope `{s.scope.text}`", s.scope.span,
-                       help="`fence cta` orders within the block, `fence gpu` across the GPU, `fence sys` with the host")
+            self.cx.error("E0415", f"unknown fence scope `{s.scope.text}`", s.scope.span,
+                          help="`fence cta` orders within the block, `fence gpu` across the GPU, `fence sys` with the host")
 
 
 def _impl_params_help(impl) -> str:

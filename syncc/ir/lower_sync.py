@@ -18,21 +18,26 @@ from __future__ import annotations
 
 from math import prod
 
+from ..core.handlers import HandlerTable
 from ..frontend import ast as A
 from ..core.types import BOOL, I32
+from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
 from .nodes import Prim, Ref, imm
 
+statements = HandlerTable()
+expressions = HandlerTable()     # the expressions on primitives: get, trylock, trywait
+
 
 class SyncLowering:
-    """Mixin for KernelLowering: the synchronization statements."""
-
-    def sync_init(self) -> None:
+    def __init__(self, cx: LoweringContext):
+        self.cx = cx
+        self.b = cx.b
         self.prims_of: dict = {}      # PrimDecl node → primitive name
         self.region_count = 0
         # primitives used with `trylock`: their default implementation must let a waiter give up
         # (every `trylock` is an expression the checker typed)
-        self.tried = {self.symbol(e.place).decl for e in self.types if isinstance(e, A.TryLock)}
+        self.tried = {self.cx.symbol(e.place).decl for e in self.cx.types if isinstance(e, A.TryLock)}
 
     def prim_name(self, sym) -> str:
         return self.prims_of[sym.decl]
@@ -43,33 +48,34 @@ class SyncLowering:
 
     # ---- declarations ------------------------------------------------------------------
 
-    def _PrimDecl(self, d: A.PrimDecl) -> None:
-        info = next(p for p in self.info.prims if p.decl is d)
+    @statements.on(A.PrimDecl)
+    def prim_decl(self, d: A.PrimDecl) -> None:
+        info = next(p for p in self.cx.info.prims if p.decl is d)
         name = self.b.fresh(d.name.text)
         if info.impl is not None:
             impl, params = info.impl.name, tuple(info.impl_params.items())
             why = "chosen with `using`"
         else:
-            choice = default_implementation(self.ctx.target, info.kind, info.placement, info.granularity,
+            choice = default_implementation(self.cx.ctx.target, info.kind, info.placement, info.granularity,
                                             info.named, d in self.tried, prod(info.dims))
             impl, params = choice.impl, choice.params
-            why = f"the {self.ctx.target.name} default: {choice.reason}"
+            why = f"the {self.cx.ctx.target.name} default: {choice.reason}"
         chosen = implementations(info.kind)[impl]
-        if chosen.lock_bits and self.ctx.target.lock_bits is None:
+        if chosen.lock_bits and self.cx.ctx.target.lock_bits is None:
             why += "; this target has no lock bits, so it becomes a flag in shared memory"
         prim = Prim(name, info.kind, info.dims, info.placement, info.granularity, impl, params, info.elem,
                     info.count, (), d.span)
         self.b.prims.append(prim)
         self.prims_of[d] = name
-        self.ctx.remark(self.b.name, "implementation",
-                        f"{info.kind} `{d.name.text}` ({info.placement} @{info.granularity}): {impl} — {why}",
-                        d.span)
+        self.cx.ctx.remark(self.b.name, "implementation",
+                           f"{info.kind} `{d.name.text}` ({info.placement} @{info.granularity}): {impl} — {why}",
+                           d.span)
 
     def place(self, p: A.Place) -> tuple[Prim, Ref]:
-        sym = self.symbol(p)
+        sym = self.cx.symbol(p)
         name = self.prims_of[sym.decl]
         prim = self.b.prim(name)
-        index = self.linear(list(p.indices), prim.dims) if p.indices else imm(0)
+        index = self.cx.exprs.linear(list(p.indices), prim.dims) if p.indices else imm(0)
         return prim, Ref(name, index)
 
     # ---- parties: who acts for a @warp or @block primitive ----------------------------------
@@ -78,9 +84,9 @@ class SyncLowering:
         """(mask, is-leader): a warp's lanes and lane 0 (KernelBuilder.warp_party says why never
         `activemask`), or (None, is-thread-0) for a block."""
         if gran == "warp":
-            return self.b.warp_party(self.builtin, span, party="sync")
+            return self.b.warp_party(self.cx.builtin, span, party="sync")
         # party=leader marks the branch as the compiler's own: hazard checks do not count it as divergence
-        return None, self.b.op("cmp.eq", BOOL, self.builtin("tid"), imm(0), hint="leader", span=span,
+        return None, self.b.op("cmp.eq", BOOL, self.cx.builtin("tid"), imm(0), hint="leader", span=span,
                                party="leader")
 
     def party_sync(self, gran: str, mask, span) -> None:
@@ -113,15 +119,18 @@ class SyncLowering:
 
     # ---- structured statements -----------------------------------------------------------------
 
-    def _Critical(self, s: A.Critical) -> None:
+    @statements.on(A.Critical)
+    def critical(self, s: A.Critical) -> None:
         prim, ref = self.place(s.target)
         self.guarded(prim, ref, "mutex.lock", "mutex.unlock", s.body, s.span)
 
-    def _Acquire(self, s: A.Acquire) -> None:
+    @statements.on(A.Acquire)
+    def acquire(self, s: A.Acquire) -> None:
         prim, ref = self.place(s.target)
         self.guarded(prim, ref, "sem.wait", "sem.post", s.body, s.span)
 
-    def _RwSection(self, s: A.RwSection) -> None:
+    @statements.on(A.RwSection)
+    def rw_section(self, s: A.RwSection) -> None:
         prim, ref = self.place(s.target)
         self.guarded(prim, ref, "rw.lock", "rw.unlock", s.body, s.span, mode=s.mode)
 
@@ -130,31 +139,34 @@ class SyncLowering:
         if prim.granularity == "thread":
             region = self.new_region()
             self.b.emit(acquire, (), (ref,), span, region=region, **attrs)
-            self.block(body)
+            self.cx.stmts.block(body)
             self.b.emit(release, (), (ref,), end, region=region, **attrs)
             return
         mask, lead = self.acquire_as_party(prim, ref, acquire, span, **attrs)
-        self.block(body)
+        self.cx.stmts.block(body)
         self.release_as_party(prim, ref, release, end, mask, lead, **attrs)
 
-    def _When(self, s: A.When) -> None:
+    @statements.on(A.When)
+    def when(self, s: A.When) -> None:
         region = self.new_region()
         for binding in s.bindings:
             prim, ref = self.place(binding.source)
             reg = self.b.reg(prim.elem, binding.name.text)
-            self.vars[binding] = reg
+            self.cx.vars[binding] = reg
             self.b.emit("chan.get", (reg,), (ref,), binding.span, region=region)
-        self.block(s.body)
+        self.cx.stmts.block(s.body)
         self.b.emit("region.end", (), (), s.body.span.last_char(), region=region)
 
     # ---- low-level statements ------------------------------------------------------------------
 
     _PRIM_OPS = {"lock": "mutex.lock", "unlock": "mutex.unlock", "wait": "sem.wait", "post": "sem.post",
                  "signal": "chan.signal", "await": "chan.await", "sync": "prim.sync", "arrive": "prim.arrive"}
+
     # a latch: count_down arrives, wait waits, and sync does both
     _LATCH_OPS = {"count_down": ("latch.arrive",), "wait": ("latch.wait",), "sync": ("latch.arrive", "latch.wait")}
 
-    def _PrimOp(self, s: A.PrimOp) -> None:
+    @statements.on(A.PrimOp)
+    def prim_op(self, s: A.PrimOp) -> None:
         prim, ref = self.place(s.target)
         if prim.kind == "latch":
             for op in self._LATCH_OPS[s.op]:
@@ -174,25 +186,29 @@ class SyncLowering:
             return
         self.b.emit(op, (), (ref,), s.span)
 
-    def _Put(self, s: A.Put) -> None:
+    @statements.on(A.Put)
+    def put(self, s: A.Put) -> None:
         prim, ref = self.place(s.target)
-        value = self.expr(s.value, prim.elem)
+        value = self.cx.exprs.expr(s.value, prim.elem)
         self.b.emit("chan.put", (), (ref, value), s.span)
 
-    def sync_get(self, e: A.Get, dest):
+    @expressions.on(A.Get)
+    def get(self, e: A.Get, want, dest):
         prim, ref = self.place(e.place)
-        return self.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
+        return self.cx.exprs.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
 
-    def sync_trylock(self, e: A.TryLock, dest):
+    @expressions.on(A.TryLock)
+    def trylock(self, e: A.TryLock, want, dest):
         prim, ref = self.place(e.place)
         return self.try_as_party(prim, "mutex.trylock", (ref,), e.span, dest)
 
-    def sync_trywait(self, e: A.TryWait, dest):
+    @expressions.on(A.TryWait)
+    def trywait(self, e: A.TryWait, want, dest):
         """`trywait s` is sem.trywait; `trywait s for n` is sem.tryfor with n, evaluated once, as an i32."""
         prim, ref = self.place(e.place)
         if e.attempts is None:
             return self.try_as_party(prim, "sem.trywait", (ref,), e.span, dest)
-        n = self.expr(e.attempts)
+        n = self.cx.exprs.expr(e.attempts)
         t = n.type
         if t != I32:        # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
             top = imm(0x7FFF_FFFF, t)
@@ -204,13 +220,13 @@ class SyncLowering:
     def try_as_party(self, prim: Prim, op: str, args: tuple, span, dest):
         """A try (true when it took the primitive): the thread's own, or the party leader's for all."""
         if prim.granularity == "thread":
-            return self.emit_value(dest, op, BOOL, *args, span=span)
+            return self.cx.exprs.emit_value(dest, op, BOOL, *args, span=span)
         mask, lead = self.leader(prim.granularity, span)
         got = self.b.reg(BOOL, "got")
         self.b.assign(got, imm(False, BOOL), span)
         self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span), span, "try")
         if prim.granularity == "warp":   # the leader's answer, for every lane
-            return self.emit_value(dest, "vote.any", BOOL, got, mask, span=span)
+            return self.cx.exprs.emit_value(dest, "vote.any", BOOL, got, mask, span=span)
         # thread 0 tells the block through a shared word: the first barrier lets every thread
         # finish reading the word's last answer, the second publishes the new one
         shared = self.trylock_slot()
@@ -219,7 +235,7 @@ class SyncLowering:
             "cvt", I32, got, span=span)), span), span, "tell")
         self.b.emit("bar.sync", (), (imm(0),), span)
         word = self.b.op("ld", I32, Ref(shared, imm(0)), span=span, uniform="block")
-        return self.binop_into(dest, "cmp.ne", BOOL, word, imm(0), span=span)
+        return self.cx.exprs.binop_into(dest, "cmp.ne", BOOL, word, imm(0), span=span)
 
     def trylock_slot(self) -> str:
         """A shared word through which thread 0 tells its block whether a @block trylock succeeded."""
@@ -230,8 +246,10 @@ class SyncLowering:
         self.b.add_array(Array("trylock.result", "shared", I32, (1,), "data"))
         return "trylock.result"
 
-    def _BarrierStmt(self, s) -> None:
+    @statements.on(A.BarrierStmt)
+    def barrier(self, s) -> None:
         self.b.emit("bar.sync", (), (imm(0),), s.span)
 
-    def _Fence(self, s: A.Fence) -> None:
+    @statements.on(A.Fence)
+    def fence(self, s: A.Fence) -> None:
         self.b.emit("fence", (), (), s.span, order="sc", scope=s.scope.text)

@@ -13,6 +13,9 @@ operation, division truncates toward zero, untyped constants are exact.
 inputs are the same on every target and every run.
 
 A failed `check` raises CheckFailed; `return` ends the block.
+
+Statements and expressions are dispatched on their node class, built-in functions on
+their name, through HandlerTables (syncc/core/handlers.py).
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.handlers import HandlerTable
 from ..frontend import ast as A
 from ..frontend.consts import c_div, c_rem
 from ..frontend.symbols import CheckedModule
@@ -36,6 +40,10 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operat
             ">=": operator.ge}
 
 Launcher = Callable[[str, list, tuple, tuple, Span], None]
+
+statements = HandlerTable()
+expressions = HandlerTable()
+builtins = HandlerTable()      # keyed on the built-in function's name
 
 
 class CheckFailed(Exception):
@@ -74,6 +82,9 @@ class HostRunner:
             self.types.update(m.types)
             self.refs.update(m.refs)
         self.env: dict = {}
+        self.statements = statements.bind(self)
+        self.expressions = expressions.bind(self)
+        self.builtins = builtins.bind(self)
 
     def run(self) -> None:
         host = self.checked.host
@@ -87,9 +98,10 @@ class HostRunner:
     # ---- statements
     def block(self, b: A.Block) -> None:
         for s in b.stmts:
-            getattr(self, "_" + type(s).__name__)(s)
+            self.statements[type(s)](s)
 
-    def _Let(self, s: A.Let) -> None:
+    @statements.on(A.Let)
+    def let(self, s: A.Let) -> None:
         value = self.eval(s.value)
         if s.type is not None:
             value = self.convert(value, SCALARS[s.type.name])
@@ -97,7 +109,8 @@ class HostRunner:
             value = I32.wrap(value)
         self.env[s] = value
 
-    def _Assign(self, s: A.Assign) -> None:
+    @statements.on(A.Assign)
+    def assign(self, s: A.Assign) -> None:
         target = s.target
         if isinstance(target, A.Name):
             decl = self.refs[target].decl
@@ -115,18 +128,21 @@ class HostRunner:
             value = self.arith(s.op[:-1], self.scalar(array[index], t), self.eval(s.value), t, s.span)
         array[index] = value
 
-    def _ExprStmt(self, s: A.ExprStmt) -> None:
+    @statements.on(A.ExprStmt)
+    def expr_stmt(self, s: A.ExprStmt) -> None:
         self.eval(s.expr)
 
-    def _If(self, s: A.If) -> None:
+    @statements.on(A.If)
+    def if_stmt(self, s: A.If) -> None:
         if self.eval(s.cond):
             self.block(s.then)
         elif isinstance(s.orelse, A.If):
-            self._If(s.orelse)
+            self.if_stmt(s.orelse)
         elif s.orelse is not None:
             self.block(s.orelse)
 
-    def _While(self, s: A.While) -> None:
+    @statements.on(A.While)
+    def while_loop(self, s: A.While) -> None:
         while self.eval(s.cond):
             try:
                 self.block(s.body)
@@ -135,7 +151,8 @@ class HostRunner:
             except _Continue:
                 continue
 
-    def _For(self, s: A.For) -> None:
+    @statements.on(A.For)
+    def for_loop(self, s: A.For) -> None:
         t = self.types.get(s.start)
         t = t if isinstance(t, ScalarType) else self.types.get(s.stop)
         t = t if isinstance(t, ScalarType) else I32
@@ -152,16 +169,20 @@ class HostRunner:
                 pass
             i = t.wrap(self.env[s] + step)
 
-    def _Break(self, s) -> None:
+    @statements.on(A.Break)
+    def break_stmt(self, s) -> None:
         raise _Break()
 
-    def _Continue(self, s) -> None:
+    @statements.on(A.Continue)
+    def continue_stmt(self, s) -> None:
         raise _Continue()
 
-    def _Return(self, s: A.Return) -> None:
+    @statements.on(A.Return)
+    def return_stmt(self, s: A.Return) -> None:
         raise _Return(self.eval(s.value) if s.value is not None else None)
 
-    def _Launch(self, s: A.Launch) -> None:
+    @statements.on(A.Launch)
+    def launch(self, s: A.Launch) -> None:
         sym = self.refs[s]
         info = sym.info
         args = []
@@ -177,14 +198,17 @@ class HostRunner:
         values = [int(self.eval(a)) for a in d.args]
         return tuple(values + [1] * (3 - len(values)))
 
-    def _Check(self, s: A.Check) -> None:
+    @statements.on(A.Check)
+    def check(self, s: A.Check) -> None:
         if not self.eval(s.cond):
             raise CheckFailed(s.message.value if s.message is not None else "check failed", s.cond.span)
 
-    def _Print(self, s: A.Print) -> None:
+    @statements.on(A.Print)
+    def print_stmt(self, s: A.Print) -> None:
         self.write(" ".join(self.show(self.eval(item)) for item in s.items))
 
-    def _Save(self, s: A.Save) -> None:
+    @statements.on(A.Save)
+    def save(self, s: A.Save) -> None:
         np.save(s.path.value, self.eval(s.value), allow_pickle=False)
 
     @staticmethod
@@ -197,21 +221,26 @@ class HostRunner:
 
     # ---- expressions
     def eval(self, e):
-        return getattr(self, "_" + type(e).__name__)(e)
+        return self.expressions[type(e)](e)
 
-    def _IntLit(self, e):
+    @expressions.on(A.IntLit)
+    def int_lit(self, e):
         return e.value
 
-    def _BoolLit(self, e):
+    @expressions.on(A.BoolLit)
+    def bool_lit(self, e):
         return e.value
 
-    def _StrLit(self, e):
+    @expressions.on(A.StrLit)
+    def str_lit(self, e):
         return e.value
 
-    def _ListLit(self, e):
+    @expressions.on(A.ListLit)
+    def list_lit(self, e):
         return tuple(self.eval(x) for x in e.items)
 
-    def _Name(self, e):
+    @expressions.on(A.Name)
+    def name(self, e):
         sym = self.refs[e]
         if sym.kind == "const":
             return sym.info.value
@@ -219,13 +248,15 @@ class HostRunner:
             return self.env[sym.decl]
         raise HostError(f"`{sym.name}` has no value here", e.span)
 
-    def _Field(self, e):
+    @expressions.on(A.Field)
+    def field(self, e):
         sym = self.refs.get(e)
         if sym is not None and sym.kind == "const":
             return sym.info.value
         raise HostError(f"`{e.name.text}` is not a value on the host", e.span)
 
-    def _Unary(self, e):
+    @expressions.on(A.Unary)
+    def unary(self, e):
         x = self.eval(e.operand)
         if e.op == "!":
             return not x
@@ -233,7 +264,8 @@ class HostRunner:
         value = -x if e.op == "-" else ~x
         return t.wrap(value) if isinstance(t, ScalarType) else value
 
-    def _Binary(self, e):
+    @expressions.on(A.Binary)
+    def binary(self, e):
         op = e.op
         if op == "&&":
             return bool(self.eval(e.left)) and bool(self.eval(e.right))
@@ -256,7 +288,8 @@ class HostRunner:
         value = _ARITH[op](a, b)
         return t.wrap(value) if isinstance(t, ScalarType) and t != BOOL else value
 
-    def _Index(self, e):
+    @expressions.on(A.Index)
+    def index(self, e):
         array, index = self.element(e)
         return self.scalar(array[index], self.elem_type(array))
 
@@ -272,14 +305,15 @@ class HostRunner:
                 raise HostError(f"index {i} is out of bounds for dimension {n} of size {size}", e.span)
         return array, index
 
-    def _Call(self, e):
+    @expressions.on(A.Call)
+    def call(self, e):
         func = e.func
         if isinstance(func, A.TypeRef):
             return self.convert(self.eval(e.args[0]), SCALARS[func.name])
         sym = self.refs[func]
         if sym.kind == "fn":
             return self.call_fn(sym, e)
-        return getattr(self, "builtin_" + sym.info.name)(e)
+        return self.builtins[sym.info.name](e)
 
     def call_fn(self, sym, e):
         info = sym.info
@@ -304,18 +338,22 @@ class HostRunner:
         shape = self.eval(e.args[1])
         return dtype, (shape,) if isinstance(shape, int) else tuple(shape)
 
+    @builtins.on("zeros")
     def builtin_zeros(self, e):
         dtype, shape = self._dtype_shape(e)
         return np.zeros(shape, dtype)
 
+    @builtins.on("full")
     def builtin_full(self, e):
         dtype, shape = self._dtype_shape(e)
         return np.full(shape, self.eval(e.args[2]), dtype)
 
+    @builtins.on("arange")
     def builtin_arange(self, e):
         dtype, shape = self._dtype_shape(e)
         return np.arange(prod(shape), dtype=np.int64).astype(dtype).reshape(shape)
 
+    @builtins.on("random")
     def builtin_random(self, e):
         dtype, shape = self._dtype_shape(e)
         kw = self._kwargs(e)
@@ -323,26 +361,33 @@ class HostRunner:
         values = rng.integers(kw.get("low", 0), kw.get("high", 100), size=shape, dtype=np.int64)
         return values.astype(dtype)
 
+    @builtins.on("copy")
     def builtin_copy(self, e):
         return self.eval(e.args[0]).copy()
 
+    @builtins.on("sum")
     def builtin_sum(self, e):
         return I64.wrap(int(self.eval(e.args[0]).astype(np.int64).sum()))
 
+    @builtins.on("min")
     def builtin_min(self, e):
         return min(self.eval(a) for a in e.args)
 
+    @builtins.on("max")
     def builtin_max(self, e):
         return max(self.eval(a) for a in e.args)
 
+    @builtins.on("abs")
     def builtin_abs(self, e):
         t = self.types.get(e)
         value = abs(self.eval(e.args[0]))
         return t.wrap(value) if isinstance(t, ScalarType) else value
 
+    @builtins.on("select")
     def builtin_select(self, e):
         return self.eval(e.args[1]) if self.eval(e.args[0]) else self.eval(e.args[2])
 
+    @builtins.on("popc")
     def builtin_popc(self, e):
         t = self.types.get(e.args[0])
         x = self.eval(e.args[0])

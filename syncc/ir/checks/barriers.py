@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..lower import inlined_calls
+from ..inlined import inlined_calls
 from ..nodes import Branch, Instr, Kernel
 from ..uniformity import BLOCK, GRID, THREAD, WARP
 from .facts import Facts

@@ -1,0 +1,218 @@
+"""Statement rules of the checker: blocks, let, assignment, control flow, shared arrays.
+
+A block dispatches each statement on its class through CheckContext.statement_handlers,
+which holds this file's handlers and those of check_prims.py and check_host.py.
+"""
+from __future__ import annotations
+
+from ..core.diagnostics import Note
+from ..core.handlers import HandlerTable
+from . import ast as A
+from .check_context import CheckContext
+from .symbols import Ctx, SharedInfo, Symbol
+from ..core.types import ERROR, INT_LIT, ArrayType, is_int
+
+statements = HandlerTable()
+
+
+class StatementRules:
+    def __init__(self, cx: CheckContext):
+        self.cx = cx
+
+    def block(self, b: A.Block, ctx: Ctx, new_scope: bool = True) -> None:
+        inner = ctx.child() if new_scope else ctx
+        handlers = self.cx.statement_handlers
+        for s in b.stmts:
+            handlers[type(s)](s, inner)
+
+    @statements.on(A.Let)
+    def let(self, s: A.Let, ctx):
+        if isinstance(s.value, A.Get):
+            t = self.cx.exprs.get_value(s.value, ctx)
+        else:
+            t = self.cx.exprs.expr(s.value, ctx)
+        if isinstance(t, ArrayType) and ctx.where == "host" and s.type is None:
+            self.cx.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+            return
+        t = self.cx.exprs.as_value(s.value, t)
+        if s.type is not None:
+            want = self.cx.scalar_of(s.type.name)
+            self.cx.exprs.coerce(s.value, t, want, f"for `{s.name.text}`")
+            t = want
+        elif t is not ERROR:
+            t = self.cx.exprs.concrete(s.value, t)
+        self.cx.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+
+    @statements.on(A.Assign)
+    def assign(self, s: A.Assign, ctx):
+        target_t = self.assign_target(s.target, ctx)
+        if isinstance(s.value, A.Get):
+            if s.op != "=":
+                self.cx.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
+            t = self.cx.exprs.get_value(s.value, ctx)
+        elif isinstance(target_t, ArrayType):
+            t = self.cx.exprs.expr(s.value, ctx)
+        else:
+            t = self.cx.exprs.value(s.value, ctx)
+        if target_t is ERROR or t is ERROR:
+            return
+        if s.op == "=":
+            self.cx.exprs.coerce(s.value, t, target_t, "in assignment")
+            return
+        op = s.op[:-1]
+        if not is_int(target_t):
+            self.cx.error("E0201", f"`{s.op}` needs an integer target, found {target_t}", s.target.span)
+        elif op in ("<<", ">>"):
+            if not is_int(t):
+                self.cx.error("E0201", f"a shift amount must be an integer, found {t}", s.value.span)
+        else:
+            self.cx.exprs.coerce(s.value, t, target_t, f"in `{s.op}`")
+
+    def assign_target(self, e, ctx):
+        if isinstance(e, A.Name):
+            sym = self.cx.exprs.resolve(e.id, e.span, ctx)
+            if sym is None:
+                return ERROR
+            self.cx.refs[e] = sym
+            if sym.kind == "local" and sym.mutable:   # (host arrays too: `out = zeros(i32, 8)`)
+                self.cx.types[e] = sym.type
+                return sym.type
+            what = {"local": "declared with `let`", "param": "a parameter", "const": "a constant",
+                    "loopvar": "a loop variable", "binding": "a value received from a channel"}.get(sym.kind)
+            if sym.kind == "prim":
+                return self._assign_prim(e, sym)
+            self.cx.error("E0204", f"cannot assign to `{sym.name}`" + (f": it is {what}" if what else ""), e.span,
+                          notes=[Note("declared here", sym.span)] if sym.span else (),
+                          help="declare it with `var` to change it" if sym.kind == "local" else None)
+            return ERROR
+        if isinstance(e, A.Index):
+            base, _ = self.cx.exprs.flatten_index(e)
+            if isinstance(base, A.Name):
+                sym = ctx.scope.lookup(base.id)
+                if sym is not None and sym.kind == "prim":
+                    for index in self.cx.exprs.flatten_index(e)[1]:
+                        self.cx.exprs.expr(index, ctx)
+                    return self._assign_prim(base, sym)
+            t = self.cx.exprs.expr(e, ctx)
+            bt = self.cx.types.get(base)
+            if t is ERROR or isinstance(bt, ArrayType):
+                return t
+        else:
+            self.cx.exprs.expr(e, ctx)
+        self.cx.error("E0204", "cannot assign to this expression", e.span,
+                      help="assign to a `var`, or to an element of an array")
+        return ERROR
+
+    def _assign_prim(self, e, sym):
+        if sym.info.kind == "channel":
+            self.cx.error("E0411", "channel slots are written with `put`, not `=`", e.span,
+                          help=f"write `put {sym.name}[...] = value`")
+        else:
+            self.cx.error("E0411", f"`{sym.name}` is a {sym.info.kind}; it cannot be assigned", e.span)
+        return ERROR
+
+    @statements.on(A.ExprStmt)
+    def expr_stmt(self, s: A.ExprStmt, ctx):
+        if not isinstance(s.expr, A.Call):
+            self.cx.exprs.expr(s.expr, ctx)
+            self.cx.error("E0209", "this expression does nothing", s.span,
+                          help="assign it (`x = ...`) or remove it")
+            return
+        self.cx.exprs.expr(s.expr, ctx)
+
+    @statements.on(A.If)
+    def if_stmt(self, s: A.If, ctx):
+        self.cx.exprs.condition(s.cond, ctx)
+        self.block(s.then, ctx)
+        if isinstance(s.orelse, A.Block):
+            self.block(s.orelse, ctx)
+        elif isinstance(s.orelse, A.If):
+            self.if_stmt(s.orelse, ctx.child())
+
+    @statements.on(A.While)
+    def while_loop(self, s: A.While, ctx):
+        self.cx.exprs.condition(s.cond, ctx)
+        self.block(s.body, ctx.child(loops=ctx.loops + 1))
+
+    @statements.on(A.For)
+    def for_loop(self, s: A.For, ctx):
+        lo, hi = self.cx.exprs.value(s.start, ctx), self.cx.exprs.value(s.stop, ctx)
+        t = ERROR
+        if lo is not ERROR and hi is not ERROR:
+            for e, et in ((s.start, lo), (s.stop, hi)):
+                if not is_int(et):
+                    self.cx.error("E0201", f"a `for` range needs integers, found {et}", e.span)
+            if is_int(lo) and is_int(hi):
+                common = lo if hi is INT_LIT else hi if lo is INT_LIT else lo if lo == hi else None
+                if common is None:
+                    self.cx.error("E0201", f"the bounds of a `for` range differ in type: {lo} and {hi}",
+                                  s.start.span.to(s.stop.span), help=f"convert one, e.g. `{lo}(...)`")
+                else:
+                    t = self.cx.exprs.concrete(s.start, common) if common is INT_LIT else common
+                    for e, et in ((s.start, lo), (s.stop, hi)):
+                        if et is INT_LIT:
+                            self.cx.exprs.fits(e, t)
+        if s.step is not None:
+            st = self.cx.exprs.value(s.step, ctx)
+            if st is not ERROR and t is not ERROR:
+                self.cx.exprs.coerce(s.step, st, t, "for the step")
+                step = self.cx.exprs.try_fold(s.step)
+                if step is not None and step <= 0:
+                    self.cx.error("E0306", f"a `for` step must be positive, found {step}", s.step.span)
+        body = ctx.child(loops=ctx.loops + 1)
+        self.cx.declare(body.scope, Symbol(s.var.text, "loopvar", t, s))
+        self.block(s.body, body, new_scope=False)
+
+    @statements.on(A.Break)
+    def break_stmt(self, s, ctx):
+        self._leave("break", s.span, ctx, needs_loop=True)
+
+    @statements.on(A.Continue)
+    def continue_stmt(self, s, ctx):
+        self._leave("continue", s.span, ctx, needs_loop=True)
+
+    def _leave(self, what: str, span, ctx: Ctx, needs_loop: bool) -> bool:
+        if needs_loop and ctx.loops == 0:
+            if ctx.region is not None:
+                self.cx.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+                              help="set a flag and leave the loop after the block")
+            else:
+                self.cx.error("E0501", f"`{what}` outside a loop", span)
+            return False
+        if not needs_loop and ctx.region is not None:
+            self.cx.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+                          help="finish the block first, then return")
+            return False
+        return True
+
+    @statements.on(A.Return)
+    def return_stmt(self, s: A.Return, ctx):
+        if not self._leave("return", s.span, ctx, needs_loop=False):
+            if s.value is not None:
+                self.cx.exprs.expr(s.value, ctx)
+            return
+        ret = ctx.fn.ret if ctx.fn is not None else None
+        if s.value is None:
+            if ret is not None:
+                self.cx.error("E0502", f"this function returns {ret}; `return` needs a value", s.span)
+            return
+        t = self.cx.exprs.value(s.value, ctx)
+        if ret is None:
+            where = "a kernel" if ctx.where == "kernel" else "a host block" if ctx.where == "host" else \
+                "a function without `-> type`"
+            self.cx.error("E0502", f"{where} returns no value", s.value.span)
+        else:
+            self.cx.exprs.coerce(s.value, t, ret, "in `return`")
+
+    @statements.on(A.SharedDecl)
+    def shared_decl(self, s: A.SharedDecl, ctx):
+        if not self.cx.kernel_only("a shared array", s.span, ctx):
+            return
+        if not ctx.top_level:
+            self.cx.error("E0412", f"declare the shared array `{s.name.text}` at the top level of the kernel body",
+                          s.span)
+        dims = self.cx.exprs.dims(s.dims, ctx, "an array size")
+        t = ArrayType(self.cx.scalar_of(s.elem.name), dims, "shared") if dims is not None else ERROR
+        if dims is not None:
+            ctx.kernel.shared.append(SharedInfo(s, t))
+        self.cx.declare(ctx.scope, Symbol(s.name.text, "shared", t, s))
