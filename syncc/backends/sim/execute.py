@@ -17,6 +17,7 @@ launch), so decoding happens once per launch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Callable
 
 import numpy as np
@@ -45,17 +46,36 @@ class Env:
     patterns: dict = field(default_factory=dict)   # shared-access patterns (see Pattern)
 
 
+class Kind(Enum):
+    """What the issue loop does with an instruction: OP runs its semantics (SEMANTICS); every
+    other kind is control flow or a barrier the loop handles itself (CONTROL)."""
+    OP = "op"
+    BRA = "bra"
+    SSY = "ssy"
+    PBK = "pbk"
+    BRK = "brk"
+    EXIT = "exit"
+    BAR = "bar"
+    WARPSYNC = "warpsync"
+    BSSY = "bssy"
+    BSYNC = "bsync"
+    BREAK = "break"
+    YIELD = "yield"
+    NANOSLEEP = "nanosleep"
+
+
 @dataclass
 class Decoded:
     ins: Instruction
-    kind: str                              # op | bra | ssy | pbk | brk | exit | bar | nop | its
+    kind: Kind
     run: Callable | None                   # op: (warp, mask) -> latency or None
     guard: int | None                      # predicate row, or None: always
     guard_neg: bool
     sync: bool
     reads: tuple[int, ...]                 # scoreboard slots read (registers, then 64 + predicate)
     writes: tuple[int, ...]                # scoreboard slots written
-    unit: str
+    unit: str                              # the functional unit (its latency: FermiConfig)
+    membar: bool                           # a memory barrier: the warp waits until it completes
     target: int = -1                       # branch/SSY/PBK/BSSY target address
     latency: int = 1                       # cycles until its results can be used (the simulator sets it)
     deps: tuple[int, ...] = ()             # slots it must wait for: what it reads, and writes (WAW)
@@ -690,9 +710,9 @@ SEMANTICS: dict[str, Callable] = {
 }
 
 # Opcodes the issue loop handles itself, by kind
-CONTROL = {"BRA": "bra", "SSY": "ssy", "PBK": "pbk", "BRK": "brk", "EXIT": "exit", "BAR": "bar",
-           "WARPSYNC": "warpsync", "BSSY": "bssy", "BSYNC": "bsync", "BREAK": "break", "YIELD": "yield",
-           "NANOSLEEP": "nanosleep"}
+CONTROL = {"BRA": Kind.BRA, "SSY": Kind.SSY, "PBK": Kind.PBK, "BRK": Kind.BRK, "EXIT": Kind.EXIT, "BAR": Kind.BAR,
+           "WARPSYNC": Kind.WARPSYNC, "BSSY": Kind.BSSY, "BSYNC": Kind.BSYNC, "BREAK": Kind.BREAK,
+           "YIELD": Kind.YIELD, "NANOSLEEP": Kind.NANOSLEEP}
 
 
 # ---- decoding -----------------------------------------------------------------------------------
@@ -727,11 +747,11 @@ def decode(kernel: SassKernel, env: Env) -> list[Decoded]:
                 guard = None
             else:
                 guard, neg = ins.guard.n, ins.guard.neg
-        kind = CONTROL.get(ins.op, "op")
-        run = SEMANTICS[ins.op](ins, env) if kind == "op" else None
+        kind = CONTROL.get(ins.op, Kind.OP)
+        run = SEMANTICS[ins.op](ins, env) if kind is Kind.OP else None
         target = next((o.addr for o in ins.operands if hasattr(o, "addr")), -1)
-        out.append(Decoded(ins, kind, run, guard, neg, ins.sync, reads, writes, ins.spec.unit, target,
-                           deps=tuple(dict.fromkeys(reads + writes))))
+        out.append(Decoded(ins, kind, run, guard, neg, ins.sync, reads, writes, ins.spec.unit,
+                           ins.spec.unit == "membar", target, deps=tuple(dict.fromkeys(reads + writes))))
     return out
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import lanes as L
-from .execute import InstructionError, operand_value
+from .execute import InstructionError, Kind, operand_value
 from .findings import Finding, where
 from ..fermi.isa import INSTR_BYTES
 
@@ -115,91 +115,110 @@ class ItsState:
 def its_issue(sim, w, d, m: int, now: int) -> int:
     """Issue the control instruction `d` (or advance after an ordinary one) for the current split
     of an ITS warp; returns the delay before the warp may issue again."""
+    step = _ISSUE.get(d.kind)
+    if step is None:
+        raise InstructionError(f"{d.ins.op} at 0x{w.pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
+                               "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
     st: ItsState = w.its
     pc = w.pc
-    split = st.splits.get(pc, 0)
-    config = sim.config
-    kind = d.kind
+    delay = step(sim, w, d, m, now, st, pc, st.splits.get(pc, 0))
+    return 1 if delay is None else delay
+
+
+# Each kind's step: (sim, warp, decoded, guarded lanes, now, its state, pc, the split at pc) → the
+# delay before the warp may issue again (None: 1).
+
+def _advance(sim, w, d, m, now, st, pc, split):
+    """An ordinary instruction, or a block barrier the split has arrived at: the split goes on."""
+    st.move(split, pc, pc + INSTR_BYTES)
+    st.current = pc + INSTR_BYTES
+
+
+def _branch(sim, w, d, m, now, st, pc, split):
+    taken, nxt = m, pc + INSTR_BYTES
+    if taken and taken != split and d.ins.has("U"):
+        raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
+    st.move(taken, pc, d.target)
+    st.move(split & ~taken, pc, nxt)
+    st.current = nxt if split & ~taken else d.target     # fall-through lanes go on, as on Fermi
+    return sim.config.branch_latency if taken == split else 1
+
+
+def _bssy(sim, w, d, m, now, st, pc, split):
+    st.barriers[d.ins.operands[0].n] = split
+    _advance(sim, w, d, m, now, st, pc, split)
+
+
+def _bsync(sim, w, d, m, now, st, pc, split):
+    n = d.ins.operands[0].n
+    members = split & st.barriers[n]
+    st.leave(split, pc)
+    st.yielded &= ~split
+    if members:
+        waits = st.bsync.setdefault(n, {})
+        waits[pc] = waits.get(pc, 0) | members
+    if split & ~members:                 # not (or no longer) in Bn: nothing to wait for
+        st.add(split & ~members, pc + INSTR_BYTES)
+        st.current = pc + INSTR_BYTES
+    release_waiting(sim, w)
+
+
+def _break(sim, w, d, m, now, st, pc, split):
+    st.barriers[d.ins.operands[0].n] &= ~m
+    _advance(sim, w, d, m, now, st, pc, split)
+    release_waiting(sim, w)
+
+
+def _warpsync(sim, w, d, m, now, st, pc, split):
+    # each lane waits for the lanes of its own mask (a split may hold lanes of several meetings
+    # that reached this address together)
+    values = operand_value(d.ins.operands[0], w, sim.env)
+    groups: dict[int, int] = {}
+    for lane in L.lanes(split):
+        need = int(values[lane])
+        groups[need] = groups.get(need, 0) | L.LANE[lane]
+    st.leave(split, pc)
+    st.yielded &= ~split
+    for need, lanes in groups.items():
+        st.warpsync.append((pc, lanes, L.expand(need)))
+    release_waiting(sim, w)
+
+
+def _yield(sim, w, d, m, now, st, pc, split):
     nxt = pc + INSTR_BYTES
-    delay = 1
-    if kind == "op":
-        st.move(split, pc, nxt)
-        st.current = nxt
-    elif kind == "bra":
-        taken = m
-        if taken and taken != split and d.ins.has("U"):
-            raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
-        st.move(taken, pc, d.target)
-        st.move(split & ~taken, pc, nxt)
-        st.current = nxt if split & ~taken else d.target     # fall-through lanes go on, as on Fermi
-        delay = config.branch_latency if taken == split else 1
-    elif kind == "bssy":
-        n = d.ins.operands[0].n
-        st.barriers[n] = split
-        st.move(split, pc, nxt)
-        st.current = nxt
-    elif kind == "bsync":
-        n = d.ins.operands[0].n
-        members = split & st.barriers[n]
-        st.leave(split, pc)
-        st.yielded &= ~split
-        if members:
-            waits = st.bsync.setdefault(n, {})
-            waits[pc] = waits.get(pc, 0) | members
-        if split & ~members:                 # not (or no longer) in Bn: nothing to wait for
-            st.add(split & ~members, nxt)
-            st.current = nxt
-        release_waiting(sim, w)
-    elif kind == "break":
-        n = d.ins.operands[0].n
-        st.barriers[n] &= ~m
-        st.move(split, pc, nxt)
-        st.current = nxt
-        release_waiting(sim, w)
-    elif kind == "warpsync":
-        # each lane waits for the lanes of its own mask (a split may hold lanes of several meetings
-        # that reached this address together)
-        values = operand_value(d.ins.operands[0], w, sim.env)
-        groups: dict[int, int] = {}
-        for lane in L.lanes(split):
-            need = int(values[lane])
-            groups[need] = groups.get(need, 0) | L.LANE[lane]
-        st.leave(split, pc)
-        st.yielded &= ~split
-        for need, lanes in groups.items():
-            st.warpsync.append((pc, lanes, L.expand(need)))
-        release_waiting(sim, w)
-    elif kind == "yield":
-        st.yielded |= split
-        st.move(split, pc, nxt)
-        if nxt in st.order:
-            st.order.remove(nxt)
-            st.order.append(nxt)
-        st.current = st.order[0]
-        release_waiting(sim, w)
-    elif kind == "nanosleep":
-        if m:
-            cycles = int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(m)])
-            st.yielded |= m
-            st.leave(m, pc)
-            st.sleeping.append((now + max(1, cycles), nxt, m))
-        st.move(split & ~m, pc, nxt)
-        st.current = nxt
-        release_waiting(sim, w)
-    elif kind == "exit":
-        w.exited |= m
-        st.yielded &= ~m
+    st.yielded |= split
+    st.move(split, pc, nxt)
+    if nxt in st.order:
+        st.order.remove(nxt)
+        st.order.append(nxt)
+    st.current = st.order[0]
+    release_waiting(sim, w)
+
+
+def _nanosleep(sim, w, d, m, now, st, pc, split):
+    nxt = pc + INSTR_BYTES
+    if m:
+        cycles = int(operand_value(d.ins.operands[0], w, sim.env)[L.lowest(m)])
+        st.yielded |= m
         st.leave(m, pc)
-        st.move(split & ~m, pc, nxt)
-        st.current = nxt
-        release_waiting(sim, w)
-    elif kind == "bar":
-        st.move(split, pc, nxt)
-        st.current = nxt
-    else:
-        raise InstructionError(f"{d.ins.op} at 0x{pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
-                       "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
-    return delay
+        st.sleeping.append((now + max(1, cycles), nxt, m))
+    st.move(split & ~m, pc, nxt)
+    st.current = nxt
+    release_waiting(sim, w)
+
+
+def _exit(sim, w, d, m, now, st, pc, split):
+    w.exited |= m
+    st.yielded &= ~m
+    st.leave(m, pc)
+    st.move(split & ~m, pc, pc + INSTR_BYTES)
+    st.current = pc + INSTR_BYTES
+    release_waiting(sim, w)
+
+
+_ISSUE = {Kind.OP: _advance, Kind.BAR: _advance, Kind.BRA: _branch, Kind.BSSY: _bssy, Kind.BSYNC: _bsync,
+          Kind.BREAK: _break, Kind.WARPSYNC: _warpsync, Kind.YIELD: _yield, Kind.NANOSLEEP: _nanosleep,
+          Kind.EXIT: _exit}
 
 
 def release_waiting(sim, w) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import lanes as L
-from .execute import Env, InstructionError, decode, operand_value
+from .execute import Env, InstructionError, Kind, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import FermiConfig
@@ -79,8 +79,9 @@ class Stats:
 
 
 class Scheduler:
-    """One warp scheduler of an SM: its warps, in the order they arrived, and a policy."""
-    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions")
+    """One warp scheduler of an SM: its warps, in the order they arrived, and a policy. `pick` is
+    the policy's method, chosen once here rather than by name at every pick."""
+    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions", "pick")
 
     def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
@@ -94,38 +95,40 @@ class Scheduler:
             self.rng = random.Random(int(policy.split(":")[1]) * 7919 + where)
             self.policy = "adversarial:SEED"
             self.preemptions = PREEMPTIONS
+        self.pick = {"lrr": self._pick_lrr, "gto": self._pick_gto, "adversarial": self._pick_youngest,
+                     "adversarial:SEED": self._pick_by_priority}.get(self.policy, self._pick_random)
 
-    def pick(self, now: int) -> Warp | None:
+    def _pick_lrr(self, now: int) -> Warp | None:
         warps = self.warps
         n = len(warps)
-        if not n:
-            return None
-        policy = self.policy
-        if policy == "lrr":
-            start = self.last + 1
-            for i in range(n):
-                k = (start + i) % n
-                w = warps[k]
-                if w.ready_at <= now:
-                    self.last = k
-                    return w
-            return None
-        if policy == "gto":
-            if 0 <= self.last < n and warps[self.last].ready_at <= now:
-                return warps[self.last]
-            for k, w in enumerate(warps):          # oldest first: warps are kept in arrival order
-                if w.ready_at <= now:
-                    self.last = k
-                    return w
-            return None
-        if policy == "adversarial":
-            for k in range(n - 1, -1, -1):         # youngest first, always: the old starve
-                if warps[k].ready_at <= now:
-                    return warps[k]
-            return None
-        if policy == "adversarial:SEED":
-            return self._pick_by_priority(now)
-        ready = [w for w in warps if w.ready_at <= now]
+        start = self.last + 1
+        for i in range(n):
+            k = (start + i) % n
+            w = warps[k]
+            if w.ready_at <= now:
+                self.last = k
+                return w
+        return None
+
+    def _pick_gto(self, now: int) -> Warp | None:
+        warps = self.warps
+        if 0 <= self.last < len(warps) and warps[self.last].ready_at <= now:
+            return warps[self.last]
+        for k, w in enumerate(warps):          # oldest first: warps are kept in arrival order
+            if w.ready_at <= now:
+                self.last = k
+                return w
+        return None
+
+    def _pick_youngest(self, now: int) -> Warp | None:
+        warps = self.warps
+        for k in range(len(warps) - 1, -1, -1):    # youngest first, always: the old starve
+            if warps[k].ready_at <= now:
+                return warps[k]
+        return None
+
+    def _pick_random(self, now: int) -> Warp | None:
+        ready = [w for w in self.warps if w.ready_at <= now]
         return self.rng.choice(ready) if ready else None
 
     def _pick_by_priority(self, now: int) -> Warp | None:
@@ -448,10 +451,10 @@ class Simulator:
         self.warp_instructions += 1
         self.thread_instructions += n
         w.issued += 1
-        if d.kind == "op" and w.its is None:
+        if d.kind is Kind.OP and w.its is None:
             latency = d.run(w, m) if m else None
             w.pc = pc + INSTR_BYTES
-            if d.unit == "membar":
+            if d.membar:
                 self._next(w, now, latency or 1, "memory barrier")
                 return
             if d.writes:
@@ -496,16 +499,16 @@ class Simulator:
         delay, reason = 1, "dependency"
         kind = d.kind
         if w.its is not None:
-            if kind == "op":
+            if kind is Kind.OP:
                 latency = d.run(w, m) if m else None
-                if d.unit == "membar":
+                if d.membar:
                     delay, reason = latency or 1, "memory barrier"
                 elif d.writes:
                     ready = now + (latency if latency is not None else d.latency)
                     for slot in d.writes:
                         w.sb[slot] = ready
                 its_issue(self, w, d, m, now)
-            elif kind == "bar" and m:
+            elif kind is Kind.BAR and m:
                 split = w.its.splits.get(pc, 0)
                 w.its.leave(split, pc)
                 w.pc = pc + INSTR_BYTES             # where the split goes on
@@ -526,7 +529,7 @@ class Simulator:
                 return
             self._next(w, now, delay, reason)
             return
-        if kind == "bra":
+        if kind is Kind.BRA:
             reason = "branch"
             if m == active:
                 w.pc = d.target
@@ -543,11 +546,11 @@ class Simulator:
                 delay = config.branch_latency
                 if self.observer:
                     self.observer.diverged(w, now, pc)
-        elif kind == "ssy" or kind == "pbk":
-            w.push(SSY if kind == "ssy" else PBK, active, d.target)
+        elif kind is Kind.SSY or kind is Kind.PBK:
+            w.push(SSY if kind is Kind.SSY else PBK, active, d.target)
             w.pc = pc + INSTR_BYTES
             delay, reason = config.stack_latency, "stack"
-        elif kind == "exit":
+        elif kind is Kind.EXIT:
             w.pc = pc + INSTR_BYTES
             if m:
                 w.exited |= m
@@ -557,14 +560,14 @@ class Simulator:
                         self._finish_warp(w)
                         return
                     delay, reason = config.stack_latency, "stack"
-        elif kind == "brk":
+        elif kind is Kind.BRK:
             w.pc = pc + INSTR_BYTES
             if m:
                 w.leave(m, until_break=True)
                 if not w.active:
                     w.pop()
                     delay, reason = config.stack_latency, "stack"
-        elif kind == "bar":
+        elif kind is Kind.BAR:
             w.pc = pc + INSTR_BYTES
             if m and self._barrier(w, d, m, now):      # a barrier whose guard no lane passes is not reached
                 if d.sync:
