@@ -59,6 +59,9 @@ class Implementation:
     source: str                 # where in the seed papers it comes from
     abandonable: bool = False   # a waiter may give up (so `trylock`/`trywait` exist): no ticket taken
     lock_bits: bool = False     # uses Fermi lock bits (emulated with a shared flag on PTX)
+    # a barrier at @warp: True when it must be given a thread count (a named barrier), False when
+    # it cannot take one (the lanes of one warp); None where a count is the kind's usual argument
+    warp_count: bool | None = None
 
 
 MAX_NAMED_BARRIERS = 15  # 16 per block; barrier 0 serves `barrier`

@@ -31,8 +31,6 @@ OP_KINDS = {
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
 }
-# barrier implementations at @warp: does the barrier take a thread count (a named barrier)?
-_WARP_BARRIER_COUNTED = {"bar": True, "syncwarp": False}
 # kind → how to use it, for "wrong kind" help
 _USES = {
     "mutex": "`critical {n} {{ }}`, `lock {n}`, `unlock {n}` or `trylock {n}`",
@@ -211,7 +209,7 @@ class PrimitiveRules:
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
                           help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
             return
-        needs_count = _WARP_BARRIER_COUNTED.get(impl.name) if info.granularity == "warp" else None
+        needs_count = impl.warp_count if info.granularity == "warp" else None
         if needs_count is not None and needs_count != info.named:
             why = ("`bar` at @warp is a named barrier: give the thread count, `barrier b(64) ...`, or use `syncwarp`"
                    if needs_count else

@@ -187,7 +187,7 @@ def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
 class Bar:
     about = entry("barrier", "bar", "shared", "warp block",
                   "hardware barriers: bar.sync 0 for a block, named bar.sync/bar.arrive with a count",
-                  "seed 000 Listing 12")
+                  "seed 000 Listing 12", warp_count=True)
     defaults = (
         *default("ptx fermi", "shared @block", "the hardware block barrier, bar.sync 0"),
         *default("ptx fermi", "shared @warp", "a named barrier (bar.sync/bar.arrive with a thread count)",
@@ -220,7 +220,7 @@ class Bar:
 
 class SyncWarp:
     about = entry("barrier", "syncwarp", "shared", "warp",
-                  "__syncwarp: the lanes of one warp meet", "seed 003 Listing 3.6")
+                  "__syncwarp: the lanes of one warp meet", "seed 003 Listing 3.6", warp_count=False)
     defaults = default("ptx fermi", "shared @warp", "the lanes of one warp meet: __syncwarp", named=False)
 
     @classmethod
