@@ -34,12 +34,13 @@ class BuildOptions:
     command: str = ""          # how the output was made, for its header
     dump_after: str | None = None   # fermi-sass: print the code after this emitter step instead
     output: str | None = None       # the file written (`-o`), where a header names it
+    verify_each: bool = False       # fermi-sass: verify the machine code after every emitter step
 
 
 @dataclass(frozen=True)
 class Backend:
     name: str
-    model: str                  # the machine model checked for: "ptx" or "fermi" (targets.TARGETS)
+    model: str                  # the machine model checked for: "ptx" or "fermi" (ir.machine_model.TARGETS)
     summary: str
     build: Callable[[Compilation, BuildOptions], str] | None = None   # the text `syncc build` writes
     runs: bool = False          # `syncc run` runs programs on it
@@ -51,8 +52,8 @@ class Backend:
 
 
 class BuildFailed(Exception):
-    """A back end could not produce its output: `diagnostics` to report, or a `tool` that is
-    missing (ptxas), which is a usage problem rather than the program's."""
+    """A back end could not produce its output: `diagnostics` to report, or none when a tool it
+    needs is missing (ptxas): the message says which, a usage problem rather than the program's."""
 
     def __init__(self, message: str = "", diagnostics=()):
         super().__init__(message)
@@ -84,7 +85,8 @@ def _fermi_sass(comp: Compilation, options: BuildOptions) -> str:
     from .core.diagnostics import DiagnosticsError
     dumped: list[str] = []
     try:
-        program = build_fermi_sass(comp.ir, options.its, options.dump_after, lambda step, text: dumped.append(text))
+        program = build_fermi_sass(comp.ir, options.its, options.dump_after, lambda step, text: dumped.append(text),
+                                   options.verify_each or None)
     except DiagnosticsError as e:
         raise BuildFailed(diagnostics=e.diagnostics) from None
     if options.dump_after is not None:

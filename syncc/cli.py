@@ -67,7 +67,8 @@ def _opt_level(f: Callable) -> Callable:
 
 def _verify_each(f: Callable) -> Callable:
     return click.option("--verify-each", is_flag=True,
-                        help="Verify the IR after every pass (by default: after lowering and at the end).")(f)
+                        help="Verify the IR after every pass (by default: after lowering and at the end), and "
+                             "for fermi-sass the machine code after every emitter step (by default: at the end).")(f)
 
 
 def _unsafe_no_fences(f: Callable) -> Callable:
@@ -75,13 +76,13 @@ def _unsafe_no_fences(f: Callable) -> Callable:
                         help="Compile without any memory ordering (only to show the GPU stress tests can fail).")(f)
 
 
-def _machine_model_option(f: Callable) -> Callable:
+def _target_option(f: Callable) -> Callable:
     return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
-def _machine_models_option(f: Callable) -> Callable:
+def _targets_option(f: Callable) -> Callable:
     """`check`'s --target: both machine models unless one is named."""
     return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
                         help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
@@ -148,7 +149,7 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@_machine_models_option
+@_targets_option
 @_opt_level
 @_verify_each
 @_stdlib
@@ -253,7 +254,8 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     command = f"syncc {file} --target {target}" + (" --its" if its else "")
     try:
-        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step, None if output == "-" else output))
+        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step, None if output == "-" else output,
+                                                verify_each))
     except BuildFailed as e:
         if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
@@ -406,7 +408,7 @@ class _Since:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@_machine_model_option
+@_target_option
 @_opt_level
 @_verify_each
 @click.option("--witness", is_flag=True,
@@ -439,7 +441,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines,
         return EXIT_ERRORS
     if witness:
         from .witness import find_witnesses, format_witnesses
-        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt, stdlib)), nl=False)
+        click.echo(format_witnesses(find_witnesses(file, defines, its, runs, opt, stdlib, comp=comp)), nl=False)
     return EXIT_OK
 
 
@@ -448,7 +450,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines,
 @click.option("-p", "--pass", "passes", multiple=True, required=True, type=click.Choice(PASS_NAMES[1:]),
               metavar="PASS", help="A pass to run (repeatable, in order): " + ", ".join(PASS_NAMES[1:]) + ".")
 @click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
-@_machine_model_option
+@_target_option
 @_opt_level
 @_common
 def opt(file, passes, remarks, target, opt, defines, error_format, color, debug) -> int:

@@ -97,19 +97,18 @@ def _simulate(comp: Compilation, seed: int, its: bool, max_cycles: int, line: in
     errors = [d for d in comp.sink.items[before:] if d.is_error]
     del comp.sink.items[before:]                 # the compilation is reused for the next seed
     cycles = max((o.cycles for _, o, *_ in outcome.runs), default=0)
-    problem = f"{errors[0].code}: {errors[0].message}" if errors else None
-    if outcome.ok:
-        problem = None
-    elif problem is None:
-        problem = "the run stopped"
+    problem = None if outcome.ok else f"{errors[0].code}: {errors[0].message}" if errors else "the run stopped"
     return Run(outcome.ok, printed, problem, cycles, list(tail.tail) if tail else [])
 
 
 def find_witnesses(path: str, defines: Defines | None = None, its: bool = False, runs: int = 20,
-                   opt: int = 2, stdlib: tuple[str, ...] = (), first_seed: int = 1) -> WitnessReport:
-    """Compile `path` for fermi-sim (`its`: with independent thread scheduling), then look for a
-    witness of each ordering the compiler inserted in up to `runs` seeded runs."""
-    comp = compile_file(path, defines, "fermi-sim", opt, its=its, stdlib=stdlib)
+                   opt: int = 2, stdlib: tuple[str, ...] = (), first_seed: int = 1,
+                   comp: Compilation | None = None) -> WitnessReport:
+    """Compile `path` for fermi-sim (`its`: with independent thread scheduling), unless `comp` is
+    that compilation already, then look for a witness of each ordering the compiler inserted in
+    up to `runs` seeded runs."""
+    if comp is None:
+        comp = compile_file(path, defines, "fermi-sim", opt, its=its, stdlib=stdlib)
     if not comp.ok or comp.context is None:
         return WitnessReport(path, its, runs, None, [], "the program does not compile: run `syncc check`")
     if comp.module is None or comp.module.host is None:

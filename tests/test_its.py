@@ -143,7 +143,7 @@ kernel k(hits: global i32[4]) launch grid(1) block(128) {
     lines = sass.splitlines()
     votes = [n for n, line in enumerate(lines) if "VOTE.ANY RZ" in line]
     assert votes and all("WARPSYNC" in lines[n - 1] for n in votes)
-# appended to tests/test_its.py
+
 
 # Two warps meet at a block barrier. Warp 0 comes in two splits (lane 0 sleeps first), warp 1
 # last; after the barrier every thread records its id. Both splits of warp 0 are released at

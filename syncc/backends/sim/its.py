@@ -38,8 +38,6 @@ loops of nested ticket locks hangs there).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import lanes as L
 from .execute import InstructionError, Kind, operand_value
 from .findings import Finding, where
@@ -101,15 +99,6 @@ class ItsState:
         elif pc in self.splits:
             del self.splits[pc]
             self.order.remove(pc)
-
-    def waiting(self) -> int:
-        out = 0
-        for d in self.bsync.values():
-            for m in d.values():
-                out |= m
-        for _, m, _ in self.warpsync:
-            out |= m
-        return out
 
 
 def its_issue(sim, w, d, m: int, now: int) -> int:
@@ -329,4 +318,4 @@ def _verb(mask: int, one: str, many: str) -> str:
     return one if len(L.lanes(mask)) == 1 else many
 
 
-__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "np", "release_waiting", "select_split"]
+__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "release_waiting", "select_split"]

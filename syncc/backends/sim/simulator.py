@@ -414,8 +414,8 @@ class Simulator:
         """Issue the warp's next instruction at cycle `now`: apply it to the active lanes whose
         guard holds, move the warp on (or park it at a barrier), and compute when it may issue
         again. The fast path is an ordinary instruction of a SIMT-stack warp."""
-        if w.waiting == "sleep":                     # ITS: the first sleeper's time has come
-            w.waiting = None
+        if w.waiting is not None:    # ITS sleep: the first sleeper's time has come (a warp at a barrier,
+            w.waiting = None         # a convergence wait or done has ready_at = INF and is never picked)
             select_split(w, now)
         pc = w.pc
         i = pc >> 3

@@ -56,10 +56,10 @@ class DefaultChoice:
 
 def default_implementation(target, kind: str, placement: str, granularity: str, named: bool = False,
                            tried: bool = False, instances: int = 1) -> DefaultChoice:
-    """The implementation a primitive gets on `target` (an ir.machine_model.MachineModel) when its declaration says no
-    `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock` on it,
-    so the waiter must be able to give up (no ticket, no queue). `instances`: its slots, for a channel
-    whose default needs a named barrier per warp of them."""
+    """The implementation a primitive gets on `target` (a MachineModel) when its declaration says
+    no `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock`
+    on it, so the waiter must be able to give up (no ticket, no queue). `instances`: its slots,
+    for a channel whose default needs a named barrier per warp of them."""
     found = DEFAULTS.get((target.name, kind, placement, granularity, None)) or \
         DEFAULTS.get((target.name, kind, placement, granularity, named))
     if found is None:

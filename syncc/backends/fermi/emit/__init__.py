@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ....core.diagnostics import Diagnostic, DiagnosticsError
+from ....ir import context
 from ....ir.abi import kernel_abi
 from ....ir.nodes import Kernel, Module
 from ..program import Init, SassKernel, SassParam, SassProgram, SharedArray
@@ -45,17 +46,22 @@ def check_module(module: Module) -> list[Diagnostic]:
 
 
 def build_fermi_sass(module: Module, its: bool = False, dump_after: str | None = None,
-                     dump: Dump | None = None) -> SassProgram:
+                     dump: Dump | None = None, verify_each: bool | None = None) -> SassProgram:
+    """`verify_each`: verify the machine code after every step (None: as the IR passes do by
+    default, ir.context.VERIFY_EACH_DEFAULT)."""
     problems = check_module(module)
     if problems:
         raise DiagnosticsError(problems)
-    return SassProgram([emit_kernel(k, module.source, its, dump_after, dump) for k in module.kernels], module.source)
+    if verify_each is None:
+        verify_each = context.VERIFY_EACH_DEFAULT
+    return SassProgram([emit_kernel(k, module.source, its, dump_after, dump, verify_each)
+                        for k in module.kernels], module.source)
 
 
 def emit_kernel(k: Kernel, source: str | None = None, its: bool = False, dump_after: str | None = None,
-                dump: Dump | None = None) -> SassKernel:
+                dump: Dump | None = None, verify_each: bool = False) -> SassKernel:
     e = Emission(k, its, source)
-    run_steps(e, dump_after, dump)
+    run_steps(e, dump_after, dump, verify_each)
     return SassKernel(k.name, tuple(e.instrs), k.grid, k.block, params(k), shared_arrays(k),
                       shared_bytes(k), e.mf.local_bytes, (), (), source, its)
 

@@ -8,8 +8,9 @@ Each step moves one kernel's `Emission` on. The first four work on the IR
 (`ir`), `select` makes the machine code (`mf`, on virtual registers), the
 next ones rewrite it, and `lay_out` turns it into the kernel's instructions
 (`instrs`). A step's docstring is what it guarantees; the machine-code
-verifier (verify.py) checks the code after every step from `select` on, so
-a step that breaks it is an internal error naming that step.
+verifier (verify.py) checks the code at the end, and with verify_each after
+every step from `select` on, so a step that breaks it is an internal error
+naming that step.
 """
 from __future__ import annotations
 
@@ -126,13 +127,17 @@ STEP_NAMES = tuple(s.name for s in STEPS)
 
 
 def run_steps(e: Emission, dump_after: str | None = None,
-              dump: Callable[[str, str], None] | None = None) -> None:
-    """Every step in order, the verifier after each that has machine code, and `dump(name, text)`
-    after the step named `dump_after`."""
+              dump: Callable[[str, str], None] | None = None, verify_each: bool = False) -> None:
+    """Every step in order and `dump(name, text)` after the step named `dump_after`. The verifier
+    checks the code after the last step and a dumped one; with `verify_each` (--verify-each, and
+    always in the test suite) after every step that has machine code, as the IR's verifier does
+    between passes (it costs about a tenth of the emitter's time)."""
     done: set[str] = set()
     for step in STEPS:
         step.run(e)
         done.add(step.name)
+        if not (verify_each or step is STEPS[-1] or step.name == dump_after):
+            continue
         stage = Stage(e.kernel.name, step.name, e.its, frozenset(done))
         if e.instrs is not None:
             verify_instructions(e.instrs, stage)
