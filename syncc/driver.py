@@ -157,41 +157,39 @@ def check_file(path: str, defines: Defines | None = None, stdlib: tuple[str, ...
 
 def vend_library(comp: Compilation, ctx: PassContext) -> list:
     """Compile every operation of every top-level primitive of the library `comp` checked, for
-    ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx (their
-    locations moved to the declaration, the only place of the library they come from)."""
-    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_source, operations
+    ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx. The
+    operations are syntax trees (frontend/vending.py) added to the library's program, which is
+    checked again with them (its imports are not: the loader has them)."""
+    from .core.diagnostics import DiagnosticSink, Renderer
+    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_name, operation_kernel, operations
     from .ir.context import PassContext
+    from .ir.impls.registry import CATALOGUE
     from .ir.lower import lower_program
     from .ir.nodes import Module
     from .ir.pipeline import PASS_NAMES, run_passes
     checked = comp.module
-    original = comp.sources.get(checked.path)
-    vended, parts = [], [original.text, "\n"]
+    text = comp.sources.get(checked.path).text
+    vended, kernels = [], []
     for info in checked.prims.values():
         for op in operations(info, info.impl):
             span = info.decl.span
-            vended.append(VendedOp(info, op, f"{info.decl.name.text}__{op.name}",
-                                   original.text[span.start:span.end]))
-            parts.append(kernel_source(info, op))
-    sub = Compilation(defines=comp.defines, stdlib=comp.stdlib)
+            vended.append(VendedOp(info, op, kernel_name(info, op), text[span.start:span.end]))
+            kernels.append(operation_kernel(info, op))
+    program = A.Program(checked.program.items + tuple(kernels), checked.program.span)
+    sink = DiagnosticSink()      # the library's own findings were reported when it was checked
+    module = None
     with collector_paused():
-        source = sub.sources.add(checked.path, "".join(parts))
-        program = sub.parse(source)
-        sub.module = sub.check(source, program) if program is not None else None
-        sub_ctx = PassContext(ctx.target, ctx.opt, sub.sink, minimize_fences=ctx.minimize_fences,
+        library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines).run()
+        sub_ctx = PassContext(ctx.target, ctx.opt, sink, minimize_fences=ctx.minimize_fences,
                               fences=ctx.fences, syncwarp=ctx.syncwarp)
-        module = None
-        if sub.ok:
-            lowered = lower_program(sub.module, sub_ctx)
-            module = run_passes(lowered, [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
-    if module is None or not sub.ok:
-        from .core.diagnostics import Renderer
-        raise VendError("\n".join(Renderer(sub.sources).render(d) for d in sub.diagnostics))
-    lines = original.text.count("\n") + 1
-    spans = {v.kernel: v.prim.decl.span for v in vended}
-    for r in sub_ctx.remarks:
-        span = r.span if r.span is not None and r.span.line <= lines else spans.get(r.kernel)
-        ctx.remark(r.kernel, r.topic, r.message, span)
+        if not sink.has_errors:
+            module = run_passes(lower_program(library, sub_ctx),
+                                [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
+    if module is None or sink.has_errors:
+        raise VendError("\n".join(Renderer(comp.sources).render(d) for d in sink.sorted()))
+    declared = {v.kernel: v.prim.decl.span for v in vended}
+    for r in sub_ctx.remarks:     # every part of an operation comes from its declaration
+        ctx.remark(r.kernel, r.topic, r.message, declared.get(r.kernel, r.span))
     comp.ir = Module(module.kernels, checked.path)
     return vended
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from helpers import ROOT, STDLIB, no_gpu, syncc
-from syncc.driver import check_file
+from syncc.driver import check_file, compile_file
 from syncc.frontend.vending import is_library, operations
 
 LIBRARIES = [p for p in STDLIB if is_library(check_file(str(p)).module)]
@@ -41,6 +41,21 @@ def test_every_operation_builds(path, target):
                 assert f".entry {name}(" in r.out, name
             else:
                 assert f"kernel {name}" in r.out or name in r.out, name
+
+
+@pytest.mark.parametrize("path", LIBRARIES, ids=lambda p: p.stem)
+def test_every_operation_comes_from_its_declaration(path):
+    """An operation is built as a syntax tree at its declaration (no text is rendered and parsed
+    again), so every source location of its code lies inside the declaration it vends."""
+    comp = compile_file(str(path))
+    assert comp.ok and comp.vended
+    declared = {v.kernel: v.prim.decl.span for v in comp.vended}
+    for k in comp.ir.kernels:
+        decl = declared[k.name]
+        located = [i.span for b in k.blocks for i in (*b.instrs, b.term) if i.span is not None]
+        assert located, k.name
+        for span in located:
+            assert decl.start <= span.start and span.end <= decl.end, (k.name, span.line, span.col, decl.line)
 
 
 @pytest.mark.parametrize("path", LIBRARIES, ids=lambda p: p.stem)

@@ -5,9 +5,10 @@ vends each top-level declaration,
 
     mutex fair in global @thread using ticket
 
-one operation at a time (the table OPERATIONS): each operation is written as a small kernel,
-`fair__critical`, and compiled by the same passes as any kernel (driver.vend_library), with the
-same remarks for `syncc explain`. `--target cuda` turns those kernels into the member functions of a C++ type
+one operation at a time (the table OPERATIONS): each operation is built as a small kernel,
+`fair__critical`, a syntax tree added to the library's own (no text is written and parsed again),
+checked and compiled by the same passes as any kernel (driver.vend_library), with the same
+remarks for `syncc explain`. `--target cuda` turns those kernels into the member functions of a C++ type
 (backends/cuda/vended.py); `--target ptx` and `fermi-sass` print them as kernels to read.
 
 Where an operation has a body (`critical`, `acquire`, ...), the kernel's body is one store to
@@ -23,7 +24,9 @@ library cannot see:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
+from . import ast as A
 from .symbols import PrimInfo
 
 # the passes a vended operation skips (see above)
@@ -36,67 +39,131 @@ VALUE = "syncc_value"      # the value a channel `put` stores
 COUNT = "syncc_count"      # attempts of a bounded wait
 
 
+class OperationBuilder:
+    """Syntax-tree nodes for one operation's kernel, every one at the declaration's span: the
+    declaration is the only place of the library an operation comes from, so that is where its
+    diagnostics and `syncc explain` remarks point."""
+
+    def __init__(self, info: PrimInfo, op: "Operation"):
+        self.info, self.op, self.span = info, op, info.decl.span
+
+    def ident(self, text: str) -> A.Ident:
+        return A.Ident(text, self.span)
+
+    def name(self, text: str) -> A.Name:
+        return A.Name(text, self.span)
+
+    def int(self, value: int) -> A.IntLit:
+        return A.IntLit(value, str(value), self.span)
+
+    def bool(self, value: bool) -> A.BoolLit:
+        return A.BoolLit(value, self.span)
+
+    def place(self) -> A.Place:
+        """The primitive: `fair`, or `locks[syncc_index]` for an array of them."""
+        indices = (self.name(INDEX),) if self.info.dims else ()
+        return A.Place(self.ident(self.info.decl.name.text), indices, self.span)
+
+    def prim_op(self, op: str) -> A.PrimOp:
+        return A.PrimOp(op, self.place(), self.span)
+
+    def store(self, array: str, value: A.Expr) -> A.Assign:
+        """`array[0] = value`"""
+        return A.Assign(A.Index(self.name(array), self.int(0), self.span), "=", value, self.span)
+
+    def caller_code(self) -> A.Assign:
+        """The store standing for the caller's code."""
+        assert self.op.has_body, f"{self.op.name} runs the caller's code: declare has_body"
+        return self.store(HOLE, self.int(1))
+
+    def body(self, *more: A.Stmt) -> A.Block:
+        """A section's body: the caller's code, then `more`."""
+        return A.Block((self.caller_code(), *more), self.span)
+
+    def result(self, value: A.Expr) -> A.Assign:
+        assert self.op.returns, f"{self.op.name} returns a value: declare returns"
+        return self.store(RESULT, value)
+
+    def value(self) -> A.Name:
+        assert self.op.takes_value, f"{self.op.name} stores a value: declare takes_value"
+        return self.name(VALUE)
+
+    def count(self) -> A.Name:
+        assert self.op.takes_count, f"{self.op.name} takes a count: declare takes_count"
+        return self.name(COUNT)
+
+    def block(self, *stmts: A.Stmt) -> A.Block:
+        return A.Block(stmts, self.span)
+
+
 @dataclass(frozen=True)
 class Operation:
-    name: str                  # the C++ member function
-    code: str                  # the kernel body; {p} is the primitive (indexed), {hole} the caller's code
-    returns: str | None = None # "bool", or "slot" for the channel's slot type
+    name: str                                            # the C++ member function
+    statements: Callable[[OperationBuilder], tuple]      # the kernel's body
+    returns: str | None = None     # "bool", or "slot" for the channel's slot type
     doc: str = ""
-
-    @property
-    def has_body(self) -> bool:
-        return "{hole}" in self.code
-
-    @property
-    def takes_value(self) -> bool:
-        return "{value}" in self.code
-
-    @property
-    def takes_count(self) -> bool:
-        return "{count}" in self.code
+    has_body: bool = False         # runs the caller's code (a lambda in C++)
+    takes_value: bool = False      # a channel's value to store
+    takes_count: bool = False      # a bound on attempts
 
 
-def _op(name, code, returns=None, doc=""):
-    return Operation(name, code, returns, doc)
+def _section(statement):
+    """An operation that is one section statement around the caller's code: `critical m { ... }`."""
+    return lambda b: (statement(b.place(), b.body(), b.span),)
 
 
-# kind → its operations; `when(info)` filters (e.g. `arrive` only for named barriers)
+def _prim_op(op: str):
+    """An operation that is one statement: `post s`."""
+    return lambda b: (b.prim_op(op),)
+
+
+def _try_critical(b: OperationBuilder) -> tuple:
+    # result = false; if trylock m { body; unlock m; result = true }
+    took = A.If(A.TryLock(b.place(), b.span), b.body(b.prim_op("unlock"), b.result(b.bool(True))), None, b.span)
+    return b.result(b.bool(False)), took
+
+
+# kind → its operations; `when(info, impl)` filters (e.g. `arrive` only for named barriers)
 OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
     "mutex": (
-        (_op("critical", "critical {p} {{ {hole} }}", doc="run body holding the mutex"), None),
-        (_op("try_critical", "{result} = false\n    if trylock {p} {{ {hole}\n        unlock {p}\n        "
-                             "{result} = true }}", "bool",
-             "one attempt: if it takes the mutex, run body and release; true if body ran"),
+        (Operation("critical", _section(A.Critical), has_body=True, doc="run body holding the mutex"), None),
+        (Operation("try_critical", _try_critical, "bool", has_body=True,
+                   doc="one attempt: if it takes the mutex, run body and release; true if body ran"),
          lambda info, impl: impl is not None and impl.abandonable),   # else trylock would change the default
     ),
     "semaphore": (
-        (_op("acquire", "acquire {p} {{ {hole} }}", doc="run body holding one permit"), None),
-        (_op("wait", "wait {p}", doc="take a permit, waiting until one is free"), None),
-        (_op("post", "post {p}", doc="return a permit"), None),
-        (_op("try_acquire", "{result} = trywait {p}", "bool",
-             "one attempt: true if it took a permit (give it back with post)"), None),
-        (_op("try_acquire_for", "{result} = trywait {p} for {count}", "bool",
-             "up to `attempts` attempts: true if it took a permit (give it back with post)"), None),
+        (Operation("acquire", _section(A.Acquire), has_body=True, doc="run body holding one permit"), None),
+        (Operation("wait", _prim_op("wait"), doc="take a permit, waiting until one is free"), None),
+        (Operation("post", _prim_op("post"), doc="return a permit"), None),
+        (Operation("try_acquire", lambda b: (b.result(A.TryWait(b.place(), None, b.span)),), "bool",
+                   doc="one attempt: true if it took a permit (give it back with post)"), None),
+        (Operation("try_acquire_for", lambda b: (b.result(A.TryWait(b.place(), b.count(), b.span)),), "bool",
+                   takes_count=True,
+                   doc="up to `attempts` attempts: true if it took a permit (give it back with post)"), None),
     ),
     "rwlock": (
-        (_op("read", "read {p} {{ {hole} }}", doc="run body as a reader: other readers may be inside too"), None),
-        (_op("write", "write {p} {{ {hole} }}", doc="run body as the writer: nobody else inside"), None),
+        (Operation("read", lambda b: (A.RwSection("read", b.place(), b.body(), b.span),), has_body=True,
+                   doc="run body as a reader: other readers may be inside too"), None),
+        (Operation("write", lambda b: (A.RwSection("write", b.place(), b.body(), b.span),), has_body=True,
+                   doc="run body as the writer: nobody else inside"), None),
     ),
     "latch": (
-        (_op("count_down", "count_down {p}", doc="count this party in, without waiting"), None),
-        (_op("wait", "wait {p}", doc="wait until every party has counted down"), None),
-        (_op("arrive_and_wait", "sync {p}", doc="count down, then wait"), None),
+        (Operation("count_down", _prim_op("count_down"), doc="count this party in, without waiting"), None),
+        (Operation("wait", _prim_op("wait"), doc="wait until every party has counted down"), None),
+        (Operation("arrive_and_wait", _prim_op("sync"), doc="count down, then wait"), None),
     ),
     "barrier": (
-        (_op("sync", "sync {p}", doc="meet: wait until every participant has arrived"), None),
-        (_op("arrive", "arrive {p}", doc="the producer half: count this warp in, do not wait"),
+        (Operation("sync", _prim_op("sync"), doc="meet: wait until every participant has arrived"), None),
+        (Operation("arrive", _prim_op("arrive"), doc="the producer half: count this warp in, do not wait"),
          lambda info, impl: info.is_named_barrier),
     ),
     "channel": (
-        (_op("put", "put {p} = {value}", doc="fill the slot (once per launch, by one producer)"), None),
-        (_op("get", "{result} = get {p}", "slot", "wait until the slot is full, then read it"), None),
-        (_op("await_full", "await {p}", doc="wait until the slot is full, without reading"), None),
-        (_op("signal", "signal {p}", doc="mark the slot full without writing a value"), None),
+        (Operation("put", lambda b: (A.Put(b.place(), b.value(), b.span),), takes_value=True,
+                   doc="fill the slot (once per launch, by one producer)"), None),
+        (Operation("get", lambda b: (b.result(A.Get(b.place(), b.span)),), "slot",
+                   doc="wait until the slot is full, then read it"), None),
+        (Operation("await_full", _prim_op("await"), doc="wait until the slot is full, without reading"), None),
+        (Operation("signal", _prim_op("signal"), doc="mark the slot full without writing a value"), None),
     ),
 }
 
@@ -118,25 +185,37 @@ def operations(info: PrimInfo, impl) -> list[Operation]:
     return [op for op, when in OPERATIONS.get(info.kind, ()) if when is None or when(info, impl)]
 
 
-def kernel_source(info: PrimInfo, op: Operation) -> str:
-    """The operation as a kernel of the library file (appended to its text)."""
-    name = info.decl.name.text
-    params = []
-    place = name
+def kernel_name(info: PrimInfo, op: Operation) -> str:
+    return f"{info.decl.name.text}__{op.name}"
+
+
+def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
+    """The operation as a kernel of the library, `fair__critical`, built as a syntax tree."""
+    b = OperationBuilder(info, op)
+    span = b.span
+
+    def param(name: str, type_) -> A.Param:
+        return A.Param(b.ident(name), type_, span)
+
+    def scalar(name: str) -> A.ScalarTypeExpr:
+        return A.ScalarTypeExpr(name, span)
+
+    def one(space: str, elem: str) -> A.ArrayTypeExpr:
+        return A.ArrayTypeExpr(space, scalar(elem), (b.int(1),), span)
+
+    params, locals_ = [], []
     if info.dims:
-        params.append(f"{INDEX}: i32")
-        place = name + f"[{INDEX}]"
+        params.append(param(INDEX, scalar("i32")))
     if op.takes_value:
-        params.append(f"{VALUE}: {info.elem}")
+        params.append(param(VALUE, scalar(str(info.elem))))
     if op.takes_count:
-        params.append(f"{COUNT}: i32")
+        params.append(param(COUNT, scalar("i32")))
     if op.returns:
-        params.append(f"{RESULT}: global {info.elem if op.returns == 'slot' else op.returns}[1]")
-    body_decl = ""
+        params.append(param(RESULT, one("global", str(info.elem) if op.returns == "slot" else op.returns)))
     if op.has_body:
         if info.placement == "global":
-            params.append(f"{HOLE}: global i32[1]")
+            params.append(param(HOLE, one("global", "i32")))
         else:       # a shared primitive guards block-local data (E0709): so does its caller's body
-            body_decl = f"    shared {HOLE}: i32[1]\n"
-    code = op.code.format(p=place, hole=f"{HOLE}[0] = 1", result=f"{RESULT}[0]", value=VALUE, count=COUNT)
-    return f"kernel {name}__{op.name}({', '.join(params)}) {{\n{body_decl}    {code}\n}}\n"
+            locals_.append(A.SharedDecl(b.ident(HOLE), scalar("i32"), (b.int(1),), span))
+    body = b.block(*locals_, *op.statements(b))
+    return A.Kernel(b.ident(kernel_name(info, op)), tuple(params), (), body, span)
