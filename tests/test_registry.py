@@ -98,3 +98,60 @@ def test_the_front_end_does_not_import_the_registry():
             if isinstance(node, ast.ImportFrom):
                 module = "." * node.level + (node.module or "")
                 assert not module.startswith(("..ir", "syncc.ir")), f"{path.name} imports {module}"
+
+
+@pytest.mark.parametrize("impl", [impl for impls in REGISTRY.values() for impl in impls if impl.stand_in],
+                         ids=lambda impl: f"{impl.about.kind}-{impl.about.name}")
+def test_a_stand_in_covers_what_it_stands_in_for(impl):
+    """Where a target has no lock bits, a lock-bit implementation is expanded as its stand-in,
+    which must exist, need no lock bits itself, and fit every place the original fits."""
+    stand_in = CATALOGUE[impl.about.kind][impl.stand_in]
+    assert impl.about.lock_bits and not stand_in.lock_bits
+    assert set(impl.about.placements) <= set(stand_in.placements)
+    assert set(impl.about.granularities) <= set(stand_in.granularities)
+
+
+def test_no_pass_names_an_implementation():
+    """What a pass needs to know of an implementation (its stand-in, named barriers, whether it
+    meets at the block barrier, whether it orders memory itself) the registry's class answers."""
+    import ast
+    from pathlib import Path
+
+    import syncc.ir.passes
+    names = {impl.about.name for impls in REGISTRY.values() for impl in impls}
+    for path in Path(syncc.ir.passes.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "impl":
+                named = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in names]
+                assert not named, f"{path.name}:{node.lineno} compares .impl with {named}"
+
+
+_TINYLOCK_AND_NAMED_BARRIER = """
+kernel k(out: global i32[128]) launch grid(1) block(128) {
+    mutex m in shared @thread using tinylock
+    barrier pair(64) in shared @warp
+    critical m {
+        out[0] = out[0] + 1
+        out[1] = out[1] + tid
+    }
+    if tid < 64 {
+        sync pair
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("target, first_named", [("ptx", 1), ("fermi-sim", 0)])
+def test_a_stand_in_decides_whether_barrier_0_is_taken(tmp_path, target, first_named):
+    """On ptx a tinylock mutex is a shared word (its stand-in, tas), initialized behind the block
+    barrier 0, so the kernel's named barrier must not be 0 too; on Fermi the lock bit starts
+    free, nothing meets at barrier 0, and the named barrier takes it."""
+    from syncc.driver import compile_file
+    path = tmp_path / "k.sync"
+    path.write_text(_TINYLOCK_AND_NAMED_BARRIER)
+    comp = compile_file(str(path), target=target)
+    assert comp.ok, comp.diagnostics
+    (kernel,) = comp.ir.kernels
+    assert kernel.prim("pair").attr("bars") == (first_named,)
+    block_barrier = any(ins.op == "bar.sync" and len(ins.args) == 1 for _, _, ins in kernel.instructions())
+    assert block_barrier == (target == "ptx")

@@ -30,17 +30,13 @@ from __future__ import annotations
 from ...core.types import BOOL, I32, U32
 from ..nodes import Imm, Instr, Prim, imm
 from .base import Emitter
-from .entry import default, entry
+from .entry import Expansion, default, entry
 
 GROUP = 8
 # flip: one level up to FLAT blocks, then groups of FLIP_GROUP. On an H100 one level is as fast as two
 # at 1056 blocks and faster below (1.67 against 2.10 µs at 528); on an H200 two levels take 2.1 µs
 # at 1056 blocks where one takes 3.2 (2026-11-22).
 FLAT, FLIP_GROUP = 1024, 16
-
-
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
 
 
 def _thread0(em: Emitter, work) -> None:
@@ -184,7 +180,7 @@ def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
 
 # ---- the registry entries ---------------------------------------------------------------------------
 
-class Bar:
+class Bar(Expansion):
     about = entry("barrier", "bar", "shared", "warp block",
                   "hardware barriers: bar.sync 0 for a block, named bar.sync/bar.arrive with a count",
                   "seed 000 Listing 12", warp_count=True)
@@ -197,6 +193,18 @@ class Bar:
     @classmethod
     def operations(cls):
         return {"prim.sync": cls.sync, "prim.arrive": cls.arrive}
+
+    @classmethod
+    def named_barriers(cls, prim):
+        return prim.instances if prim.granularity == "warp" else 0
+
+    @classmethod
+    def meets_at_block_barrier(cls, prim):
+        return prim.granularity == "block"      # shared, but no state to initialize
+
+    @classmethod
+    def orders_memory(cls, prim, target):
+        return True         # bar.sync orders the block's (or the named group's) accesses
 
     @classmethod
     def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
@@ -218,7 +226,7 @@ class Bar:
             em.op("add", I32, index, imm(bars[0]), hint="bar")
 
 
-class SyncWarp:
+class SyncWarp(Expansion):
     about = entry("barrier", "syncwarp", "shared", "warp",
                   "__syncwarp: the lanes of one warp meet", "seed 003 Listing 3.6", warp_count=False)
     defaults = default("ptx fermi", "shared @warp", "the lanes of one warp meet: __syncwarp", named=False)
@@ -227,12 +235,20 @@ class SyncWarp:
     def operations(cls):
         return {"prim.sync": cls.sync}
 
+    @classmethod
+    def meets_at_block_barrier(cls, prim):
+        return False
+
+    @classmethod
+    def orders_memory(cls, prim, target):
+        return True         # __syncwarp orders the lanes' accesses
+
     @staticmethod
     def sync(em: Emitter, prim: Prim, ins: Instr) -> None:
         em.b.emit("warp.sync", (), (imm(0xFFFFFFFF, U32),))
 
 
-class GridBarrier:
+class GridBarrier(Expansion):
     """A grid barrier: the block meets, its thread 0 meets the other blocks (`meet`), the block meets."""
     defaults = ()
 
@@ -281,4 +297,3 @@ class Hierarchical(GridBarrier):
 
 
 IMPLEMENTATIONS = (Bar, SyncWarp, Atomic, XiaoFeng, Flip, Hierarchical)   # the catalogue's order
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

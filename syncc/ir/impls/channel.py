@@ -25,17 +25,10 @@ from __future__ import annotations
 from ...core.types import BOOL, I32, U32
 from ..nodes import Imm, Instr, Prim, Ref, imm
 from .base import Emitter
-from .entry import default, entry
+from .entry import Expansion, default, entry
 
 
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    impl = prim.impl
-    if impl == "tinylock" and em.target.lock_bits is None:
-        impl = "flag"
-    BY_NAME[impl].operations()[ins.op](em, prim, ins)
-
-
-class Channel:
+class Channel(Expansion):
     """What all implementations share: the data array, slot groups, and get = wait then read."""
     defaults = ()
 
@@ -153,6 +146,11 @@ class TinyLock(Channel):
     about = entry("channel", "tinylock", "shared", "thread warp",
                   "one Fermi lock bit per slot: the producer holds it until it puts",
                   "seed 000 Listings 6, 8, 13 and 15", lock_bits=True)
+    stand_in = "flag"
+
+    @classmethod
+    def orders_memory(cls, prim, target):
+        return prim.granularity == "thread"    # the value travels in the word whose bit is the lock
     defaults = default("fermi", "shared @thread", "seed 000 Table 2: tiny_lock is the fastest scheme (4.0x atom_lock)")
 
     @classmethod
@@ -252,6 +250,18 @@ class NamedBar(Channel):
     COUNT = 64    # the producer warp and the consumer warp
 
     @classmethod
+    def named_barriers(cls, prim):
+        return max(1, -(-prim.instances // 32))        # one per warp of slots
+
+    @classmethod
+    def meets_at_block_barrier(cls, prim):
+        return False        # no state: the named barrier is the slot
+
+    @classmethod
+    def orders_memory(cls, prim, target):
+        return True         # bar.arrive/bar.sync order the two warps' accesses
+
+    @classmethod
     def barrier(cls, em, prim, ins):
         _, g = cls.where(em, prim, ins)
         base = prim.attr("bars")[0]
@@ -267,4 +277,3 @@ class NamedBar(Channel):
 
 
 IMPLEMENTATIONS = (TinyLock, AtomLock, Flag, NamedBar)   # the catalogue's order
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -1,6 +1,7 @@
-"""What an implementation declares besides its expansion: its catalogue entry (what `using`
-accepts, for the front end) and the places where a target's cost model picks it by default,
-with the reason `syncc explain` prints. registry.py collects both from every kind's module."""
+"""What an implementation class is (`Expansion`) and what it declares besides its expansion:
+its catalogue entry (what `using` accepts, for the front end) and the places where a target's
+cost model picks it by default, with the reason `syncc explain` prints. registry.py collects
+both from every kind's module."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,6 +26,43 @@ class Default:
     reason: str                 # what `syncc explain` prints after "the <target> default: "
     params: tuple[tuple[str, int], ...] = ()   # what it gets there, over its declared defaults
     named: bool | None = None   # a @warp barrier with (True) or without (False) a thread count; None: any
+
+
+class Expansion:
+    """An implementation of a primitive kind: one class per registry entry. Besides `about` and
+    `defaults`, it answers what the passes around the expansion must know of it, so that no pass
+    names an implementation:
+      * `stand_in`: on a machine without lock bits (ptx), the implementation expanded instead;
+      * `named_barriers(prim)`: how many named barrier ids it needs (expand_primitives allots them);
+      * `meets_at_block_barrier(prim)`: whether its code uses barrier 0, the block barrier
+        (a @block/@grid operation meets there; shared state is initialized behind it);
+      * `orders_memory(prim, target)`: whether its own meeting orders the memory accesses around
+        it, so the fence pass adds none (a named barrier does; so does a @thread lock-bit channel,
+        whose value travels in the word whose bit is the lock)."""
+    about: Implementation
+    defaults: tuple[Default, ...] = ()
+    stand_in: str | None = None
+
+    @classmethod
+    def operations(cls) -> dict:
+        """IR operation → the method that expands it."""
+        raise NotImplementedError
+
+    @classmethod
+    def expand(cls, em, prim, ins) -> None:
+        cls.operations()[ins.op](em, prim, ins)
+
+    @classmethod
+    def named_barriers(cls, prim) -> int:
+        return 0
+
+    @classmethod
+    def meets_at_block_barrier(cls, prim) -> bool:
+        return prim.granularity in ("block", "grid") or prim.placement == "shared"
+
+    @classmethod
+    def orders_memory(cls, prim, target) -> bool:
+        return False
 
 
 def default(targets: str, where: str, reason: str, params: tuple[tuple[str, int], ...] = (),

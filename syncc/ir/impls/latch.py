@@ -13,14 +13,10 @@ from __future__ import annotations
 from ...core.types import BOOL
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
-from .entry import default, entry
+from .entry import Expansion, default, entry
 
 
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
-
-
-class Counter:
+class Counter(Expansion):
     about = entry("latch", "counter", "global shared", "thread warp block",
                   "an atomic decrement to count down; waiters poll (past L1 in global memory) until zero",
                   "C++20 std::latch; syncc")
@@ -55,4 +51,3 @@ class Counter:
 
 
 IMPLEMENTATIONS = (Counter,)
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -25,13 +25,6 @@ from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
 NONE = -1   # an empty MCS queue link
 
 
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    impl = prim.impl
-    if impl == "tinylock" and em.target.lock_bits is None:
-        impl = "tas"
-    BY_NAME[impl].operations()[ins.op](em, prim, ins)
-
-
 class Tas(Acquirable):
     about = entry("mutex", "tas", "global shared", "thread warp block",
                   "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1",
@@ -227,11 +220,16 @@ class TinyLock(Tas):
     about = entry("mutex", "tinylock", "shared", "thread warp",
                   "Fermi lock bits (LDSLK/STSUL), no mutex word; a warp shares one bit at @warp",
                   "seed 000 Listings 4 and 9", abandonable=True, lock_bits=True)
+    stand_in = "tas"        # a shared word, where there are no lock bits
     defaults = (
         *default("fermi", "shared @thread", "seed 000: lock bits need no mutex word and one load and one store "
                                             "per acquisition; 4.0x the atomic spin lock"),
         *default("fermi", "shared @warp", "seed 000 Listing 9: one lock bit shared by the warp"),
     )
+
+    @classmethod
+    def meets_at_block_barrier(cls, prim):
+        return prim.granularity in ("block", "grid")    # a lock bit starts free: nothing to initialize
 
     @classmethod
     def word(cls, em, prim):
@@ -249,4 +247,3 @@ class TinyLock(Tas):
 
 
 IMPLEMENTATIONS = (Tas, Ttas, Ticket, Mcs, Mcs2, Backoff, TinyLock)   # the catalogue's order
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

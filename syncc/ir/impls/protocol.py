@@ -21,9 +21,10 @@ from __future__ import annotations
 from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
+from .entry import Expansion
 
 
-class Acquirable:
+class Acquirable(Expansion):
     @classmethod
     def enter(cls, em: Emitter, prim: Prim, ins: Instr):
         return imm(0)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ...frontend.catalogue import Implementation
 from . import barrier, channel, latch, mutex, rwlock, semaphore
-from .entry import Default
+from .entry import Default, Expansion
 
 # kind → its implementation classes, in the order the catalogue lists them
 REGISTRY: dict[str, tuple[type, ...]] = {
@@ -35,6 +35,19 @@ IMPLEMENTATIONS: tuple[Implementation, ...] = tuple(i for entries in CATALOGUE.v
 
 def implementations(kind: str) -> dict[str, Implementation]:
     return CATALOGUE[kind]
+
+
+_CLASSES: dict[tuple[str, str], type[Expansion]] = {
+    (kind, impl.about.name): impl for kind, impls in REGISTRY.items() for impl in impls}
+
+
+def expansion(prim, target) -> type[Expansion]:
+    """The class that expands `prim` (an IR Prim) on `target`: its implementation's, or where the
+    target has no lock bits, the stand-in that implementation names."""
+    impl = _CLASSES[prim.kind, prim.impl]
+    if impl.stand_in is not None and target.lock_bits is None:
+        return _CLASSES[prim.kind, impl.stand_in]
+    return impl
 
 
 # (target, kind, placement, granularity, named) → (implementation, where it is the default)

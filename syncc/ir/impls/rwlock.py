@@ -34,15 +34,11 @@ from __future__ import annotations
 from ...core.types import BOOL, I32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
-from .entry import default, entry
+from .entry import Expansion, default, entry
 from .protocol import Acquirable
 
 WRITER = -0x8000_0000          # bit 31 of the counter word
 RINC, WBITS, PRES, PHID = 0x100, 0x3, 0x2, 0x1
-
-
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    BY_NAME[prim.impl].modes[ins.attr("mode")].operations()[ins.op](em, prim, ins)
 
 
 class RwMode(Acquirable):
@@ -168,7 +164,16 @@ class TicketWrite(RwMode):
 _EVERYWHERE = "global @thread, global @warp, global @block, shared @thread, shared @warp"
 
 
-class Counter:
+class RwLock(Expansion):
+    """A reader-writer lock: its `modes`, a reader's and a writer's protocol, expand each operation."""
+    modes: dict[str, type[RwMode]] = {}
+
+    @classmethod
+    def expand(cls, em, prim, ins):
+        cls.modes[ins.attr("mode")].operations()[ins.op](em, prim, ins)
+
+
+class Counter(RwLock):
     about = entry("rwlock", "counter", "global shared", "thread warp block",
                   "one word: readers add 1 (and back out if a writer holds bit 31), a writer CASes 0 to bit 31; "
                   "reader-preferring, writers can starve", "Courtois, Heymans & Parnas 1971 (readers' priority); syncc")
@@ -179,7 +184,7 @@ class Counter:
     modes = {"read": CounterRead, "write": CounterWrite}
 
 
-class Ticket:
+class Ticket(RwLock):
     about = entry("rwlock", "ticket", "global shared", "thread warp block",
                   "reader-writer ticket lock: one ticket counter for both; a writer waits for every earlier ticket, "
                   "a reader only for earlier writers; fair (FIFO)", "Mellor-Crummey & Scott 1991, section 2.2")
@@ -189,4 +194,3 @@ class Ticket:
 
 
 IMPLEMENTATIONS = (Counter, Ticket)
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

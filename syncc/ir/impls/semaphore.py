@@ -21,10 +21,6 @@ from .entry import default, entry
 from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
 
 
-def expand(em: Emitter, prim: Prim, ins: Instr) -> None:
-    BY_NAME[prim.impl].operations()[ins.op](em, prim, ins)
-
-
 class Spin(Acquirable):
     about = entry("semaphore", "spin", "global shared", "thread warp block",
                   "spin on a lock-protected counter", "seed 001 Algorithm 4", abandonable=True)
@@ -145,4 +141,3 @@ def _scope(prim: Prim) -> str:
 
 
 IMPLEMENTATIONS = (Spin, Backoff, Sleeping)   # the catalogue's order
-BY_NAME = {impl.about.name: impl for impl in IMPLEMENTATIONS}

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 from ..builder import KernelBuilder
 from ..context import PassContext
-from ..impls import barrier, channel, latch, mutex, rwlock, semaphore
 from ..impls.base import Emitter
+from ..impls.registry import expansion
 from ..nodes import Imm, Kernel, Prim
 from ..specials import Specials
-
-_KINDS = {"mutex": mutex.expand, "semaphore": semaphore.expand, "channel": channel.expand,
-          "barrier": barrier.expand, "rwlock": rwlock.expand, "latch": latch.expand}
 
 
 def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
@@ -42,7 +39,8 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
                 continue
             if ins.info.group == "prim":
                 b.span_now = ins.span
-                _KINDS[prims[ins.ref.name].kind](em, prims[ins.ref.name], ins)
+                prim = prims[ins.ref.name]
+                expansion(prim, ctx.target).expand(em, prim, ins)
                 b.span_now = None
             else:
                 b.code[b.current].append(ins)
@@ -51,29 +49,20 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
     return b.freeze()
 
 
-def _uses_block_barrier(k: Kernel) -> bool:
+def _uses_block_barrier(k: Kernel, target) -> bool:
     """Will the expanded kernel use barrier 0 (the block barrier)?"""
     if any(ins.op == "bar.sync" and ins.args[0] == Imm(0, ins.args[0].type) for _, _, ins in k.instructions()):
         return True
-    for p in k.prims:
-        if p.granularity in ("block", "grid"):
-            return True
-        if p.placement == "shared" and p.impl not in ("namedbar", "bar", "syncwarp") and \
-                not (p.kind == "mutex" and p.impl == "tinylock"):
-            return True   # shared state, initialized behind a block barrier
-    return False
+    return any(expansion(p, target).meets_at_block_barrier(p) for p in k.prims)
 
 
 def _allocate_barriers(k: Kernel, ctx: PassContext) -> list[Prim]:
     limit = ctx.target.named_barriers
-    next_id = 1 if _uses_block_barrier(k) else 0
+    next_id = 1 if _uses_block_barrier(k, ctx.target) else 0
     out = []
     for p in k.prims:
-        if p.kind == "barrier" and p.impl == "bar" and p.granularity == "warp":
-            n = p.instances
-        elif p.impl == "namedbar":
-            n = max(1, -(-p.instances // 32))
-        else:
+        n = expansion(p, ctx.target).named_barriers(p)
+        if n == 0:
             out.append(p)
             continue
         ids = tuple(range(next_id, next_id + n))

@@ -24,6 +24,7 @@ acquire and precedes the release spreads the ordering to the whole block.
 from __future__ import annotations
 
 from ..builder import KernelBuilder
+from ..impls.registry import expansion
 from ..context import PassContext
 from ..nodes import Instr, Kernel, Prim
 
@@ -38,15 +39,7 @@ def scope_of(prim: Prim) -> str:
 
 
 def needs_ordering(prim: Prim, target, minimize: bool = True) -> bool:
-    if not minimize:
-        return True
-    if prim.impl == "namedbar":
-        return False
-    if prim.kind == "barrier":
-        return prim.granularity == "grid"
-    if target.lock_bits and prim.impl == "tinylock" and prim.kind == "channel" and prim.granularity == "thread":
-        return False
-    return True
+    return not minimize or not expansion(prim, target).orders_memory(prim, target)
 
 
 # What each ordering prevents, said at the operation that gets it (for `syncc explain`).
