@@ -40,3 +40,9 @@ def test_host_runner_handles_the_host_statements_and_expressions():
     assert set(host.statements.handlers) <= STATEMENTS
     assert HOST_ONLY_STATEMENTS <= set(host.statements.handlers)
     assert set(host.expressions.handlers) <= EXPRESSIONS
+
+
+def test_every_builtin_parameter_pattern_has_a_check():
+    from syncc.frontend.builtins import BUILTIN_FNS
+    used = {p for fn in BUILTIN_FNS.values() for p in fn.params}
+    assert used <= set(check_calls._PATTERNS), used - set(check_calls._PATTERNS)

@@ -23,7 +23,7 @@ from . import ast as A
 from . import check_calls, check_defs, check_expr, check_host, check_prims, check_stmts
 from .catalogue import Implementation
 from .check_context import CheckContext
-from .symbols import CheckedModule, ConstInfo, Ctx, FnInfo, KernelInfo, Scope, Symbol
+from .symbols import CheckedModule, ConstInfo, Position, FnInfo, KernelInfo, Scope, Symbol
 from ..core.types import ERROR, ArrayType
 
 declarations = HandlerTable()    # top-level item class → how it is declared
@@ -55,7 +55,7 @@ class Checker:
         self.cx.defs.check_definitions()
         for item in items:
             if isinstance(item, A.PrimDecl):      # before the kernels, which may use them
-                self.cx.prims.prim_decl(item, Ctx("top", self.cx.scope, top_level=True))
+                self.cx.prims.prim_decl(item, Position("top", self.cx.scope, top_level=True))
         for item in items:
             if isinstance(item, A.Kernel):
                 self.check_kernel(item)
@@ -128,24 +128,24 @@ class Checker:
         sym = self.cx.scope.names.get(k.name.text)
         info: KernelInfo = sym.info if sym is not None and sym.decl is k else KernelInfo(k)
         scope = Scope(self.cx.scope)
-        const_ctx = Ctx("const", self.cx.scope)
+        const_pos = Position("const", self.cx.scope)
         for p in k.params:
             if isinstance(p.type, A.ArrayTypeExpr):
                 if p.type.space != "global":
                     self.cx.error("E0605", "kernel arrays come from the host and live in global memory",
                                   p.type.span, help="write `global` here; declare shared arrays in the body")
-                dims = self.cx.exprs.dims(p.type.dims, const_ctx, "an array size")
+                dims = self.cx.exprs.dims(p.type.dims, const_pos, "an array size")
                 t = ArrayType(self.cx.scalar_of(p.type.elem.name), dims, "global") if dims is not None else ERROR
             else:
                 t = self.cx.scalar_of(p.type.name)
             info.params.append((p.name.text, t))
             self.cx.declare(scope, Symbol(p.name.text, "param", t, p))
-        shape = self.cx.host.launch_shape(k.launch, const_ctx)
+        shape = self.cx.host.launch_shape(k.launch, const_pos)
         info.grid, info.block = shape.get("grid"), shape.get("block")
         if k.launch and info.block is None and "block" not in {d.name.text for d in k.launch}:
             self.cx.error("E0603", "a launch shape needs `block(...)`", k.launch[0].span)
-        ctx = Ctx("kernel", scope, kernel=info, top_level=True)
-        self.cx.stmts.block(k.body, ctx, new_scope=False)
+        pos = Position("kernel", scope, kernel=info, top_level=True)
+        self.cx.stmts.block(k.body, pos, new_scope=False)
 
     def check_host(self, h: A.Host) -> None:
-        self.cx.stmts.block(h.body, Ctx("host", Scope(self.cx.scope)), new_scope=False)
+        self.cx.stmts.block(h.body, Position("host", Scope(self.cx.scope)), new_scope=False)

@@ -2,8 +2,8 @@
 the catalogue, the top-level scope, the rules objects, and the reporting helpers.
 
 Each part (statements, expressions, calls, definitions, primitives, host block) is an object holding
-this context as `cx`; it reaches another part through it (`self.cx.exprs.value(e, ctx)`). The
-position being checked (scope, kernel, function, loop depth) is the Ctx passed along instead.
+this context as `cx`; it reaches another part through it (`self.cx.exprs.value(e, pos)`). The
+position being checked (scope, kernel, function, loop depth) is the Position `pos` passed along instead.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Callable
 from ..core.diagnostics import DiagnosticSink, Note
 from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .catalogue import Implementation
-from .symbols import CheckedModule, Ctx, Scope, Symbol
+from .symbols import CheckedModule, Position, Scope, Symbol
 from ..core.types import SCALARS, ScalarType
 
 SUGGESTION_BUDGET = 100_000   # names compared for "did you mean" hints per file (keeps 10 000 typos fast)
@@ -59,27 +59,27 @@ class CheckContext:
     def warning(self, code, message, span, *, notes=(), help=None):
         self.sink.warning(code, message, span, notes=notes, help=help)
 
-    def device_only(self, what: str, span, ctx: Ctx, note: Note | None = None) -> bool:
+    def device_only(self, what: str, span, pos: Position, note: Note | None = None) -> bool:
         """Mark a construct that runs only on the GPU; False (reported) in a host block.
         (In a constant it is left to constant evaluation to say what is not constant.)"""
-        if ctx.where == "host":
+        if pos.where == "host":
             self.error("E0506", f"{what} runs on the GPU and cannot be used in a host block", span,
                        notes=[note] if note else ())
             return False
-        if ctx.fn is not None and ctx.fn.device_use is None:
-            ctx.fn.device_use, ctx.fn.device_why = span, what.split(" (")[0]
+        if pos.fn is not None and pos.fn.device_use is None:
+            pos.fn.device_use, pos.fn.device_why = span, what.split(" (")[0]
         return True
 
-    def host_only(self, what: str, span, ctx: Ctx) -> bool:
-        if ctx.where != "host":
+    def host_only(self, what: str, span, pos: Position) -> bool:
+        if pos.where != "host":
             self.error("E0505", f"{what} belongs in a host block", span,
                        help="host blocks prepare data, launch kernels and check results")
             return False
         return True
 
-    def kernel_only(self, what: str, span, ctx: Ctx) -> bool:
-        if ctx.where != "kernel":
-            place = "a host block" if ctx.where == "host" else "a function" if ctx.where == "fn" else "a constant"
+    def kernel_only(self, what: str, span, pos: Position) -> bool:
+        if pos.where != "kernel":
+            place = "a host block" if pos.where == "host" else "a function" if pos.where == "fn" else "a constant"
             self.error("E0504", f"{what} can only appear in a kernel, not in {place}", span)
             return False
         return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..core.diagnostics import Note
 from . import ast as A
 from .check_context import CheckContext
-from .symbols import ConstInfo, Ctx, FnInfo, Scope, Symbol
+from .symbols import ConstInfo, Position, FnInfo, Scope, Symbol
 from ..core.types import BOOL, ERROR, INT_LIT, ScalarType
 
 
@@ -106,7 +106,7 @@ class DefinitionRules:
     def _evaluate(self, sym: Symbol, info: ConstInfo) -> None:
         info.state = "done"      # (set first: a cycle that slipped through reads None, not loops)
         decl = info.decl
-        t = self.cx.exprs.value(decl.value, Ctx("const", self.cx.scope))
+        t = self.cx.exprs.value(decl.value, Position("const", self.cx.scope))
         want = self.cx.scalar_of(decl.type.name) if decl.type is not None else None
         value = None
         if t is not ERROR:
@@ -156,7 +156,7 @@ class DefinitionRules:
 
     def check_fn_body(self, sym: Symbol) -> None:
         info: FnInfo = sym.info
-        self.cx.stmts.block(info.decl.body, Ctx("fn", info.scope, fn=info), new_scope=False)
+        self.cx.stmts.block(info.decl.body, Position("fn", info.scope, fn=info), new_scope=False)
         if info.ret is not None and not _always_returns(info.decl.body):
             self.cx.error("E0503", f"`{sym.name}` can reach its end without returning a value of type {info.ret}",
                           info.decl.body.span.last_char(), help="end every path with `return <value>`")

@@ -13,7 +13,7 @@ from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
 from .consts import ConstError, NotConstant, fold
-from .symbols import Ctx, Symbol
+from .symbols import Position, Symbol
 from ..core.types import (BOOL, ERROR, I32, INT_LIT, STR, VOID, ArrayType, DType, ListType, PrimType,
                     ScalarType, common_int, is_int)
 
@@ -35,10 +35,10 @@ class ExpressionRules:
     def __init__(self, cx: CheckContext):
         self.cx = cx
 
-    def dims(self, exprs, ctx: Ctx, what: str) -> tuple[int, ...] | None:
+    def dims(self, exprs, pos: Position, what: str) -> tuple[int, ...] | None:
         out = []
         for e in exprs:
-            v = self.int_constant(e, ctx, what)
+            v = self.int_constant(e, pos, what)
             if v is None:
                 return None
             if v <= 0:
@@ -55,14 +55,14 @@ class ExpressionRules:
 
     # ---- entry points ----------------------------------------------------------
 
-    def expr(self, e: A.Expr, ctx):
-        t = self.cx.expression_handlers[type(e)](e, ctx)
+    def expr(self, e: A.Expr, pos):
+        t = self.cx.expression_handlers[type(e)](e, pos)
         self.cx.types[e] = t
         return t
 
-    def value(self, e: A.Expr, ctx):
+    def value(self, e: A.Expr, pos):
         """An expression used as a scalar value (not an array, type, string or primitive)."""
-        return self.as_value(e, self.expr(e, ctx))
+        return self.as_value(e, self.expr(e, pos))
 
     def as_value(self, e: A.Expr, t):
         if t is ERROR or isinstance(t, ScalarType) or t is INT_LIT:
@@ -71,8 +71,8 @@ class ExpressionRules:
                       help=self.value_help(t))
         return ERROR
 
-    def condition(self, e: A.Expr, ctx) -> None:
-        t = self.value(e, ctx)
+    def condition(self, e: A.Expr, pos) -> None:
+        t = self.value(e, pos)
         if t is not ERROR and t != BOOL:
             self.cx.error("E0207", f"a condition must be bool, found {t}", e.span,
                           help="compare explicitly, e.g. `x != 0`" if is_int(t) else None)
@@ -114,9 +114,9 @@ class ExpressionRules:
                           help="use literals, `const`s and operators on them")
         return None
 
-    def int_constant(self, e: A.Expr, ctx, what: str):
+    def int_constant(self, e: A.Expr, pos, what: str):
         """The value of an integer constant expression, or None after reporting why not."""
-        t = self.value(e, ctx)
+        t = self.value(e, pos)
         if t is ERROR:
             return None
         if not is_int(t):
@@ -179,51 +179,51 @@ class ExpressionRules:
     # ---- leaves ------------------------------------------------------------------
 
     @expressions.on(A.IntLit)
-    def int_lit(self, e, ctx):
+    def int_lit(self, e, pos):
         return INT_LIT
 
     @expressions.on(A.BoolLit)
-    def bool_lit(self, e, ctx):
+    def bool_lit(self, e, pos):
         return BOOL
 
     @expressions.on(A.StrLit)
-    def str_lit(self, e, ctx):
+    def str_lit(self, e, pos):
         return STR
 
     @expressions.on(A.TypeRef)
-    def type_ref(self, e, ctx):
+    def type_ref(self, e, pos):
         return DType(self.cx.scalar_of(e.name))
 
     @expressions.on(A.ListLit)
-    def list_lit(self, e, ctx):
-        return ListType(tuple(self.expr(x, ctx) for x in e.items))
+    def list_lit(self, e, pos):
+        return ListType(tuple(self.expr(x, pos) for x in e.items))
 
     @expressions.on(A.Name)
-    def name(self, e, ctx):
-        sym = self.resolve(e.id, e.span, ctx)
+    def name(self, e, pos):
+        sym = self.resolve(e.id, e.span, pos)
         if sym is None:
             return ERROR
         self.cx.refs[e] = sym
-        return self.symbol_type(sym, e.span, ctx)
+        return self.symbol_type(sym, e.span, pos)
 
-    def symbol_type(self, sym: Symbol, span, ctx):
+    def symbol_type(self, sym: Symbol, span, pos):
         kind = sym.kind
         if kind == "const":
             value = self.cx.defs.const_value(sym)
             return ERROR if value is None else sym.info.type
         if kind == "builtin-value":
-            self.cx.device_only(f"`{sym.name}`", span, ctx)
+            self.cx.device_only(f"`{sym.name}`", span, pos)
             return I32
         if kind in ("fn", "kernel", "builtin-fn", "module"):
             return ("fn", sym)   # only meaningful as a callee; value() rejects it
         return sym.type
 
-    def resolve(self, name: str, span, ctx) -> Symbol | None:
-        sym = ctx.scope.lookup(name)
+    def resolve(self, name: str, span, pos) -> Symbol | None:
+        sym = pos.scope.lookup(name)
         if sym is None:
             help = None
             if self.cx.suggestion_budget > 0:
-                names = ctx.scope.visible_names()
+                names = pos.scope.visible_names()
                 self.cx.suggestion_budget -= len(names)
                 help = did_you_mean(name, names)
             self.cx.error("E0101", f"unknown name `{name}`", span, help=help)
@@ -232,8 +232,8 @@ class ExpressionRules:
     # ---- operators -----------------------------------------------------------------
 
     @expressions.on(A.Unary)
-    def unary(self, e, ctx):
-        t = self.value(e.operand, ctx)
+    def unary(self, e, pos):
+        t = self.value(e.operand, pos)
         if t is ERROR:
             return ERROR
         if e.op == "!":
@@ -249,16 +249,16 @@ class ExpressionRules:
         return t
 
     @expressions.on(A.Binary)
-    def binary(self, e, ctx):
+    def binary(self, e, pos):
         op = e.op
-        lt = self.expr(e.left, ctx)
+        lt = self.expr(e.left, pos)
         if op in _EQUALITY and isinstance(lt, ArrayType) and lt.space == "host":
-            rt = self.expr(e.right, ctx)   # whole host arrays compare element by element
+            rt = self.expr(e.right, pos)   # whole host arrays compare element by element
             if rt is not ERROR and rt != lt:
                 self.cx.error("E0201", f"cannot compare {lt} with {self.kind_of(e.right, rt)}", e.span)
             return BOOL
         lt = self.as_value(e.left, lt)
-        rt = self.value(e.right, ctx)
+        rt = self.value(e.right, pos)
         if lt is ERROR or rt is ERROR:
             return BOOL if op in _ORDER | _EQUALITY | _LOGIC else ERROR
         if op in _LOGIC:
@@ -306,12 +306,12 @@ class ExpressionRules:
         return e, indices[::-1]
 
     @expressions.on(A.Index)
-    def index(self, e, ctx):
+    def index(self, e, pos):
         base, indices = self.flatten_index(e)
-        bt = self.expr(base, ctx)
+        bt = self.expr(base, pos)
         if bt is ERROR:
             for i in indices:
-                self.expr(i, ctx)
+                self.expr(i, pos)
             return ERROR
         if isinstance(bt, PrimType):
             if bt.kind != "channel":
@@ -326,11 +326,11 @@ class ExpressionRules:
                 else self.kind_of(base, bt)
             self.cx.error("E0203", f"cannot index {what}", base.span)
             return ERROR
-        if not self.check_indices(_name_of(base), dims, indices, e.span, ctx):
+        if not self.check_indices(_name_of(base), dims, indices, e.span, pos):
             return ERROR
         return elem
 
-    def check_indices(self, name: str, dims, indices, span, ctx, primitive: bool = False) -> bool:
+    def check_indices(self, name: str, dims, indices, span, pos, primitive: bool = False) -> bool:
         ok = True
         if len(indices) != len(dims):
             n = len(dims)
@@ -342,7 +342,7 @@ class ExpressionRules:
                           f"{len(indices)} subscript{'s' if len(indices) != 1 else ''}", span, help=help)
             ok = False
         for dim, idx in zip(dims, indices):
-            t = self.value(idx, ctx)
+            t = self.value(idx, pos)
             if t is ERROR:
                 ok = False
                 continue
@@ -357,14 +357,14 @@ class ExpressionRules:
                 self.cx.error("E0304", f"index {v} is out of bounds for a dimension of size {dim}", idx.span)
                 ok = False
         for idx in indices[len(dims):]:
-            self.expr(idx, ctx)
+            self.expr(idx, pos)
         return ok
 
     @expressions.on(A.Field)
-    def field(self, e, ctx):
+    def field(self, e, pos):
         base = e.base
         if isinstance(base, A.Name):
-            sym = self.resolve(base.id, base.span, ctx)
+            sym = self.resolve(base.id, base.span, pos)
             if sym is None:
                 return ERROR
             self.cx.refs[base] = sym
@@ -373,15 +373,15 @@ class ExpressionRules:
                 if member is None:
                     return ERROR
                 self.cx.refs[e] = member
-                return self.symbol_type(member, e.span, ctx)
+                return self.symbol_type(member, e.span, pos)
             if sym.kind == "builtin-value" and sym.info.has_xyz:
                 if e.name.text not in ("x", "y", "z"):
                     self.cx.error("E0208", f"`{sym.name}` has fields x, y and z, not `{e.name.text}`", e.name.span)
                     return ERROR
-                self.cx.device_only(f"`{sym.name}.{e.name.text}`", e.span, ctx)
+                self.cx.device_only(f"`{sym.name}.{e.name.text}`", e.span, pos)
                 self.cx.types[base] = I32
                 return I32
-        t = self.expr(base, ctx)
+        t = self.expr(base, pos)
         if t is not ERROR:
             self.cx.error("E0208", f"{self.kind_of(base, t)} has no field `{e.name.text}`", e.name.span)
         return ERROR
@@ -404,28 +404,28 @@ class ExpressionRules:
     # ---- channel reads and trylock (kernel only) ---------------------------------------
 
     @expressions.on(A.Get)
-    def misplaced_get(self, e, ctx):
+    def misplaced_get(self, e, pos):
         self.cx.error("E0211", "`get` must be the whole right-hand side of `let`, `var` or `=`", e.span,
                       help="take the value first: `let v = get c[i]`")
-        self.cx.prims.prim_place(e.place, "get", ctx)
+        self.cx.prims.prim_place(e.place, "get", pos)
         return ERROR
 
-    def get_value(self, e: A.Get, ctx):
-        info = self.cx.prims.prim_place(e.place, "get", ctx)
+    def get_value(self, e: A.Get, pos):
+        info = self.cx.prims.prim_place(e.place, "get", pos)
         t = info.elem if info is not None else ERROR
         self.cx.types[e] = t
         return t
 
     @expressions.on(A.TryLock)
-    def trylock(self, e, ctx):
-        self.cx.prims.prim_place(e.place, "trylock", ctx)
+    def trylock(self, e, pos):
+        self.cx.prims.prim_place(e.place, "trylock", pos)
         return BOOL
 
     @expressions.on(A.TryWait)
-    def trywait(self, e, ctx):
-        self.cx.prims.prim_place(e.place, "trywait", ctx)
+    def trywait(self, e, pos):
+        self.cx.prims.prim_place(e.place, "trywait", pos)
         if e.attempts is not None:
-            t = self.value(e.attempts, ctx)
+            t = self.value(e.attempts, pos)
             if t is not ERROR and not is_int(t):
                 self.cx.error("E0201", f"the number of attempts must be an integer, found {t}", e.attempts.span)
             elif t is not ERROR:

@@ -26,10 +26,10 @@ class HostRules:
         self.cx = cx
 
     @statements.on(A.Launch)
-    def launch(self, s: A.Launch, ctx):
-        if not self.cx.host_only("`launch`", s.span, ctx):
+    def launch(self, s: A.Launch, pos):
+        if not self.cx.host_only("`launch`", s.span, pos):
             return
-        sym = self.cx.exprs.resolve(s.kernel.text, s.kernel.span, ctx)
+        sym = self.cx.exprs.resolve(s.kernel.text, s.kernel.span, pos)
         if sym is not None:
             self.cx.refs[s] = sym
         if sym is None or sym.kind != "kernel":
@@ -37,7 +37,7 @@ class HostRules:
                 self.cx.error("E0601", f"`{sym.name}` is not a kernel", s.kernel.span,
                               notes=[Note("declared here", sym.span)] if sym.span else ())
             for a in s.args:
-                self.cx.exprs.expr(a, ctx)
+                self.cx.exprs.expr(a, pos)
             return
         kernel = sym.info
         if s.kwargs:
@@ -48,7 +48,7 @@ class HostRules:
                           f"got {len(s.args)}", s.span, notes=[Note("declared here", kernel.decl.name.span)])
         for arg, (pname, ptype) in zip(s.args, params):
             if isinstance(ptype, ArrayType):
-                t = self.cx.exprs.expr(arg, ctx)
+                t = self.cx.exprs.expr(arg, pos)
                 if t is ERROR:
                     continue
                 if not (isinstance(t, ArrayType) and t.elem == ptype.elem and t.dims == ptype.dims):
@@ -57,10 +57,10 @@ class HostRules:
                     self.cx.error("E0602", f"`{pname}` needs a host array {want}, found {shown}", arg.span,
                                   help=f"allocate it with `zeros({ptype.elem}, [{', '.join(map(str, ptype.dims))}])`")
             elif ptype is not ERROR:
-                self.cx.exprs.coerce(arg, self.cx.exprs.value(arg, ctx), ptype, f"for `{pname}`")
+                self.cx.exprs.coerce(arg, self.cx.exprs.value(arg, pos), ptype, f"for `{pname}`")
         for arg in s.args[len(params):]:
-            self.cx.exprs.expr(arg, ctx)
-        self.launch_shape(s.shape, ctx, host=True)
+            self.cx.exprs.expr(arg, pos)
+        self.launch_shape(s.shape, pos, host=True)
         have = {d.name.text for d in s.shape}
         declared = {d.name.text for d in kernel.decl.launch}
         missing = [n for n in ("grid", "block") if n not in declared and n not in have]
@@ -76,7 +76,7 @@ class HostRules:
                                                                     if x.name.text == "block"))],
                               help="drop `block(...)` here, or leave it out of the kernel's launch shape")
 
-    def launch_shape(self, dims: tuple[A.ShapeDim, ...], ctx, host: bool = False):
+    def launch_shape(self, dims: tuple[A.ShapeDim, ...], pos, host: bool = False):
         """Check grid(...)/block(...); return {"grid": (x, y, z), "block": ...} with constants filled in."""
         out: dict[str, tuple[int, int, int] | None] = {}
         for d in dims:
@@ -93,12 +93,12 @@ class HostRules:
             values: list[int] = []
             for arg in d.args:
                 if host:   # run-time sizes are allowed at a launch; constant ones are checked
-                    t = self.cx.exprs.value(arg, ctx)
+                    t = self.cx.exprs.value(arg, pos)
                     if t is not ERROR and not is_int(t):
                         self.cx.error("E0201", f"a {name} size must be an integer, found {t}", arg.span)
                     v = self.cx.exprs.try_fold(arg) if is_int(t) else None
                 else:
-                    v = self.cx.exprs.int_constant(arg, ctx, f"a kernel's {name} size")
+                    v = self.cx.exprs.int_constant(arg, pos, f"a kernel's {name} size")
                 if v is not None:
                     values.append(v)
             if len(values) != len(d.args):
@@ -123,16 +123,16 @@ class HostRules:
         return True
 
     @statements.on(A.Check)
-    def check(self, s: A.Check, ctx):
-        if self.cx.host_only("`check`", s.span, ctx):
-            self.cx.exprs.condition(s.cond, ctx)
+    def check(self, s: A.Check, pos):
+        if self.cx.host_only("`check`", s.span, pos):
+            self.cx.exprs.condition(s.cond, pos)
 
     @statements.on(A.Print)
-    def print_stmt(self, s: A.Print, ctx):
-        if not self.cx.host_only("`print`", s.span, ctx):
+    def print_stmt(self, s: A.Print, pos):
+        if not self.cx.host_only("`print`", s.span, pos):
             return
         for item in s.items:
-            t = self.cx.exprs.expr(item, ctx)
+            t = self.cx.exprs.expr(item, pos)
             if t is STR or t is ERROR or t is INT_LIT or isinstance(t, ScalarType):
                 continue
             if isinstance(t, ArrayType) and t.space == "host":
@@ -141,10 +141,10 @@ class HostRules:
                           help=self.cx.exprs.value_help(t) if t is not VOID else None)
 
     @statements.on(A.Save)
-    def save(self, s: A.Save, ctx):
-        if not self.cx.host_only("`save`", s.span, ctx):
+    def save(self, s: A.Save, pos):
+        if not self.cx.host_only("`save`", s.span, pos):
             return
-        t = self.cx.exprs.expr(s.value, ctx)
+        t = self.cx.exprs.expr(s.value, pos)
         if t is not ERROR and not (isinstance(t, ArrayType) and t.space == "host"):
             self.cx.error("E0210", f"`save` writes a host array, found {self.cx.exprs.kind_of(s.value, t)}", s.value.span)
         if not s.path.value.endswith(".npy"):

@@ -52,10 +52,10 @@ class PrimitiveRules:
     # ---- declarations ------------------------------------------------------------------
 
     @statements.on(A.PrimDecl)
-    def prim_decl(self, d: A.PrimDecl, ctx):
-        if ctx.where != "top" and not self.cx.kernel_only(f"a {d.kind} declaration", d.span, ctx):
+    def prim_decl(self, d: A.PrimDecl, pos):
+        if pos.where != "top" and not self.cx.kernel_only(f"a {d.kind} declaration", d.span, pos):
             return
-        if not ctx.top_level:
+        if not pos.top_level:
             self.cx.error("E0412", f"declare the {d.kind} `{d.name.text}` at the top level of the kernel body",
                           d.span, help="primitives are allocated once per launch; move the declaration up")
         rule = KINDS[d.kind]
@@ -83,39 +83,39 @@ class PrimitiveRules:
             self.cx.error("E0414", f"a {gran} barrier is SM hardware; declare it `in shared`", d.span)
             ok = False
 
-        dims = self.cx.exprs.dims(d.dims, ctx, "a primitive array size")
+        dims = self.cx.exprs.dims(d.dims, pos, "a primitive array size")
         info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
         if ok:
-            self._prim_args(d, rule, info, ctx)
+            self._prim_args(d, rule, info, pos)
             self._prim_elem(d, rule, info)
             if d.impl is not None:
-                self._prim_impl(d, info, ctx)
+                self._prim_impl(d, info, pos)
         else:
             for a in d.args:
-                self.cx.exprs.expr(a, ctx)
+                self.cx.exprs.expr(a, pos)
         if ok and dims is not None:
-            if ctx.kernel is None:          # top level: kernels that use it take it in (prim_place)
+            if pos.kernel is None:          # top level: kernels that use it take it in (prim_place)
                 info.top_level = True
                 self.cx.module.prims.setdefault(d.name.text, info)
             else:
-                self._take_in(info, d.span, ctx)
-        self.cx.declare(ctx.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
+                self._take_in(info, d.span, pos)
+        self.cx.declare(pos.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
 
-    def _take_in(self, info: PrimInfo, span, ctx) -> None:
+    def _take_in(self, info: PrimInfo, span, pos) -> None:
         """The kernel allocates `info` for each launch (a top-level one on its first use)."""
-        kernel = ctx.kernel
+        kernel = pos.kernel
         kernel.prims.append(info)
         threads = kernel.threads_per_block
         if info.top_level and info.is_named_barrier and threads is not None and info.count > threads:
             self.cx.error("E0405", f"the named barrier `{info.decl.name.text}` of {info.count} threads cannot fill "
                           f"in a block of {threads}", span, notes=[Note("declared here", info.decl.span)])
         if info.top_level and info.kind == "latch" and info.count is not None:   # judged by this kernel's block
-            self._latch_can_open(info.decl, info, info.count, span, ctx)
+            self._latch_can_open(info.decl, info, info.count, span, pos)
         if info.is_named_barrier and kernel.named_barriers > MAX_NAMED_BARRIERS:
             self.cx.error("E0407", f"the kernel needs {kernel.named_barriers} named barriers; a block has "
                           f"{MAX_NAMED_BARRIERS} (barrier 0 serves `barrier`)", span)
 
-    def _prim_args(self, d, rule, info: PrimInfo, ctx) -> None:
+    def _prim_args(self, d, rule, info: PrimInfo, pos) -> None:
         args = list(d.args)
         for kw in d.kwargs:
             if rule.arg is not None and kw.name.text == rule.arg and not args:
@@ -138,7 +138,7 @@ class PrimitiveRules:
                 self.cx.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
             return
         arg = args[0]
-        count = self.cx.exprs.int_constant(arg, ctx, f"a {d.kind}'s {rule.arg}")
+        count = self.cx.exprs.int_constant(arg, pos, f"a {d.kind}'s {rule.arg}")
         if count is None:
             return
         if d.kind == "semaphore":
@@ -150,10 +150,10 @@ class PrimitiveRules:
                 self.cx.error("E0306", f"a latch counts 1 to 2^31 - 1 parties, found {count}", arg.span,
                               help="a latch that nobody counts down is always open: drop it")
                 return
-            if not self._latch_can_open(d, info, count, arg.span, ctx):
+            if not self._latch_can_open(d, info, count, arg.span, pos):
                 return
         else:
-            threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
+            threads = pos.kernel.threads_per_block if pos.kernel is not None else None
             if count <= 0 or count % 32:
                 self.cx.error("E0405", f"a named barrier counts whole warps: {count} is not a positive multiple of 32",
                               arg.span, help=f"use {max(32, (count + 31) // 32 * 32)}")
@@ -164,11 +164,11 @@ class PrimitiveRules:
                 return
         info.count = count
 
-    def _latch_can_open(self, d, info: PrimInfo, count: int, span, ctx) -> bool:
+    def _latch_can_open(self, d, info: PrimInfo, count: int, span, pos) -> bool:
         """A shared latch's parties are its block's threads or warps, fixed by the kernel's header;
         a count above them can never reach zero (E0416). A global latch's parties depend on the
         grid, which a `launch` may change, so it is not judged here."""
-        threads = ctx.kernel.threads_per_block if ctx.kernel is not None else None
+        threads = pos.kernel.threads_per_block if pos.kernel is not None else None
         if info.placement != "shared" or threads is None:
             return True
         parties, what = (threads, "threads") if info.granularity == "thread" else (-(-threads // 32), "warps")
@@ -191,7 +191,7 @@ class PrimitiveRules:
         elif d.elem is not None:
             self.cx.error("E0406", f"only channels carry values; a {d.kind} has no slot type", d.elem.span)
 
-    def _prim_impl(self, d, info: PrimInfo, ctx) -> None:
+    def _prim_impl(self, d, info: PrimInfo, pos) -> None:
         ref = d.impl
         known = self.cx.catalogue[d.kind]
         impl = known.get(ref.name.text)
@@ -232,7 +232,7 @@ class PrimitiveRules:
                 continue
             given.append((kw.name.text, kw.value))
         for name, arg in given:
-            v = self.cx.exprs.int_constant(arg, ctx, f"the parameter `{name}`")
+            v = self.cx.exprs.int_constant(arg, pos, f"the parameter `{name}`")
             if v is not None:
                 if v < 0:
                     self.cx.error("E0410", f"`{name}` must not be negative, found {v}", arg.span)
@@ -242,33 +242,33 @@ class PrimitiveRules:
 
     # ---- statements on primitives -------------------------------------------------------
 
-    def prim_place(self, place: A.Place, op: str, ctx) -> PrimInfo | None:
+    def prim_place(self, place: A.Place, op: str, pos) -> PrimInfo | None:
         """Resolve the primitive a statement works on and check its indices."""
-        if not self.cx.kernel_only(f"`{op}`", place.span, ctx):
+        if not self.cx.kernel_only(f"`{op}`", place.span, pos):
             return None
         kinds = OP_KINDS[op]
         want = " or ".join(kinds)
-        sym = self.cx.exprs.resolve(place.name.text, place.name.span, ctx)
+        sym = self.cx.exprs.resolve(place.name.text, place.name.span, pos)
         if sym is None:
             for i in place.indices:
-                self.cx.exprs.expr(i, ctx)
+                self.cx.exprs.expr(i, pos)
             return None
         self.cx.refs[place] = sym
         if sym.kind != "prim":
             self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is not a synchronization primitive",
                           place.name.span, notes=[Note("declared here", sym.span)] if sym.span else ())
             for i in place.indices:
-                self.cx.exprs.expr(i, ctx)
+                self.cx.exprs.expr(i, pos)
             return None
         info: PrimInfo = sym.info
-        if info.top_level and ctx.kernel is not None and info not in ctx.kernel.prims:
-            self._take_in(info, place.span, ctx)
+        if info.top_level and pos.kernel is not None and info not in pos.kernel.prims:
+            self._take_in(info, place.span, pos)
         if info.kind not in kinds:
             self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
                           notes=[Note("declared here", sym.span)],
                           help=f"a {info.kind} is used with " + _USES[info.kind].format(n=sym.name))
             return None
-        if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, ctx, primitive=True):
+        if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
         if op == "arrive" and not info.is_named_barrier:
             self.cx.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "
@@ -278,53 +278,53 @@ class PrimitiveRules:
         return info
 
     @statements.on(A.Critical)
-    def critical(self, s: A.Critical, ctx):
-        self.prim_place(s.target, "critical", ctx)
-        self.cx.stmts.block(s.body, ctx.region_child("critical section"))
+    def critical(self, s: A.Critical, pos):
+        self.prim_place(s.target, "critical", pos)
+        self.cx.stmts.block(s.body, pos.region_child("critical section"))
 
     @statements.on(A.Acquire)
-    def acquire(self, s: A.Acquire, ctx):
-        self.prim_place(s.target, "acquire", ctx)
-        self.cx.stmts.block(s.body, ctx.region_child("`acquire` block"))
+    def acquire(self, s: A.Acquire, pos):
+        self.prim_place(s.target, "acquire", pos)
+        self.cx.stmts.block(s.body, pos.region_child("`acquire` block"))
 
     @statements.on(A.RwSection)
-    def rw_section(self, s: A.RwSection, ctx):
-        self.prim_place(s.target, s.mode, ctx)
-        self.cx.stmts.block(s.body, ctx.region_child(f"`{s.mode}` section"))
+    def rw_section(self, s: A.RwSection, pos):
+        self.prim_place(s.target, s.mode, pos)
+        self.cx.stmts.block(s.body, pos.region_child(f"`{s.mode}` section"))
 
     @statements.on(A.When)
-    def when(self, s: A.When, ctx):
-        body_ctx = ctx.region_child("`when` block")
+    def when(self, s: A.When, pos):
+        body_pos = pos.region_child("`when` block")
         seen: dict[str, A.Ident] = {}
         for b in s.bindings:
-            info = self.prim_place(b.source, "when", ctx)
+            info = self.prim_place(b.source, "when", pos)
             if b.name.text in seen:
                 self.cx.error("E0102", f"`{b.name.text}` is bound twice in this `when`", b.name.span,
                               notes=[Note("first bound here", seen[b.name.text].span)])
                 continue
             seen[b.name.text] = b.name
             elem = info.elem if info is not None else ERROR
-            self.cx.declare(body_ctx.scope, Symbol(b.name.text, "binding", elem, b))
-        self.cx.stmts.block(s.body, body_ctx, new_scope=False)
+            self.cx.declare(body_pos.scope, Symbol(b.name.text, "binding", elem, b))
+        self.cx.stmts.block(s.body, body_pos, new_scope=False)
 
     @statements.on(A.Put)
-    def put(self, s: A.Put, ctx):
-        info = self.prim_place(s.target, "put", ctx)
-        t = self.cx.exprs.value(s.value, ctx)
+    def put(self, s: A.Put, pos):
+        info = self.prim_place(s.target, "put", pos)
+        t = self.cx.exprs.value(s.value, pos)
         if info is not None and info.elem is not None:
             self.cx.exprs.coerce(s.value, t, info.elem, "for the channel slot")
 
     @statements.on(A.PrimOp)
-    def prim_op(self, s: A.PrimOp, ctx):
-        self.prim_place(s.target, s.op, ctx)
+    def prim_op(self, s: A.PrimOp, pos):
+        self.prim_place(s.target, s.op, pos)
 
     @statements.on(A.BarrierStmt)
-    def barrier(self, s: A.BarrierStmt, ctx):
-        self.cx.device_only("`barrier`", s.span, ctx)
+    def barrier(self, s: A.BarrierStmt, pos):
+        self.cx.device_only("`barrier`", s.span, pos)
 
     @statements.on(A.Fence)
-    def fence(self, s: A.Fence, ctx):
-        self.cx.device_only("`fence`", s.span, ctx)
+    def fence(self, s: A.Fence, pos):
+        self.cx.device_only("`fence`", s.span, pos)
         if s.scope.text not in FENCE_SCOPES:
             self.cx.error("E0415", f"unknown fence scope `{s.scope.text}`", s.scope.span,
                           help="`fence cta` orders within the block, `fence gpu` across the GPU, `fence sys` with the host")

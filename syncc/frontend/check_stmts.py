@@ -9,7 +9,7 @@ from ..core.diagnostics import Note
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
-from .symbols import Ctx, SharedInfo, Symbol
+from .symbols import Position, SharedInfo, Symbol
 from ..core.types import ERROR, INT_LIT, ArrayType, is_int
 
 statements = HandlerTable()
@@ -19,20 +19,20 @@ class StatementRules:
     def __init__(self, cx: CheckContext):
         self.cx = cx
 
-    def block(self, b: A.Block, ctx: Ctx, new_scope: bool = True) -> None:
-        inner = ctx.child() if new_scope else ctx
+    def block(self, b: A.Block, pos: Position, new_scope: bool = True) -> None:
+        inner = pos.child() if new_scope else pos
         handlers = self.cx.statement_handlers
         for s in b.stmts:
             handlers[type(s)](s, inner)
 
     @statements.on(A.Let)
-    def let(self, s: A.Let, ctx):
+    def let(self, s: A.Let, pos):
         if isinstance(s.value, A.Get):
-            t = self.cx.exprs.get_value(s.value, ctx)
+            t = self.cx.exprs.get_value(s.value, pos)
         else:
-            t = self.cx.exprs.expr(s.value, ctx)
-        if isinstance(t, ArrayType) and ctx.where == "host" and s.type is None:
-            self.cx.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+            t = self.cx.exprs.expr(s.value, pos)
+        if isinstance(t, ArrayType) and pos.where == "host" and s.type is None:
+            self.cx.declare(pos.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
             return
         t = self.cx.exprs.as_value(s.value, t)
         if s.type is not None:
@@ -41,19 +41,19 @@ class StatementRules:
             t = want
         elif t is not ERROR:
             t = self.cx.exprs.concrete(s.value, t)
-        self.cx.declare(ctx.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
+        self.cx.declare(pos.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
 
     @statements.on(A.Assign)
-    def assign(self, s: A.Assign, ctx):
-        target_t = self.assign_target(s.target, ctx)
+    def assign(self, s: A.Assign, pos):
+        target_t = self.assign_target(s.target, pos)
         if isinstance(s.value, A.Get):
             if s.op != "=":
                 self.cx.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
-            t = self.cx.exprs.get_value(s.value, ctx)
+            t = self.cx.exprs.get_value(s.value, pos)
         elif isinstance(target_t, ArrayType):
-            t = self.cx.exprs.expr(s.value, ctx)
+            t = self.cx.exprs.expr(s.value, pos)
         else:
-            t = self.cx.exprs.value(s.value, ctx)
+            t = self.cx.exprs.value(s.value, pos)
         if target_t is ERROR or t is ERROR:
             return
         if s.op == "=":
@@ -68,9 +68,9 @@ class StatementRules:
         else:
             self.cx.exprs.coerce(s.value, t, target_t, f"in `{s.op}`")
 
-    def assign_target(self, e, ctx):
+    def assign_target(self, e, pos):
         if isinstance(e, A.Name):
-            sym = self.cx.exprs.resolve(e.id, e.span, ctx)
+            sym = self.cx.exprs.resolve(e.id, e.span, pos)
             if sym is None:
                 return ERROR
             self.cx.refs[e] = sym
@@ -88,17 +88,17 @@ class StatementRules:
         if isinstance(e, A.Index):
             base, _ = self.cx.exprs.flatten_index(e)
             if isinstance(base, A.Name):
-                sym = ctx.scope.lookup(base.id)
+                sym = pos.scope.lookup(base.id)
                 if sym is not None and sym.kind == "prim":
                     for index in self.cx.exprs.flatten_index(e)[1]:
-                        self.cx.exprs.expr(index, ctx)
+                        self.cx.exprs.expr(index, pos)
                     return self._assign_prim(base, sym)
-            t = self.cx.exprs.expr(e, ctx)
+            t = self.cx.exprs.expr(e, pos)
             bt = self.cx.types.get(base)
             if t is ERROR or isinstance(bt, ArrayType):
                 return t
         else:
-            self.cx.exprs.expr(e, ctx)
+            self.cx.exprs.expr(e, pos)
         self.cx.error("E0204", "cannot assign to this expression", e.span,
                       help="assign to a `var`, or to an element of an array")
         return ERROR
@@ -112,31 +112,31 @@ class StatementRules:
         return ERROR
 
     @statements.on(A.ExprStmt)
-    def expr_stmt(self, s: A.ExprStmt, ctx):
+    def expr_stmt(self, s: A.ExprStmt, pos):
         if not isinstance(s.expr, A.Call):
-            self.cx.exprs.expr(s.expr, ctx)
+            self.cx.exprs.expr(s.expr, pos)
             self.cx.error("E0209", "this expression does nothing", s.span,
                           help="assign it (`x = ...`) or remove it")
             return
-        self.cx.exprs.expr(s.expr, ctx)
+        self.cx.exprs.expr(s.expr, pos)
 
     @statements.on(A.If)
-    def if_stmt(self, s: A.If, ctx):
-        self.cx.exprs.condition(s.cond, ctx)
-        self.block(s.then, ctx)
+    def if_stmt(self, s: A.If, pos):
+        self.cx.exprs.condition(s.cond, pos)
+        self.block(s.then, pos)
         if isinstance(s.orelse, A.Block):
-            self.block(s.orelse, ctx)
+            self.block(s.orelse, pos)
         elif isinstance(s.orelse, A.If):
-            self.if_stmt(s.orelse, ctx.child())
+            self.if_stmt(s.orelse, pos.child())
 
     @statements.on(A.While)
-    def while_loop(self, s: A.While, ctx):
-        self.cx.exprs.condition(s.cond, ctx)
-        self.block(s.body, ctx.child(loops=ctx.loops + 1))
+    def while_loop(self, s: A.While, pos):
+        self.cx.exprs.condition(s.cond, pos)
+        self.block(s.body, pos.child(loops=pos.loops + 1))
 
     @statements.on(A.For)
-    def for_loop(self, s: A.For, ctx):
-        lo, hi = self.cx.exprs.value(s.start, ctx), self.cx.exprs.value(s.stop, ctx)
+    def for_loop(self, s: A.For, pos):
+        lo, hi = self.cx.exprs.value(s.start, pos), self.cx.exprs.value(s.stop, pos)
         t = ERROR
         if lo is not ERROR and hi is not ERROR:
             for e, et in ((s.start, lo), (s.stop, hi)):
@@ -153,66 +153,66 @@ class StatementRules:
                         if et is INT_LIT:
                             self.cx.exprs.fits(e, t)
         if s.step is not None:
-            st = self.cx.exprs.value(s.step, ctx)
+            st = self.cx.exprs.value(s.step, pos)
             if st is not ERROR and t is not ERROR:
                 self.cx.exprs.coerce(s.step, st, t, "for the step")
                 step = self.cx.exprs.try_fold(s.step)
                 if step is not None and step <= 0:
                     self.cx.error("E0306", f"a `for` step must be positive, found {step}", s.step.span)
-        body = ctx.child(loops=ctx.loops + 1)
+        body = pos.child(loops=pos.loops + 1)
         self.cx.declare(body.scope, Symbol(s.var.text, "loopvar", t, s))
         self.block(s.body, body, new_scope=False)
 
     @statements.on(A.Break)
-    def break_stmt(self, s, ctx):
-        self._leave("break", s.span, ctx, needs_loop=True)
+    def break_stmt(self, s, pos):
+        self._leave("break", s.span, pos, needs_loop=True)
 
     @statements.on(A.Continue)
-    def continue_stmt(self, s, ctx):
-        self._leave("continue", s.span, ctx, needs_loop=True)
+    def continue_stmt(self, s, pos):
+        self._leave("continue", s.span, pos, needs_loop=True)
 
-    def _leave(self, what: str, span, ctx: Ctx, needs_loop: bool) -> bool:
-        if needs_loop and ctx.loops == 0:
-            if ctx.region is not None:
-                self.cx.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+    def _leave(self, what: str, span, pos: Position, needs_loop: bool) -> bool:
+        if needs_loop and pos.loops == 0:
+            if pos.region is not None:
+                self.cx.error("E0508", f"`{what}` would leave the {pos.region} without releasing it", span,
                               help="set a flag and leave the loop after the block")
             else:
                 self.cx.error("E0501", f"`{what}` outside a loop", span)
             return False
-        if not needs_loop and ctx.region is not None:
-            self.cx.error("E0508", f"`{what}` would leave the {ctx.region} without releasing it", span,
+        if not needs_loop and pos.region is not None:
+            self.cx.error("E0508", f"`{what}` would leave the {pos.region} without releasing it", span,
                           help="finish the block first, then return")
             return False
         return True
 
     @statements.on(A.Return)
-    def return_stmt(self, s: A.Return, ctx):
-        if not self._leave("return", s.span, ctx, needs_loop=False):
+    def return_stmt(self, s: A.Return, pos):
+        if not self._leave("return", s.span, pos, needs_loop=False):
             if s.value is not None:
-                self.cx.exprs.expr(s.value, ctx)
+                self.cx.exprs.expr(s.value, pos)
             return
-        ret = ctx.fn.ret if ctx.fn is not None else None
+        ret = pos.fn.ret if pos.fn is not None else None
         if s.value is None:
             if ret is not None:
                 self.cx.error("E0502", f"this function returns {ret}; `return` needs a value", s.span)
             return
-        t = self.cx.exprs.value(s.value, ctx)
+        t = self.cx.exprs.value(s.value, pos)
         if ret is None:
-            where = "a kernel" if ctx.where == "kernel" else "a host block" if ctx.where == "host" else \
+            where = "a kernel" if pos.where == "kernel" else "a host block" if pos.where == "host" else \
                 "a function without `-> type`"
             self.cx.error("E0502", f"{where} returns no value", s.value.span)
         else:
             self.cx.exprs.coerce(s.value, t, ret, "in `return`")
 
     @statements.on(A.SharedDecl)
-    def shared_decl(self, s: A.SharedDecl, ctx):
-        if not self.cx.kernel_only("a shared array", s.span, ctx):
+    def shared_decl(self, s: A.SharedDecl, pos):
+        if not self.cx.kernel_only("a shared array", s.span, pos):
             return
-        if not ctx.top_level:
+        if not pos.top_level:
             self.cx.error("E0412", f"declare the shared array `{s.name.text}` at the top level of the kernel body",
                           s.span)
-        dims = self.cx.exprs.dims(s.dims, ctx, "an array size")
+        dims = self.cx.exprs.dims(s.dims, pos, "an array size")
         t = ArrayType(self.cx.scalar_of(s.elem.name), dims, "shared") if dims is not None else ERROR
         if dims is not None:
-            ctx.kernel.shared.append(SharedInfo(s, t))
-        self.cx.declare(ctx.scope, Symbol(s.name.text, "shared", t, s))
+            pos.kernel.shared.append(SharedInfo(s, t))
+        self.cx.declare(pos.scope, Symbol(s.name.text, "shared", t, s))

@@ -1,4 +1,4 @@
-"""Symbols, scopes, the checking context (Ctx), and what the checker hands to the lowering (CheckedModule)."""
+"""Symbols, scopes, the position being checked (Position), and what the checker hands to the lowering (CheckedModule)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -51,7 +51,7 @@ class Scope:
 
 
 @dataclass
-class Ctx:
+class Position:
     """Where a statement or expression is being checked."""
     where: str                       # const | fn | kernel | host | top (a top-level declaration)
     scope: Scope
@@ -61,10 +61,10 @@ class Ctx:
     top_level: bool = False          # directly in a kernel's body block
     region: str | None = None        # structured sync region that break/continue/return must not leave
 
-    def child(self, **changes) -> "Ctx":
+    def child(self, **changes) -> "Position":
         return replace(self, scope=Scope(self.scope), top_level=False, **changes)
 
-    def region_child(self, region: str) -> "Ctx":
+    def region_child(self, region: str) -> "Position":
         return self.child(region=region, loops=0)
 
 
