@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shlex
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -14,6 +15,14 @@ from syncc.cli import run_cli
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
 STDLIB = sorted((ROOT / "stdlib").rglob("*.sync"))
+
+
+SYNCC_ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
+
+
+def syncc_args(text: str) -> list[str]:
+    """The arguments a test program asks for in its `// syncc-args: ...` lines, split as a shell would."""
+    return [w for m in SYNCC_ARGS.finditer(text) for w in shlex.split(m.group(1))]
 
 
 def no_gpu() -> str | None:

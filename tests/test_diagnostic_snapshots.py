@@ -19,17 +19,15 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, syncc
+from helpers import ROOT, syncc, syncc_args
 
 DIR = ROOT / "tests" / "diagnostics"
 CASES = sorted(DIR.glob("*.sync"))
 JSON_CASES = [p for p in CASES if p.with_suffix(".json").exists()]
-ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 UPDATE = os.environ.get("SYNCC_UPDATE_SNAPSHOTS") == "1"
 
 
@@ -40,7 +38,7 @@ def plain_environment(monkeypatch):
 
 
 def command(path: Path) -> list[str]:
-    extra = [w for m in ARGS.finditer(path.read_text(encoding="utf-8")) for w in shlex.split(m.group(1))]
+    extra = syncc_args(path.read_text(encoding="utf-8"))
     return ["check", str(path.relative_to(ROOT)), *extra]
 
 

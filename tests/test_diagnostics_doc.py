@@ -21,20 +21,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, no_gpu, syncc
+from helpers import ROOT, no_gpu, syncc, syncc_args
 from syncc.core.codes import CODES
 
 DOC = ROOT / "docs" / "diagnostics.md"
 CODE_RE = re.compile(r"\b[EW]\d{4}\b")
 HEADING = re.compile(r"^## ([EW]\d{4}): (.+?)\s*$")
 NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
-ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
 # The codes that cannot be shown as a program on the page; each has a test below.
 NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110",
@@ -103,7 +101,7 @@ def check_example(tmp_path: Path, source: str, lang: str = "sync"):
     """`syncc check` on an example (honouring `// syncc-args:`): exit status and the diagnostics."""
     path = tmp_path / f"example.{lang}"
     path.write_text(source, encoding="utf-8")
-    args = [w for m in ARGS.finditer(source) for w in shlex.split(m.group(1))]
+    args = syncc_args(source)
     run = syncc("check", str(path), "--error-format=json", *args)
     records = [json.loads(line) for line in run.err.splitlines() if line.startswith("{")]
     assert all(line.startswith("{") for line in run.err.splitlines()), run.err
@@ -534,7 +532,7 @@ class DidNotRun(AssertionError):
 
 def _run_args(example: str) -> tuple[list[str], str | None]:
     """The example's `// syncc-args:` without `--target`, and the target they name."""
-    words = [w for m in ARGS.finditer(example) for w in shlex.split(m.group(1))]
+    words = syncc_args(example)
     rest, target = [], None
     it = iter(words)
     for w in it:

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, no_gpu, syncc
+from helpers import ROOT, no_gpu, syncc, syncc_args
 
 CORPUS = sorted((ROOT / "tests" / "hazards").glob("*.sync"))
 CLEAN = sorted((ROOT / "tests" / "hazards" / "clean").glob("*.sync"))
 EXPECT = re.compile(r"//\s*expect:\s*([EW]\d{4}(?:\s*,\s*[EW]\d{4})*)")
-ARGS = re.compile(r"^\s*//\s*syncc-args:(.*)$", re.M)
 
 
 def expected(path: Path) -> list[tuple[int, str]]:
@@ -31,7 +29,7 @@ def expected(path: Path) -> list[tuple[int, str]]:
 
 def reported(path: Path) -> tuple[int, list[tuple[int, str]], str]:
     text = path.read_text()
-    args = [w for m in ARGS.finditer(text) for w in shlex.split(m.group(1))]
+    args = syncc_args(text)
     run = syncc("check", str(path.relative_to(ROOT)), "--error-format=json", *args)
     records = [json.loads(line) for line in run.err.splitlines() if line.startswith("{")]
     return run.code, sorted((r["line"], r["code"]) for r in records), run.err
@@ -71,7 +69,8 @@ RUNNABLE = [p for p in CLEAN if "\nhost" in "\n" + p.read_text()]
 
 
 def _ptx_only(path: Path) -> bool:
-    return any("--target" in m.group(1) and "ptx" in m.group(1) for m in ARGS.finditer(path.read_text()))
+    args = " ".join(syncc_args(path.read_text()))
+    return "--target" in args and "ptx" in args
 
 
 @pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.stem)
