@@ -17,6 +17,7 @@ from syncc.backends.fermi.emit.verify import MachineVerifyError, Stage, verify_f
 from syncc.backends.fermi.isa import BranchTarget, SassReg
 from syncc.driver import compile_file
 from syncc.ir.pipeline import PASS_NAMES
+from syncc.ir.verify import IRVerifyError
 
 DIVERGENT_IF = ROOT / "tests" / "golden" / "fermi" / "divergent_if.sync"
 
@@ -116,6 +117,20 @@ def test_a_step_that_breaks_the_code_stops_the_build(monkeypatch):
     monkeypatch.setattr(emit_steps, "STEPS", table)
     comp = compile_file(str(DIVERGENT_IF), None, "fermi-sim")
     with pytest.raises(MachineVerifyError, match="after emitter step order_blocks"):
+        build_fermi_sass(comp.ir)
+
+
+def test_an_ir_step_that_breaks_the_ir_stops_the_build(monkeypatch):
+    """legalize and if_convert rewrite the IR: the IR's verifier checks what they leave."""
+    if_convert = next(s for s in STEPS if s.name == "if_convert").run
+
+    def broken(e: Emission) -> None:
+        if_convert(e)
+        e.ir = replace(e.ir, blocks=e.ir.blocks[:1])     # the entry block's branch now goes nowhere
+    table = tuple(replace(s, run=broken) if s.name == "if_convert" else s for s in STEPS)
+    monkeypatch.setattr(emit_steps, "STEPS", table)
+    comp = compile_file(str(DIVERGENT_IF), None, "fermi-sim")
+    with pytest.raises(IRVerifyError, match="kernel @k after if_convert: .*"):
         build_fermi_sass(comp.ir)
 
 

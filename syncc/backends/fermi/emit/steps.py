@@ -9,8 +9,9 @@ Each step moves one kernel's `Emission` on. The first four work on the IR
 next ones rewrite it, and `lay_out` turns it into the kernel's instructions
 (`instrs`). A step's docstring is what it guarantees; the machine-code
 verifier (verify.py) checks the code at the end, and with verify_each after
-every step from `select` on, so a step that breaks it is an internal error
-naming that step.
+every step from `select` on, and the IR's verifier the IR that `legalize` and
+`if_convert` rewrote, so a step that breaks it is an internal error naming
+that step.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ....ir.uniformity import WARP, Uniformity
+from ....ir.verify import verify_kernel
 from .dump import emission_text
 from .emission import Emission
 from .ifconvert import if_convert
@@ -130,10 +132,11 @@ def run_steps(e: Emission, dump_after: str | None = None,
               dump: Callable[[str, str], None] | None = None, verify_each: bool = False) -> None:
     """Every step in order and `dump(name, text)` after the step named `dump_after`. The verifier
     checks the code after the last step and a dumped one; with `verify_each` (--verify-each, and
-    always in the test suite) after every step that has machine code, as the IR's verifier does
-    between passes (it costs about a tenth of the emitter's time)."""
+    always in the test suite) after every step that has machine code or rewrote the IR, as the
+    IR's verifier does between passes (it costs about a tenth of the emitter's time)."""
     done: set[str] = set()
     for step in STEPS:
+        ir = e.ir
         step.run(e)
         done.add(step.name)
         if not (verify_each or step is STEPS[-1] or step.name == dump_after):
@@ -143,5 +146,7 @@ def run_steps(e: Emission, dump_after: str | None = None,
             verify_instructions(e.instrs, stage)
         elif e.mf is not None:
             verify_function(e.mf, stage)
+        elif e.ir is not ir:        # a step that rewrote the IR: the IR's own verifier
+            verify_kernel(e.ir, "expanded", step.name)
         if step.name == dump_after and dump is not None:
             dump(step.name, emission_text(e, step.name))
