@@ -111,15 +111,18 @@ def test_a_stand_in_covers_what_it_stands_in_for(impl):
     assert set(impl.about.granularities) <= set(stand_in.granularities)
 
 
-def test_no_pass_names_an_implementation():
-    """What a pass needs to know of an implementation (its stand-in, named barriers, whether it
-    meets at the block barrier, whether it orders memory itself) the registry's class answers."""
+def test_no_pass_or_check_names_an_implementation():
+    """What a pass or a hazard check needs to know of an implementation (its stand-in, named
+    barriers, whether it meets at the block barrier or orders memory itself, its protocol's
+    rules) the registry's class answers (impls/entry.Expansion)."""
     import ast
     from pathlib import Path
 
+    import syncc.ir.checks
     import syncc.ir.passes
     names = {impl.about.name for impls in REGISTRY.values() for impl in impls}
-    for path in Path(syncc.ir.passes.__file__).parent.glob("*.py"):
+    folders = (Path(syncc.ir.passes.__file__).parent, Path(syncc.ir.checks.__file__).parent)
+    for path in (p for folder in folders for p in folder.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "impl":
                 named = [c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and c.value in names]

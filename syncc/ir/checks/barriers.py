@@ -23,6 +23,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..inlined import inlined_calls
+from ..impls.registry import implementation
 from ..nodes import Branch, Instr, Kernel
 from ..uniformity import BLOCK, GRID, THREAD, WARP
 from .facts import Facts
@@ -262,7 +263,7 @@ def _meets_lanes_only(k: Kernel, ins: Instr) -> bool:
     if ins.op == "warp.sync":
         return True
     prim = k.prim(ins.ref.name) if ins.op == "prim.sync" and ins.ref is not None else None
-    return prim is not None and prim.kind == "barrier" and prim.impl == "syncwarp"
+    return prim is not None and implementation(prim).meets_lanes_only
 
 
 def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
@@ -287,7 +288,7 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     if prim.granularity == "block":
         return BLOCK, f"`{_stmt(ins)}` on the @block {prim.kind} `{prim.name}`"
     if prim.granularity == "warp":
-        if prim.kind == "barrier" and prim.count is not None or prim.impl == "namedbar":
+        if implementation(prim).named_barriers(prim):
             return WARP, f"the named barrier `{prim.name}`"
         return WARP, f"@warp {prim.kind} `{prim.name}`"
     return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
+from ..impls.registry import implementation
 from ..nodes import Instr, Prim
 from .facts import Facts
 from .space import gather
@@ -46,7 +47,7 @@ def check_channels(facts: Facts, ctx: PassContext) -> None:
         produced = _producers(facts, prim, found["put"], ctx)
         if produced is not None:
             _unproduced(facts, prim, found["wait"], produced, ctx)
-        if prim.impl == "namedbar":
+        if implementation(prim).one_consumer_warp:
             _one_consumer_warp(facts, prim, found, ctx)
 
 

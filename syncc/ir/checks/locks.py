@@ -21,6 +21,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..impls.registry import implementations
 from ..context import PassContext
+from ..impls.registry import implementation
 from ..nodes import Instr
 from ..ops import LOCKS
 from .facts import Facts
@@ -173,9 +174,9 @@ def _permits(k, *names) -> str:
 
 
 def _shared_reads_nest(k, outer: Held, ins: Instr) -> bool:
-    """A `read` inside a `read` of a counter rwlock: readers never wait for readers, and no
-    writer can be queued between them (it waits for the word to be 0)."""
-    return outer.mode == ins.attr("mode") == "read" and k.prim(ins.ref.name).impl == "counter"
+    """A `read` inside a `read` of an rwlock whose readers may nest (the counter lock: readers
+    never wait for readers, and no writer can be queued between them)."""
+    return outer.mode == ins.attr("mode") == "read" and implementation(k.prim(ins.ref.name)).nested_reads
 
 
 def _start(ins: Instr) -> int:

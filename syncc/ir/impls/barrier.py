@@ -230,6 +230,7 @@ class SyncWarp(Expansion):
     about = entry("barrier", "syncwarp", "shared", "warp",
                   "__syncwarp: the lanes of one warp meet", "seed 003 Listing 3.6", warp_count=False)
     defaults = default("ptx fermi", "shared @warp", "the lanes of one warp meet: __syncwarp", named=False)
+    meets_lanes_only = True
 
     @classmethod
     def operations(cls):

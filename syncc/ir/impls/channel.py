@@ -248,6 +248,7 @@ class NamedBar(Channel):
     defaults = default("fermi", "shared @warp", "seed 000 Table 2: warp_barr (2.6x) beats warp_vote (2.0x) for "
                                                 "warp-to-warp channels")
     COUNT = 64    # the producer warp and the consumer warp
+    one_consumer_warp = True      # the named barrier counts the producer warp and one other
 
     @classmethod
     def named_barriers(cls, prim):

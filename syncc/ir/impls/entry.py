@@ -38,10 +38,17 @@ class Expansion:
         (a @block/@grid operation meets there; shared state is initialized behind it);
       * `orders_memory(prim, target)`: whether its own meeting orders the memory accesses around
         it, so the fence pass adds none (a named barrier does; so does a @thread lock-bit channel,
-        whose value travels in the word whose bit is the lock)."""
+        whose value travels in the word whose bit is the lock);
+    and what the hazard checks (ir/checks/) must know of its protocol:
+      * `meets_lanes_only`: its `sync` is a meeting of one warp's lanes and nothing more;
+      * `nested_reads`: a reader may read again while it reads (readers never wait for readers);
+      * `one_consumer_warp`: each group of 32 slots may be waited for by one other warp, once."""
     about: Implementation
     defaults: tuple[Default, ...] = ()
     stand_in: str | None = None
+    meets_lanes_only = False
+    nested_reads = False
+    one_consumer_warp = False
 
     @classmethod
     def operations(cls) -> dict:

@@ -41,10 +41,15 @@ _CLASSES: dict[tuple[str, str], type[Expansion]] = {
     (kind, impl.about.name): impl for kind, impls in REGISTRY.items() for impl in impls}
 
 
+def implementation(prim) -> type[Expansion]:
+    """The class of `prim`'s implementation (an IR Prim's `using`, or its default)."""
+    return _CLASSES[prim.kind, prim.impl]
+
+
 def expansion(prim, target) -> type[Expansion]:
     """The class that expands `prim` (an IR Prim) on `target`: its implementation's, or where the
     target has no lock bits, the stand-in that implementation names."""
-    impl = _CLASSES[prim.kind, prim.impl]
+    impl = implementation(prim)
     if impl.stand_in is not None and target.lock_bits is None:
         return _CLASSES[prim.kind, impl.stand_in]
     return impl

@@ -182,6 +182,7 @@ class Counter(RwLock):
                                              "extra atomic costly on Fermi, whose atomic unit serializes a "
                                              "contended line")
     modes = {"read": CounterRead, "write": CounterWrite}
+    nested_reads = True     # a writer waits for the word to be 0, so none is queued between two reads
 
 
 class Ticket(RwLock):
