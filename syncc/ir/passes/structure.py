@@ -25,6 +25,8 @@ the value comes from the waiter's own warp (see hazards.py).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ...core.diagnostics import Note
 from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
@@ -70,103 +72,150 @@ def _next_wait(k: Kernel, refused) -> tuple[str, int] | None:
 
 
 def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel | None:
+    """Turn the wait at `index` of block `label` (and the waits that poll with it) into a polling
+    loop; None, after reporting E0715, for a `lock` no `unlock` closes."""
     block = k.block_map()[label]
     first = block.instrs[index]
-    region = first.attr("region")
     # The waits that poll together: a tagged region's, or this one alone.
     waits = waits_together(block, index)
     last = waits[-1]
-    cfg = CFG(k)
-    end = release_point(k, cfg, label, last, first)
+    end = release_point(k, CFG(k), label, last, first)
     if end is UNPAIRED:
         _report_unpaired(k, first, ctx)
         return None
     b = KernelBuilder.thaw(k)
-    span = first.span
-    b.span_now = span
-    before = list(block.instrs[:index])
+    b.span_now = first.span
+    loop = _PollingLoop(b, first, label, [block.instrs[j] for j in waits])
+    # the index arithmetic between the waits runs once, before the loop
     between = [ins for j, ins in enumerate(block.instrs[index:last + 1], index) if j not in waits]
-    after_waits = list(block.instrs[last + 1:])
-    wait_instrs = [block.instrs[j] for j in waits]
+    loop.build_pre(list(block.instrs[:index]) + between)
+    loop.open_body(list(block.instrs[last + 1:]), block.term)
+    loop.close_body(_release_in_body(end, label, last, loop.body))
+    loop.build_head_and_latch()
+    _define_before_loop(b, label, loop.head, loop.latch)
+    ctx.remark(k.name, "structure", _remark(first, loop.waits, end), first.span)
+    return b.freeze()
 
-    # pre: what came before, the index arithmetic between the waits, enter, flags
-    b.code[label] = before + between
-    b.terms[label] = None
-    b.at(label)
-    done = b.reg(BOOL, "done")
-    b.assign(done, imm(False, BOOL))
-    tokens, flags = [], []
-    for w in wait_instrs:
-        tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
-                      if w.op in _ENTER else None)
-        if len(wait_instrs) > 1:
-            got = b.reg(BOOL, "got")
-            b.assign(got, imm(False, BOOL))
-            flags.append(got)
-            for d in w.dests:
-                b.assign(d, imm(0, d.type))
-    head = b.new_block("spin", after=label)
-    b.jump(head)
 
-    # the rest of the block is the start of the loop body; the region's end closes it
-    body = b.new_block("crit" if first.op in ("mutex.lock", "rw.lock") else "fire", after=head)
-    latch = b.new_block("latch", after=body)
-    after = b.new_block("reconverge", after=latch)
-    b.code[body] = after_waits
-    b.terms[body] = block.term
-    end_label, end_index = end if end is not None else (body, -1)
-    if end_label == label:
-        end_label, end_index = body, end_index - (last + 1)
-    end_block = b.code[end_label]
-    end_ins = end_block[end_index] if end_index >= 0 else None
-    tail = end_block[end_index + 1:]
-    keep = end_block[:end_index + 1]
-    if end_ins is not None and end_ins.op == "region.end":
-        keep = keep[:-1]
-    b.code[after] = tail
-    b.terms[after] = b.terms[end_label]
-    b.code[end_label] = keep
-    b.terms[end_label] = None
-    b.at(end_label)
-    b.assign(done, imm(True, BOOL), end_ins.span if end_ins else span)
-    b.jump(latch)
+def _release_in_body(end: tuple[str, int] | None, label: str, last: int, body: str) -> tuple[str, int]:
+    """The release point once the waits' block is split: (block, index of the last instruction
+    the loop runs; -1 for none of that block). No release means an empty body."""
+    if end is None:
+        return body, -1
+    end_label, end_index = end
+    if end_label == label:      # what followed the waits in their block now starts the body
+        return body, end_index - (last + 1)
+    return end_label, end_index
 
-    # head: poll every input not had yet
-    b.at(head)
-    ready = None
-    attrs = dict(region=region, loop=head, body=body, latch=latch)
-    for n, (w, tok) in enumerate(zip(wait_instrs, tokens)):
-        if flags:
+
+@dataclass
+class _PollingLoop:
+    """The loop that replaces the waits of block `pre`, while it is built (its shape: the module
+    docstring). The blocks are made in a fixed order, which fixes the fresh names they take."""
+    b: KernelBuilder
+    first: Instr                # the first wait: the loop's span, and what kind of body it has
+    pre: str                    # the waits' block: it keeps what came before them, and enters the loop
+    waits: list[Instr]          # the waits that poll together
+    done: Reg | None = None     # set at the release: the body ran, so the latch leaves the loop
+    tokens: list[Reg | None] = field(default_factory=list)  # per wait, the ticket its enter took, if any
+    flags: list[Reg] = field(default_factory=list)          # with several waits: per wait, has it been had
+    head: str = ""
+    body: str = ""
+    latch: str = ""
+    after: str = ""
+
+    def build_pre(self, kept: list[Instr]) -> None:
+        """pre: `kept`, then `done = false`, each wait's enter, and with several waits a `got` flag
+        per wait; then jump to the head."""
+        b = self.b
+        b.code[self.pre] = kept
+        b.terms[self.pre] = None
+        b.at(self.pre)
+        self.done = b.reg(BOOL, "done")
+        b.assign(self.done, imm(False, BOOL))
+        for w in self.waits:
+            self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
+                               if w.op in _ENTER else None)
+            if len(self.waits) > 1:
+                got = b.reg(BOOL, "got")
+                b.assign(got, imm(False, BOOL))
+                self.flags.append(got)
+                # its poll sits behind its flag, so a path skips it: its results get a value before the loop
+                for d in w.dests:
+                    b.assign(d, imm(0, d.type))
+        self.head = b.new_block("spin", after=self.pre)
+        b.jump(self.head)
+
+    def open_body(self, rest: list[Instr], term) -> None:
+        """Make the body, latch and reconverge blocks; the body starts with what followed the waits
+        in their block, and ends with that block's terminator until the release closes it."""
+        b = self.b
+        self.body = b.new_block("crit" if self.first.op in ("mutex.lock", "rw.lock") else "fire", after=self.head)
+        self.latch = b.new_block("latch", after=self.body)
+        self.after = b.new_block("reconverge", after=self.latch)
+        b.code[self.body] = rest
+        b.terms[self.body] = term
+
+    def close_body(self, end: tuple[str, int]) -> None:
+        """Split the release's block after the release: what comes up to it stays in the loop and
+        ends with `done = true; jmp latch`; the rest, and the block's terminator, move to `after`."""
+        b = self.b
+        end_label, end_index = end
+        end_block = b.code[end_label]
+        end_ins = end_block[end_index] if end_index >= 0 else None
+        tail = end_block[end_index + 1:]
+        keep = end_block[:end_index + 1]
+        if end_ins is not None and end_ins.op == "region.end":
+            keep = keep[:-1]    # a `when` body's end marker: only this pass needed it
+        b.code[self.after] = tail
+        b.terms[self.after] = b.terms[end_label]
+        b.code[end_label] = keep
+        b.terms[end_label] = None
+        b.at(end_label)
+        b.assign(self.done, imm(True, BOOL), end_ins.span if end_ins else self.first.span)
+        b.jump(self.latch)
+
+    def build_head_and_latch(self) -> None:
+        """head: poll every input not had yet, and enter the body once all are; latch: leave the
+        loop once the body ran, else go round again."""
+        b, span = self.b, self.first.span
+        b.at(self.head)
+        attrs = dict(region=self.first.attr("region"), loop=self.head, body=self.body, latch=self.latch)
+        if self.flags:
+            ready = self._poll_each(attrs)
+        else:
+            ready = _emit_poll(b, self.waits[0], self.tokens[0], attrs)
+        b.branch(ready, self.body, self.latch, span)
+        b.at(self.latch)
+        b.branch(self.done, self.after, self.head, span)
+
+    def _poll_each(self, attrs: dict) -> Reg:
+        """Several waits: poll each one whose flag is still false, in a block of its own, and set
+        its flag; ready when every flag is set."""
+        b = self.b
+        for w, tok, got in zip(self.waits, self.tokens, self.flags):
             poll = b.new_block("poll", after=b.current)
             had = b.new_block("had", after=poll)
-            b.branch(flags[n], had, poll, w.span)
+            b.branch(got, had, poll, w.span)
             b.at(poll)
-        ok = _emit_poll(b, w, tok, attrs)
-        if flags:
-            b.assign(flags[n], ok, w.span)
+            b.assign(got, _emit_poll(b, w, tok, attrs), w.span)
             b.jump(had)
             b.at(had)
-        else:
-            ready = ok
-    if flags:
-        ready = flags[0]
-        for f in flags[1:]:
-            ready = b.op("and", BOOL, ready, f, hint="ready")
-    b.branch(ready, body, latch, span)
-    b.at(latch)
-    b.branch(done, after, head, span)
-    _define_before_loop(b, label, head, latch)
+        ready = self.flags[0]
+        for got in self.flags[1:]:
+            ready = b.op("and", BOOL, ready, got, hint="ready")
+        return ready
+
+
+def _remark(first: Instr, waits: list[Instr], end: tuple[str, int] | None) -> str:
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer", "latch.wait": "latch waiter",
             "rw.lock": f"`{first.attr('mode')}` section"}[first.op]
-    prims = ", ".join(sorted({f"`{w.ref.name}`" for w in wait_instrs}))
+    prims = ", ".join(sorted({f"`{w.ref.name}`" for w in waits}))
     if end is None:
-        message = f"the wait on {prims} became a polling loop (nothing after it releases anything)"
-    else:
-        message = (f"the {what} on {prims} runs inside the polling loop up to its release, so a warp "
-                   f"cannot deadlock on itself (seed 000 Listings 7, 8, 15)")
-    ctx.remark(k.name, "structure", message, span)
-    return b.freeze()
+        return f"the wait on {prims} became a polling loop (nothing after it releases anything)"
+    return (f"the {what} on {prims} runs inside the polling loop up to its release, so a warp "
+            f"cannot deadlock on itself (seed 000 Listings 7, 8, 15)")
 
 
 def _define_before_loop(b: KernelBuilder, pre: str, head: str, latch: str) -> None:

@@ -26,10 +26,10 @@ predecessor) are merged as well.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ....core.types import BOOL
-from ....ir.nodes import Block, Branch, Imm, Instr, Jump, Kernel, Ref, Reg
+from ....ir.nodes import Block, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Terminator
 
 ARM_LIMIT = 24                      # IR instructions in one predicated arm
 PREDICABLE = ("arith", "special", "memory", "atomic", "fence", "lockbit")
@@ -109,103 +109,136 @@ def mark_local(arm: list[Instr], after: set[str]) -> list[Instr]:
 
 
 def if_convert(k: Kernel, limit: int = ARM_LIMIT) -> Kernel:
-    code = {b.label: list(b.instrs) for b in k.blocks}
-    terms = {b.label: b.term for b in k.blocks}
-    order = [b.label for b in k.blocks]
-    entry = order[0]
-    taken = {d.name for _, _, ins in k.instructions() for d in ins.dests}
-    taken |= {p.name for p in k.params if isinstance(p, Reg)}
+    """Fold trivial branches, merge straight-line blocks and predicate short arms, until none is left."""
+    g = _Graph.of(k, limit)
+    while g.rewrite_once():
+        pass
+    return replace(k, blocks=g.blocks())
 
-    def preds() -> dict[str, list[str]]:
-        out = {label: [] for label in order}
-        for label in order:
-            for t in terms[label].targets:
+
+@dataclass
+class _Graph:
+    """A kernel's blocks while if_convert rewrites them: code and terminator per label, in layout order."""
+    code: dict[str, list[Instr]]
+    terms: dict[str, Terminator]
+    order: list[str]
+    entry: str                  # never merged or predicated away
+    taken: set[str]             # register names in use, so a snapshot's copy gets a fresh one
+    limit: int                  # the most instructions in an arm
+
+    @classmethod
+    def of(cls, k: Kernel, limit: int) -> _Graph:
+        taken = {d.name for _, _, ins in k.instructions() for d in ins.dests}
+        taken |= {p.name for p in k.params if isinstance(p, Reg)}
+        return cls({b.label: list(b.instrs) for b in k.blocks}, {b.label: b.term for b in k.blocks},
+                   [b.label for b in k.blocks], k.blocks[0].label, taken, limit)
+
+    def blocks(self) -> tuple[Block, ...]:
+        return tuple(Block(label, tuple(self.code[label]), self.terms[label]) for label in self.order)
+
+    def preds(self) -> dict[str, list[str]]:
+        out = {label: [] for label in self.order}
+        for label in self.order:
+            for t in self.terms[label].targets:
                 out[t].append(label)
         return out
 
-    def convertible(label: str, p: dict) -> bool:
-        return label != entry and p[label] and len(set(p[label])) == 1 and len(p[label]) == 1 \
-            and isinstance(terms[label], Jump) and len(code[label]) <= limit \
-            and all(ins.info.group in PREDICABLE for ins in code[label])
+    def remove(self, label: str) -> None:
+        self.order.remove(label)
+        del self.code[label], self.terms[label]
 
-    def snapshot(label: str, cond: Reg, arms: list[str]) -> Reg:
-        if not any(d == cond for arm in arms for ins in code[arm] for d in ins.dests):
+    def rewrite_once(self) -> bool:
+        """Make the first rewrite that applies, scanning blocks in layout order; False when none does.
+        A rewrite changes the predecessors, so the scan starts over after every one."""
+        p = self.preds()
+        for label in self.order:
+            term = self.terms[label]
+            if isinstance(term, Branch):
+                if self.fold_branch(label, term) or self.convert_branch(label, term, p):
+                    return True
+            elif isinstance(term, Jump):
+                if self.merge_successor(label, term, p):
+                    return True
+        return False
+
+    def fold_branch(self, label: str, term: Branch) -> bool:
+        """A branch to one block both ways, or on a constant, becomes a jump."""
+        if not (term.if_true == term.if_false or isinstance(term.cond, Imm)):
+            return False
+        target = term.if_true if term.if_true == term.if_false or term.cond.value else term.if_false
+        self.terms[label] = Jump(target, term.span)
+        return True
+
+    def merge_successor(self, label: str, term: Jump, p: dict[str, list[str]]) -> bool:
+        """A jump to a block with no other predecessor: that block is appended to this one."""
+        t = term.target
+        if t == label or t == self.entry or p[t] != [label]:
+            return False
+        self.code[label] += self.code[t]
+        self.terms[label] = self.terms[t]
+        self.remove(t)
+        return True
+
+    def convert_branch(self, label: str, term: Branch, p: dict[str, list[str]]) -> bool:
+        """A branch whose arms fit (arms_of) becomes the arms, guarded, and a jump to where they rejoin."""
+        shape = self.arms_of(label, term, p)
+        if shape is None:
+            return False
+        arms, join = shape
+        live = live_in(self.order, self.code, self.terms)
+        cond = self.snapshot(label, term.cond, [arm for arm, _ in arms])
+        for n, (arm, neg) in enumerate(arms):
+            # the old values an arm's definitions hide are needed where the join needs them, and
+            # where a later arm (now after it in the same block) reads them
+            after = live[join].union(*(reads(ins) for later, _ in arms[n + 1:] for ins in self.code[later]))
+            self.code[label] += mark_local(self.guarded(arm, cond, neg), after)
+        self.terms[label] = Jump(join, term.span)
+        for arm, _ in arms:
+            self.remove(arm)
+        return True
+
+    def arms_of(self, label: str, term: Branch, p: dict[str, list[str]]) \
+            -> tuple[list[tuple[str, bool]], str] | None:
+        """The arms to predicate, as (label, negated) in the order they run, and the block where
+        they rejoin: both arms of a diamond, else the `then` arm, else the `else` arm; None if none fit."""
+        t, f = term.if_true, term.if_false
+        if label in (t, f):
+            return None
+        then_ok, else_ok = self.is_arm(t, p), self.is_arm(f, p)
+        if then_ok and else_ok and self.terms[t].target == self.terms[f].target \
+                and self.terms[t].target not in (t, f, label):
+            return [(t, False), (f, True)], self.terms[t].target
+        if then_ok and self.terms[t].target == f:
+            return [(t, False)], f
+        if else_ok and self.terms[f].target == t:
+            return [(f, True)], t
+        return None
+
+    def is_arm(self, label: str, p: dict[str, list[str]]) -> bool:
+        """Can the block be predicated into its one predecessor: reached only from there, ending in a jump,
+        short enough, and holding only predicable instructions."""
+        return label != self.entry and len(p[label]) == 1 and isinstance(self.terms[label], Jump) \
+            and len(self.code[label]) <= self.limit \
+            and all(ins.info.group in PREDICABLE for ins in self.code[label])
+
+    def snapshot(self, label: str, cond: Reg, arms: list[str]) -> Reg:
+        """The register to guard the arms with: `cond`, or, when an arm assigns it, a copy taken at
+        the end of `label` (`%c.g = mov %c`) so that every guarded instruction sees the branch's value."""
+        if not any(d == cond for arm in arms for ins in self.code[arm] for d in ins.dests):
             return cond
         n, name = 0, f"{cond.name}.g"
-        while name in taken:
+        while name in self.taken:
             n += 1
             name = f"{cond.name}.g{n}"
-        taken.add(name)
+        self.taken.add(name)
         copy = Reg(name, BOOL)
-        span = terms[label].span
-        code[label].append(Instr("mov", (copy,), (cond,), (), span))
+        self.code[label].append(Instr("mov", (copy,), (cond,), (), self.terms[label].span))
         return copy
 
-    def guarded(arm: str, cond: Reg, neg: bool) -> list[Instr]:
+    def guarded(self, arm: str, cond: Reg, neg: bool) -> list[Instr]:
+        """The arm's instructions, each guarded by (cond, neg) on top of the guard it already has."""
         out = []
-        for ins in code[arm]:
+        for ins in self.code[arm]:
             lits = ((cond, neg),) + tuple(lit for lit in guard_of(ins) if lit != (cond, neg))
             out.append(ins.with_attrs(guard=lits))
         return out
-
-    def remove(label: str) -> None:
-        order.remove(label)
-        del code[label], terms[label]
-
-    changed = True
-    while changed:
-        changed = False
-        p = preds()
-        for label in list(order):
-            if label not in terms:
-                continue
-            term = terms[label]
-            if isinstance(term, Branch) and (term.if_true == term.if_false or isinstance(term.cond, Imm)):
-                target = term.if_true if term.if_true == term.if_false or term.cond.value else term.if_false
-                terms[label] = Jump(target, term.span)
-                changed = True
-                break
-            if isinstance(term, Jump):
-                t = term.target
-                if t != label and t != entry and p[t] == [label]:
-                    code[label] += code[t]
-                    terms[label] = terms[t]
-                    remove(t)
-                    changed = True
-                    break
-                continue
-            if not isinstance(term, Branch):
-                continue
-            c, t, f = term.cond, term.if_true, term.if_false
-            if label in (t, f):
-                continue
-            then_ok = convertible(t, p) and terms[t].target == f
-            else_ok = convertible(f, p) and terms[f].target == t
-            diamond = convertible(t, p) and convertible(f, p) and terms[t].target == terms[f].target \
-                and terms[t].target not in (t, f, label)
-            live = live_in(order, code, terms)
-            if diamond:
-                g = snapshot(label, c, [t, f])
-                join = terms[t].target
-                else_reads = set().union(*(reads(ins) for ins in code[f]))
-                code[label] += mark_local(guarded(t, g, False), live[join] | else_reads) \
-                    + mark_local(guarded(f, g, True), live[join])
-                terms[label] = Jump(terms[t].target, term.span)
-                remove(t)
-                remove(f)
-            elif then_ok:
-                g = snapshot(label, c, [t])
-                code[label] += mark_local(guarded(t, g, False), live[f])
-                terms[label] = Jump(f, term.span)
-                remove(t)
-            elif else_ok:
-                g = snapshot(label, c, [f])
-                code[label] += mark_local(guarded(f, g, True), live[t])
-                terms[label] = Jump(t, term.span)
-                remove(f)
-            else:
-                continue
-            changed = True
-            break
-    blocks = tuple(Block(label, tuple(code[label]), terms[label]) for label in order)
-    return replace(k, blocks=blocks)
