@@ -161,3 +161,29 @@ def test_dump_after_takes_ir_passes_for_every_target_and_steps_for_fermi_sass_on
     assert unknown.code == 2
     assert "`nope` is not an IR pass (lower, check_hazards" in unknown.err
     assert ", ".join(STEP_NAMES) in unknown.err
+
+
+def test_if_convert_folds_a_branch_on_a_constant():
+    """`br true, yes, no` is a jump to `yes`, which then merges into the entry block; `no` is
+    left for the later steps to drop (nothing jumps to it)."""
+    from syncc.backends.fermi.emit.ifconvert import if_convert
+    from syncc.ir.nodes import Jump
+    from syncc.ir.parser import parse_ir
+    long_arm = "\n".join(f"  st @out[{i % 4}:i32], 1:i32" for i in range(12))
+    (k,) = parse_ir(f"""module "t"
+kernel @k(@out: global i32[4]) grid(1, 1, 1) block(32, 1, 1) {{
+entry:
+  br true, yes, no
+yes:
+{long_arm}
+  jmp done
+no:
+  st @out[1:i32], 2:i32
+  jmp done
+done:
+  ret
+}}
+""").kernels
+    entry, *rest = if_convert(k).blocks
+    assert [b.label for b in rest] == ["no", "done"]
+    assert len(entry.instrs) == 12 and entry.term == Jump("done")
