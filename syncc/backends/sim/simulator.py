@@ -474,7 +474,10 @@ class Simulator:
             w.ready_at = ready
             w.stall_reason = "dependency"
             return
-        self._control(w, d, m, now)
+        if w.its is None:
+            self._simt_control(w, d, m, now)
+        else:
+            self._its_step(w, d, m, now)
 
     def _next(self, w: Warp, now: int, delay: int, reason: str) -> None:
         """The warp may issue again `delay` cycles from now, or later if an operand is not ready."""
@@ -490,95 +493,137 @@ class Simulator:
                     w.stall_reason = "dependency"
         w.ready_at = ready
 
-    def _control(self, w: Warp, d, m: int, now: int) -> None:
-        """Everything but an ordinary instruction of a SIMT-stack warp: branches, the stack, EXIT,
-        barriers, and every instruction of an ITS warp."""
-        config = self.config
-        pc = w.pc
-        active = w.active
-        delay, reason = 1, "dependency"
-        kind = d.kind
-        if w.its is not None:
-            if kind is Kind.OP:
-                latency = d.run(w, m) if m else None
-                if d.membar:
-                    delay, reason = latency or 1, "memory barrier"
-                elif d.writes:
-                    ready = now + (latency if latency is not None else d.latency)
-                    for slot in d.writes:
-                        w.sb[slot] = ready
-                its_issue(self, w, d, m, now)
-            elif kind is Kind.BAR and m:
-                split = w.its.splits.get(pc, 0)
-                w.its.leave(split, pc)
-                w.pc = pc + INSTR_BYTES             # where the split goes on
-                self._barrier(w, d, m, now, lanes=split)
-                release_waiting(self, w)            # a convergence barrier stops waiting for these lanes
-            else:
-                delay = its_issue(self, w, d, m, now)
-                reason = "branch"
-            if d.sync:
-                raise InstructionError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
-            if not select_split(w, now):
-                if not (w.present & ~w.exited):
-                    self._finish_warp(w)
-                elif w.its.sleeping:                         # every ready lane sleeps: wake the first
-                    w.waiting, w.ready_at, w.stall_reason = "sleep", max(now + 1, w.its.next_wake()), "sleep"
-                else:
-                    w.waiting, w.ready_at = "sync", INF      # every live lane waits
-                return
-            self._next(w, now, delay, reason)
+    # ---- control instructions of a SIMT-stack warp: a method per kind, from _SIMT_CONTROL. Each
+    # moves the warp on and returns (delay, reason) for _next, or None when the warp now waits at a
+    # barrier or has finished
+    def _simt_control(self, w: Warp, d, m: int, now: int) -> None:
+        """A control instruction of a SIMT-stack warp (a branch, the stack, EXIT, a barrier): its
+        kind's step, then `.S` and when the warp may issue again."""
+        step = self._SIMT_CONTROL[d.kind](self, w, d, m, now)
+        if step is None:
             return
-        if kind is Kind.BRA:
-            reason = "branch"
-            if m == active:
-                w.pc = d.target
-                delay = config.branch_latency
-            elif m == 0:
-                w.pc = pc + INSTR_BYTES
-            else:
-                if d.ins.has("U"):
-                    raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
-                                   f"({L.describe(m)} jump, {L.describe(active & ~m)} do not)")
-                w.push(DIV, m, d.target)
-                w.active = active & ~m
-                w.pc = pc + INSTR_BYTES
-                delay = config.branch_latency
-                if self.observer:
-                    self.observer.diverged(w, now, pc)
-        elif kind is Kind.SSY or kind is Kind.PBK:
-            w.push(SSY if kind is Kind.SSY else PBK, active, d.target)
-            w.pc = pc + INSTR_BYTES
-            delay, reason = config.stack_latency, "stack"
-        elif kind is Kind.EXIT:
-            w.pc = pc + INSTR_BYTES
-            if m:
-                w.exited |= m
-                w.active = active & ~m
-                if not w.active:
-                    if not w.pop():
-                        self._finish_warp(w)
-                        return
-                    delay, reason = config.stack_latency, "stack"
-        elif kind is Kind.BRK:
-            w.pc = pc + INSTR_BYTES
-            if m:
-                w.leave(m, until_break=True)
-                if not w.active:
-                    w.pop()
-                    delay, reason = config.stack_latency, "stack"
-        elif kind is Kind.BAR:
-            w.pc = pc + INSTR_BYTES
-            if m and self._barrier(w, d, m, now):      # a barrier whose guard no lane passes is not reached
-                if d.sync:
-                    self._sync(w)
-                return                              # waits: ready_at set when released
-        else:
-            raise InstructionError(f"{d.ins.op} at 0x{pc:x} needs independent thread scheduling (run with --its)")
+        delay, reason = step
         if d.sync:
             self._sync(w)
-            delay, reason = max(delay, config.stack_latency), "stack"
+            delay, reason = max(delay, self.config.stack_latency), "stack"
         self._next(w, now, delay, reason)
+
+    def _bra(self, w: Warp, d, m: int, now: int) -> tuple[int, str]:
+        """BRA: all active lanes jump, or none do, or the warp diverges: the jumping lanes wait on
+        the stack (DIV) while the others go on."""
+        pc, active = w.pc, w.active
+        if m == active:
+            w.pc = d.target
+            return self.config.branch_latency, "branch"
+        if m == 0:
+            w.pc = pc + INSTR_BYTES
+            return 1, "branch"
+        if d.ins.has("U"):
+            raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
+                                   f"({L.describe(m)} jump, {L.describe(active & ~m)} do not)")
+        w.push(DIV, m, d.target)
+        w.active = active & ~m
+        w.pc = pc + INSTR_BYTES
+        if self.observer:
+            self.observer.diverged(w, now, pc)
+        return self.config.branch_latency, "branch"
+
+    def _ssy_pbk(self, w: Warp, d, m: int, now: int) -> tuple[int, str]:
+        """SSY / PBK: push where the active lanes reconverge / go after a BRK (whatever the guard)."""
+        pc = w.pc
+        w.push(SSY if d.kind is Kind.SSY else PBK, w.active, d.target)
+        w.pc = pc + INSTR_BYTES
+        return self.config.stack_latency, "stack"
+
+    def _exit(self, w: Warp, d, m: int, now: int) -> tuple[int, str] | None:
+        """EXIT: the guarded lanes are done; with no active lane left the warp resumes the stack's
+        next path, or finishes when the stack has none."""
+        w.pc = w.pc + INSTR_BYTES
+        if m:
+            w.exited |= m
+            w.active &= ~m
+            if not w.active:
+                if not w.pop():
+                    self._finish_warp(w)
+                    return None
+                return self.config.stack_latency, "stack"
+        return 1, "dependency"
+
+    def _brk(self, w: Warp, d, m: int, now: int) -> tuple[int, str]:
+        """BRK: the guarded lanes leave for the nearest PBK entry; with no active lane left the
+        warp resumes the stack's next path."""
+        w.pc = w.pc + INSTR_BYTES
+        if m:
+            w.leave(m, until_break=True)
+            if not w.active:
+                w.pop()
+                return self.config.stack_latency, "stack"
+        return 1, "dependency"
+
+    def _bar(self, w: Warp, d, m: int, now: int) -> tuple[int, str] | None:
+        """BAR: the warp arrives at a block barrier and waits there, unless it only arrives (ARV)."""
+        w.pc = w.pc + INSTR_BYTES
+        if m and self._barrier(w, d, m, now):      # a barrier whose guard no lane passes is not reached
+            if d.sync:
+                self._sync(w)
+            return None                             # waits: ready_at set when released
+        return 1, "dependency"
+
+    def _its_only(self, w: Warp, d, m: int, now: int) -> None:
+        """BSSY, BSYNC, BREAK, WARPSYNC, YIELD, NANOSLEEP: none exists without ITS."""
+        raise InstructionError(f"{d.ins.op} at 0x{w.pc:x} needs independent thread scheduling (run with --its)")
+
+    # kind → its step: plain functions, called with self (a class-level table binds nothing per
+    # simulator or per call); OP never comes here
+    _SIMT_CONTROL = {**dict.fromkeys(Kind, _its_only), Kind.BRA: _bra, Kind.SSY: _ssy_pbk, Kind.PBK: _ssy_pbk,
+                     Kind.EXIT: _exit, Kind.BRK: _brk, Kind.BAR: _bar}
+
+    # ---- every instruction of an ITS warp
+    def _its_step(self, w: Warp, d, m: int, now: int) -> None:
+        """Issue any instruction of an ITS warp for its current split (its.py moves the split on and
+        runs the control instructions), then choose the split to run next."""
+        pc = w.pc
+        delay, reason = 1, "dependency"
+        kind = d.kind
+        if kind is Kind.OP:                          # inline, not a method: most instructions are OPs
+            latency = d.run(w, m) if m else None
+            if d.membar:
+                delay, reason = latency or 1, "memory barrier"
+            elif d.writes:
+                ready = now + (latency if latency is not None else d.latency)
+                for slot in d.writes:
+                    w.sb[slot] = ready
+            its_issue(self, w, d, m, now)
+        elif kind is Kind.BAR and m:
+            self._its_bar(w, d, m, now)
+        else:
+            delay = its_issue(self, w, d, m, now)
+            reason = "branch"
+        if d.sync:
+            raise InstructionError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
+        if not select_split(w, now):
+            self._its_idle(w, now)
+            return
+        self._next(w, now, delay, reason)
+
+    def _its_bar(self, w: Warp, d, m: int, now: int) -> None:
+        """BAR of an ITS warp: the current split arrives and only its lanes wait (ARV: go on)."""
+        pc = w.pc
+        split = w.its.splits.get(pc, 0)
+        w.its.leave(split, pc)
+        w.pc = pc + INSTR_BYTES                     # where the split goes on
+        self._barrier(w, d, m, now, lanes=split)
+        release_waiting(self, w)                    # a convergence barrier stops waiting for these lanes
+
+    def _its_idle(self, w: Warp, now: int) -> None:
+        """No split of an ITS warp is ready: it finishes, sleeps until its first sleeper wakes, or
+        waits until a barrier or a convergence releases lanes."""
+        if not (w.present & ~w.exited):
+            self._finish_warp(w)
+        elif w.its.sleeping:                         # every ready lane sleeps: wake the first
+            w.waiting, w.ready_at, w.stall_reason = "sleep", max(now + 1, w.its.next_wake()), "sleep"
+        else:
+            w.waiting, w.ready_at = "sync", INF      # every live lane waits
 
     def _sync(self, w: Warp) -> None:
         """`.S`: the active lanes are done with this path; resume the next one from the stack."""
