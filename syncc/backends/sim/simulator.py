@@ -80,11 +80,18 @@ class Stats:
 
 class Scheduler:
     """One warp scheduler of an SM: its warps, in the order they arrived, and a policy. `pick` is
-    the policy's method, chosen once here rather than by name at every pick."""
-    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions", "pick")
+    the policy's method, chosen once here rather than by name at every pick.
+
+    `wake` is the earliest cycle at which one of its warps can issue, as far as is known: after a
+    pick finds no ready warp it is the least `ready_at` of its warps, and the two events that make
+    a warp ready without its own issue (a block starting, a barrier releasing) lower it. The main
+    loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing changes
+    nothing (no policy state, no random draw), so skipping it changes no result."""
+    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions", "pick", "wake")
 
     def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
+        self.wake = 0
         self.last = -1
         self.policy = policy
         self.rng = random.Random(int(policy.split(":")[1])) if policy.startswith("random:") else None
@@ -153,6 +160,15 @@ class Scheduler:
             self.preemptions -= 1
             rank[best.uid] = min(rank.values()) - 1.0
             best.ready_at = now + rng.randint(1, PREEMPT_CYCLES)
+
+    def idle(self) -> None:
+        """No warp was ready: sleep until the first one will be."""
+        self.wake = min((w.ready_at for w in self.warps), default=INF)
+
+    def ready_by(self, cycle) -> None:
+        """A warp of this scheduler may issue from `cycle` on."""
+        if cycle < self.wake:
+            self.wake = cycle
 
     def remove(self, w: Warp) -> None:
         k = self.warps.index(w)
@@ -272,6 +288,7 @@ class Simulator:
             sm.turn += 1
             w.scheduler = sched
             sched.warps.append(w)
+            sched.ready_by(self.now)
             block.warps.append(w)
             self.warps.append(w)
         block.live = len(block.warps)
@@ -367,10 +384,14 @@ class Simulator:
                 if not sm.blocks:
                     continue
                 for sched in sm.schedulers:
+                    if sched.wake > now:
+                        continue
                     w = sched.pick(now)
                     if w is not None:
                         self.issue(w, now)
                         issued += 1
+                    else:
+                        sched.idle()
             if issued:
                 self.now = now + 1
                 if self.warp_instructions >= check_at:
@@ -388,7 +409,8 @@ class Simulator:
                     if self.observer:
                         self.observer.progress(self)
             else:
-                nxt = min((w.ready_at for sm in sms for s in sm.schedulers for w in s.warps), default=INF)
+                # every scheduler of an SM with blocks was asked or is asleep: its wake is exact
+                nxt = min((s.wake for sm in sms if sm.blocks for s in sm.schedulers), default=INF)
                 if nxt == INF:
                     return "deadlock", None
                 self.now = int(nxt)
@@ -699,6 +721,7 @@ class Simulator:
                 select_split(w, self.now)           # active lanes are chosen again
             w.waiting = None
             w.ready_at = at
+            w.scheduler.ready_by(at)
             if dest is not None and dest != RZ:
                 value = {"POPC": bar.popc, "AND": int(bar.all_true), "OR": int(bar.any_true)}.get(red, bar.popc)
                 put = w.r[dest]
