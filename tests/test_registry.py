@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import no_gpu, syncc
+
 from syncc.frontend.catalogue import KINDS
 from syncc.ir.impls.registry import CATALOGUE, DEFAULTS, REGISTRY, default_implementation
 from syncc.ir.ops import OPS
@@ -129,6 +131,36 @@ def test_no_pass_or_check_names_an_implementation():
                 assert not named, f"{path.name}:{node.lineno} compares .impl with {named}"
 
 
+_TINYLOCK_COUNTS_THREADS = """
+kernel k(out: global i32[2]) launch grid(8) block(128) {
+    mutex m in shared @thread using tinylock
+    barrier pair(64) in shared @warp
+    shared seen: i32[2]
+    if tid < 2 {
+        seen[tid] = 0
+    }
+    barrier
+    critical m {
+        seen[0] = seen[0] + 1
+        seen[1] = seen[1] + tid
+    }
+    if tid < 64 {
+        sync pair
+    }
+    barrier
+    if tid < 2 {
+        atomic_add(out[tid], seen[tid])
+    }
+}
+host {
+    let out = zeros(i32, 2)
+    launch k(out)
+    check out[0] == 8 * 128
+    check out[1] == 8 * (127 * 128 / 2)
+}
+"""
+
+
 _TINYLOCK_AND_NAMED_BARRIER = """
 kernel k(out: global i32[128]) launch grid(1) block(128) {
     mutex m in shared @thread using tinylock
@@ -158,3 +190,22 @@ def test_a_stand_in_decides_whether_barrier_0_is_taken(tmp_path, target, first_n
     assert kernel.prim("pair").attr("bars") == (first_named,)
     block_barrier = any(ins.op == "bar.sync" and len(ins.args) == 1 for _, _, ins in kernel.instructions())
     assert block_barrier == (target == "ptx")
+
+
+def _run_counting_program(tmp_path, target: str):
+    path = tmp_path / "k.sync"
+    path.write_text(_TINYLOCK_COUNTS_THREADS)
+    r = syncc("run", str(path), "--target", target, "--timeout", "30")
+    assert r.code == 0, r.err
+
+
+def test_a_tinylock_mutex_beside_a_named_barrier_runs_on_the_simulator(tmp_path):
+    """Lock bits, `pair` on named barrier 0 (the program's `barrier`s take 0 too: then 1)."""
+    _run_counting_program(tmp_path, "fermi-sim")
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
+def test_a_tinylock_mutex_beside_a_named_barrier_runs_on_the_gpu(tmp_path):
+    """On the GPU the mutex is a shared word initialized behind barrier 0; `pair` is barrier 1."""
+    _run_counting_program(tmp_path, "gpu")
