@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -76,6 +77,9 @@ class Stats:
     cycles: list[int]                    # per instruction: warp-cycles spent up to and in its issue
     stalls: dict[str, int] = field(default_factory=dict)   # reason → warp-cycles
     blocks: list[tuple[tuple, int, int, int]] = field(default_factory=list)   # (block, sm, start, end)
+
+
+_READY_AT = attrgetter("ready_at")
 
 
 class Scheduler:
@@ -163,7 +167,7 @@ class Scheduler:
 
     def idle(self) -> None:
         """No warp was ready: sleep until the first one will be."""
-        self.wake = min((w.ready_at for w in self.warps), default=INF)
+        self.wake = min(map(_READY_AT, self.warps), default=INF)
 
     def ready_by(self, cycle) -> None:
         """A warp of this scheduler may issue from `cycle` on."""
@@ -380,18 +384,22 @@ class Simulator:
             if mem.next_drain <= now:
                 mem.drain(now)
             issued = 0
+            soonest = INF            # the least wake of a scheduler that did not issue
             for sm in sms:
                 if not sm.blocks:
                     continue
                 for sched in sm.schedulers:
-                    if sched.wake > now:
-                        continue
-                    w = sched.pick(now)
-                    if w is not None:
-                        self.issue(w, now)
-                        issued += 1
-                    else:
+                    wake = sched.wake
+                    if wake <= now:
+                        w = sched.pick(now)
+                        if w is not None:
+                            self.issue(w, now)
+                            issued += 1
+                            continue
                         sched.idle()
+                        wake = sched.wake
+                    if wake < soonest:
+                        soonest = wake
             if issued:
                 self.now = now + 1
                 if self.warp_instructions >= check_at:
@@ -409,11 +417,10 @@ class Simulator:
                     if self.observer:
                         self.observer.progress(self)
             else:
-                # every scheduler of an SM with blocks was asked or is asleep: its wake is exact
-                nxt = min((s.wake for sm in sms if sm.blocks for s in sm.schedulers), default=INF)
-                if nxt == INF:
+                # no scheduler issued, so each was asked or is asleep: `soonest` is the next issue
+                if soonest == INF:
                     return "deadlock", None
-                self.now = int(nxt)
+                self.now = int(soonest)
             if self.now > until:
                 return "budget", None
         return "finished", None
