@@ -24,6 +24,7 @@ library cannot see:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 from . import ast as A
@@ -108,7 +109,8 @@ class Operation:
 
 
 def _section(statement):
-    """An operation that is one section statement around the caller's code: `critical m { ... }`."""
+    """An operation that is one section statement around the caller's code: `critical m { ... }`
+    (`statement` is the node class, or a partial of it: `read`/`write` for an rwlock)."""
     return lambda b: (statement(b.place(), b.body(), b.span),)
 
 
@@ -142,9 +144,9 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
                    doc="up to `attempts` attempts: true if it took a permit (give it back with post)"), None),
     ),
     "rwlock": (
-        (Operation("read", lambda b: (A.RwSection("read", b.place(), b.body(), b.span),), has_body=True,
+        (Operation("read", _section(partial(A.RwSection, "read")), has_body=True,
                    doc="run body as a reader: other readers may be inside too"), None),
-        (Operation("write", lambda b: (A.RwSection("write", b.place(), b.body(), b.span),), has_body=True,
+        (Operation("write", _section(partial(A.RwSection, "write")), has_body=True,
                    doc="run body as the writer: nobody else inside"), None),
     ),
     "latch": (
