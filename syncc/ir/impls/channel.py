@@ -23,7 +23,7 @@ Each implementation class is one registry entry (registry.py): `about`, its cata
 from __future__ import annotations
 
 from ...core.types import BOOL, I32, U32
-from ..nodes import Imm, Instr, Prim, Ref, imm
+from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
 

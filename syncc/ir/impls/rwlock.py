@@ -32,7 +32,7 @@ it has announced itself and waits for earlier readers (rin's writer bits are 0 t
 from __future__ import annotations
 
 from ...core.types import BOOL, I32
-from ..nodes import Instr, Prim, imm
+from ..nodes import Prim, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
 from .protocol import Acquirable
