@@ -290,6 +290,11 @@ def _sim_options(f: Callable) -> Callable:
                      help="Compile without prevent_livelock's __syncwarp (to show the livelock it prevents).")(f)
     f = click.option("--unsafe-skip-hazard-checks", "no_hazards", is_flag=True, hidden=True,
                      help="Compile without the hazard analyses (only for the oracle: to run what they reject).")(f)
+    f = click.option("--engine", type=click.Choice(("compiled", "reference")), default=default.engine,
+                     show_default=True,
+                     help="fermi-sim: how to simulate (not what): the compiled core, or the Python reference "
+                          "engine. Both give the same cycles; a launch the core cannot run (--its, a random "
+                          "or seeded policy, --trace) runs on the reference.")(f)
     f = click.option("--its", is_flag=True, help="fermi-sim: independent thread scheduling (Volta-style "
                                                  "convergence barriers) instead of Fermi's SIMT stack.")(f)
     return f
@@ -310,11 +315,12 @@ def _sim_options(f: Callable) -> Callable:
 @_unsafe_no_fences
 @_stdlib
 @_common
-def run(file, target, timeout, line_info, its, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles, trace, stats, opt, verify_each,
-        no_fences, stdlib, defines, error_format, color, debug) -> int:
+def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles,
+        trace, stats, opt, verify_each, no_fences, stdlib, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
-    config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles)
+    config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles,
+                         engine=engine)
     problem = config.check()
     if problem:
         raise click.BadParameter(problem)

@@ -407,8 +407,7 @@ def _pattern_getter(env, base_reg: int, offset: int):
             words = []
             for lane, a in zip(ls, addrs):
                 if a & 3 or a >= size:
-                    why = "not aligned to 4 bytes" if a & 3 else f"past the block's {size} bytes of shared memory"
-                    raise MemoryFault("shared", a, lane, why)
+                    raise MemoryFault("shared", a, lane, env.sim.bad_address_reason("shared", a))
                 words.append((base + a) >> 2)
             pat = Pattern(tuple(ls), words, banks, nbits)
             if len(cache) > 100_000:
@@ -590,11 +589,10 @@ def _st(ins, env):
     return run
 
 
-def _local_index(w, ls, addrs, local_bytes):
+def _local_index(w, ls, addrs, local_bytes, sim):
     for lane, a in zip(ls, addrs):
         if a & 3 or a >= local_bytes:
-            raise MemoryFault("local", a, lane, "not aligned" if a & 3 else f"past the {local_bytes} bytes of "
-                              "local memory per thread")
+            raise MemoryFault("local", a, lane, sim.bad_address_reason("local", a))
     return [a >> 2 for a in addrs]
 
 
@@ -606,7 +604,7 @@ def _ldl(ins, env):
 
     def run(w, m):
         ls, addrs = _addresses(w, b, off, m)
-        idx = _local_index(w, ls, addrs, local_bytes)
+        idx = _local_index(w, ls, addrs, local_bytes, env.sim)
         if d != RZ:
             w.r[d][ls] = w.local[idx, ls]
     return run
@@ -620,7 +618,7 @@ def _stl(ins, env):
 
     def run(w, m):
         ls, addrs = _addresses(w, b, off, m)
-        idx = _local_index(w, ls, addrs, local_bytes)
+        idx = _local_index(w, ls, addrs, local_bytes, env.sim)
         w.local[idx, ls] = w.r[v][ls]
     return run
 

@@ -62,6 +62,9 @@ class FermiConfig:
     branch_latency: int = 8             # a taken or divergent branch: fetch from the new address
     stack_latency: int = 2              # SSY/PBK push, a pop at .S/BRK/EXIT
     barrier_latency: int = 70           # from the last arrival to the release of the waiters
+    # ---- how it is simulated (not what): the compiled core, where it can run a launch, or the
+    # Python reference engine (core/ and simulator.py; the same cycles either way)
+    engine: str = "compiled"            # compiled | reference
     # ---- budgets
     max_cycles: int = 50_000_000        # a run that has not finished by then is stopped and explained
     check_every: int = 4096             # issued instructions between checks for a quiet machine

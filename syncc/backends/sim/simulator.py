@@ -351,11 +351,15 @@ class Simulator:
         problem = self.check_launch()
         if problem:
             return self._outcome("fault", Fault("launch", problem))
+        self._choose_engine()
         if self.observer is not None and hasattr(self.observer, "start_launch"):
             self.observer.start_launch(self.kernel)
         self._distribute()
         try:
-            status, repeat = self.advance(self.config.max_cycles, fingerprints=True)
+            if self.engine == "compiled":
+                status, repeat = self.core.advance(self.config.max_cycles)
+            else:
+                status, repeat = self.advance(self.config.max_cycles, fingerprints=True)
         except MemoryFault as e:
             return self._fault("memory", str(e), e.lane)
         except (InstructionError, StackOverflow) as e:
@@ -370,13 +374,27 @@ class Simulator:
             return self._livelock(repeat)
         return self._budget()
 
+    def _choose_engine(self) -> None:
+        """The compiled core runs the launch when the configuration asks for it and it can; else
+        the reference engine does, and `engine_note` says why."""
+        self.engine, self.engine_note = "reference", None
+        if self.config.engine != "compiled":
+            return
+        from . import core
+        bridge, why = core.load()
+        why = why or bridge.unsupported(self)
+        if why:
+            self.engine_note = why
+            return
+        self.engine = "compiled"
+        self.core = bridge.Core(self)
+
     def advance(self, until: int, fingerprints: bool = False) -> tuple[str, tuple | None]:
         """Simulate until every block has finished ("finished"), nothing can ever issue again
         ("deadlock"), the state repeats ("livelock", with the cycle and instruction count of its
         first occurrence; only with `fingerprints`), or the clock passes `until` ("budget")."""
         config = self.config
-        check_at = self.warp_instructions + config.check_every
-        samples = 0
+        self.start_checks()
         sms = self.sms
         mem = self.mem
         while self.live_blocks:
@@ -402,20 +420,10 @@ class Simulator:
                         soonest = wake
             if issued:
                 self.now = now + 1
-                if self.warp_instructions >= check_at:
-                    check_at = self.warp_instructions + config.check_every
-                    if fingerprints and self.now - self.last_change > config.quiet_cycles:
-                        # Nothing has changed memory for a while: fingerprint the state, at spacings
-                        # that vary so that some pair of samples falls a whole number of periods apart.
-                        repeat = self._fingerprint()
-                        if repeat is not None:
-                            return "livelock", repeat
-                        samples += 1
-                        check_at = self.warp_instructions + 97 + (samples * 7919) % 1999
-                    elif self._seen:
-                        self._seen.clear()
-                    if self.observer:
-                        self.observer.progress(self)
+                if self.warp_instructions >= self.check_at:
+                    repeat = self.quiet_check(fingerprints)
+                    if repeat is not None:
+                        return "livelock", repeat
             else:
                 # no scheduler issued, so each was asked or is asleep: `soonest` is the next issue
                 if soonest == INF:
@@ -424,6 +432,29 @@ class Simulator:
             if self.now > until:
                 return "budget", None
         return "finished", None
+
+    def start_checks(self) -> None:
+        """Each advance counts its checks for a quiet machine afresh."""
+        self.check_at = self.warp_instructions + self.config.check_every
+        self.samples = 0
+
+    def quiet_check(self, fingerprints: bool) -> tuple[int, int] | None:
+        """`check_at` instructions were issued: if nothing has changed memory for a while,
+        fingerprint the state (a repeat: the (cycle, instructions) it was first seen, a livelock),
+        at spacings that vary so that some pair of samples falls a whole number of periods apart."""
+        config = self.config
+        self.check_at = self.warp_instructions + config.check_every
+        if fingerprints and self.now - self.last_change > config.quiet_cycles:
+            repeat = self._fingerprint()
+            if repeat is not None:
+                return repeat
+            self.samples += 1
+            self.check_at = self.warp_instructions + 97 + (self.samples * 7919) % 1999
+        elif self._seen:
+            self._seen.clear()
+        if self.observer:
+            self.observer.progress(self)
+        return None
 
     def _distribute(self) -> None:
         """Hand out the first blocks breadth first (one per SM per round), as Fermi's GigaThread
@@ -450,7 +481,7 @@ class Simulator:
         i = pc >> 3
         code = self.code
         if i >= len(code) or pc & 7:
-            raise InstructionError(f"{w.name} ran off the end of the kernel (address 0x{pc:x})")
+            raise InstructionError(self.ran_off_end(w, pc))
         d = code[i]
         self._warp, self._issue_pc = w, pc
         stats = self.stats
@@ -548,8 +579,7 @@ class Simulator:
             w.pc = pc + INSTR_BYTES
             return 1, "branch"
         if d.ins.has("U"):
-            raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
-                                   f"({L.describe(m)} jump, {L.describe(active & ~m)} do not)")
+            raise InstructionError(self.bra_u_disagrees(w, pc, m, active & ~m))
         w.push(DIV, m, d.target)
         w.active = active & ~m
         w.pc = pc + INSTR_BYTES
@@ -657,8 +687,32 @@ class Simulator:
     def _sync(self, w: Warp) -> None:
         """`.S`: the active lanes are done with this path; resume the next one from the stack."""
         if not w.stack:
-            raise InstructionError(f"`.S` at 0x{w.pc - INSTR_BYTES:x} with an empty SIMT stack in {w.name}")
+            raise InstructionError(self.sync_without_stack(w))
         w.pop()
+
+    # ---- what a run-time error says (both engines)
+    @staticmethod
+    def ran_off_end(w: Warp, pc: int) -> str:
+        return f"{w.name} ran off the end of the kernel (address 0x{pc:x})"
+
+    @staticmethod
+    def bra_u_disagrees(w: Warp, pc: int, jump: int, stay: int) -> str:
+        return (f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree "
+                f"({L.describe(jump)} jump, {L.describe(stay)} do not)")
+
+    def no_such_barrier(self, w: Warp, bar_id: int) -> str:
+        return f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: a block has {self.config.named_barriers}"
+
+    @staticmethod
+    def sync_without_stack(w: Warp) -> str:
+        return f"`.S` at 0x{w.pc - INSTR_BYTES:x} with an empty SIMT stack in {w.name}"
+
+    def bad_address_reason(self, space: str, addr: int) -> str:
+        """Why a shared or local address faults (it is misaligned or past the end)."""
+        if space == "shared":
+            size = self.kernel.shared_bytes
+            return "not aligned to 4 bytes" if addr & 3 else f"past the block's {size} bytes of shared memory"
+        return "not aligned" if addr & 3 else f"past the {self.kernel.local_bytes} bytes of local memory per thread"
 
     # ---- barriers
     def _barrier(self, w: Warp, d, m: int, now: int, lanes: int | None = None) -> bool:
@@ -678,8 +732,7 @@ class Simulator:
         count = ids[1] if len(ids) > 1 else None
         block = w.block
         if not 0 <= bar_id < self.config.named_barriers:
-            raise InstructionError(f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: "
-                                   f"a block has {self.config.named_barriers}")
+            raise InstructionError(self.no_such_barrier(w, bar_id))
         bar = block.barriers.get(bar_id)
         if bar is None:
             bar = block.barriers[bar_id] = BlockBarrier(count if count is not None else 0)

@@ -106,8 +106,11 @@ class Warp:
     # ---- the SIMT stack
     def push(self, kind: str, mask: int, pc: int) -> None:
         if len(self.stack) >= MAX_STACK:
-            raise StackOverflow(f"the SIMT stack of {self.name} passed {MAX_STACK} entries")
+            raise StackOverflow(self.overflow_message())
         self.stack.append((kind, mask, pc))
+
+    def overflow_message(self) -> str:
+        return f"the SIMT stack of {self.name} passed {MAX_STACK} entries"
 
     def pop(self) -> bool:
         """Resume the next path from the stack. False when nothing is left (the warp is done)."""

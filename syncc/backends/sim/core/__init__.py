@@ -1,0 +1,16 @@
+"""The compiled core of the Fermi simulator (engine.py, numba) and its bridge to the reference
+engine's objects (bridge.py). `Simulator` picks it for a launch when it can run it:
+
+    why = core.unsupported(sim)      # None, or why this launch stays on the reference engine
+    sim.core = core.Core(sim)        # then Simulator.run advances through sim.core.advance
+"""
+from __future__ import annotations
+
+
+def load():
+    """The bridge module, or the reason the compiled core cannot be had here (numba missing)."""
+    try:
+        from . import bridge
+    except ImportError as e:             # numba is not installed: the reference engine runs everything
+        return None, f"the compiled core needs numba ({e})"
+    return bridge, None

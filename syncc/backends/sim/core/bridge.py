@@ -1,0 +1,415 @@
+"""The Python side of the compiled core: it builds the machine as flat arrays from a Simulator,
+runs the engine, answers its events with the reference's own code, and writes the state back.
+
+    status, repeat = advance(sim, until)      # as Simulator.advance, on the compiled engine
+
+The Simulator's objects stay the record of the run. Block launch and exit are the reference's
+`_launch_blocks` / `_finish_block` (the new warps' registers, predicates and local memory are
+views into the engine's arrays, so nothing is copied for them); livelock checks are its
+`_quiet_check`. Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export`
+writes every other part of the state into the objects, so that diagnosis, `--stats`,
+`keep_shared` and the reference engine itself go on from exactly where the engine stopped.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from .. import lanes as L
+from ..execute import InstructionError
+from ..memory import GLOBAL_BASE, MemoryFault
+from ..warp import BlockBarrier, StackOverflow
+from ..weakmem import WeakMemory, _Pending
+from . import engine as E
+from .layout import *  # noqa: F403 -- the shared column names
+
+FIELDS = ("G cfg T slots W regs preds local stack sb SCH SW SMB B BW BAR BARW shared lockfree holder swriter "
+          "gwords gvalid gwriter stat_issues stat_lanes stat_cycles stalls l2free HK HV POOL FREE HEAP NUM qcount "
+          "l1words l1line l1stamp l1count L1SEQ floor smlast observed ERR LANES WORDS IDX VALUES FLAGS SORTED "
+          "BANKS LINES SLOTS").split()
+POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
+State = namedtuple("State", FIELDS)
+KIND_NAME = {SSY: "SSY", PBK: "PBK", DIV: "DIV"}
+_HOOKS = ("issued", "diverged", "barrier_wait", "barrier_released", "warp_finished")
+_BYTE = [sum(L.LANE[k] for k in range(8) if b >> k & 1) for b in range(256)]
+
+
+def unsupported(sim) -> str | None:
+    """Why this launch runs on the reference engine (None: the compiled core runs it)."""
+    c = sim.config
+    if c.its:
+        return "independent thread scheduling (--its) runs on the reference engine"
+    if c.policy not in POLICY:
+        return f"the scheduling policy `{c.policy}` runs on the reference engine"
+    obs = sim.observer
+    if obs is not None and any(getattr(o, "wants_issues", False) or any(hasattr(o, h) for h in _HOOKS)
+                               for o in obs.observers):
+        return "a trace runs on the reference engine"
+    for d in sim.code:
+        if d.ins.op not in OP:
+            return f"`{d.ins.op}` runs on the reference engine"
+    return None
+
+
+def to_lanes(m: int) -> int:
+    """A bit-per-lane mask (the engine's) as the reference's byte-per-lane mask."""
+    out, shift = 0, 0
+    while m:
+        out |= _BYTE[m & 255] << shift
+        m >>= 8
+        shift += 64
+    return out
+
+
+def to_bits(m: int) -> int:
+    return sum(1 << i for i in L.lanes(m))
+
+
+class Core:
+    """One launch on the compiled engine."""
+
+    def advance(self, until: int) -> tuple[str, tuple | None]:
+        return advance(self.sim, until)
+
+    def __init__(self, sim):
+        self.sim = sim
+        c, k = sim.config, sim.kernel
+        sms, wpb = c.sms, sim.warps_per_block
+        grid = sim.grid
+        blocks = grid[0] * grid[1] * grid[2]
+        nblocks = max(1, min(blocks, sms * c.max_blocks_per_sm))
+        nslots = nblocks * wpb
+        swords = c.shared_bytes_per_sm // 4
+        nglobal = len(sim.gmem.words)
+        code = encode(sim)
+        cfg = np.zeros(C_COLS, dtype=np.int64)
+        weak = isinstance(sim.mem, WeakMemory)
+        values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[c.policy], C_WEAK: weak,
+                  C_SEED: sim.mem.seed if weak else 0, C_ALU: c.alu_latency, C_SHARED_LAT: c.shared_latency,
+                  C_SHARED_REPLAY: c.shared_replay, C_LOCK_REPLAY: c.lock_replay, C_GLOBAL_LAT: c.global_latency,
+                  C_GSTORE_LAT: c.global_store_latency, C_L1_LAT: c.l1_latency, C_L1_LINES: c.l1_lines,
+                  C_SM_JITTER: c.sm_store_jitter, C_STORE_JITTER: c.store_jitter,
+                  C_STRAGGLER_EVERY: c.straggler_every, C_STRAGGLER_DELAY: c.straggler_delay,
+                  C_ATOMIC_LAT: c.atomic_latency, C_ATOMIC_OCC: c.atomic_occupancy,
+                  C_MEMBAR_CTA: c.membar_cta_latency, C_MEMBAR_GL: c.membar_gl_latency, C_BRANCH: c.branch_latency,
+                  C_STACK: c.stack_latency, C_BARRIER_LAT: c.barrier_latency, C_NAMED_BARRIERS: c.named_barriers,
+                  C_CHECK_EVERY: c.check_every, C_BANKS: c.shared_banks, C_LOCK_BITS: c.lock_bits,
+                  C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
+                  C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1], C_WPB: wpb,
+                  C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal, C_MAX_CYCLES: c.max_cycles,
+                  C_QUIET: c.quiet_cycles}
+        for col, v in values.items():
+            cfg[col] = v
+        G = np.zeros(G_COLS, dtype=np.int64)
+        G[G_SM] = -1
+        G[G_NEXT_DRAIN] = INF
+        G[G_LASTW] = G[G_PENDING] = -1
+        i64 = np.int64
+        self.S = State(
+            G=G, cfg=cfg, T=code.T, slots=code.slots,
+            W=np.zeros((nslots, W_COLS), i64), regs=np.zeros((nslots, 64, 32), np.uint32),
+            preds=np.zeros((nslots, 8, 32), np.bool_),
+            local=np.zeros((nslots, max(1, k.local_bytes // 4), 32), np.uint32),
+            stack=np.zeros((nslots, MAX_STACK), i64), sb=np.zeros((nslots, 72), i64),
+            SCH=np.zeros((sms * c.schedulers, 3), i64), SW=np.zeros((sms * c.schedulers, nslots), i64),
+            SMB=np.zeros(sms, i64), B=np.zeros((nblocks, B_COLS), i64), BW=np.zeros((nblocks, wpb), i64),
+            BAR=np.zeros((nblocks, c.named_barriers, BAR_COLS), i64),
+            BARW=np.zeros((nblocks, c.named_barriers, wpb, 4), i64),
+            shared=np.zeros((sms, swords), np.uint32), lockfree=np.ones((sms, c.lock_bits), np.uint8),
+            holder=np.full((sms, c.lock_bits, 4), -1, i64), swriter=np.full((sms, swords, 3), -1, i64),
+            gwords=sim.gmem.words, gvalid=sim.gmem.valid, gwriter=np.full((max(1, nglobal), 3), -1, i64),
+            stat_issues=np.zeros(len(sim.code), i64), stat_lanes=np.zeros(len(sim.code), i64),
+            stat_cycles=np.zeros(len(sim.code), i64), stalls=np.zeros(len(REASONS), i64),
+            l2free=np.zeros(max(1, nglobal), i64), HK=np.full(4 * POOL_ROWS, -1, i64),
+            HV=np.zeros((4 * POOL_ROWS, 2), i64), POOL=np.zeros((POOL_ROWS, 8), i64),
+            FREE=np.arange(POOL_ROWS - 1, -1, -1, dtype=i64), HEAP=np.zeros((POOL_ROWS, 4), i64),
+            NUM=np.array([POOL_ROWS, 0, 0], i64), qcount=np.zeros(sms, i64),
+            l1words=np.zeros((sms, c.l1_lines, 32), np.uint32),
+            l1line=np.full((sms, c.l1_lines), -1, i64), l1stamp=np.zeros((sms, c.l1_lines), i64),
+            l1count=np.zeros(sms, i64), L1SEQ=np.zeros(1, i64),
+            floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
+            ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
+            VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
+            BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64), SLOTS=np.zeros(32, i64))
+        for word, (uid, lane, pc) in sim.gmem.writer.items():
+            self.S.gwriter[word] = (uid, lane, pc)
+        for word, t in sim.l2_free.items():
+            self.S.l2free[word] = t
+        for sm in sim.sms:                                  # shared memory lives in the engine's array
+            sm.shared.words = self.S.shared[sm.index]
+        self.free_blocks = list(range(nblocks - 1, -1, -1))
+        self.block_of: dict[int, object] = {}               # block slot → ThreadBlock
+        self.slot_of: dict[int, int] = {}                   # id(ThreadBlock) → block slot
+        self.warp_at: dict[int, object] = {}                # warp slot → Warp
+        self.retired: dict[str, dict[int, int]] = {"sm_floor": {}, "sm_last": {}, "observed": {}}
+
+    # ---- blocks
+    def bind_new_blocks(self) -> None:
+        """Give every block the reference launched since the last call its slot in the arrays."""
+        sim, S = self.sim, self.S
+        for sm in sim.sms:
+            for block in sm.blocks:
+                if id(block) not in self.slot_of:
+                    self._bind(block)
+            S.SMB[sm.index] = len(sm.blocks)
+        S.G[G_LIVE_BLOCKS] = sim.live_blocks
+
+    def _bind(self, block) -> None:
+        sim, S = self.sim, self.S
+        b = self.free_blocks.pop()
+        self.slot_of[id(block)] = b
+        self.block_of[b] = block
+        wpb = sim.warps_per_block
+        S.B[b] = 0
+        S.B[b, B_LIVE], S.B[b, B_BASE], S.B[b, B_SM] = block.live, block.base, block.sm.index
+        S.B[b, B_X:B_Z + 1] = block.index
+        S.B[b, B_NWARPS] = len(block.warps)
+        S.BAR[b] = 0
+        nsched = sim.config.schedulers
+        for k, w in enumerate(block.warps):
+            slot = b * wpb + k
+            S.BW[b, k] = slot
+            self.warp_at[slot] = w
+            S.regs[slot] = w.regs
+            S.preds[slot] = w.preds
+            w.regs = S.regs[slot]
+            w.r = [w.regs[i] for i in range(64)]
+            sview = w.regs.view(np.int32)
+            w.s = [sview[i] for i in range(64)]
+            w.preds = S.preds[slot]
+            w.p = [w.preds[i] for i in range(8)]
+            if w.local is not None:
+                S.local[slot, :w.local.shape[0]] = w.local
+                w.local = S.local[slot, :w.local.shape[0]]
+            S.W[slot] = 0
+            row = S.W[slot]
+            row[W_UID], row[W_PC], row[W_ACTIVE], row[W_PRESENT] = w.uid, w.pc, to_bits(w.active), to_bits(w.present)
+            row[W_READY], row[W_LAST], row[W_REASON] = w.ready_at, w.last_issue, REASONS.index(w.stall_reason)
+            row[W_SM], row[W_INDEX], row[W_BLOCK] = block.sm.index, w.index, b
+            s = block.sm.index * nsched + block.sm.schedulers.index(w.scheduler)
+            row[W_SCHED] = s
+            S.SW[s, S.SCH[s, S_N]] = slot
+            S.SCH[s, S_N] += 1
+            S.SCH[s, S_WAKE] = min(S.SCH[s, S_WAKE], _ticks(w.scheduler.wake))   # the reference's ready_by
+            S.sb[slot] = 0
+            S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
+
+    def block_done(self, b: int) -> None:
+        """The engine's block b has no warp left: export its warps, then let the reference finish
+        it (and launch the next blocks on its SM)."""
+        sim, S = self.sim, self.S
+        block = self.block_of.pop(b)
+        del self.slot_of[id(block)]
+        self._sync_clock()
+        for k in range(S.B[b, B_NWARPS]):
+            slot = S.BW[b, k]
+            w = self.warp_at.pop(slot)
+            self._export_warp(slot, w)
+            w.regs = w.regs.copy()                           # the slot is reused: keep its last values
+            w.r = [w.regs[i] for i in range(64)]
+            sview = w.regs.view(np.int32)
+            w.s = [sview[i] for i in range(64)]
+            w.preds = w.preds.copy()
+            w.p = [w.preds[i] for i in range(8)]
+            if w.local is not None:
+                w.local = w.local.copy()
+            for name, column in (("sm_floor", S.floor), ("sm_last", S.smlast), ("observed", S.observed)):
+                if column[slot]:
+                    self.retired[name][w.uid] = int(column[slot])
+        block.live = 0
+        self.free_blocks.append(b)
+        # the engine's schedulers are the truth: the reference appends the new warps to them
+        self._export_schedulers(block.sm.index)
+        sim._finish_block(block)
+        self.bind_new_blocks()
+
+    # ---- the clock and counters
+    def _sync_clock(self) -> None:
+        sim, G = self.sim, self.S.G
+        sim.now, sim.warp_instructions, sim.thread_instructions = int(G[G_NOW]), int(G[G_WI]), int(G[G_TI])
+        sim.last_change = int(G[G_LAST_CHANGE])
+
+    # ---- writing the state back into the reference's objects
+    def export(self) -> None:
+        sim, S = self.sim, self.S
+        self._sync_clock()
+        G = S.G
+        sim._warp = self.warp_at.get(int(G[G_LASTW])) if G[G_LASTW] >= 0 else sim._warp
+        sim._issue_pc = int(G[G_LASTPC]) if G[G_LASTW] >= 0 else sim._issue_pc
+        st = sim.stats
+        st.issues, st.lanes, st.cycles = S.stat_issues.tolist(), S.stat_lanes.tolist(), S.stat_cycles.tolist()
+        st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
+        for slot, w in self.warp_at.items():
+            self._export_warp(slot, w)
+        for sm in sim.sms:
+            self._export_schedulers(sm.index)
+            shared = sm.shared
+            free = S.lockfree[sm.index]
+            shared.free = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
+            shared.holder = {int(b): tuple(int(x) for x in S.holder[sm.index, b])
+                             for b in np.flatnonzero(S.holder[sm.index, :, 0] >= 0)}
+            shared.writer = {int(x): tuple(int(v) for v in S.swriter[sm.index, x])
+                             for x in np.flatnonzero(S.swriter[sm.index, :, 0] >= 0)}
+        for b, block in self.block_of.items():
+            block.live = int(S.B[b, B_LIVE])
+            bars = []
+            for bar_id in range(sim.config.named_barriers):
+                row = S.BAR[b, bar_id]
+                if row[BAR_PRESENT]:
+                    bar = BlockBarrier(int(row[BAR_EXPECTED]), int(row[BAR_ARRIVED]), [], int(row[BAR_POPC]),
+                                       bool(row[BAR_ALL]), bool(row[BAR_ANY]), int(row[BAR_STORES]))
+                    for k in range(row[BAR_NWAIT]):
+                        slot, dest, red, pc = (int(x) for x in S.BARW[b, bar_id, k])
+                        bar.waiting.append((self.warp_at[slot], None if dest < 0 else dest,
+                                            _reduction(sim, pc),
+                                            None, pc))
+                    bars.append((int(row[BAR_STAMP]), bar_id, bar))
+            block.barriers = {bar_id: bar for _, bar_id, bar in sorted(bars)}
+        gmem = sim.gmem
+        for x in np.flatnonzero(S.gwriter[:len(gmem.words), 0] >= 0):
+            gmem.writer[int(x)] = tuple(int(v) for v in S.gwriter[x])
+        busy = np.flatnonzero(S.l2free)
+        sim.l2_free = dict(zip(busy.tolist(), S.l2free[busy].tolist()))
+        if isinstance(sim.mem, WeakMemory):
+            self._export_weak(sim.mem)
+
+    def _export_warp(self, slot: int, w) -> None:
+        S = self.S
+        row = S.W[slot]
+        w.pc, w.active, w.exited = int(row[W_PC]), to_lanes(int(row[W_ACTIVE])), to_lanes(int(row[W_EXITED]))
+        w.ready_at = _time(row[W_READY])
+        w.last_issue, w.issued, w.stores_done_at = int(row[W_LAST]), int(row[W_ISSUED]), int(row[W_STORES])
+        w.stall_reason = REASONS[row[W_REASON]]
+        w.waiting = (None, "bar", "done")[row[W_WAIT]]
+        w.sb = [int(t) for t in S.sb[slot]]
+        w.stack = [(KIND_NAME[e & 3], to_lanes(int(e >> 2) & 0xFFFFFFFF), int(e >> 34))
+                   for e in S.stack[slot, :row[W_SP]].tolist()]
+
+    def _export_schedulers(self, sm_index: int) -> None:
+        S, sm = self.S, self.sim.sms[sm_index]
+        n = len(sm.schedulers)
+        for k, sched in enumerate(sm.schedulers):
+            s = sm_index * n + k
+            sched.warps = [self.warp_at[int(x)] for x in S.SW[s, :S.SCH[s, S_N]]]
+            sched.last, sched.wake = int(S.SCH[s, S_LAST]), _time(S.SCH[s, S_WAKE])
+
+    def _export_weak(self, mem) -> None:
+        S = self.S
+        nglobal = len(self.sim.gmem.words)
+        mem.queues = [{} for _ in mem.queues]
+        for h in np.flatnonzero(S.HK >= 0).tolist():
+            sm, x = divmod(int(S.HK[h]), nglobal)
+            r, q = int(S.HV[h, 0]), []
+            while r >= 0:
+                q.append(_Pending(*S.POOL[r, :7].tolist()))
+                r = int(S.POOL[r, 7])
+            mem.queues[sm][x] = q
+        for sm, cache in enumerate(mem.l1):
+            cache.clear()
+            slots = [q for q in range(S.l1line.shape[1]) if S.l1line[sm, q] >= 0]
+            for q in sorted(slots, key=lambda q: S.l1stamp[sm, q]):
+                cache[int(S.l1line[sm, q])] = S.l1words[sm, q].copy()
+        mem.heap = [tuple(e) for e in S.HEAP[:S.NUM[N_HEAP]].tolist()]
+        mem.next_drain = _time(S.G[G_NEXT_DRAIN])
+        mem.seq = int(S.G[G_SEQ])
+        mem.hits, mem.misses = int(S.G[G_HITS]), int(S.G[G_MISSES])
+        for name, column in (("sm_floor", S.floor), ("sm_last", S.smlast), ("observed", S.observed)):
+            table = dict(self.retired[name])
+            for slot, w in self.warp_at.items():
+                if column[slot]:
+                    table[w.uid] = int(column[slot])
+            setattr(mem, name, table)
+
+    # ---- more room for weak memory's queues
+    def grow(self) -> None:
+        """Double the pool of queued stores, the heap and the hash of queues (dropping tombstones)."""
+        S = self.S
+        old = S.POOL.shape[0]
+        rows = 2 * old
+        pool = np.zeros((rows, 8), np.int64)
+        pool[:old] = S.POOL
+        free = np.zeros(rows, np.int64)
+        spare = np.concatenate([np.arange(rows - 1, old - 1, -1), S.FREE[:S.NUM[N_FREE]]])
+        free[:len(spare)] = spare
+        heap = np.zeros((rows, 4), np.int64)
+        heap[:old] = S.HEAP
+        HK, HV = np.full(4 * rows, -1, np.int64), np.zeros((4 * rows, 2), np.int64)
+        mask, used = 4 * rows - 1, 0
+        for h in np.flatnonzero(S.HK >= 0).tolist():
+            key = int(S.HK[h])
+            g = (key * 0x9E3779B1) & mask                  # engine.qslot's probe
+            while HK[g] != -1:
+                g = (g + 1) & mask
+            HK[g], HV[g] = key, S.HV[h]
+            used += 1
+        num = np.array([len(spare), used, S.NUM[N_HEAP]], np.int64)
+        self.S = S._replace(POOL=pool, FREE=free, HEAP=heap, HK=HK, HV=HV, NUM=num)
+
+    # ---- faults: the reference's exceptions, from the engine's ERR
+    def raise_error(self) -> None:
+        sim, S = self.sim, self.S
+        code, lane, addr, why = (int(x) for x in S.ERR[:4])
+        w = self.warp_at.get(int(S.G[G_LASTW]))
+        if code == E_OFF_END:
+            raise InstructionError(sim.ran_off_end(self.warp_at[int(S.ERR[4])], addr))
+        if code == E_BRA_U:
+            raise InstructionError(sim.bra_u_disagrees(w, addr, to_lanes(lane), to_lanes(why)))
+        if code == E_BAR_ID:
+            raise InstructionError(sim.no_such_barrier(w, addr))
+        if code == E_SYNC_EMPTY:
+            raise InstructionError(sim.sync_without_stack(w))
+        if code == E_OVERFLOW:
+            raise StackOverflow(w.overflow_message())
+        if code == E_GLOBAL:
+            sim.gmem._fault(np.array([addr]), np.array([why]), [lane])
+        space = "shared" if code == E_SHARED else "local"
+        raise MemoryFault(space, addr, lane, sim.bad_address_reason(space, addr))
+
+
+def _reduction(sim, pc: int) -> str | None:
+    """The reduction modifier of the BAR before `pc`, as the reference keeps it."""
+    mods = sim.code[(pc - 8) >> 3].ins.mods
+    return mods[1] if len(mods) > 1 else None
+
+
+def _ticks(t) -> int:
+    return INF if t == float("inf") else int(t)
+
+
+def _time(t) -> int | float:
+    return float("inf") if t >= INF else int(t)
+
+
+def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | None]:
+    """Simulator.advance on the compiled engine (the first call binds the launched blocks)."""
+    core = sim.core
+    G = core.S.G                        # (grow replaces other arrays of core.S, never G)
+    core.bind_new_blocks()
+    G[G_UNTIL] = until
+    sim.start_checks()
+    G[G_CHECK_AT] = sim.check_at
+    while True:
+        event = E.advance(core.S)
+        if event == EV_GROW:
+            core.grow()
+            continue
+        if event == EV_BLOCK_DONE:
+            core.block_done(int(G[G_EVENT_ARG]))
+            continue
+        if event == EV_CHECK:
+            core._sync_clock()
+            quiet = fingerprints and sim.now - sim.last_change > sim.config.quiet_cycles
+            if quiet:
+                core.export()
+            repeat = sim.quiet_check(fingerprints)
+            G[G_CHECK_AT] = sim.check_at
+            if repeat is not None:
+                return "livelock", repeat
+            if sim.now > until:
+                core.export()
+                return "budget", None
+            continue
+        core.export()
+        if event == EV_ERROR:
+            core.raise_error()
+        return {EV_FINISHED: "finished", EV_DEADLOCK: "deadlock", EV_BUDGET: "budget"}[event], None

@@ -1,0 +1,1247 @@
+"""The compiled core: the reference simulator's main loop, issue and instruction semantics over
+flat arrays, compiled to native code by numba (and cached on disk, so a launch pays no compile).
+
+    event = advance(S)       # S: state.State, the whole machine as arrays; returns an EV_* code
+
+It runs cycle after cycle exactly as simulator.Simulator.advance does, in the same order (SMs,
+then schedulers, the same picks, the same latencies, the same memory model), and returns to
+Python only for what Python must see: a block that finished (its SM takes new blocks), a check
+for a quiet machine (livelock fingerprints, progress), a fault, or the end. The loop's place is
+kept in S.G, so a run resumes where it stopped, in the middle of a cycle if need be.
+
+Every step mirrors a method of the reference and says which; a change to one is a change to
+both, and tests/sim/test_engines.py compares the two on every program it can find.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import *  # noqa: F403 -- the column and code names the engine and the bridge share
+
+M32 = 0xFFFFFFFF
+P61 = (1 << 61) - 1
+
+
+# ---- lanes ------------------------------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def popcount(x):
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return (x * 0x01010101 & M32) >> 24
+
+
+@njit(cache=True, _nrt=False)
+def lowest(m):
+    k = 0
+    while not (m >> k) & 1:
+        k += 1
+    return k
+
+
+@njit(cache=True, _nrt=False)
+def pred_mask(preds, w, p, neg):
+    """A predicate register as a lane mask (bit i = lane i)."""
+    out = 0
+    row = preds[w, p]
+    for lane in range(32):
+        if row[lane]:
+            out |= 1 << lane
+    return (~out & M32) if neg else out
+
+
+@njit(cache=True, _nrt=False)
+def insertion_sort(a, n):
+    for k in range(1, n):
+        v = a[k]
+        j = k - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
+# ---- operands (execute._unsigned / _signed / _pred) -------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def src(T, i, k, regs, preds, w, lane):
+    c = T_A + OPERAND * k
+    t = T[i, c]
+    if t == O_REG:
+        v = np.int64(regs[w, T[i, c + 1], lane])
+        if T[i, c + 2]:
+            v = -v & M32
+        elif T[i, c + 3]:
+            v = ~v & M32
+        return v
+    if t == O_PRED:
+        b = preds[w, T[i, c + 1], lane]
+        return np.int64(not b if T[i, c + 2] else b)
+    return T[i, c + 1]
+
+
+@njit(cache=True, _nrt=False)
+def signed(v):
+    return v - (1 << 32) if v & 0x80000000 else v
+
+
+@njit(cache=True, _nrt=False)
+def combine(op, a, b):
+    if op == 0:
+        return a and b
+    if op == 1:
+        return a or b
+    return a != b
+
+
+@njit(cache=True, _nrt=False)
+def compare(cmp, a, b):
+    if cmp == 0:
+        return a < b
+    if cmp == 1:
+        return a == b
+    if cmp == 2:
+        return a <= b
+    if cmp == 3:
+        return a > b
+    if cmp == 4:
+        return a != b
+    if cmp == 5:
+        return a >= b
+    return cmp == 7
+
+
+# ---- ordinary instructions (execute.SEMANTICS) ---------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def alu(S, T, i, w, m):
+    """Every instruction without memory: write the lanes of m (RZ and pt are never written)."""
+    regs, preds = S.regs, S.preds
+    op, d = T[i, T_OP], T[i, T_D]
+    if op == OP_ISETP or op == OP_PSETP:
+        d2, mode, comb = T[i, T_D2], T[i, T_MODE], T[i, T_MODE2]
+        for lane in range(32):
+            if not (m >> lane) & 1:
+                continue
+            if op == OP_ISETP:
+                a, b = src(T, i, 0, regs, preds, w, lane), src(T, i, 1, regs, preds, w, lane)
+                if T[i, T_SIGNED]:
+                    a, b = signed(a), signed(b)
+                t = compare(mode, a, b)
+            else:
+                t = combine(mode, src(T, i, 0, regs, preds, w, lane) != 0, src(T, i, 1, regs, preds, w, lane) != 0)
+            c = src(T, i, 2, regs, preds, w, lane) != 0
+            if d != 7:
+                preds[w, d, lane] = combine(comb, t, c)
+            if d2 != 7:
+                preds[w, d2, lane] = combine(comb, not t, c)
+        return -1
+    if op == OP_VOTE:
+        mask = 0
+        for lane in range(32):
+            if src(T, i, 0, regs, preds, w, lane):
+                mask |= 1 << lane
+        mask &= m
+        kind, d2 = T[i, T_MODE], T[i, T_D2]
+        v = mask != 0 if kind == 0 else (mask == m if kind == 1 else (mask == 0 or mask == m))
+        for lane in range(32):
+            if (m >> lane) & 1:
+                if d != 63:
+                    regs[w, d, lane] = mask
+                if d2 != 7:
+                    preds[w, d2, lane] = v
+        return -1
+    if d == 63 or op == OP_NOP:
+        return -1
+    for lane in range(32):
+        if not (m >> lane) & 1:
+            continue
+        if op == OP_S2R:
+            v = special(S, T[i, T_MODE], w, lane)
+        else:
+            v = arith(T, i, op, regs, preds, w, lane)
+        regs[w, d, lane] = v
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def special(S, which, w, lane):
+    W, cfg = S.W, S.cfg
+    if which <= 2:
+        t = 32 * W[w, W_INDEX] + lane
+        bx, by = cfg[C_BLOCK_X], cfg[C_BLOCK_Y]
+        return (t % bx, (t // bx) % by, t // (bx * by))[which] & M32
+    if which <= 5:
+        return S.B[W[w, W_BLOCK], B_X + which - 3]
+    if which == 6:
+        return lane
+    if which == 7:
+        return (1 << lane) - 1
+    now = S.G[G_NOW]
+    return now & M32 if which == 8 else (now >> 32) & M32
+
+
+@njit(cache=True, _nrt=False)
+def arith(T, i, op, regs, preds, w, lane):
+    a = src(T, i, 0, regs, preds, w, lane)
+    b = src(T, i, 1, regs, preds, w, lane)
+    if op == OP_MOV or op == OP_MOV32I:
+        return a
+    if op == OP_IADD or op == OP_IADD32I:
+        return (a + b) & M32
+    if op == OP_ISCADD:
+        return ((a << (src(T, i, 2, regs, preds, w, lane) & 31)) + b) & M32
+    if op == OP_IMUL or op == OP_IMAD:
+        if T[i, T_HI]:
+            if T[i, T_SIGNED]:
+                p = (signed(a) * signed(b)) >> 32
+            else:
+                p = np.int64((np.uint64(a) * np.uint64(b)) >> np.uint64(32))
+            p &= M32
+        else:
+            p = (a * b) & M32
+        if op == OP_IMAD:
+            p = (p + src(T, i, 2, regs, preds, w, lane)) & M32
+        return p
+    if op == OP_SHL:
+        return (a << b) & M32 if b < 32 else 0
+    if op == OP_SHR:
+        if not T[i, T_SIGNED]:
+            return a >> b if b < 32 else 0
+        return (signed(a) >> min(b, 31)) & M32
+    if op == OP_LOP or op == OP_LOP32I:
+        k = T[i, T_MODE]
+        return a & b if k == 0 else (a | b if k == 1 else (a ^ b if k == 2 else b))
+    if op == OP_IMNMX:
+        c = src(T, i, 2, regs, preds, w, lane)
+        x, y = (signed(a), signed(b)) if T[i, T_SIGNED] else (a, b)
+        return (min(x, y) if c else max(x, y)) & M32
+    if op == OP_SEL:
+        return a if src(T, i, 2, regs, preds, w, lane) else b
+    return popcount(a & b)                                   # POPC
+
+
+# ---- faults: the bridge raises the reference's exception from ERR ------------------------------
+
+@njit(cache=True, _nrt=False)
+def fail(S, code, lane, addr, why):
+    S.ERR[0], S.ERR[1], S.ERR[2], S.ERR[3] = code, lane, addr, why
+    return EV_ERROR
+
+
+# ---- shared memory and the lock unit (execute.Pattern, _lds, _sts, _ldslk) -------------------------
+
+@njit(cache=True, _nrt=False)
+def shared_pattern(S, T, i, w, m):
+    """Fill S.LANES / S.WORDS with the active lanes and their SM words; (count, transactions,
+    lock transactions, distinct bits), or count -1 after a fault."""
+    W, cfg, lanes, words = S.W, S.cfg, S.LANES, S.WORDS
+    base_reg, off = T[i, T_MEMBASE], T[i, T_MEMOFF]
+    size, base = cfg[C_SHARED_BYTES], S.B[W[w, W_BLOCK], B_BASE]
+    n = 0
+    for lane in range(32):
+        if not (m >> lane) & 1:
+            continue
+        a = (np.int64(S.regs[w, base_reg, lane]) + off) & M32 if base_reg != 63 else off & M32
+        if a & 3 or a >= size:
+            fail(S, E_SHARED, lane, a, 0 if a & 3 else 1)
+            return -1, 0, 0, False
+        lanes[n] = lane
+        words[n] = (base + a) >> 2
+        n += 1
+    banks, nbits, order, count = cfg[C_BANKS], cfg[C_LOCK_BITS], S.SORTED, S.BANKS
+    # bank conflicts: the most distinct words any one bank must serve
+    for k in range(n):
+        order[k] = words[k]
+    insertion_sort(order, n)
+    transactions = 1
+    for k in range(n):
+        if k == 0 or order[k] != order[k - 1]:
+            b = order[k] % banks
+            count[b] += 1
+            transactions = max(transactions, count[b])
+    for k in range(n):
+        count[order[k] % banks] = 0
+    # the lock unit: the most lanes on one lock bit
+    for k in range(n):
+        order[k] = words[k] & (nbits - 1)
+    insertion_sort(order, n)
+    locks, run = 1, 1
+    for k in range(1, n):
+        run = run + 1 if order[k] == order[k - 1] else 1
+        locks = max(locks, run)
+    distinct = locks == 1
+    return n, transactions, locks, distinct
+
+
+@njit(cache=True, _nrt=False)
+def shared_latency(cfg, transactions):
+    return cfg[C_SHARED_LAT] + cfg[C_SHARED_REPLAY] * (transactions - 1)
+
+
+@njit(cache=True, _nrt=False)
+def lock_latency(cfg, transactions, locks):
+    return cfg[C_SHARED_LAT] + max(cfg[C_SHARED_REPLAY] * (transactions - 1), cfg[C_LOCK_REPLAY] * (locks - 1))
+
+
+@njit(cache=True, _nrt=False)
+def shared_op(S, T, i, w, m):
+    """LDS, STS, STSUL, LDSLK: the latency, or -2 after a fault."""
+    n, transactions, locks, distinct = shared_pattern(S, T, i, w, m)
+    if n < 0:
+        return -2
+    W, cfg, lanes, words = S.W, S.cfg, S.LANES, S.WORDS
+    sm, op, d = W[w, W_SM], T[i, T_OP], T[i, T_D]
+    smem = S.shared[sm]
+    if op == OP_LDS:
+        if d != 63:
+            for k in range(n):
+                S.regs[w, d, lanes[k]] = smem[words[k]]
+        return shared_latency(cfg, transactions)
+    if op == OP_STS or op == OP_STSUL:
+        changed = False
+        uid, pc = W[w, W_UID], W[w, W_PC]
+        for k in range(n):                  # compare every lane with memory before any is written
+            S.FLAGS[k] = smem[words[k]] != S.regs[w, d, lanes[k]]
+        for k in range(n):
+            if S.FLAGS[k]:
+                x = words[k]
+                S.swriter[sm, x, 0], S.swriter[sm, x, 1], S.swriter[sm, x, 2] = uid, lanes[k], pc
+                changed = True
+        if changed:
+            S.G[G_LAST_CHANGE] = S.G[G_NOW]
+        for k in range(n):
+            smem[words[k]] = S.regs[w, d, lanes[k]]
+        if op == OP_STS:
+            return shared_latency(cfg, transactions)
+        nbits = cfg[C_LOCK_BITS]
+        for k in range(n):
+            b = words[k] & (nbits - 1)
+            S.lockfree[sm, b] = 1
+            S.holder[sm, b, 0] = -1
+        return lock_latency(cfg, transactions, locks)
+    # LDSLK: every lane whose bit is free takes it (lanes sharing a bit: the lowest asking wins)
+    nbits, got = cfg[C_LOCK_BITS], 0
+    uid, pc = W[w, W_UID], W[w, W_PC]
+    if distinct:
+        for k in range(n):
+            S.FLAGS[k] = S.lockfree[sm, words[k] & (nbits - 1)]
+        for k in range(n):
+            if S.FLAGS[k]:
+                S.lockfree[sm, words[k] & (nbits - 1)] = 0
+    else:
+        for k in range(n):
+            b = words[k] & (nbits - 1)
+            S.FLAGS[k] = S.lockfree[sm, b]
+            if S.FLAGS[k]:
+                S.lockfree[sm, b] = 0
+    for k in range(n):
+        if S.FLAGS[k]:
+            got |= 1 << lanes[k]
+            b = words[k] & (nbits - 1)
+            S.holder[sm, b, 0], S.holder[sm, b, 1], S.holder[sm, b, 2], S.holder[sm, b, 3] = uid, lanes[k], pc, words[k]
+    if d != 63:
+        for k in range(n):
+            S.regs[w, d, lanes[k]] = smem[words[k]]
+    pd = T[i, T_D2]
+    if pd != 7:
+        for lane in range(32):
+            if (m >> lane) & 1:
+                S.preds[w, pd, lane] = (got >> lane) & 1
+    return lock_latency(cfg, transactions, locks)
+
+
+# ---- weak memory's containers, as arrays (typed containers would need numba's reference counts,
+# which cost more than the simulation): a hash of (SM, word) → queue, a pool of queued stores, a
+# binary heap of stores on their way to L2. Their sizes grow through EV_GROW (state.grow).
+
+@njit(cache=True, _nrt=False)
+def qslot(S, key):
+    """The hash slot of key's queue, or of the empty slot where it would go."""
+    HK = S.HK
+    mask = HK.shape[0] - 1
+    h = (key * 0x9E3779B1) & mask
+    first_free = -1
+    while True:
+        k = HK[h]
+        if k == key:
+            return h
+        if k == -1:
+            return h if first_free < 0 else first_free
+        if k == -2 and first_free < 0:
+            first_free = h
+        h = (h + 1) & mask
+
+
+@njit(cache=True, _nrt=False)
+def qhead(S, key):
+    """The first queued store of key (an index into S.POOL), or -1."""
+    h = qslot(S, key)
+    return S.HV[h, 0] if S.HK[h] == key else -1
+
+
+@njit(cache=True, _nrt=False)
+def qappend(S, key, seq, sm_at, l2_at, value, uid, lane, pc):
+    h = qslot(S, key)
+    n = S.NUM
+    r = S.FREE[n[N_FREE] - 1]
+    n[N_FREE] -= 1
+    S.POOL[r, 0], S.POOL[r, 1], S.POOL[r, 2], S.POOL[r, 3] = seq, sm_at, l2_at, value
+    S.POOL[r, 4], S.POOL[r, 5], S.POOL[r, 6], S.POOL[r, 7] = uid, lane, pc, -1
+    if S.HK[h] == key:
+        S.POOL[S.HV[h, 1], 7] = r
+        S.HV[h, 1] = r
+    else:
+        if S.HK[h] == -1:
+            n[N_USED] += 1
+        S.HK[h] = key
+        S.HV[h, 0], S.HV[h, 1] = r, r
+
+
+@njit(cache=True, _nrt=False)
+def qpop(S, key):
+    """Drop the first queued store of key; True when the queue is now empty."""
+    h = qslot(S, key)
+    r = S.HV[h, 0]
+    S.FREE[S.NUM[N_FREE]] = r
+    S.NUM[N_FREE] += 1
+    nxt = S.POOL[r, 7]
+    if nxt < 0:
+        S.HK[h] = -2
+        return True
+    S.HV[h, 0] = nxt
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def heap_less(H, a, b):
+    return H[a, 0] < H[b, 0] or (H[a, 0] == H[b, 0] and H[a, 1] < H[b, 1])
+
+
+@njit(cache=True, _nrt=False)
+def heap_swap(H, a, b):
+    for j in range(4):
+        H[a, j], H[b, j] = H[b, j], H[a, j]
+
+
+@njit(cache=True, _nrt=False)
+def heap_push(S, l2_at, seq, sm, x):
+    """heapq.heappush of (l2_at, seq, sm, x): the same array order as heapq's list."""
+    H, n = S.HEAP, S.NUM[N_HEAP]
+    H[n, 0], H[n, 1], H[n, 2], H[n, 3] = l2_at, seq, sm, x
+    S.NUM[N_HEAP] = n + 1
+    k = n
+    while k > 0:
+        parent = (k - 1) >> 1
+        if heap_less(H, k, parent):
+            heap_swap(H, k, parent)
+            k = parent
+        else:
+            break
+
+
+@njit(cache=True, _nrt=False)
+def heap_pop(S):
+    """heapq.heappop into row 'HEAP[n]' (the old last row's place); returns its index."""
+    H = S.HEAP
+    n = S.NUM[N_HEAP] - 1
+    S.NUM[N_HEAP] = n
+    heap_swap(H, 0, n)                      # the smallest goes to row n, the last to the root
+    # heapq's _siftup: move the hole down to a leaf along the smaller children, then sift up
+    pos, end = 0, n
+    child = 1
+    while child < end:
+        right = child + 1
+        if right < end and not heap_less(H, child, right):
+            child = right
+        heap_swap(H, pos, child)
+        pos = child
+        child = 2 * pos + 1
+    while pos > 0:
+        parent = (pos - 1) >> 1
+        if heap_less(H, pos, parent):
+            heap_swap(H, pos, parent)
+            pos = parent
+        else:
+            break
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def l1_find(S, sm, line):
+    for q in range(S.l1line.shape[1]):
+        if S.l1line[sm, q] == line:
+            return q
+    return -1
+
+
+# ---- global memory (execute.GlobalPattern; weakmem.ScMemory and WeakMemory) ----------------------
+
+@njit(cache=True, _nrt=False)
+def global_pattern(S, w, m, base_reg, off):
+    """Fill S.LANES / S.IDX with the active lanes and their word indices; (count, segments), or
+    count -1 after a fault (the first lane, in lane order, with a bad address)."""
+    cfg, lanes, idx, seg = S.cfg, S.LANES, S.IDX, S.WORDS
+    gbase, nwords = cfg[C_GLOBAL_BASE], cfg[C_NGLOBAL]
+    n = 0
+    segments = 0
+    for lane in range(32):
+        if not (m >> lane) & 1:
+            continue
+        a = (np.int64(S.regs[w, base_reg, lane]) + off) & M32 if base_reg != 63 else off & M32
+        x = (a - gbase) >> 2
+        if a & 3 or x < 0 or x >= nwords or not S.gvalid[x]:
+            fail(S, E_GLOBAL, lane, a, x)
+            return -1, 0
+        lanes[n], idx[n] = lane, x
+        s = a >> 7
+        new = True
+        for j in range(segments):
+            if seg[j] == s:
+                new = False
+                break
+        if new:
+            seg[segments] = s
+            segments += 1
+        n += 1
+    return n, max(segments, 1)
+
+
+@njit(cache=True, _nrt=False)
+def l1_drop(S, sm, line):
+    """L1 is write-evict: a store (or an atomic) of this SM to the line drops it."""
+    q = l1_find(S, sm, line)
+    if q >= 0:
+        S.l1line[sm, q] = -1
+        S.l1count[sm] -= 1
+
+
+@njit(cache=True, _nrt=False)
+def l1_read(S, sm, n):
+    """WeakMemory._through_l1: S.VALUES from this SM's L1, filling the lines it lacks (sorted,
+    evicting the oldest); True when every line was there."""
+    cfg, idx = S.cfg, S.IDX
+    nglobal, nlines = cfg[C_NGLOBAL], cfg[C_L1_LINES]
+    lines = S.LINES
+    count = 0
+    for k in range(n):                       # the distinct lines, sorted
+        line = idx[k] >> 5
+        new = True
+        for j in range(count):
+            if lines[j] == line:
+                new = False
+                break
+        if new:
+            lines[count] = line
+            count += 1
+    insertion_sort(lines, count)
+    hit = True
+    for j in range(count):
+        line = lines[j]
+        slot = l1_find(S, sm, line)
+        if slot < 0:
+            hit = False
+            S.G[G_MISSES] += 1
+            if S.l1count[sm] >= nlines:
+                oldest, at = -1, 0
+                for q in range(nlines):
+                    if S.l1line[sm, q] >= 0 and (oldest < 0 or S.l1stamp[sm, q] < at):
+                        oldest, at = q, S.l1stamp[sm, q]
+                l1_drop(S, sm, S.l1line[sm, oldest])
+            slot = 0
+            while S.l1line[sm, slot] >= 0:
+                slot += 1
+            S.l1line[sm, slot] = line
+            S.L1SEQ[0] += 1
+            S.l1stamp[sm, slot] = S.L1SEQ[0]
+            start, end = line * 32, min(line * 32 + 32, nglobal)
+            for q in range(end - start):
+                S.l1words[sm, slot, q] = S.gwords[start + q]
+            S.l1count[sm] += 1
+        else:
+            S.G[G_HITS] += 1
+        S.SLOTS[j] = slot
+    for k in range(n):
+        x = idx[k]
+        j = 0
+        while lines[j] != x >> 5:
+            j += 1
+        S.VALUES[k] = S.l1words[sm, S.SLOTS[j], x & 31]
+    return hit
+
+
+@njit(cache=True, _nrt=False)
+def load(S, w, n, cached):
+    """An LD of n lanes (S.LANES, S.IDX): S.VALUES, and the extra latency of an L1 hit."""
+    cfg, W = S.cfg, S.W
+    extra = 0
+    if not cfg[C_WEAK]:
+        for k in range(n):
+            S.VALUES[k] = S.gwords[S.IDX[k]]
+        return extra
+    sm = W[w, W_SM]
+    if cached:
+        if l1_read(S, sm, n):
+            extra = cfg[C_L1_LAT] - cfg[C_GLOBAL_LAT]
+    else:
+        for k in range(n):
+            S.VALUES[k] = S.gwords[S.IDX[k]]
+    if S.qcount[sm]:
+        now, uid = S.G[G_NOW], W[w, W_UID]
+        P = S.POOL
+        for k in range(n):
+            r = qhead(S, sm * cfg[C_NGLOBAL] + S.IDX[k])
+            found = -1                          # the newest store this warp may see
+            while r >= 0:
+                if P[r, 4] == uid or P[r, 1] <= now:
+                    found = r
+                r = P[r, 7]
+            if found >= 0:
+                S.VALUES[k] = P[found, 3]
+                if P[found, 4] != uid and P[found, 2] > S.observed[w]:
+                    S.observed[w] = P[found, 2]
+    return extra
+
+
+@njit(cache=True, _nrt=False)
+def py_hash_int(x):
+    """CPython's hash of an int (x mod 2**61 - 1, with the sign; -1 is -2)."""
+    h = x % P61 if x >= 0 else -((-x) % P61)
+    return -2 if h == -1 else h
+
+
+@njit(cache=True, _nrt=False)
+def py_hash5(a, b, c, d, e):
+    """CPython's hash of a tuple of five ints (xxHash's round, Objects/tupleobject.c)."""
+    acc = np.uint64(2870177450012600261)
+    p1, p2 = np.uint64(11400714785074694791), np.uint64(14029467366897019727)
+    for x in (a, b, c, d, e):
+        acc += np.uint64(py_hash_int(x)) * p2
+        acc = (acc << np.uint64(31)) | (acc >> np.uint64(33))
+        acc *= p1
+    acc += np.uint64(5) ^ np.uint64(2870177450012600261 ^ 3527539)
+    if acc == np.uint64(0xFFFFFFFFFFFFFFFF):
+        return 1546275796
+    return np.int64(acc)
+
+
+
+@njit(cache=True, _nrt=False)
+def store(S, w, n, segments, vreg):
+    """An ST of n lanes (S.LANES, S.IDX) of register vreg."""
+    cfg, W, G = S.cfg, S.W, S.G
+    now, uid, pc = G[G_NOW], W[w, W_UID], W[w, W_PC]
+    nglobal = cfg[C_NGLOBAL]
+    if not cfg[C_WEAK]:
+        changed = False
+        for k in range(n):
+            S.FLAGS[k] = S.gwords[S.IDX[k]] != S.regs[w, vreg, S.LANES[k]]
+        for k in range(n):
+            if S.FLAGS[k]:
+                x = S.IDX[k]
+                S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, S.LANES[k], pc
+                changed = True
+        if changed:
+            G[G_LAST_CHANGE] = now
+        for k in range(n):
+            S.gwords[S.IDX[k]] = S.regs[w, vreg, S.LANES[k]]
+        done = now + cfg[C_GSTORE_LAT] + segments - 1
+        if done > W[w, W_STORES]:
+            W[w, W_STORES] = done
+        return
+    sm = W[w, W_SM]
+    mix = py_hash5(cfg[C_SEED], uid, pc, S.IDX[0], np.int64(S.regs[w, vreg, S.LANES[0]])) & 0xFFFFFFFFFFFF
+    sm_at = max(now + 1 + mix % (cfg[C_SM_JITTER] + 1), S.floor[w])
+    l2_at = now + cfg[C_GSTORE_LAT] - cfg[C_STORE_JITTER] // 2 + (mix >> 16) % (cfg[C_STORE_JITTER] + 1)
+    if (mix >> 32) % cfg[C_STRAGGLER_EVERY] == 0:
+        l2_at += (mix >> 36) % (cfg[C_STRAGGLER_DELAY] + 1)
+    l2_at = max(sm_at, l2_at + segments - 1)
+    last_sm = sm_at
+    for k in range(n):
+        x, lane = S.IDX[k], S.LANES[k]
+        key = sm * nglobal + x
+        a, b = sm_at, l2_at
+        h = qslot(S, key)
+        if S.HK[h] != key:
+            S.qcount[sm] += 1
+        else:                                   # one SM's stores to one word stay in order
+            last = S.HV[h, 1]
+            a, b = max(a, S.POOL[last, 1]), max(b, S.POOL[last, 2])
+        G[G_SEQ] += 1
+        seq = G[G_SEQ]
+        qappend(S, key, seq, a, b, np.int64(S.regs[w, vreg, lane]), uid, lane, pc)
+        heap_push(S, b, seq, sm, x)
+        S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, lane, pc
+        last_sm = max(last_sm, a)
+        if b > W[w, W_STORES]:
+            W[w, W_STORES] = b
+        l1_drop(S, sm, x >> 5)
+    S.smlast[w] = max(S.smlast[w], last_sm)
+    G[G_NEXT_DRAIN] = S.HEAP[0, 0]
+
+
+@njit(cache=True, _nrt=False)
+def retire(S, sm, x, seq):
+    """WeakMemory._retire: the oldest queued store of this SM to word x reaches L2 (if it is seq)."""
+    key = sm * S.cfg[C_NGLOBAL] + x
+    r = qhead(S, key)
+    if r < 0 or S.POOL[r, 0] != seq:
+        return
+    value = S.POOL[r, 3]
+    if qpop(S, key):
+        S.qcount[sm] -= 1
+    if S.gwords[x] != value:
+        S.gwords[x] = value
+        S.G[G_LAST_CHANGE] = S.G[G_NOW]
+    l1_drop(S, sm, x >> 5)
+
+
+@njit(cache=True, _nrt=False)
+def drain(S, now):
+    H = S.HEAP
+    while S.NUM[N_HEAP] and H[0, 0] <= now:
+        r = heap_pop(S)
+        retire(S, H[r, 2], H[r, 3], H[r, 1])
+    S.G[G_NEXT_DRAIN] = H[0, 0] if S.NUM[N_HEAP] else INF
+
+
+@njit(cache=True, _nrt=False)
+def fence(S, w, cta):
+    cfg, W = S.cfg, S.W
+    now = S.G[G_NOW]
+    if not cfg[C_WEAK]:
+        if cta:
+            return cfg[C_MEMBAR_CTA]
+        return max(0, W[w, W_STORES] - now) + cfg[C_MEMBAR_GL]
+    if cta:
+        last = S.smlast[w]
+        S.floor[w] = last
+        return max(cfg[C_MEMBAR_CTA], last - now)
+    until = max(W[w, W_STORES], S.observed[w])
+    return max(0, until - now) + cfg[C_MEMBAR_GL]
+
+
+@njit(cache=True, _nrt=False)
+def atomic_op(op, sgn, old, b, c):
+    if op == 0:
+        return (old + b) & M32
+    if op == 1:
+        return old if (signed(old) <= signed(b) if sgn else old <= b) else b
+    if op == 2:
+        return old if (signed(old) >= signed(b) if sgn else old >= b) else b
+    if op == 3:
+        return 0 if old >= b else old + 1
+    if op == 4:
+        return b if old == 0 or old > b else old - 1
+    if op == 5:
+        return old & b
+    if op == 6:
+        return old | b
+    if op == 7:
+        return old ^ b
+    if op == 8:
+        return b
+    return c if old == b else old
+
+
+@njit(cache=True, _nrt=False)
+def global_op(S, T, i, w, m):
+    """LD, ST, ATOM, RED: the latency (-1: none), or -2 after a fault."""
+    cfg, W, G = S.cfg, S.W, S.G
+    op = T[i, T_OP]
+    n, segments = global_pattern(S, w, m, T[i, T_MEMBASE], T[i, T_MEMOFF])
+    if n < 0:
+        return -2
+    if op == OP_LD:
+        extra = load(S, w, n, T[i, T_MODE])
+        d = T[i, T_D]
+        if d != 63:
+            for k in range(n):
+                S.regs[w, d, S.LANES[k]] = S.VALUES[k]
+        return cfg[C_GLOBAL_LAT] + extra + segments - 1
+    if op == OP_ST:
+        store(S, w, n, segments, T[i, T_D])
+        return -1
+    # ATOM / RED, performed at L2 one lane at a time, after this SM's queued stores to the word
+    sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
+    if cfg[C_WEAK]:
+        for k in range(n):
+            x = S.IDX[k]
+            key = sm * cfg[C_NGLOBAL] + x
+            r = qhead(S, key)
+            while r >= 0:
+                retire(S, sm, x, S.POOL[r, 0])
+                r = qhead(S, key)
+            l1_drop(S, sm, x >> 5)
+    fn, sgn, d, vb, vc = T[i, T_MODE], T[i, T_SIGNED], T[i, T_D], T[i, T_MODE2], T[i, T_HI]
+    done = now
+    arrive = now + cfg[C_ATOMIC_LAT] // 2
+    for k in range(n):
+        lane, x = S.LANES[k], S.IDX[k]
+        old = np.int64(S.gwords[x])
+        new = atomic_op(fn, sgn, old, np.int64(S.regs[w, vb, lane]), np.int64(S.regs[w, vc, lane]))
+        if new != old:
+            S.gwords[x] = new
+            S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, lane, pc
+            G[G_LAST_CHANGE] = now
+        S.VALUES[k] = old
+        start = max(arrive, S.l2free[x])
+        S.l2free[x] = start + cfg[C_ATOMIC_OCC]
+        done = max(done, start + cfg[C_ATOMIC_OCC] + cfg[C_ATOMIC_LAT] // 2)
+    if d != 63:
+        for k in range(n):
+            S.regs[w, d, S.LANES[k]] = S.VALUES[k]
+    if op == OP_RED:
+        W[w, W_STORES] = max(W[w, W_STORES], done)
+        return -1
+    return done - now
+
+
+@njit(cache=True, _nrt=False)
+def local_op(S, T, i, w, m):
+    """LDL / STL: -1, or -2 after a fault."""
+    base_reg, off, d, limit = T[i, T_MEMBASE], T[i, T_MEMOFF], T[i, T_D], S.cfg[C_LOCAL_BYTES]
+    n = 0
+    for lane in range(32):
+        if (m >> lane) & 1:
+            a = (np.int64(S.regs[w, base_reg, lane]) + off) & M32 if base_reg != 63 else off & M32
+            if a & 3 or a >= limit:
+                fail(S, E_LOCAL, lane, a, 0 if a & 3 else 1)
+                return -2
+            S.LANES[n], S.IDX[n] = lane, a >> 2
+            n += 1
+    for k in range(n):
+        lane, x = S.LANES[k], S.IDX[k]
+        if T[i, T_OP] == OP_LDL:
+            if d != 63:
+                S.regs[w, d, lane] = S.local[w, x, lane]
+        else:
+            S.local[w, x, lane] = S.regs[w, d, lane]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def push(S, w, kind, mask, pc):
+    sp = S.W[w, W_SP]
+    if sp >= MAX_STACK:
+        return fail(S, E_OVERFLOW, 0, 0, 0)
+    S.stack[w, sp] = kind | (mask << 2) | (pc << 34)
+    S.W[w, W_SP] = sp + 1
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def pop(S, w):
+    """Resume the next path from the stack; False when nothing is left (the warp is done)."""
+    W = S.W
+    exited = W[w, W_EXITED]
+    while W[w, W_SP]:
+        W[w, W_SP] -= 1
+        e = S.stack[w, W[w, W_SP]]
+        mask = (e >> 2) & M32 & ~exited
+        if mask:
+            W[w, W_ACTIVE], W[w, W_PC] = mask, e >> 34
+            return True
+    W[w, W_ACTIVE] = 0
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def leave(S, w, lanes, until_break):
+    W = S.W
+    W[w, W_ACTIVE] &= ~lanes
+    for k in range(W[w, W_SP] - 1, -1, -1):
+        e = S.stack[w, k]
+        if until_break and (e & 3) == PBK:
+            break
+        S.stack[w, k] = e & ~(lanes << 2)
+
+
+# ---- schedulers (simulator.Scheduler) -------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def pick(S, s, now):
+    SCH, SW, W = S.SCH, S.SW, S.W
+    n = SCH[s, S_N]
+    policy = S.cfg[C_POLICY]
+    if policy == 0:                                    # lrr
+        start = SCH[s, S_LAST] + 1
+        for i in range(n):
+            k = (start + i) % n
+            if W[SW[s, k], W_READY] <= now:
+                SCH[s, S_LAST] = k
+                return SW[s, k]
+        return -1
+    if policy == 1:                                    # gto
+        last = SCH[s, S_LAST]
+        if 0 <= last < n and W[SW[s, last], W_READY] <= now:
+            return SW[s, last]
+        for k in range(n):
+            if W[SW[s, k], W_READY] <= now:
+                SCH[s, S_LAST] = k
+                return SW[s, k]
+        return -1
+    for k in range(n - 1, -1, -1):                     # adversarial: youngest first
+        if W[SW[s, k], W_READY] <= now:
+            return SW[s, k]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def idle(S, s):
+    wake = INF
+    for k in range(S.SCH[s, S_N]):
+        wake = min(wake, S.W[S.SW[s, k], W_READY])
+    S.SCH[s, S_WAKE] = wake
+
+
+@njit(cache=True, _nrt=False)
+def ready_by(S, w, cycle):
+    s = S.W[w, W_SCHED]
+    if cycle < S.SCH[s, S_WAKE]:
+        S.SCH[s, S_WAKE] = cycle
+
+
+@njit(cache=True, _nrt=False)
+def unschedule(S, w):
+    s = S.W[w, W_SCHED]
+    n = S.SCH[s, S_N]
+    k = 0
+    while S.SW[s, k] != w:
+        k += 1
+    for j in range(k, n - 1):
+        S.SW[s, j] = S.SW[s, j + 1]
+    S.SCH[s, S_N] = n - 1
+    if S.SCH[s, S_LAST] >= k:
+        S.SCH[s, S_LAST] -= 1
+
+
+# ---- block barriers (Simulator._barrier / _maybe_release) -----------------------------------------
+
+@njit(cache=True, _nrt=False)
+def maybe_release(S, b, bar_id):
+    BAR, W, G = S.BAR, S.W, S.G
+    expected = BAR[b, bar_id, BAR_EXPECTED]
+    if not expected:
+        for k in range(S.B[b, B_NWARPS]):
+            if W[S.BW[b, k], W_WAIT] != WAIT_DONE:
+                expected += 32
+    if BAR[b, bar_id, BAR_ARRIVED] < expected:
+        return
+    BAR[b, bar_id, BAR_PRESENT] = 0
+    G[G_LAST_CHANGE] = G[G_NOW]
+    at = G[G_NOW] + S.cfg[C_BARRIER_LAT]
+    for k in range(BAR[b, bar_id, BAR_NWAIT]):
+        x, dest, red = S.BARW[b, bar_id, k, BW_WARP], S.BARW[b, bar_id, k, BW_DEST], S.BARW[b, bar_id, k, BW_RED]
+        if S.cfg[C_WEAK] and BAR[b, bar_id, BAR_STORES] > S.observed[x]:
+            S.observed[x] = BAR[b, bar_id, BAR_STORES]
+        W[x, W_WAIT] = WAIT_NONE
+        W[x, W_READY] = at
+        ready_by(S, x, at)
+        if dest >= 0 and dest != 63:
+            value = BAR[b, bar_id, BAR_ALL] if red == 1 else (BAR[b, bar_id, BAR_ANY] if red == 2 else BAR[b, bar_id, BAR_POPC])
+            S.regs[x, dest, :] = value
+
+
+@njit(cache=True, _nrt=False)
+def barrier(S, T, i, w):
+    """A warp arrives at a block barrier: 1 when it must wait, 0 when it goes on (ARV), or EV_ERROR."""
+    W, BAR, cfg = S.W, S.BAR, S.cfg
+    active = W[w, W_ACTIVE]
+    lane = lowest(active) if active else 0
+    have_id = T[i, T_A] != O_NONE
+    have_count = T[i, T_A + OPERAND] != O_NONE
+    bar_id = src(T, i, 0, S.regs, S.preds, w, lane) if have_id else 0
+    count = src(T, i, 1, S.regs, S.preds, w, lane) if have_count else 0
+    if not 0 <= bar_id < cfg[C_NAMED_BARRIERS]:
+        return fail(S, E_BAR_ID, 0, bar_id, 0)
+    b = W[w, W_BLOCK]
+    if not BAR[b, bar_id, BAR_PRESENT]:
+        BAR[b, bar_id, :] = 0
+        BAR[b, bar_id, BAR_PRESENT] = 1
+        BAR[b, bar_id, BAR_ALL] = 1
+        S.B[b, B_STAMPS] += 1
+        BAR[b, bar_id, BAR_STAMP] = S.B[b, B_STAMPS]
+    if have_count:
+        BAR[b, bar_id, BAR_EXPECTED] = count
+    BAR[b, bar_id, BAR_ARRIVED] += 32
+    if cfg[C_WEAK]:
+        BAR[b, bar_id, BAR_STORES] = max(BAR[b, bar_id, BAR_STORES], W[w, W_STORES], S.observed[w])
+    mode = T[i, T_MODE]
+    c = T_A + 3 * OPERAND
+    if T[i, c] == O_PRED or mode == 2:
+        votes = pred_mask(S.preds, w, T[i, c + 1], T[i, c + 2]) if T[i, c] == O_PRED else pred_mask(S.preds, w, 7, 0)
+        votes &= active
+        BAR[b, bar_id, BAR_POPC] += popcount(votes)
+        BAR[b, bar_id, BAR_ALL] &= votes == active
+        BAR[b, bar_id, BAR_ANY] |= votes != 0
+    if mode == 1:                                       # ARV: arrive and go on
+        maybe_release(S, b, bar_id)
+        return 0
+    W[w, W_WAIT] = WAIT_BAR
+    W[w, W_READY] = INF
+    W[w, W_REASON] = R_BARRIER
+    k = BAR[b, bar_id, BAR_NWAIT]
+    S.BARW[b, bar_id, k, BW_WARP] = w
+    S.BARW[b, bar_id, k, BW_DEST] = T[i, T_D] if mode == 2 else -1
+    S.BARW[b, bar_id, k, BW_RED] = T[i, T_MODE2]
+    S.BARW[b, bar_id, k, BW_PC] = W[w, W_PC]
+    BAR[b, bar_id, BAR_NWAIT] = k + 1
+    maybe_release(S, b, bar_id)
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def finish_warp(S, w):
+    """Simulator._finish_warp: the warp is done; barriers stop waiting for it; a block with no
+    warp left is an event (the bridge finishes it and launches the next)."""
+    W, G = S.W, S.G
+    G[G_LAST_CHANGE] = G[G_NOW]
+    W[w, W_WAIT] = WAIT_DONE
+    W[w, W_READY] = INF
+    W[w, W_ACTIVE] = 0
+    unschedule(S, w)
+    b = W[w, W_BLOCK]
+    S.B[b, B_LIVE] -= 1
+    for bar_id in range(S.cfg[C_NAMED_BARRIERS]):
+        if S.BAR[b, bar_id, BAR_PRESENT]:
+            maybe_release(S, b, bar_id)
+    if S.B[b, B_LIVE] == 0:
+        G[G_EVENT], G[G_EVENT_ARG] = EV_BLOCK_DONE, b
+
+
+# ---- issuing (Simulator.issue / _next / _simt_control) ---------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def next_issue(S, w, now, delay, reason):
+    """The warp may issue again `delay` cycles from now, or later if an operand is not ready."""
+    W, T = S.W, S.T
+    ready = now + delay
+    W[w, W_REASON] = reason if delay > 1 else R_DEP
+    nxt = W[w, W_PC] >> 3
+    if nxt < T.shape[0]:
+        start = T[nxt, T_DEPS]
+        for k in range(start, start + T[nxt, T_NDEPS]):
+            t = S.sb[w, S.slots[k]]
+            if t > ready:
+                ready = t
+                W[w, W_REASON] = R_DEP
+    W[w, W_READY] = ready
+
+
+@njit(cache=True, _nrt=False)
+def run_op(S, T, i, w, m):
+    op = T[i, T_OP]
+    if op == OP_LDS or op == OP_STS or op == OP_LDSLK or op == OP_STSUL:
+        return shared_op(S, T, i, w, m)
+    if op == OP_LD or op == OP_ST or op == OP_ATOM or op == OP_RED:
+        return global_op(S, T, i, w, m)
+    if op == OP_LDL or op == OP_STL:
+        return local_op(S, T, i, w, m)
+    if op == OP_MEMBAR:
+        return fence(S, w, T[i, T_MODE])
+    return alu(S, T, i, w, m)
+
+
+@njit(cache=True, _nrt=False)
+def sync(S, w):
+    """`.S`: the active lanes are done with this path; resume the next one from the stack."""
+    if S.W[w, W_SP] == 0:
+        return fail(S, E_SYNC_EMPTY, 0, S.W[w, W_PC] - 8, 0)
+    pop(S, w)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def control(S, T, i, w, m, now):
+    """A control instruction: 0, or EV_ERROR. Sets the warp's next issue unless it now waits."""
+    W, cfg = S.W, S.cfg
+    op, pc, active = T[i, T_OP], W[w, W_PC], W[w, W_ACTIVE]
+    delay, reason = 1, R_DEP
+    if op == OP_BRA:
+        if m == active:
+            W[w, W_PC] = T[i, T_TARGET]
+            delay, reason = cfg[C_BRANCH], R_BRANCH
+        elif m == 0:
+            W[w, W_PC] = pc + 8
+            reason = R_BRANCH
+        else:
+            if T[i, T_MODE]:
+                return fail(S, E_BRA_U, m, pc, active & ~m)
+            if push(S, w, DIV, m, T[i, T_TARGET]):
+                return EV_ERROR
+            W[w, W_ACTIVE] = active & ~m
+            W[w, W_PC] = pc + 8
+            delay, reason = cfg[C_BRANCH], R_BRANCH
+    elif op == OP_SSY or op == OP_PBK:
+        if push(S, w, SSY if op == OP_SSY else PBK, active, T[i, T_TARGET]):
+            return EV_ERROR
+        W[w, W_PC] = pc + 8
+        delay, reason = cfg[C_STACK], R_STACK
+    elif op == OP_EXIT:
+        W[w, W_PC] = pc + 8
+        if m:
+            W[w, W_EXITED] |= m
+            W[w, W_ACTIVE] &= ~m
+            if not W[w, W_ACTIVE]:
+                if not pop(S, w):
+                    finish_warp(S, w)
+                    return 0
+                delay, reason = cfg[C_STACK], R_STACK
+    elif op == OP_BRK:
+        W[w, W_PC] = pc + 8
+        if m:
+            leave(S, w, m, True)
+            if not W[w, W_ACTIVE]:
+                pop(S, w)
+                delay, reason = cfg[C_STACK], R_STACK
+    else:                                              # BAR
+        W[w, W_PC] = pc + 8
+        if m:
+            waits = barrier(S, T, i, w)
+            if waits == EV_ERROR:
+                return EV_ERROR
+            if waits:
+                return sync(S, w) if T[i, T_SYNC] else 0
+    if T[i, T_SYNC]:
+        if sync(S, w):
+            return EV_ERROR
+        delay, reason = max(delay, cfg[C_STACK]), R_STACK
+    next_issue(S, w, now, delay, reason)
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def issue(S, w, now):
+    """Issue the warp's next instruction at cycle `now` (Simulator.issue): 0, or an event."""
+    W, T, G = S.W, S.T, S.G
+    pc = W[w, W_PC]
+    i = pc >> 3
+    if i >= T.shape[0] or pc & 7:
+        S.ERR[4] = w
+        return fail(S, E_OFF_END, 0, pc, 0)
+    if S.cfg[C_WEAK] and T[i, T_OP] == OP_ST and (S.NUM[N_FREE] < 32 or S.HEAP.shape[0] - S.NUM[N_HEAP] < 32
+                                                  or 2 * (S.NUM[N_USED] + 32) > S.HK.shape[0]):
+        return EV_GROW                              # before anything changes: the bridge grows, then retries
+    G[G_LASTW], G[G_LASTPC] = w, pc
+    gap = now - W[w, W_LAST]
+    S.stat_cycles[i] += gap
+    if gap > 1:
+        ready = W[w, W_READY]
+        waited = gap - 1 if ready == INF else min(gap - 1, max(0, ready - W[w, W_LAST] - 1))
+        if waited:
+            S.stalls[W[w, W_REASON]] += waited
+        if gap - 1 > waited:
+            S.stalls[R_NOTSEL] += gap - 1 - waited
+    W[w, W_LAST] = now
+    m = W[w, W_ACTIVE]
+    if T[i, T_GUARD] >= 0:
+        g = pred_mask(S.preds, w, T[i, T_GUARD], T[i, T_GNEG])
+        m &= g
+    S.stat_issues[i] += 1
+    n = popcount(m)
+    S.stat_lanes[i] += n
+    G[G_WI] += 1
+    G[G_TI] += n
+    W[w, W_ISSUED] += 1
+    if T[i, T_KIND] != 0:
+        return control(S, T, i, w, m, now)
+    latency = -1
+    if m:
+        latency = run_op(S, T, i, w, m)
+        if latency == -2:
+            return EV_ERROR
+    W[w, W_PC] = pc + 8
+    if T[i, T_MEMBAR]:
+        next_issue(S, w, now, latency if latency > 0 else 1, R_MEMBAR)
+        return 0
+    nw = T[i, T_NWRITES]
+    if nw:
+        ready = now + (latency if latency >= 0 else T[i, T_LAT])
+        start = T[i, T_WRITES]
+        for k in range(start, start + nw):
+            S.sb[w, S.slots[k]] = ready
+    if T[i, T_SYNC]:
+        if sync(S, w):
+            return EV_ERROR
+        next_issue(S, w, now, S.cfg[C_STACK], R_STACK)
+        return 0
+    ready = now + 1
+    nxt = (pc + 8) >> 3
+    if nxt < T.shape[0]:
+        start = T[nxt, T_DEPS]
+        for k in range(start, start + T[nxt, T_NDEPS]):
+            t = S.sb[w, S.slots[k]]
+            if t > ready:
+                ready = t
+    W[w, W_READY] = ready
+    W[w, W_REASON] = R_DEP
+    return 0
+
+
+# ---- the main loop (Simulator.advance) -------------------------------------------------------------
+
+@njit(cache=True, _nrt=False)
+def advance(S):
+    """Simulate from where the last call stopped until an event: EV_FINISHED, EV_DEADLOCK,
+    EV_BUDGET (the clock passed G_UNTIL), EV_CHECK (G_CHECK_AT instructions were issued),
+    EV_BLOCK_DONE (G_EVENT_ARG's block finished; resume after the bridge launched more), EV_ERROR."""
+    G, SCH, cfg = S.G, S.SCH, S.cfg
+    nsms, nsched = cfg[C_SMS], cfg[C_SCHEDULERS]
+    until = G[G_UNTIL]
+    while G[G_LIVE_BLOCKS] > 0 or G[G_SM] >= 0:     # a cycle begun is finished, as in the reference
+        now = G[G_NOW]
+        sm0, k0 = G[G_SM], G[G_SCHED]
+        resumed = sm0 >= 0                            # in the middle of a cycle, after an event
+        if resumed:
+            issued, soonest = G[G_ISSUED], G[G_SOONEST]
+        else:
+            if G[G_NEXT_DRAIN] <= now:
+                drain(S, now)
+            sm0, k0, issued, soonest = 0, 0, 0, INF
+        G[G_SM] = -1
+        for sm in range(sm0, nsms):
+            first = k0 if sm == sm0 else 0
+            if S.SMB[sm] == 0 and not (resumed and sm == sm0):
+                continue
+            for k in range(first, nsched):
+                s = sm * nsched + k
+                w = G[G_PENDING]
+                if w >= 0:                              # picked before EV_GROW: issue it now
+                    G[G_PENDING] = -1
+                else:
+                    wake = SCH[s, S_WAKE]
+                    if wake <= now:
+                        w = pick(S, s, now)
+                        if w < 0:
+                            idle(S, s)
+                            wake = SCH[s, S_WAKE]
+                    if w < 0:
+                        if wake < soonest:
+                            soonest = wake
+                        continue
+                ev = issue(S, w, now)
+                if ev == EV_GROW:
+                    G[G_SM], G[G_SCHED], G[G_ISSUED], G[G_SOONEST], G[G_PENDING] = sm, k, issued, soonest, w
+                    return ev
+                issued += 1
+                if ev == 0 and G[G_EVENT]:
+                    ev = G[G_EVENT]
+                    G[G_EVENT] = 0
+                if ev:
+                    G[G_SM], G[G_SCHED], G[G_ISSUED], G[G_SOONEST] = sm, k + 1, issued, soonest
+                    return ev
+        if issued:
+            G[G_NOW] = now + 1
+            if G[G_WI] >= G[G_CHECK_AT]:
+                return EV_CHECK
+        else:
+            if soonest >= INF:
+                return EV_DEADLOCK
+            G[G_NOW] = soonest
+        if G[G_NOW] > until:
+            return EV_BUDGET
+    return EV_FINISHED
+

@@ -1,0 +1,214 @@
+"""The compiled core's view of a launch: the kernel's instructions as rows of integers, and the
+names of the columns of every flat state array (so that the engine and the bridge agree).
+
+    code = encode(sim)          # Code: one row of T per instruction, plus the scoreboard slots
+
+A row holds what decode() gave the reference engine, as numbers: the opcode (OPS), the kind
+(KINDS), the guard, the destinations, up to four source operands (a register with its `-`/`~`,
+or an immediate already read from the constant bank) and the modifiers that change meaning.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...fermi.isa import RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
+from ..execute import Kind, _imm
+
+# ---- opcodes the engine implements (anything else keeps the launch on the reference engine)
+OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
+       "IMNMX", "SEL", "POPC", "ISETP", "PSETP", "VOTE", "NOP", "LDS", "STS", "LDSLK", "STSUL", "LD", "ST",
+       "LDL", "STL", "ATOM", "RED", "MEMBAR",
+       "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR")
+OP = {name: i for i, name in enumerate(OPS)}
+KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR)
+KIND = {k: i for i, k in enumerate(KINDS)}
+
+# ---- columns of T (one row per instruction)
+(T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2,
+ T_MODE, T_MODE2, T_SIGNED, T_HI, T_IMMSH, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES,
+ T_A) = range(22)
+OPERAND = 4                 # columns per source operand from T_A: type, value, neg, inv
+T_COLS = T_A + 4 * OPERAND
+O_NONE, O_REG, O_IMM, O_PRED = 0, 1, 2, 3
+
+CMP = {"LT": 0, "EQ": 1, "LE": 2, "GT": 3, "NE": 4, "GE": 5, "F": 6, "T": 7}
+BOOL = {"AND": 0, "OR": 1, "XOR": 2}
+LOP = {"AND": 0, "OR": 1, "XOR": 2, "PASS_B": 3}
+VOTE = {"ANY": 0, "ALL": 1, "EQ": 2}
+SPECIAL = {"SR_Tid_X": 0, "SR_Tid_Y": 1, "SR_Tid_Z": 2, "SR_CTAid_X": 3, "SR_CTAid_Y": 4, "SR_CTAid_Z": 5,
+           "SR_LaneId": 6, "SR_LanemaskLt": 7, "SR_ClockLo": 8, "SR_ClockHi": 9}
+ATOMIC = {"ADD": 0, "MIN": 1, "MAX": 2, "INC": 3, "DEC": 4, "AND": 5, "OR": 6, "XOR": 7, "EXCH": 8, "CAS": 9}
+BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
+RED = {"POPC": 0, "AND": 1, "OR": 2}
+
+# ---- stall reasons (Stats.stalls keys), by number
+REASONS = ("dependency", "memory barrier", "stack", "branch", "barrier", "not selected")
+R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL = range(6)
+
+# ---- columns of the per-warp array W (int64), by warp slot
+(W_UID, W_PC, W_ACTIVE, W_EXITED, W_PRESENT, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES,
+ W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX, W_LIVE) = range(17)
+W_COLS = 17
+WAIT_NONE, WAIT_BAR, WAIT_DONE = 0, 1, 2
+
+# ---- the clock and the loop's place (G, int64)
+(G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_SCHED, G_ISSUED, G_SOONEST, G_PENDING, G_EVENT,
+ G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC) = range(20)
+G_COLS = 20
+INF = 1 << 62               # a time that never comes (the reference's float inf)
+
+# events: why the engine returned
+(EV_FINISHED, EV_DEADLOCK, EV_BUDGET, EV_CHECK, EV_BLOCK_DONE, EV_ERROR, EV_GROW) = range(7)
+(N_FREE, N_USED, N_HEAP) = range(3)   # NUM: free pool rows, hash slots used (tombstones too), heap rows
+
+
+OP_IDS = {f"OP_{name}": i for name, i in OP.items()}      # OP_MOV, ... for the engine (numba reads ints)
+globals().update(OP_IDS)
+
+# ---- columns of the launch's configuration (C, int64), filled by state.py from FermiConfig
+(C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_ALU, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
+ C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
+ C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
+ C_CHECK_EVERY, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_WPB,
+ C_GLOBAL_BASE, C_NGLOBAL, C_MAX_CYCLES, C_QUIET) = range(37)
+C_COLS = 37
+POLICY = {"lrr": 0, "gto": 1, "adversarial": 2}
+
+# ---- a resident block (B, int64, by block slot) and its named barriers (BAR, by slot and id)
+(B_LIVE, B_BASE, B_SM, B_X, B_Y, B_Z, B_NWARPS, B_STAMPS) = range(8)
+B_COLS = 8
+(BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT, BAR_STAMP) = range(9)
+BAR_COLS = 9
+(BW_WARP, BW_DEST, BW_RED, BW_PC) = range(4)      # one waiter: its slot, result register, reduction, pc
+
+# ---- scheduler columns (SCH, by scheduler: SM * schedulers + k)
+(S_N, S_LAST, S_WAKE) = range(3)
+
+# ---- errors (EV_ERROR, with ERR = code, lane, address, why)
+(E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL) = range(8)
+MAX_STACK = 4096
+SSY, PBK, DIV = 0, 1, 2     # SIMT stack entry kinds: entry = kind | mask << 2 | pc << 34
+
+
+@dataclass
+class Code:
+    T: np.ndarray           # (n, T_COLS) int64
+    slots: np.ndarray       # the scoreboard slots of T_DEPS / T_WRITES ranges
+
+
+def supported(sim) -> str | None:
+    """Why this launch must run on the reference engine (None: the compiled core runs it)."""
+    for d in sim.code:
+        if d.ins.op not in OP:
+            return f"the core has no {d.ins.op}"
+    return None
+
+
+def encode(sim) -> Code:
+    env, code = sim.env, sim.code
+    T = np.zeros((len(code), T_COLS), dtype=np.int64)
+    slots: list[int] = []
+    for i, d in enumerate(code):
+        ins = d.ins
+        row = T[i]
+        row[T_OP] = OP[ins.op]
+        row[T_KIND] = KIND[d.kind]
+        row[T_GUARD] = -1 if d.guard is None else d.guard
+        row[T_GNEG] = d.guard_neg
+        row[T_SYNC] = d.sync
+        row[T_MEMBAR] = d.membar
+        row[T_TARGET] = d.target
+        row[T_LAT] = d.latency
+        row[T_D] = row[T_D2] = -1
+        row[T_DEPS], row[T_NDEPS] = len(slots), len(d.deps)
+        slots.extend(d.deps)
+        row[T_WRITES], row[T_NWRITES] = len(slots), len(d.writes)
+        slots.extend(d.writes)
+        _operands(row, ins, env)
+    return Code(T, np.array(slots or [0], dtype=np.int64))
+
+
+def _put(row, k: int, o, env) -> None:
+    c = T_A + OPERAND * k
+    if isinstance(o, SassReg):
+        row[c:c + 4] = (O_REG, o.n, o.neg, o.inv)
+    elif isinstance(o, Pred):
+        row[c:c + 4] = (O_PRED, o.n, o.neg, 0)
+    elif isinstance(o, (SassImm, ConstBankWord)):
+        row[c:c + 2] = (O_IMM, _imm(o, env) & 0xFFFFFFFF)
+
+
+def _operands(row, ins, env) -> None:
+    """Destinations, sources and modifiers of one instruction, as the reference reads them."""
+    op, ops, mods = ins.op, ins.operands, ins.mods
+    first_mem = next((o for o in ops if isinstance(o, Mem)), None)
+    if first_mem is not None:
+        row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
+    if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR"):
+        row[T_MODE] = 1 if op == "BRA" and "U" in mods else (0 if op != "MEMBAR" else mods[0] == "CTA")
+        return
+    if op == "BAR":
+        row[T_MODE] = BARMODE[mods[0]]
+        row[T_MODE2] = RED.get(mods[1], 0) if len(mods) > 1 else 0
+        rest = list(ops)
+        if mods[0] == "RED":
+            row[T_D] = rest.pop(0).n
+        if rest and isinstance(rest[-1], Pred):
+            _put(row, 3, rest.pop(), env)
+        for k, o in enumerate(rest[:2]):
+            _put(row, k, o, env)
+        return
+    if op in ("ISETP", "PSETP"):
+        row[T_D], row[T_D2] = ops[0].n, ops[1].n
+        if op == "ISETP":
+            row[T_MODE] = CMP[mods[0]]
+            row[T_SIGNED] = "U32" not in mods
+            bools = mods
+        else:
+            row[T_MODE] = BOOL[mods[0]]
+            bools = mods[1:]
+        row[T_MODE2] = BOOL[next((m for m in bools[::-1] if m in BOOL), "AND")]
+        for k, o in enumerate(ops[2:5]):
+            _put(row, k, o, env)
+        return
+    if op == "VOTE":
+        row[T_D], row[T_D2] = ops[0].n, ops[1].n
+        row[T_MODE] = VOTE.get(mods[0], 2)
+        _put(row, 0, ops[2], env)
+        return
+    if op in ("ST", "STS", "STSUL", "STL"):
+        row[T_D] = ops[1].n                              # the value register
+        return
+    if op == "LDSLK":
+        row[T_D2], row[T_D] = ops[0].n, ops[1].n
+        return
+    if op in ("ATOM", "RED"):
+        returns = op == "ATOM"
+        row[T_D] = ops[0].n if returns else RZ
+        row[T_MODE] = ATOMIC[next(m for m in mods if m not in ("E", "U32", "S32"))]
+        row[T_SIGNED] = "S32" in mods
+        row[T_MODE2] = (ops[2] if returns else ops[1]).n  # b
+        row[T_HI] = ops[3].n if returns and len(ops) > 3 else RZ   # c (CAS)
+        return
+    row[T_D] = ops[0].n
+    if op in ("LD", "LDS", "LDL"):
+        row[T_MODE] = not ({"CG", "CV"} & set(mods))     # LD: through L1
+        return
+    if op == "S2R":
+        row[T_MODE] = SPECIAL[ops[1].name]
+        return
+    if op in ("LOP", "LOP32I"):
+        row[T_MODE] = LOP[mods[0]]
+    elif op in ("IMUL", "IMAD"):
+        row[T_SIGNED] = mods[:1] == ("S32",) or mods[1:2] == ("S32",)
+        row[T_HI] = "HI" in mods
+    elif op in ("SHR", "IMNMX"):
+        row[T_SIGNED] = "U32" not in mods
+    if op in ("SHL", "SHR"):
+        b = ops[2]
+        row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (_imm(b, env) & 0xFFFFFFFF) < 32
+    for k, o in enumerate(ops[1:5]):
+        if not isinstance(o, Special):
+            _put(row, k, o, env)
