@@ -42,8 +42,9 @@ def unsupported(sim) -> str | None:
     if c.policy not in POLICY:
         return f"the scheduling policy `{c.policy}` runs on the reference engine"
     obs = sim.observer
-    if obs is not None and any(getattr(o, "wants_issues", False) or any(hasattr(o, h) for h in _HOOKS)
-                               for o in obs.observers):
+    subs = getattr(obs, "observers", None)
+    subs = subs if isinstance(subs, list) else [obs] if obs is not None else []
+    if any(getattr(o, "wants_issues", False) or any(hasattr(o, h) for h in _HOOKS) for o in subs):
         return "a trace runs on the reference engine"
     for d in sim.code:
         if d.ins.op not in OP:
@@ -135,6 +136,7 @@ class Core:
             self.S.gwriter[word] = (uid, lane, pc)
         for word, t in sim.l2_free.items():
             self.S.l2free[word] = t
+        self.S.SCH[:, S_LAST] = -1                           # Scheduler.last before its first pick
         for sm in sim.sms:                                  # shared memory lives in the engine's array
             sm.shared.words = self.S.shared[sm.index]
         self.free_blocks = list(range(nblocks - 1, -1, -1))
