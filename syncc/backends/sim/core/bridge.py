@@ -15,18 +15,16 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+
 from .. import lanes as L
 from ..execute import InstructionError
 from ..memory import GLOBAL_BASE, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import WeakMemory, _Pending
 from . import engine as E
-from .layout import *  # noqa: F403 -- the shared column names
+from .layout import *  # the column and code names the engine and the bridge share
 
-FIELDS = ("G cfg T slots W regs preds local stack sb SCH SW SMB B BW BAR BARW shared lockfree holder swriter "
-          "gwords gvalid gwriter stat_issues stat_lanes stat_cycles stalls l2free HK HV POOL FREE HEAP NUM qcount "
-          "l1words l1line l1stamp l1count L1SEQ floor smlast observed ERR LANES WORDS IDX VALUES FLAGS SORTED "
-          "BANKS LINES SLOTS").split()
+FIELDS = ["G", "cfg", "T", "slots", "W", "regs", "preds", "local", "stack", "sb", "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW", "shared", "lockfree", "holder", "swriter", "gwords", "gvalid", "gwriter", "stat_issues", "stat_lanes", "stat_cycles", "stalls", "l2free", "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount", "l1words", "l1line", "l1stamp", "l1count", "L1SEQ", "floor", "smlast", "observed", "ERR", "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS"]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
 State = namedtuple("State", FIELDS)
 KIND_NAME = {SSY: "SSY", PBK: "PBK", DIV: "DIV"}
@@ -261,7 +259,7 @@ class Core:
                     bar = BlockBarrier(int(row[BAR_EXPECTED]), int(row[BAR_ARRIVED]), [], int(row[BAR_POPC]),
                                        bool(row[BAR_ALL]), bool(row[BAR_ANY]), int(row[BAR_STORES]))
                     for k in range(row[BAR_NWAIT]):
-                        slot, dest, red, pc = (int(x) for x in S.BARW[b, bar_id, k])
+                        slot, dest, _, pc = (int(x) for x in S.BARW[b, bar_id, k])
                         bar.waiting.append((self.warp_at[slot], None if dest < 0 else dest,
                                             _reduction(sim, pc),
                                             None, pc))

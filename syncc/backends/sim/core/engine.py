@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import *  # noqa: F403 -- the column and code names the engine and the bridge share
+from .layout import *  # the column and code names the engine and the bridge share
 
 M32 = 0xFFFFFFFF
 P61 = (1 << 61) - 1
@@ -61,6 +61,16 @@ def insertion_sort(a, n):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = v
+
+
+@njit(cache=True, _nrt=False)
+def add_distinct(a, count, v):
+    """Append v to the first `count` entries of a unless it is among them; the new count."""
+    for j in range(count):
+        if a[j] == v:
+            return count
+    a[count] = v
+    return count + 1
 
 
 # ---- operands (execute._unsigned / _signed / _pred) -------------------------------------------
@@ -496,15 +506,7 @@ def global_pattern(S, w, m, base_reg, off):
             fail(S, E_GLOBAL, lane, a, x)
             return -1, 0
         lanes[n], idx[n] = lane, x
-        s = a >> 7
-        new = True
-        for j in range(segments):
-            if seg[j] == s:
-                new = False
-                break
-        if new:
-            seg[segments] = s
-            segments += 1
+        segments = add_distinct(seg, segments, a >> 7)
         n += 1
     return n, max(segments, 1)
 
@@ -527,15 +529,7 @@ def l1_read(S, sm, n):
     lines = S.LINES
     count = 0
     for k in range(n):                       # the distinct lines, sorted
-        line = idx[k] >> 5
-        new = True
-        for j in range(count):
-            if lines[j] == line:
-                new = False
-                break
-        if new:
-            lines[count] = line
-            count += 1
+        count = add_distinct(lines, count, idx[k] >> 5)
     insertion_sort(lines, count)
     hit = True
     for j in range(count):
@@ -648,8 +642,7 @@ def store(S, w, n, segments, vreg):
         for k in range(n):
             S.gwords[S.IDX[k]] = S.regs[w, vreg, S.LANES[k]]
         done = now + cfg[C_GSTORE_LAT] + segments - 1
-        if done > W[w, W_STORES]:
-            W[w, W_STORES] = done
+        W[w, W_STORES] = max(W[w, W_STORES], done)
         return
     sm = W[w, W_SM]
     mix = py_hash5(cfg[C_SEED], uid, pc, S.IDX[0], np.int64(S.regs[w, vreg, S.LANES[0]])) & 0xFFFFFFFFFFFF
@@ -675,8 +668,7 @@ def store(S, w, n, segments, vreg):
         heap_push(S, b, seq, sm, x)
         S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, lane, pc
         last_sm = max(last_sm, a)
-        if b > W[w, W_STORES]:
-            W[w, W_STORES] = b
+        W[w, W_STORES] = max(W[w, W_STORES], b)
         l1_drop(S, sm, x >> 5)
     S.smlast[w] = max(S.smlast[w], last_sm)
     G[G_NEXT_DRAIN] = S.HEAP[0, 0]
@@ -900,8 +892,7 @@ def idle(S, s):
 @njit(cache=True, _nrt=False)
 def ready_by(S, w, cycle):
     s = S.W[w, W_SCHED]
-    if cycle < S.SCH[s, S_WAKE]:
-        S.SCH[s, S_WAKE] = cycle
+    S.SCH[s, S_WAKE] = min(S.SCH[s, S_WAKE], cycle)
 
 
 @njit(cache=True, _nrt=False)
@@ -1174,8 +1165,7 @@ def issue(S, w, now):
         start = T[nxt, T_DEPS]
         for k in range(start, start + T[nxt, T_NDEPS]):
             t = S.sb[w, S.slots[k]]
-            if t > ready:
-                ready = t
+            ready = max(ready, t)
     W[w, W_READY] = ready
     W[w, W_REASON] = R_DEP
     return 0
@@ -1219,8 +1209,7 @@ def advance(S):
                             idle(S, s)
                             wake = SCH[s, S_WAKE]
                     if w < 0:
-                        if wake < soonest:
-                            soonest = wake
+                        soonest = min(soonest, wake)
                         continue
                 ev = issue(S, w, now)
                 if ev == EV_GROW:
