@@ -69,13 +69,9 @@ class Warp:
         self.uid, self.block, self.index, self.age = uid, block, index, age
         self.sm = block.sm
         self.scheduler = 0
-        self.regs = np.zeros((64, 32), dtype=np.uint32)
-        self.r = [self.regs[i] for i in range(64)]
-        sview = self.regs.view(np.int32)
-        self.s = [sview[i] for i in range(64)]
-        self.preds = np.zeros((8, 32), dtype=np.bool_)
-        self.preds[7] = True
-        self.p = [self.preds[i] for i in range(8)]
+        preds = np.zeros((8, 32), dtype=np.bool_)
+        preds[7] = True
+        self.use_registers(np.zeros((64, 32), dtype=np.uint32), preds)
         self.present = L.first(threads)          # lanes that exist (the last warp of a block may be partial)
         self.active = self.present
         self.exited = 0
@@ -93,6 +89,15 @@ class Warp:
         self.its = None                          # ItsState in ITS mode
         self.stall = 0
         self.stall_reason = "dependency"
+
+    def use_registers(self, regs: np.ndarray, preds: np.ndarray) -> None:
+        """Keep registers and predicates in these arrays (the compiled core's rows, or copies),
+        with the per-row views the instructions use."""
+        self.regs, self.preds = regs, preds
+        self.r = [regs[i] for i in range(64)]
+        sview = regs.view(np.int32)
+        self.s = [sview[i] for i in range(64)]
+        self.p = [preds[i] for i in range(8)]
 
     @property
     def done(self) -> bool:

@@ -1,8 +1,9 @@
 """The compiled core of the Fermi simulator (engine.py, numba) and its bridge to the reference
 engine's objects (bridge.py). `Simulator` picks it for a launch when it can run it:
 
-    why = core.unsupported(sim)      # None, or why this launch stays on the reference engine
-    sim.core = core.Core(sim)        # then Simulator.run advances through sim.core.advance
+    bridge, why = core.load()        # the bridge, or why there is none (numba is missing)
+    why = bridge.unsupported(sim)    # None, or why this launch stays on the reference engine
+    sim.core = bridge.Core(sim)      # then Simulator.run advances through sim.core.advance
 """
 from __future__ import annotations
 

@@ -24,12 +24,11 @@ from ..weakmem import WeakMemory, _Pending
 from . import engine as E
 from .layout import *  # the column and code names the engine and the bridge share
 
-FIELDS = ["G", "cfg", "T", "slots", "W", "regs", "preds", "local", "stack", "sb", "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW", "shared", "lockfree", "holder", "swriter", "gwords", "gvalid", "gwriter", "stat_issues", "stat_lanes", "stat_cycles", "stalls", "l2free", "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount", "l1words", "l1line", "l1stamp", "l1count", "L1SEQ", "floor", "smlast", "observed", "ERR", "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS"]
+FIELDS = ["G", "cfg", "T", "slots", "W", "regs", "preds", "local", "stack", "sb", "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW", "shared", "lockfree", "holder", "swriter", "gwords", "gvalid", "gwriter", "stat_issues", "stat_lanes", "stat_cycles", "stalls", "l2free", "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount", "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed", "ERR", "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS"]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
 State = namedtuple("State", FIELDS)
 KIND_NAME = {SSY: "SSY", PBK: "PBK", DIV: "DIV"}
 _HOOKS = ("issued", "diverged", "barrier_wait", "barrier_released", "warp_finished")
-_BYTE = [sum(L.LANE[k] for k in range(8) if b >> k & 1) for b in range(256)]
 
 
 def unsupported(sim) -> str | None:
@@ -48,20 +47,6 @@ def unsupported(sim) -> str | None:
         if d.ins.op not in OP:
             return f"`{d.ins.op}` runs on the reference engine"
     return None
-
-
-def to_lanes(m: int) -> int:
-    """A bit-per-lane mask (the engine's) as the reference's byte-per-lane mask."""
-    out, shift = 0, 0
-    while m:
-        out |= _BYTE[m & 255] << shift
-        m >>= 8
-        shift += 64
-    return out
-
-
-def to_bits(m: int) -> int:
-    return sum(1 << i for i in L.lanes(m))
 
 
 class Core:
@@ -84,7 +69,7 @@ class Core:
         cfg = np.zeros(C_COLS, dtype=np.int64)
         weak = isinstance(sim.mem, WeakMemory)
         values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[c.policy], C_WEAK: weak,
-                  C_SEED: sim.mem.seed if weak else 0, C_ALU: c.alu_latency, C_SHARED_LAT: c.shared_latency,
+                  C_SEED: sim.mem.seed if weak else 0, C_SHARED_LAT: c.shared_latency,
                   C_SHARED_REPLAY: c.shared_replay, C_LOCK_REPLAY: c.lock_replay, C_GLOBAL_LAT: c.global_latency,
                   C_GSTORE_LAT: c.global_store_latency, C_L1_LAT: c.l1_latency, C_L1_LINES: c.l1_lines,
                   C_SM_JITTER: c.sm_store_jitter, C_STORE_JITTER: c.store_jitter,
@@ -92,11 +77,10 @@ class Core:
                   C_ATOMIC_LAT: c.atomic_latency, C_ATOMIC_OCC: c.atomic_occupancy,
                   C_MEMBAR_CTA: c.membar_cta_latency, C_MEMBAR_GL: c.membar_gl_latency, C_BRANCH: c.branch_latency,
                   C_STACK: c.stack_latency, C_BARRIER_LAT: c.barrier_latency, C_NAMED_BARRIERS: c.named_barriers,
-                  C_CHECK_EVERY: c.check_every, C_BANKS: c.shared_banks, C_LOCK_BITS: c.lock_bits,
+                  C_BANKS: c.shared_banks, C_LOCK_BITS: c.lock_bits,
                   C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
-                  C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1], C_WPB: wpb,
-                  C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal, C_MAX_CYCLES: c.max_cycles,
-                  C_QUIET: c.quiet_cycles}
+                  C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
+                  C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal}
         for col, v in values.items():
             cfg[col] = v
         G = np.zeros(G_COLS, dtype=np.int64)
@@ -125,7 +109,7 @@ class Core:
             NUM=np.array([POOL_ROWS, 0, 0], i64), qcount=np.zeros(sms, i64),
             l1words=np.zeros((sms, c.l1_lines, 32), np.uint32),
             l1line=np.full((sms, c.l1_lines), -1, i64), l1stamp=np.zeros((sms, c.l1_lines), i64),
-            l1count=np.zeros(sms, i64), L1SEQ=np.zeros(1, i64),
+            l1count=np.zeros(sms, i64),
             floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
@@ -172,18 +156,13 @@ class Core:
             self.warp_at[slot] = w
             S.regs[slot] = w.regs
             S.preds[slot] = w.preds
-            w.regs = S.regs[slot]
-            w.r = [w.regs[i] for i in range(64)]
-            sview = w.regs.view(np.int32)
-            w.s = [sview[i] for i in range(64)]
-            w.preds = S.preds[slot]
-            w.p = [w.preds[i] for i in range(8)]
+            w.use_registers(S.regs[slot], S.preds[slot])
             if w.local is not None:
                 S.local[slot, :w.local.shape[0]] = w.local
                 w.local = S.local[slot, :w.local.shape[0]]
             S.W[slot] = 0
             row = S.W[slot]
-            row[W_UID], row[W_PC], row[W_ACTIVE], row[W_PRESENT] = w.uid, w.pc, to_bits(w.active), to_bits(w.present)
+            row[W_UID], row[W_PC], row[W_ACTIVE], row[W_PRESENT] = w.uid, w.pc, L.compact(w.active), L.compact(w.present)
             row[W_READY], row[W_LAST], row[W_REASON] = w.ready_at, w.last_issue, REASONS.index(w.stall_reason)
             row[W_SM], row[W_INDEX], row[W_BLOCK] = block.sm.index, w.index, b
             s = block.sm.index * nsched + block.sm.schedulers.index(w.scheduler)
@@ -205,12 +184,7 @@ class Core:
             slot = S.BW[b, k]
             w = self.warp_at.pop(slot)
             self._export_warp(slot, w)
-            w.regs = w.regs.copy()                           # the slot is reused: keep its last values
-            w.r = [w.regs[i] for i in range(64)]
-            sview = w.regs.view(np.int32)
-            w.s = [sview[i] for i in range(64)]
-            w.preds = w.preds.copy()
-            w.p = [w.preds[i] for i in range(8)]
+            w.use_registers(w.regs.copy(), w.preds.copy())   # the slot is reused: keep its last values
             if w.local is not None:
                 w.local = w.local.copy()
             for name, column in (("sm_floor", S.floor), ("sm_last", S.smlast), ("observed", S.observed)):
@@ -276,13 +250,13 @@ class Core:
     def _export_warp(self, slot: int, w) -> None:
         S = self.S
         row = S.W[slot]
-        w.pc, w.active, w.exited = int(row[W_PC]), to_lanes(int(row[W_ACTIVE])), to_lanes(int(row[W_EXITED]))
+        w.pc, w.active, w.exited = int(row[W_PC]), L.expand(int(row[W_ACTIVE])), L.expand(int(row[W_EXITED]))
         w.ready_at = _time(row[W_READY])
         w.last_issue, w.issued, w.stores_done_at = int(row[W_LAST]), int(row[W_ISSUED]), int(row[W_STORES])
         w.stall_reason = REASONS[row[W_REASON]]
         w.waiting = (None, "bar", "done")[row[W_WAIT]]
         w.sb = [int(t) for t in S.sb[slot]]
-        w.stack = [(KIND_NAME[e & 3], to_lanes(int(e >> 2) & 0xFFFFFFFF), int(e >> 34))
+        w.stack = [(KIND_NAME[e & 3], L.expand(int(e >> 2) & 0xFFFFFFFF), int(e >> 34))
                    for e in S.stack[slot, :row[W_SP]].tolist()]
 
     def _export_schedulers(self, sm_index: int) -> None:
@@ -353,7 +327,7 @@ class Core:
         if code == E_OFF_END:
             raise InstructionError(sim.ran_off_end(self.warp_at[int(S.ERR[4])], addr))
         if code == E_BRA_U:
-            raise InstructionError(sim.bra_u_disagrees(w, addr, to_lanes(lane), to_lanes(why)))
+            raise InstructionError(sim.bra_u_disagrees(w, addr, L.expand(lane), L.expand(why)))
         if code == E_BAR_ID:
             raise InstructionError(sim.no_such_barrier(w, addr))
         if code == E_SYNC_EMPTY:

@@ -437,19 +437,23 @@ def heap_swap(H, a, b):
 
 
 @njit(cache=True, _nrt=False)
+def heap_sift_up(H, k):
+    """heapq's _siftdown: row k moves up while it is less than its parent."""
+    while k > 0:
+        parent = (k - 1) >> 1
+        if not heap_less(H, k, parent):
+            return
+        heap_swap(H, k, parent)
+        k = parent
+
+
+@njit(cache=True, _nrt=False)
 def heap_push(S, l2_at, seq, sm, x):
     """heapq.heappush of (l2_at, seq, sm, x): the same array order as heapq's list."""
     H, n = S.HEAP, S.NUM[N_HEAP]
     H[n, 0], H[n, 1], H[n, 2], H[n, 3] = l2_at, seq, sm, x
     S.NUM[N_HEAP] = n + 1
-    k = n
-    while k > 0:
-        parent = (k - 1) >> 1
-        if heap_less(H, k, parent):
-            heap_swap(H, k, parent)
-            k = parent
-        else:
-            break
+    heap_sift_up(H, n)
 
 
 @njit(cache=True, _nrt=False)
@@ -469,13 +473,7 @@ def heap_pop(S):
         heap_swap(H, pos, child)
         pos = child
         child = 2 * pos + 1
-    while pos > 0:
-        parent = (pos - 1) >> 1
-        if heap_less(H, pos, parent):
-            heap_swap(H, pos, parent)
-            pos = parent
-        else:
-            break
+    heap_sift_up(H, pos)
     return n
 
 
@@ -548,8 +546,8 @@ def l1_read(S, sm, n):
             while S.l1line[sm, slot] >= 0:
                 slot += 1
             S.l1line[sm, slot] = line
-            S.L1SEQ[0] += 1
-            S.l1stamp[sm, slot] = S.L1SEQ[0]
+            S.G[G_L1_SEQ] += 1                  # L1 evicts the line filled first
+            S.l1stamp[sm, slot] = S.G[G_L1_SEQ]
             start, end = line * 32, min(line * 32 + 32, nglobal)
             for q in range(end - start):
                 S.l1words[sm, slot, q] = S.gwords[start + q]
@@ -1185,8 +1183,10 @@ def advance(S):
         now = G[G_NOW]
         sm0, k0 = G[G_SM], G[G_SCHED]
         resumed = sm0 >= 0                            # in the middle of a cycle, after an event
+        pending = -1
         if resumed:
-            issued, soonest = G[G_ISSUED], G[G_SOONEST]
+            issued, soonest, pending = G[G_ISSUED], G[G_SOONEST], G[G_PENDING]
+            G[G_PENDING] = -1
         else:
             if G[G_NEXT_DRAIN] <= now:
                 drain(S, now)
@@ -1198,9 +1198,9 @@ def advance(S):
                 continue
             for k in range(first, nsched):
                 s = sm * nsched + k
-                w = G[G_PENDING]
+                w = pending
                 if w >= 0:                              # picked before EV_GROW: issue it now
-                    G[G_PENDING] = -1
+                    pending = -1
                 else:
                     wake = SCH[s, S_WAKE]
                     if wake <= now:

@@ -49,14 +49,14 @@ R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL = range(6)
 
 # ---- columns of the per-warp array W (int64), by warp slot
 (W_UID, W_PC, W_ACTIVE, W_EXITED, W_PRESENT, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES,
- W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX, W_LIVE) = range(17)
-W_COLS = 17
+ W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX) = range(16)
+W_COLS = 16
 WAIT_NONE, WAIT_BAR, WAIT_DONE = 0, 1, 2
 
 # ---- the clock and the loop's place (G, int64)
 (G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_SCHED, G_ISSUED, G_SOONEST, G_PENDING, G_EVENT,
- G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC) = range(20)
-G_COLS = 20
+ G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC, G_L1_SEQ) = range(21)
+G_COLS = 21
 INF = 1 << 62               # a time that never comes (the reference's float inf)
 
 # events: why the engine returned
@@ -68,12 +68,12 @@ OP_IDS = {f"OP_{name}": i for name, i in OP.items()}      # OP_MOV, ... for the 
 globals().update(OP_IDS)
 
 # ---- columns of the launch's configuration (C, int64), filled by state.py from FermiConfig
-(C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_ALU, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
+(C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
- C_CHECK_EVERY, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_WPB,
- C_GLOBAL_BASE, C_NGLOBAL, C_MAX_CYCLES, C_QUIET) = range(37)
-C_COLS = 37
+ C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
+ C_NGLOBAL) = range(32)
+C_COLS = 32
 POLICY = {"lrr": 0, "gto": 1, "adversarial": 2}
 
 # ---- a resident block (B, int64, by block slot) and its named barriers (BAR, by slot and id)
@@ -96,14 +96,6 @@ SSY, PBK, DIV = 0, 1, 2     # SIMT stack entry kinds: entry = kind | mask << 2 |
 class Code:
     T: np.ndarray           # (n, T_COLS) int64
     slots: np.ndarray       # the scoreboard slots of T_DEPS / T_WRITES ranges
-
-
-def supported(sim) -> str | None:
-    """Why this launch must run on the reference engine (None: the compiled core runs it)."""
-    for d in sim.code:
-        if d.ins.op not in OP:
-            return f"the core has no {d.ins.op}"
-    return None
 
 
 def encode(sim) -> Code:
@@ -147,7 +139,10 @@ def _operands(row, ins, env) -> None:
     if first_mem is not None:
         row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
     if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR"):
-        row[T_MODE] = 1 if op == "BRA" and "U" in mods else (0 if op != "MEMBAR" else mods[0] == "CTA")
+        if op == "BRA":
+            row[T_MODE] = "U" in mods                    # BRA.U: the lanes must agree
+        elif op == "MEMBAR":
+            row[T_MODE] = mods[0] == "CTA"
         return
     if op == "BAR":
         row[T_MODE] = BARMODE[mods[0]]
