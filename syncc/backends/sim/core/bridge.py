@@ -24,7 +24,17 @@ from ..weakmem import WeakMemory, _Pending
 from . import engine as E
 from .layout import *  # the column and code names the engine and the bridge share
 
-FIELDS = ["G", "cfg", "T", "slots", "W", "regs", "preds", "local", "stack", "sb", "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW", "shared", "lockfree", "holder", "swriter", "gwords", "gvalid", "gwriter", "stat_issues", "stat_lanes", "stat_cycles", "stalls", "l2free", "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount", "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed", "ERR", "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS"]
+FIELDS = [
+    "G", "cfg", "T", "slots",                                              # the clock; the launch; the code
+    "W", "regs", "preds", "local", "stack", "sb",                          # warps, by slot
+    "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW",                          # schedulers, SMs, blocks, barriers
+    "shared", "lockfree", "holder", "swriter",                             # shared memory and the lock unit
+    "gwords", "gvalid", "gwriter", "l2free",                               # global memory
+    "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
+    "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
+    "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
+    "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS",   # scratch rows
+]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
 State = namedtuple("State", FIELDS)
 KIND_NAME = {SSY: "SSY", PBK: "PBK", DIV: "DIV"}
@@ -51,9 +61,6 @@ def unsupported(sim) -> str | None:
 
 class Core:
     """One launch on the compiled engine."""
-
-    def advance(self, until: int) -> tuple[str, tuple | None]:
-        return advance(self.sim, until)
 
     def __init__(self, sim):
         self.sim = sim
@@ -127,6 +134,9 @@ class Core:
         self.warp_at: dict[int, object] = {}                # warp slot → Warp
         self.retired: dict[str, dict[int, int]] = {"sm_floor": {}, "sm_last": {}, "observed": {}}
 
+    def advance(self, until: int) -> tuple[str, tuple | None]:
+        return advance(self.sim, until)
+
     # ---- blocks
     def bind_new_blocks(self) -> None:
         """Give every block the reference launched since the last call its slot in the arrays."""
@@ -162,7 +172,7 @@ class Core:
                 w.local = S.local[slot, :w.local.shape[0]]
             S.W[slot] = 0
             row = S.W[slot]
-            row[W_UID], row[W_PC], row[W_ACTIVE], row[W_PRESENT] = w.uid, w.pc, L.compact(w.active), L.compact(w.present)
+            row[W_UID], row[W_PC], row[W_ACTIVE] = w.uid, w.pc, L.compact(w.active)
             row[W_READY], row[W_LAST], row[W_REASON] = w.ready_at, w.last_issue, REASONS.index(w.stall_reason)
             row[W_SM], row[W_INDEX], row[W_BLOCK] = block.sm.index, w.index, b
             s = block.sm.index * nsched + block.sm.schedulers.index(w.scheduler)

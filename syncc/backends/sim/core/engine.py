@@ -1,7 +1,7 @@
 """The compiled core: the reference simulator's main loop, issue and instruction semantics over
 flat arrays, compiled to native code by numba (and cached on disk, so a launch pays no compile).
 
-    event = advance(S)       # S: state.State, the whole machine as arrays; returns an EV_* code
+    event = advance(S)       # S: bridge.State, the whole machine as arrays; returns an EV_* code
 
 It runs cycle after cycle exactly as simulator.Simulator.advance does, in the same order (SMs,
 then schedulers, the same picks, the same latencies, the same memory model), and returns to
@@ -10,7 +10,10 @@ for a quiet machine (livelock fingerprints, progress), a fault, or the end. The 
 kept in S.G, so a run resumes where it stopped, in the middle of a cycle if need be.
 
 Every step mirrors a method of the reference and says which; a change to one is a change to
-both, and tests/sim/test_engines.py compares the two on every program it can find.
+both, and tests/engines/test_engines.py compares the two on every program it can find.
+
+The engine is one file on purpose: numba's disk cache notices an edit only in the file of the
+function it compiled, so a callee in another file could change under a stale cached caller.
 """
 from __future__ import annotations
 
@@ -811,6 +814,8 @@ def local_op(S, T, i, w, m):
             S.local[w, x, lane] = S.regs[w, d, lane]
     return -1
 
+
+# ---- the SIMT stack (warp.Warp.push / pop / leave) ----------------------------------------------------
 
 @njit(cache=True, _nrt=False)
 def push(S, w, kind, mask, pc):

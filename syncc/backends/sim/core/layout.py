@@ -48,9 +48,9 @@ REASONS = ("dependency", "memory barrier", "stack", "branch", "barrier", "not se
 R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL = range(6)
 
 # ---- columns of the per-warp array W (int64), by warp slot
-(W_UID, W_PC, W_ACTIVE, W_EXITED, W_PRESENT, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES,
- W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX) = range(16)
-W_COLS = 16
+(W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES,
+ W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX) = range(15)
+W_COLS = 15
 WAIT_NONE, WAIT_BAR, WAIT_DONE = 0, 1, 2
 
 # ---- the clock and the loop's place (G, int64)
