@@ -1,19 +1,25 @@
 """The compiled core and the reference engine are the same machine: every launch of every example,
 every .sass listing and every hazard-corpus program (run past its check, so that it deadlocks,
-livelocks or faults) is run on both, and everything a run reports must be equal: status, cycles,
+livelocks or faults), and every property-test program under seeded schedules, is run on both,
+and everything a run reports must be equal: status, cycles,
 instruction counts, per-instruction statistics and stall breakdown, block placement, memory
 afterwards (and who wrote each word), shared memory of every block, the fault or the diagnosis.
 """
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
+from property_runs import policies
 
+import syncc
 import syncc.runtime.sim as runtime_sim
 from syncc.backends.sim import core
+from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import Simulator
 from syncc.cli import cli
 
@@ -21,12 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
 LISTINGS = sorted((ROOT / "examples" / "sass").glob("*.sass"))
 HAZARDS = sorted((ROOT / "tests" / "hazards").glob("*.sync"))
+PROPERTIES = sorted((ROOT / "tests" / "properties").glob("*.sync"))
 
 pytestmark = pytest.mark.skipif(core.load()[0] is None, reason="numba is not installed: no compiled core")
 
 
-def launches(monkeypatch, args: list[str]) -> list[tuple]:
-    """Every launch `syncc run ARGS` makes (on the reference engine), as it was before it ran."""
+def launches(monkeypatch, run) -> list[tuple]:
+    """Every launch `run()` makes, as it was before it ran (`run` launches on the reference engine)."""
     recorded = []
 
     class Recording(Simulator):
@@ -35,8 +42,13 @@ def launches(monkeypatch, args: list[str]) -> list[tuple]:
             super().__init__(kernel, config, grid, block, gmem, params, observer, keep_shared)
 
     monkeypatch.setattr(runtime_sim, "Simulator", Recording)
-    CliRunner().invoke(cli, ["run", *args, "--engine", "reference"], catch_exceptions=False)
+    run()
     return recorded
+
+
+def cli_run(args: list[str]):
+    """`syncc run ARGS` on the reference engine, for launches()."""
+    return lambda: CliRunner().invoke(cli, ["run", *args, "--engine", "reference"], catch_exceptions=False)
 
 
 def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str | None, dict]:
@@ -55,14 +67,14 @@ def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str 
     }
 
 
-def same_machine(monkeypatch, args: list[str]) -> int:
-    """Run every launch of `syncc run ARGS` on both engines; the number the compiled core ran."""
+def same_machine(monkeypatch, run, what: str) -> int:
+    """Run every launch `run()` makes on both engines; the number the compiled core ran."""
     compiled = 0
-    for launch in launches(monkeypatch, args):
+    for launch in launches(monkeypatch, run):
         ran_on, fast = report(*launch, "compiled")
         _, slow = report(*launch, "reference")
         for key in slow:
-            assert fast[key] == slow[key], f"{' '.join(args)}: `{launch[0].name}` differs in {key}"
+            assert fast[key] == slow[key], f"{what}: `{launch[0].name}` differs in {key}"
         compiled += ran_on == "compiled"
     return compiled
 
@@ -70,16 +82,35 @@ def same_machine(monkeypatch, args: list[str]) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_runs_the_same_on_both_engines(monkeypatch, path):
-    assert same_machine(monkeypatch, [str(path), "--max-cycles", "3000000"]) > 0
+    args = [str(path), "--max-cycles", "3000000"]
+    assert same_machine(monkeypatch, cli_run(args), path.name) > 0
 
 
-@pytest.mark.parametrize("policy", ["lrr", "gto", "adversarial"])
+@pytest.mark.parametrize("policy", ["lrr", "gto", "adversarial", "random:3", "adversarial:5"])
 @pytest.mark.parametrize("memory", ["weak", "sc"])
 @pytest.mark.parametrize("path", LISTINGS, ids=lambda p: p.name)
 def test_every_listing_runs_the_same_on_both_engines(monkeypatch, path, policy, memory):
-    same_machine(monkeypatch, [str(path), "--policy", policy, "--memory", memory, "--max-cycles", "300000"])
+    args = [str(path), "--policy", policy, "--memory", memory, "--max-cycles", "300000"]
+    assert same_machine(monkeypatch, cli_run(args), " ".join(args)) > 0
 
 
+@pytest.mark.parametrize("policy", ["lrr", "adversarial:2"])
 @pytest.mark.parametrize("path", HAZARDS, ids=lambda p: p.name)
-def test_every_hazard_program_goes_wrong_the_same_way_on_both_engines(monkeypatch, path):
-    same_machine(monkeypatch, [str(path), "--unsafe-skip-hazard-checks", "--max-cycles", "300000"])
+def test_every_hazard_program_goes_wrong_the_same_way_on_both_engines(monkeypatch, path, policy):
+    args = [str(path), "--unsafe-skip-hazard-checks", "--policy", policy, "--max-cycles", "300000"]
+    same_machine(monkeypatch, cli_run(args), path.name)
+
+
+@pytest.mark.parametrize("path", PROPERTIES, ids=lambda p: p.name)
+def test_every_property_program_runs_the_same_under_seeded_schedules(monkeypatch, path):
+    """Every kernel of tests/properties under four of the property tests' own schedules (two
+    adversarial:SEED, two random:SEED; the seeds spread over the range those tests use)."""
+    prog = syncc.compile(str(path), target="fermi-sim", sim_config=FermiConfig(sms=4, engine="reference"))
+    kernels = prog._fermi_program().kernels
+    for k, name in enumerate(prog.kernels):
+        params = next(x for x in kernels if x.name == name).params
+        for policy in policies(2, first=137 * k) + policies(2, first=400 + 61 * k):
+            arrays = [np.zeros(p.dims, np.int32) for p in params if p.kind == "array"]
+            config = FermiConfig(sms=4, engine="reference", policy=policy)
+            run = functools.partial(getattr(prog, name), *arrays, sim_config=config)
+            assert same_machine(monkeypatch, run, f"{path.name} {name} {policy}") > 0

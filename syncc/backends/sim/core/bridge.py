@@ -19,6 +19,7 @@ import numpy as np
 from .. import lanes as L
 from ..execute import InstructionError
 from ..memory import GLOBAL_BASE, MemoryFault
+from ..simulator import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import WeakMemory, _Pending
 from . import engine as E
@@ -28,6 +29,7 @@ FIELDS = [
     "G", "cfg", "T", "slots",                                              # the clock; the launch; the code
     "W", "regs", "preds", "local", "stack", "sb",                          # warps, by slot
     "SCH", "SW", "SMB", "B", "BW", "BAR", "BARW",                          # schedulers, SMs, blocks, barriers
+    "MT", "RANK", "RMIN",                                                  # seeded policies' streams and ranks
     "shared", "lockfree", "holder", "swriter",                             # shared memory and the lock unit
     "gwords", "gvalid", "gwriter", "l2free",                               # global memory
     "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
@@ -46,7 +48,7 @@ def unsupported(sim) -> str | None:
     c = sim.config
     if c.its:
         return "independent thread scheduling (--its) runs on the reference engine"
-    if c.policy not in POLICY:
+    if _policy(c.policy) not in POLICY:
         return f"the scheduling policy `{c.policy}` runs on the reference engine"
     obs = sim.observer
     subs = getattr(obs, "observers", None)
@@ -75,7 +77,7 @@ class Core:
         code = encode(sim)
         cfg = np.zeros(C_COLS, dtype=np.int64)
         weak = isinstance(sim.mem, WeakMemory)
-        values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[c.policy], C_WEAK: weak,
+        values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[_policy(c.policy)], C_WEAK: weak,
                   C_SEED: sim.mem.seed if weak else 0, C_SHARED_LAT: c.shared_latency,
                   C_SHARED_REPLAY: c.shared_replay, C_LOCK_REPLAY: c.lock_replay, C_GLOBAL_LAT: c.global_latency,
                   C_GSTORE_LAT: c.global_store_latency, C_L1_LAT: c.l1_latency, C_L1_LINES: c.l1_lines,
@@ -87,7 +89,8 @@ class Core:
                   C_BANKS: c.shared_banks, C_LOCK_BITS: c.lock_bits,
                   C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
-                  C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal}
+                  C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
+                  C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES}
         for col, v in values.items():
             cfg[col] = v
         G = np.zeros(G_COLS, dtype=np.int64)
@@ -101,7 +104,9 @@ class Core:
             preds=np.zeros((nslots, 8, 32), np.bool_),
             local=np.zeros((nslots, max(1, k.local_bytes // 4), 32), np.uint32),
             stack=np.zeros((nslots, MAX_STACK), i64), sb=np.zeros((nslots, 72), i64),
-            SCH=np.zeros((sms * c.schedulers, 3), i64), SW=np.zeros((sms * c.schedulers, nslots), i64),
+            SCH=np.zeros((sms * c.schedulers, S_COLS), i64), SW=np.zeros((sms * c.schedulers, nslots), i64),
+            MT=np.zeros((sms * c.schedulers, MT_WORDS + 1), i64), RANK=np.full(nslots, np.nan),
+            RMIN=np.full(sms * c.schedulers, np.inf),
             SMB=np.zeros(sms, i64), B=np.zeros((nblocks, B_COLS), i64), BW=np.zeros((nblocks, wpb), i64),
             BAR=np.zeros((nblocks, c.named_barriers, BAR_COLS), i64),
             BARW=np.zeros((nblocks, c.named_barriers, wpb, 4), i64),
@@ -126,6 +131,15 @@ class Core:
         for word, t in sim.l2_free.items():
             self.S.l2free[word] = t
         self.S.SCH[:, S_LAST] = -1                           # Scheduler.last before its first pick
+        self.retired_ranks: dict[int, dict[int, float]] = {}   # scheduler → uid → rank, of finished warps
+        for sm in sim.sms:
+            for k, sched in enumerate(sm.schedulers):
+                s = sm.index * c.schedulers + k
+                self.S.SCH[s, S_PREEMPT] = sched.preemptions
+                if sched.rng is not None:
+                    self.S.MT[s] = sched.rng.getstate()[1]
+                self.retired_ranks[s] = dict(sched.priority)
+                self.S.RMIN[s] = min(sched.priority.values(), default=np.inf)
         for sm in sim.sms:                                  # shared memory lives in the engine's array
             sm.shared.words = self.S.shared[sm.index]
         self.free_blocks = list(range(nblocks - 1, -1, -1))
@@ -181,6 +195,7 @@ class Core:
             S.SCH[s, S_N] += 1
             S.SCH[s, S_WAKE] = min(S.SCH[s, S_WAKE], _ticks(w.scheduler.wake))   # the reference's ready_by
             S.sb[slot] = 0
+            S.RANK[slot] = np.nan                            # a new warp: adversarial:SEED ranks it when seen
             S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
 
     def block_done(self, b: int) -> None:
@@ -194,6 +209,8 @@ class Core:
             slot = S.BW[b, k]
             w = self.warp_at.pop(slot)
             self._export_warp(slot, w)
+            if not np.isnan(S.RANK[slot]):
+                self.retired_ranks[int(S.W[slot, W_SCHED])][w.uid] = float(S.RANK[slot])
             w.use_registers(w.regs.copy(), w.preds.copy())   # the slot is reused: keep its last values
             if w.local is not None:
                 w.local = w.local.copy()
@@ -276,6 +293,14 @@ class Core:
             s = sm_index * n + k
             sched.warps = [self.warp_at[int(x)] for x in S.SW[s, :S.SCH[s, S_N]]]
             sched.last, sched.wake = int(S.SCH[s, S_LAST]), _time(S.SCH[s, S_WAKE])
+            sched.preemptions = int(S.SCH[s, S_PREEMPT])
+            if sched.rng is not None:
+                sched.rng.setstate((3, tuple(S.MT[s].tolist()), None))
+            ranks = dict(self.retired_ranks[s])
+            for x, w in self.warp_at.items():        # finished warps of live blocks keep their rank too
+                if S.W[x, W_SCHED] == s and not np.isnan(S.RANK[x]):
+                    ranks[w.uid] = float(S.RANK[x])
+            sched.priority = ranks
 
     def _export_weak(self, mem) -> None:
         S = self.S
@@ -354,6 +379,12 @@ def _reduction(sim, pc: int) -> str | None:
     """The reduction modifier of the BAR before `pc`, as the reference keeps it."""
     mods = sim.code[(pc - 8) >> 3].ins.mods
     return mods[1] if len(mods) > 1 else None
+
+
+def _policy(policy: str) -> str:
+    """The policy's name in POLICY: `random:7` is `random:SEED`."""
+    head, seeded, _ = policy.partition(":")
+    return f"{head}:SEED" if seeded else policy
 
 
 def _ticks(t) -> int:

@@ -878,10 +878,96 @@ def pick(S, s, now):
                 SCH[s, S_LAST] = k
                 return SW[s, k]
         return -1
+    if policy == P_RANDOM:                             # random:SEED (Scheduler._pick_random)
+        ready = 0
+        for k in range(n):
+            ready += W[SW[s, k], W_READY] <= now
+        if ready == 0:
+            return -1
+        r = mt_below(S.MT, s, ready)                   # rng.choice(ready)
+        for k in range(n):
+            if W[SW[s, k], W_READY] <= now:
+                if r == 0:
+                    return SW[s, k]
+                r -= 1
+    if policy == P_RANKED:
+        return pick_by_rank(S, s, now)
     for k in range(n - 1, -1, -1):                     # adversarial: youngest first
         if W[SW[s, k], W_READY] <= now:
             return SW[s, k]
     return -1
+
+
+@njit(cache=True, _nrt=False)
+def pick_by_rank(S, s, now):
+    """adversarial:SEED (Scheduler._pick_by_priority): the highest-ranked ready warp, ranks drawn
+    when a warp is first seen, and a few preemptions that drop the chosen warp below every rank
+    ever given (RMIN: the reference takes the least of its rank table, which never shrinks)."""
+    SCH, SW, W, RANK, MT, cfg = S.SCH, S.SW, S.W, S.RANK, S.MT, S.cfg
+    n = SCH[s, S_N]
+    while True:
+        best, best_rank = -1, 0.0
+        for k in range(n):
+            w = SW[s, k]
+            if W[w, W_READY] <= now:
+                r = RANK[w]
+                if np.isnan(r):
+                    r = RANK[w] = mt_random(MT, s)
+                    S.RMIN[s] = min(S.RMIN[s], r)
+                if best < 0 or r > best_rank:
+                    best, best_rank = w, r
+        if best < 0 or SCH[s, S_PREEMPT] == 0 or mt_below(MT, s, cfg[C_PREEMPT_EVERY]) != 0:
+            return best
+        SCH[s, S_PREEMPT] -= 1
+        S.RMIN[s] -= 1.0
+        RANK[best] = S.RMIN[s]
+        W[best, W_READY] = now + 1 + mt_below(MT, s, cfg[C_PREEMPT_CYCLES])     # randint(1, PREEMPT_CYCLES)
+
+
+# ---- CPython's Mersenne Twister (random.Random), draw for draw: MT[s] is scheduler s's stream --------
+
+@njit(cache=True, _nrt=False)
+def mt_twist(MT, s):
+    for k in range(MT_WORDS):
+        y = (MT[s, k] & 0x80000000) | (MT[s, (k + 1) % MT_WORDS] & 0x7FFFFFFF)
+        v = MT[s, (k + 397) % MT_WORDS] ^ (y >> 1)
+        if y & 1:
+            v ^= 0x9908B0DF
+        MT[s, k] = v
+
+
+@njit(cache=True, _nrt=False)
+def mt_next(MT, s):
+    """genrand_uint32: the next 32-bit word."""
+    i = MT[s, MT_WORDS]
+    if i >= MT_WORDS:
+        mt_twist(MT, s)
+        i = 0
+    MT[s, MT_WORDS] = i + 1
+    y = MT[s, i]
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
+
+
+@njit(cache=True, _nrt=False)
+def mt_random(MT, s):
+    """random.random(): 53 bits from two words."""
+    a, b = mt_next(MT, s) >> 5, mt_next(MT, s) >> 6
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, _nrt=False)
+def mt_below(MT, s, n):
+    """random._randbelow(n) for 0 < n < 2**32: getrandbits(n.bit_length()) until it is below n."""
+    k = 0
+    while (n >> k) > 0:
+        k += 1
+    r = mt_next(MT, s) >> (32 - k)
+    while r >= n:
+        r = mt_next(MT, s) >> (32 - k)
+    return r
 
 
 @njit(cache=True, _nrt=False)

@@ -72,9 +72,11 @@ globals().update(OP_IDS)
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
  C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
- C_NGLOBAL) = range(32)
-C_COLS = 32
-POLICY = {"lrr": 0, "gto": 1, "adversarial": 2}
+ C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES) = range(34)
+C_COLS = 34
+POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4}
+P_RANDOM, P_RANKED = POLICY["random:SEED"], POLICY["adversarial:SEED"]
+MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is its index), as random.Random
 
 # ---- a resident block (B, int64, by block slot) and its named barriers (BAR, by slot and id)
 (B_LIVE, B_BASE, B_SM, B_X, B_Y, B_Z, B_NWARPS, B_STAMPS) = range(8)
@@ -84,7 +86,8 @@ BAR_COLS = 9
 (BW_WARP, BW_DEST, BW_RED, BW_PC) = range(4)      # one waiter: its slot, result register, reduction, pc
 
 # ---- scheduler columns (SCH, by scheduler: SM * schedulers + k)
-(S_N, S_LAST, S_WAKE) = range(3)
+(S_N, S_LAST, S_WAKE, S_PREEMPT) = range(4)
+S_COLS = 4
 
 # ---- errors (EV_ERROR, with ERR = code, lane, address, why)
 (E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL) = range(8)
