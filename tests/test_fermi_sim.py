@@ -514,3 +514,19 @@ def test_seeded_adversarial_policy_is_validated():
     assert FermiConfig(policy="random:-3").check() is None
     for bad in ("adversarial:", "adversarial:1.5", "adversarial-1", "pct:4"):
         assert "unknown scheduling policy" in FermiConfig(policy=bad).check()
+
+
+def test_global_allocations_are_packed_with_a_gap_whatever_the_capacity():
+    """Each allocation starts at the next ALIGN boundary past the end of the one before and a gap
+    (so a word past an array's end faults), never past the array's spare capacity: 24 arrays
+    take 24 arrays' room, not 2**24 words (as they did when the capacity was the next start)."""
+    from syncc.backends.sim.memory import ALIGN, GLOBAL_BASE, GlobalMemory
+    gmem = GlobalMemory()
+    bases = [gmem.allocate(f"a{i}", np.arange(i % 5 + 1, dtype=np.int32)) for i in range(24)]
+    for (a, b), i in zip(zip(bases, bases[1:]), range(24)):
+        past = a + 4 * (i % 5 + 1)                         # the byte just past array i
+        assert b % ALIGN == 0 and past + ALIGN <= b < past + 2 * ALIGN, (i, a, b)   # a gap of ALIGN bytes
+    assert len(gmem.words) < 2 * (bases[-1] - GLOBAL_BASE) // 4 + 64
+    words = (bases[1] - GLOBAL_BASE) // 4
+    assert gmem.valid[:1].all() and not gmem.valid[1:words].any()   # the gap holds nothing
+    assert (gmem.read_back(bases[7], 3) == [0, 1, 2]).all()

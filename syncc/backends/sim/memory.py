@@ -30,6 +30,11 @@ class Allocation:
     words: int
     dims: tuple[int, ...]
 
+    @property
+    def end(self) -> int:
+        """The word index just past the allocation (at least one word is always placed)."""
+        return (self.base - GLOBAL_BASE) // 4 + max(1, self.words)
+
     def index_name(self, word: int) -> str:
         """`out[3][4]` for a word index within the allocation."""
         rest, subs = word, []
@@ -51,7 +56,8 @@ class GlobalMemory:
     def allocate(self, name: str, values: np.ndarray, dims: tuple[int, ...] = ()) -> int:
         """Place `values` (any 32-bit dtype) and return their address."""
         n = max(1, len(values))
-        start = -(-(len(self.words) + ALIGN // 4) // (ALIGN // 4)) * (ALIGN // 4) if self.allocations else 0
+        top = self.allocations[-1].end if self.allocations else None     # not len(words): that is capacity
+        start = 0 if top is None else -(-(top + ALIGN // 4) // (ALIGN // 4)) * (ALIGN // 4)
         end = start + n
         if end > len(self.words):
             grow = max(end, 2 * len(self.words))
