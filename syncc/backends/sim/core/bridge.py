@@ -111,8 +111,8 @@ class Core:
             BAR=np.zeros((nblocks, c.named_barriers, BAR_COLS), i64),
             BARW=np.zeros((nblocks, c.named_barriers, wpb, 4), i64),
             shared=np.zeros((sms, swords), np.uint32), lockfree=np.ones((sms, c.lock_bits), np.uint8),
-            holder=np.full((sms, c.lock_bits, 4), -1, i64), swriter=np.full((sms, swords, 3), -1, i64),
-            gwords=sim.gmem.words, gvalid=sim.gmem.valid, gwriter=np.full((max(1, nglobal), 3), -1, i64),
+            holder=np.full((sms, c.lock_bits, 4), -1, i64), swriter=np.zeros((sms, swords, 3), i64),
+            gwords=sim.gmem.words, gvalid=sim.gmem.valid, gwriter=np.zeros((max(1, nglobal), 3), i64),
             stat_issues=np.zeros(len(sim.code), i64), stat_lanes=np.zeros(len(sim.code), i64),
             stat_cycles=np.zeros(len(sim.code), i64), stalls=np.zeros(len(REASONS), i64),
             l2free=np.zeros(max(1, nglobal), i64), HK=np.full(4 * POOL_ROWS, -1, i64),
@@ -127,7 +127,7 @@ class Core:
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
             BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64), SLOTS=np.zeros(32, i64))
         for word, (uid, lane, pc) in sim.gmem.writer.items():
-            self.S.gwriter[word] = (uid, lane, pc)
+            self.S.gwriter[word] = (uid + 1, lane, pc)
         for word, t in sim.l2_free.items():
             self.S.l2free[word] = t
         self.S.SCH[:, S_LAST] = -1                           # Scheduler.last before its first pick
@@ -249,8 +249,7 @@ class Core:
             shared.free = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
             shared.holder = {int(b): tuple(int(x) for x in S.holder[sm.index, b])
                              for b in np.flatnonzero(S.holder[sm.index, :, 0] >= 0)}
-            shared.writer = {int(x): tuple(int(v) for v in S.swriter[sm.index, x])
-                             for x in np.flatnonzero(S.swriter[sm.index, :, 0] >= 0)}
+            shared.writer = _writers(S.swriter[sm.index])
         for b, block in self.block_of.items():
             block.live = int(S.B[b, B_LIVE])
             bars = []
@@ -267,8 +266,7 @@ class Core:
                     bars.append((int(row[BAR_STAMP]), bar_id, bar))
             block.barriers = {bar_id: bar for _, bar_id, bar in sorted(bars)}
         gmem = sim.gmem
-        for x in np.flatnonzero(S.gwriter[:len(gmem.words), 0] >= 0):
-            gmem.writer[int(x)] = tuple(int(v) for v in S.gwriter[x])
+        gmem.writer.update(_writers(S.gwriter[:len(gmem.words)]))
         busy = np.flatnonzero(S.l2free)
         sim.l2_free = dict(zip(busy.tolist(), S.l2free[busy].tolist()))
         if isinstance(sim.mem, WeakMemory):
@@ -373,6 +371,13 @@ class Core:
             sim.gmem._fault(np.array([addr]), np.array([why]), [lane])
         space = "shared" if code == E_SHARED else "local"
         raise MemoryFault(space, addr, lane, sim.bad_address_reason(space, addr))
+
+
+def _writers(rows: np.ndarray) -> dict[int, tuple[int, int, int]]:
+    """word → (warp uid, lane, pc) of its last writer, from rows of (uid + 1, lane, pc) in which
+    0 is nobody (so that the arrays start as zeros, which costs nothing until a page is written)."""
+    written = np.flatnonzero(rows[:, 0])
+    return {x: (uid - 1, lane, pc) for x, (uid, lane, pc) in zip(written.tolist(), rows[written].tolist())}
 
 
 def _reduction(sim, pc: int) -> str | None:

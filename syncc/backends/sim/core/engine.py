@@ -321,7 +321,7 @@ def shared_op(S, T, i, w, m):
         for k in range(n):
             if S.FLAGS[k]:
                 x = words[k]
-                S.swriter[sm, x, 0], S.swriter[sm, x, 1], S.swriter[sm, x, 2] = uid, lanes[k], pc
+                S.swriter[sm, x, 0], S.swriter[sm, x, 1], S.swriter[sm, x, 2] = uid + 1, lanes[k], pc
                 changed = True
         if changed:
             S.G[G_LAST_CHANGE] = S.G[G_NOW]
@@ -636,7 +636,7 @@ def store(S, w, n, segments, vreg):
         for k in range(n):
             if S.FLAGS[k]:
                 x = S.IDX[k]
-                S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, S.LANES[k], pc
+                S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, S.LANES[k], pc
                 changed = True
         if changed:
             G[G_LAST_CHANGE] = now
@@ -667,7 +667,7 @@ def store(S, w, n, segments, vreg):
         seq = G[G_SEQ]
         qappend(S, key, seq, a, b, np.int64(S.regs[w, vreg, lane]), uid, lane, pc)
         heap_push(S, b, seq, sm, x)
-        S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, lane, pc
+        S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
         last_sm = max(last_sm, a)
         W[w, W_STORES] = max(W[w, W_STORES], b)
         l1_drop(S, sm, x >> 5)
@@ -777,7 +777,7 @@ def global_op(S, T, i, w, m):
         new = atomic_op(fn, sgn, old, np.int64(S.regs[w, vb, lane]), np.int64(S.regs[w, vc, lane]))
         if new != old:
             S.gwords[x] = new
-            S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid, lane, pc
+            S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
             G[G_LAST_CHANGE] = now
         S.VALUES[k] = old
         start = max(arrive, S.l2free[x])

@@ -85,6 +85,9 @@ B_COLS = 8
 BAR_COLS = 9
 (BW_WARP, BW_DEST, BW_RED, BW_PC) = range(4)      # one waiter: its slot, result register, reduction, pc
 
+# ---- swriter / gwriter rows: (warp uid + 1, lane, pc) of a word's last writer; 0 is nobody, so the
+# arrays start as zeros (free until a page is written: a launch's set-up fills nothing)
+
 # ---- scheduler columns (SCH, by scheduler: SM * schedulers + k)
 (S_N, S_LAST, S_WAKE, S_PREEMPT) = range(4)
 S_COLS = 4
