@@ -1,16 +1,21 @@
-"""The Fermi simulator: how fast it simulates, and seed 000's Figure 4 on it.
+"""The Fermi simulator: how fast it simulates, on each engine, and seed 000's Figure 4 on it.
 
-    python bench/fermi.py [--runs 5] [--csv results.csv] [--only speed|figure4]
+    python bench/fermi.py [--runs 3] [--csv results.csv] [--only speed|setup|figure4]
 
-1. speed: `examples/wavefront.sync` (N = 31: a 32 × 32 grid of actors, one block of
-   32 warps) compiled for fermi-sim and run with timing on, several times; the
-   median run gives simulated warp-instructions, thread-instructions and cycles per
-   second of host time. Beside it, in the same run, a floor: the same number of
-   warp-instructions as one numpy 32-lane add each through a dict dispatch, the
-   least a simulator that keeps registers in numpy rows can do per instruction.
-   The ratio says how far the simulator is from that floor. (Accel-Sim's ≈ 12.5 K
-   warp-instructions/s single-threaded is a quoted anchor, not run here.)
-2. figure4: the five kernels of `examples/chain.sync` (seed 000 Table 1's schemes),
+1. speed: every launch of `syncc run FILE` for wavefront.sync (N = 31: 32 × 32 actors in
+   one block), counter.sync, primitives.sync and ring.sync (4096 items through a 64-slot
+   ring), recorded once and replayed on the compiled core and on the reference engine,
+   alternating, several times; the median run of each gives simulated warp-instructions per
+   second of host time (the launch's set-up included: the core's tables and arrays). Beside
+   them, in the same run, a floor: the same number of warp-instructions as one numpy 32-lane
+   add each through a dict dispatch, the least a simulator that keeps registers in numpy rows
+   can do per instruction. (Accel-Sim's ≈ 12.5 K warp-instructions/s single-threaded is a
+   quoted anchor, not run here.)
+2. setup: what a launch costs before it simulates: loading the core's cached native code
+   (once per process, timed in a fresh one) and building a launch's arrays (median); then
+   wavefront.sync at N = 1, 3, 7, 15, 31 on both engines: the smallest program where the
+   compiled core wins.
+3. figure4: the five kernels of `examples/chain.sync` (seed 000 Table 1's schemes),
    each run once (the simulator is deterministic): the kernel's cycles and the
    reduction phase's, from the first instruction of warp 0's `put` (the phase starts
    when the first value is ready) to the last instruction of the last warp's `put`;
@@ -21,7 +26,9 @@ Tests never assert on these numbers.
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,43 +40,78 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import syncc  # noqa: E402
+import syncc.runtime.sim as runtime_sim  # noqa: E402
 from syncc.backends.sim.machine import FermiConfig  # noqa: E402
-from syncc.runtime.sim import SimLauncher  # noqa: E402
+from syncc.backends.sim.simulator import Simulator  # noqa: E402
 from timing import header  # noqa: E402
 from syncc.bench.figure4 import PAPER, measure  # noqa: E402
+
+PROGRAMS = ("wavefront.sync", "counter.sync", "primitives.sync", "ring.sync")
+ENGINES = ("compiled", "reference")
 
 
 # ---- 1. simulation speed -------------------------------------------------------------------
 
-def wavefront_args():
-    rng = np.random.default_rng(1)
-    refm = rng.integers(-10, 11, size=(31, 31)).astype(np.int32)
-    return [refm, np.zeros((32, 32), np.int32), 10]
+def recorded_launches(path: Path, defines: dict | None = None) -> list[tuple]:
+    """Every launch the host block of `path` makes, as it was before it ran (run once, on the
+    reference engine)."""
+    launches = []
+
+    class Recording(Simulator):
+        def __init__(self, kernel, config, grid, block, gmem, params, observer=None, keep_shared=False):
+            launches.append((kernel, config, grid, block, copy.deepcopy(gmem), list(params)))
+            super().__init__(kernel, config, grid, block, gmem, params, observer, keep_shared)
+
+    real = runtime_sim.Simulator
+    runtime_sim.Simulator = Recording
+    try:
+        prog = syncc.compile(str(path), target="fermi-sim", defines=defines or {},
+                             sim_config=FermiConfig(engine="reference"))
+        prog.run(write=lambda *a: None)
+    finally:
+        runtime_sim.Simulator = real
+    return launches
+
+
+def replay(launches: list[tuple], engine: str) -> tuple[float, int]:
+    """Host seconds and warp-instructions of every launch, run afresh on `engine`."""
+    seconds, instructions = 0.0, 0
+    for kernel, config, grid, block, gmem, params in launches:
+        gmem = copy.deepcopy(gmem)
+        t = time.perf_counter()
+        outcome = Simulator(kernel, config.with_(engine=engine), grid, block, gmem, params).run()
+        seconds += time.perf_counter() - t
+        assert outcome.status == "finished", (kernel.name, outcome.status)
+        instructions += outcome.warp_instructions
+    return seconds, instructions
+
+
+def medians(launches: list[tuple], runs: int) -> dict[str, float]:
+    """Median host seconds per engine, the engines alternating (and swapping order) run by run."""
+    replay(launches, "compiled")                      # the core's code is loaded before timing
+    times: dict[str, list[float]] = {e: [] for e in ENGINES}
+    for r in range(runs):
+        for engine in ENGINES if r % 2 == 0 else ENGINES[::-1]:
+            times[engine].append(replay(launches, engine)[0])
+    return {e: statistics.median(ts) for e, ts in times.items()}
 
 
 def speed(runs: int) -> list[tuple[str, float, str]]:
-    prog = syncc.compile(str(ROOT / "examples" / "wavefront.sync"), target="fermi-sim")
-    program = prog._fermi_program()
-    times, outcome = [], None
-    floor_times = []
-    for _ in range(runs):
-        launcher = SimLauncher(program, FermiConfig())
-        args = wavefront_args()
-        t = time.perf_counter()
-        outcome = launcher("nw", args, (1, 1, 1), (32, 32, 1))
-        times.append(time.perf_counter() - t)
-        floor_times.append(_floor(outcome.warp_instructions))
-    sim_s, floor_s = statistics.median(times), statistics.median(floor_times)
-    wi, ti, cy = outcome.warp_instructions, outcome.thread_instructions, outcome.cycles
-    return [
-        ("wavefront N=31 on fermi-sim: host seconds per run (median)", sim_s, "s"),
-        (f"  simulated: {wi:,} warp-instructions, {ti:,} thread-instructions, {cy:,} cycles", 0.0, "info"),
-        ("  warp-instructions per second", wi / sim_s, "/s"),
-        ("  thread-instructions per second", ti / sim_s, "/s"),
-        ("  cycles per second", cy / sim_s, "/s"),
-        ("floor: one numpy 32-lane add per warp-instruction, seconds (baseline)", floor_s, "s"),
-        ("  simulator time / floor time", sim_s / floor_s, "x"),
-    ]
+    rows = []
+    for name in PROGRAMS:
+        launches = recorded_launches(ROOT / "examples" / name)
+        _, wi = replay(launches, "compiled")
+        t = medians(launches, runs)
+        floor_s = statistics.median(_floor(wi) for _ in range(runs))
+        rows += [
+            (f"{name}: {len(launches)} launches, {wi:,} warp-instructions", 0.0, "info"),
+            ("  reference engine, warp-instructions per second (baseline)", wi / t["reference"], "/s"),
+            ("  compiled core, warp-instructions per second", wi / t["compiled"], "/s"),
+            ("  floor (one numpy 32-lane add each), warp-instructions per second", wi / floor_s, "/s"),
+            ("  compiled core / reference engine", t["reference"] / t["compiled"], "x"),
+            ("  compiled core / floor", floor_s / t["compiled"], "x"),
+        ]
+    return rows
 
 
 def _floor(n: int) -> float:
@@ -83,6 +125,44 @@ def _floor(n: int) -> float:
         op, a, b, d = program[i & 63]
         ops[op](a, b, d)
     return time.perf_counter() - t
+
+
+# ---- 2. what a launch costs before it simulates -----------------------------------------------
+
+def setup(runs: int) -> list[tuple[str, float, str]]:
+    from syncc.backends.sim.core.bridge import Core
+    launches = recorded_launches(ROOT / "examples" / "wavefront.sync")
+    kernel, config, grid, block, gmem, params = launches[0]
+    builds = []
+    for _ in range(max(runs, 5)):
+        sim = Simulator(kernel, config.with_(engine="compiled"), grid, block, copy.deepcopy(gmem), params)
+        t = time.perf_counter()
+        Core(sim)
+        builds.append(time.perf_counter() - t)
+    loads = [_first_launch_s() for _ in range(3)]
+    rows = [("loading the core's cached native code, once per process (median of 3 fresh processes)",
+             statistics.median(loads), "s"),
+            ("building one launch's state (wavefront.sync N = 31, median)", statistics.median(builds), "s")]
+    for n in (1, 3, 7, 15, 31):
+        launches = recorded_launches(ROOT / "examples" / "wavefront.sync", {"N": n})
+        _, wi = replay(launches, "compiled")
+        t = medians(launches, runs)
+        what = (f"wavefront.sync N = {n} ({wi:,} warp-instructions): reference {t['reference'] * 1e3:.2f} ms, "
+                f"compiled {t['compiled'] * 1e3:.2f} ms; compiled / reference")
+        rows.append((what, t["reference"] / t["compiled"], "x"))
+    return rows
+
+
+def _first_launch_s() -> float:
+    """Seconds a fresh process spends on its first compiled launch beyond its second: loading
+    the core's native code from numba's cache."""
+    script = (f"import sys, time; sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'bench')!r})\n"
+              "from fermi import recorded_launches, replay, ROOT\n"
+              "launches = recorded_launches(ROOT / 'examples' / 'wavefront.sync', {'N': 1})\n"
+              "first = replay(launches, 'compiled')[0]; second = replay(launches, 'compiled')[0]\n"
+              "print(first - second)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
 
 
 # ---- 2. Figure 4 (syncc/bench/figure4.py; also `syncc bench paper --only figure4`) -----------
@@ -104,8 +184,8 @@ def figure4_rows() -> list[tuple[str, float, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--only", choices=("speed", "figure4"))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", choices=("speed", "setup", "figure4"))
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
     print(header())
@@ -114,6 +194,8 @@ def main() -> None:
         rows += figure4_rows()
     if args.only in (None, "speed"):
         rows += speed(args.runs)
+    if args.only in (None, "setup"):
+        rows += setup(args.runs)
     for name, value, unit in rows:
         if unit == "info":
             print(name)

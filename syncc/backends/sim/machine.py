@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED"
+PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (simulator.Scheduler)
 
 
 @dataclass(frozen=True)

@@ -32,14 +32,13 @@ from . import lanes as L
 from .execute import Env, InstructionError, Kind, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
-from .machine import FermiConfig
+from .machine import PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from ..fermi.program import SassKernel
 from .warp import DIV, PBK, SSY, BlockBarrier, StackOverflow, ThreadBlock, Warp
 from .weakmem import memory_model
 
 INF = float("inf")
-PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (Scheduler)
 CBANK_SHAPE = (0x8, 0xC, 0x10, 0x14, 0x18, 0x1C)
 
 

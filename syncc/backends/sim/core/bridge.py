@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import lanes as L
 from ..execute import InstructionError
+from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, MemoryFault
-from ..simulator import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import WeakMemory, _Pending
 from . import engine as E
