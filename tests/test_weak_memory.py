@@ -118,3 +118,32 @@ def test_sc_memory_hides_the_missing_fence():
     r = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "ROUNDS=1",
               "--unsafe-no-fences", "--memory", "sc")
     assert r.code == 0 and "global @thread flag violations: 0" in r.out
+
+
+L1_FULL = """
+.kernel l1_full
+.launch grid(1) block(32)
+.param a: global i32[96] = range
+.param out: global i32[32] = zeros
+        S2R R0, SR_LaneId;
+        MOV R1, c [0x0] [0x20];
+        MOV R2, c [0x0] [0x24];
+        LD R3, [R1];                    // line A (a[0..31])
+        LD R4, [R1+0x80];               // line B (a[32..63]): L1 of two lines is full, A filled first
+        ISETP.LT.U32.AND P0, pt, R0, 0x10, pt;
+        ISCADD R5, R0, R1, 0x2;         // lanes 0-15: &a[lane], in line A (a hit)
+  @!P0  IADD R5, R5, 0x100;             // lanes 16-31: &a[64 + lane], in line C (a miss that evicts A)
+        LD R6, [R5];
+        ISCADD R7, R0, R2, 0x2;
+        ST [R7], R6;
+        EXIT;
+"""
+
+
+@pytest.mark.parametrize("engine", ["reference", "compiled"])
+def test_a_line_evicted_by_a_later_fill_of_the_same_access_was_read_first(engine):
+    """One LD hits line A and misses line C in a full L1 that evicts A to make room: A's lanes
+    get A's words (as the lines are served one after another), not a fault or C's words."""
+    run = simulate(L1_FULL, FermiConfig(l1_lines=2, engine=engine))
+    assert run.status == "finished"
+    assert run.arrays["out"].tolist() == list(range(16)) + list(range(80, 96))

@@ -155,10 +155,14 @@ class WeakMemory(ScMemory):
         return values, extra
 
     def _through_l1(self, s: int, pat) -> tuple[np.ndarray, bool]:
-        """Values from this SM's L1, filling the lines it lacks from L2 (evicting the oldest)."""
+        """Values from this SM's L1, filling the lines it lacks from L2 (evicting the oldest).
+        The lines are served one after another and each line's lanes read it as it is served:
+        a later fill of the same access may evict an earlier line (a full L1 evicts the line
+        filled first, which may be one this access just hit)."""
         l1 = self.l1[s]
         words = self.gmem.words
         hit = True
+        values = None if len(pat.lines) == 1 else np.empty(len(pat.idx), dtype=np.uint32)
         for line in pat.lines:
             if line not in l1:
                 hit = False
@@ -168,10 +172,13 @@ class WeakMemory(ScMemory):
                 l1[line] = words[line * LINE_WORDS:(line + 1) * LINE_WORDS].copy()
             else:
                 self.hits += 1
-        if len(pat.lines) == 1:
+            if values is not None:
+                here = pat.idx_np // LINE_WORDS == line
+                values[here] = l1[line][pat.idx_np[here] - line * LINE_WORDS]
+        if values is None:
             line = pat.lines[0]
             return l1[line][pat.idx_np - line * LINE_WORDS], hit
-        return np.array([l1[i // LINE_WORDS][i % LINE_WORDS] for i in pat.idx], dtype=np.uint32), hit
+        return values, hit
 
     # ---- stores
     def store(self, w, pat, values: np.ndarray) -> None:

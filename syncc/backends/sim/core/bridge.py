@@ -35,7 +35,7 @@ FIELDS = [
     "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
     "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
-    "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES", "SLOTS",   # scratch rows
+    "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
 ]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
 State = namedtuple("State", FIELDS)
@@ -125,7 +125,7 @@ class Core:
             floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
-            BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64), SLOTS=np.zeros(32, i64))
+            BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64))
         for word, (uid, lane, pc) in sim.gmem.writer.items():
             self.S.gwriter[word] = (uid + 1, lane, pc)
         for word, t in sim.l2_free.items():

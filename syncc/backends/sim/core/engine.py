@@ -524,7 +524,8 @@ def l1_drop(S, sm, line):
 @njit(cache=True, _nrt=False)
 def l1_read(S, sm, n):
     """WeakMemory._through_l1: S.VALUES from this SM's L1, filling the lines it lacks (sorted,
-    evicting the oldest); True when every line was there."""
+    evicting the oldest; each line's lanes read it as it is served, before a later fill of the
+    same access can evict it); True when every line was there."""
     cfg, idx = S.cfg, S.IDX
     nglobal, nlines = cfg[C_NGLOBAL], cfg[C_L1_LINES]
     lines = S.LINES
@@ -557,13 +558,9 @@ def l1_read(S, sm, n):
             S.l1count[sm] += 1
         else:
             S.G[G_HITS] += 1
-        S.SLOTS[j] = slot
-    for k in range(n):
-        x = idx[k]
-        j = 0
-        while lines[j] != x >> 5:
-            j += 1
-        S.VALUES[k] = S.l1words[sm, S.SLOTS[j], x & 31]
+        for k in range(n):
+            if idx[k] >> 5 == line:
+                S.VALUES[k] = S.l1words[sm, slot, idx[k] & 31]
     return hit
 
 
