@@ -482,8 +482,8 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
 @click.option("--only", multiple=True, metavar="SECTION",
               help="Run only this section of the suite (repeatable); see docs/bench.md.")
 @click.option("--quick", is_flag=True, help="Fewer sizes and repetitions: a smoke run, not a measurement.")
-@click.option("--full", is_flag=True, help="Every size, also those that take hours on the simulator (all of "
-                                           "seed 000's Table 3).")
+@click.option("--full", is_flag=True, hidden=True,
+              help="Every size: the default since the compiled core (accepted, so older scripts still run).")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 def bench(suite, out, only, quick, full, debug) -> int:
     """Run a benchmark SUITE: `paper` (the seed papers on the Fermi simulator) or `gpu`
@@ -493,7 +493,7 @@ def bench(suite, out, only, quick, full, debug) -> int:
     from .bench.core import BenchError
     from .bench.run import run_suite
     try:
-        run_suite(suite, Path(out), quick=quick, only=list(only), full=full, write=click.echo)
+        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo)
     except BenchError as e:
         click.echo(f"syncc bench: error: {e}", err=True)
         return EXIT_ERRORS

@@ -58,7 +58,7 @@ def test_table3_has_the_quick_sizes_beside_the_paper(tables):
         n = int(row[0].split("×")[0])
         assert (row[col["paper atomic"]], row[col["paper DP"]], row[col["paper tiny"]]) == wavefront.PAPER[n]
     assert any("496" in note and "crossover" in note for note in table.notes)
-    assert any("--full" in note for note in table.notes)
+    assert any("without --quick simulates all of Table 3" in note for note in table.notes)
 
 
 def test_atomic_lock_is_slowest_and_tiny_lock_wins_small_grids(tables):
@@ -120,8 +120,7 @@ def test_plots_follow_the_table(tables):
 
 
 def test_sizes_by_mode():
-    assert wavefront.sizes(Context(root=ROOT, out=ROOT))[-1] == wavefront.DEFAULT_MAX
-    assert wavefront.sizes(Context(root=ROOT, out=ROOT, full=True)) == [31, 62, 124, 248, 496, 992, 1984]
+    assert wavefront.sizes(Context(root=ROOT, out=ROOT)) == [31, 62, 124, 248, 496, 992, 1984]   # all of Table 3
     assert wavefront.sizes(Context(root=ROOT, out=ROOT, quick=True)) == [31, 62]
 
 

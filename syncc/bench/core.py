@@ -39,7 +39,6 @@ class Context:
     root: Path                      # the repository: examples/, bench/baselines/
     out: Path                       # the results folder
     quick: bool = False             # fewer sizes and repetitions (the tests use this)
-    full: bool = False              # every size, even those that take hours (`--full`)
     log: Callable[[str], None] = print
     started: float = field(default_factory=time.perf_counter)
 

@@ -24,7 +24,7 @@ def device_name(suite: str) -> str:
         raise BenchError(f"the gpu suite needs a GPU: {e}") from None
 
 
-def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | None = None, full: bool = False,
+def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | None = None,
               write=print) -> Path:
     sections = SUITES[suite]
     for name in only or ():
@@ -32,7 +32,7 @@ def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | Non
             raise BenchError(f"no section {name!r} in suite {suite!r} (it has: {', '.join(sections)})")
     out = results_folder(base, device_name(suite))
     out.mkdir(parents=True, exist_ok=True)
-    ctx = Context(root=repository(), out=out, quick=quick, full=full, log=write)
+    ctx = Context(root=repository(), out=out, quick=quick, log=write)
     write(f"# syncc bench {suite} · {out.name} · results in {out}")
     if suite == "gpu":
         from .gpu_common import warm_up

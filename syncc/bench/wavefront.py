@@ -8,14 +8,16 @@ deterministic) on the same seeded input; every result is checked against the rec
 computed here with numpy, and the three must agree. Reported: cycles, the speed of tiny-lock
 over the other two, and where data-parallel overtakes tiny-lock, beside the paper's times.
 
-The simulator runs about 150 K warp-instructions a second and the dataflow versions issue
-about 70 K (tiny-lock) and 140 K (atomic-lock) of them per tile, so the sizes grow 4× in time
-each step: the default list stops at DEFAULT_MAX (a few minutes here); `--full` runs
-the rest of Table 3 (992 and 1984 take hours).
+The dataflow versions issue about 70 K (tiny-lock) and 140 K (atomic-lock) warp-instructions
+per tile, so each size step takes 4× longer to simulate: on the compiled core all of Table 3
+(up to 64 × 64 tiles) takes several minutes, spread over the machine's cores; `--quick` stops
+at QUICK_MAX.
 """
 from __future__ import annotations
 
 import heapq
+import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -25,7 +27,6 @@ from .core import Context, Plot, Table
 TILE = 31
 SIZES = [31, 62, 124, 248, 496, 992, 1984]           # Table 3's grids: 31 · 2^k
 QUICK_MAX = 62
-DEFAULT_MAX = 248
 PENALTY = 10
 VERSIONS = {"tiny-lock": "nw_tiny", "atomic-lock": "nw_atomic", "data-parallel": "nw_diag"}
 
@@ -35,11 +36,7 @@ PAPER = {31: (175, 57, 49), 62: (466, 58, 49), 124: (1050, 58, 50), 248: (2285, 
 
 
 def sizes(ctx: Context) -> list[int]:
-    if ctx.quick:
-        return [n for n in SIZES if n <= QUICK_MAX]
-    if ctx.full:
-        return SIZES
-    return [n for n in SIZES if n <= DEFAULT_MAX]
+    return [n for n in SIZES if n <= QUICK_MAX] if ctx.quick else SIZES
 
 
 def reference(refm: np.ndarray, penalty: int) -> np.ndarray:
@@ -58,27 +55,66 @@ def reference(refm: np.ndarray, penalty: int) -> np.ndarray:
     return s.astype(np.int32)
 
 
-def measure(path, n: int, log=print, versions=VERSIONS, sms: int | None = None) -> dict:
-    """One grid size: version → (cycles, warp-instructions, seconds simulated); and whether every
-    version computed the recurrence. `sms`: simulate a Fermi with that many SMs."""
-    import syncc
+def measure_sizes(path, ns: list[int], log=print, versions=VERSIONS, sms: int | None = None) -> dict[int, dict]:
+    """Each size n of `ns`: version → (cycles, warp-instructions, seconds simulated), and whether
+    every version computed the recurrence. Each (size, version) is a job of its own, spread over
+    the machine's cores (forked workers, the biggest jobs first). `sms`: a Fermi with that many SMs."""
+    jobs = [(str(path), n, v, sms) for n in ns for v in versions]
+    cost = {"atomic-lock": 2, "tiny-lock": 1, "data-parallel": 0}        # atomic-lock simulates longest
+    jobs.sort(key=lambda j: (j[1], cost.get(j[2], 0)), reverse=True)
+    done = {}
+    for job, (cycles, instructions, seconds, correct) in _map(_simulate, jobs):
+        _, n, version, _ = job
+        log(f"   wavefront {n}×{n} ({n // TILE}×{n // TILE} tiles, {_sms(sms)} SMs) {version}: "
+            f"{cycles:,} cycles, {seconds:.1f} s")
+        done[n, version] = (cycles, instructions, seconds, correct)
+    return {n: {"versions": {v: done[n, v][:3] for v in versions}, "correct": all(done[n, v][3] for v in versions)}
+            for n in ns}
+
+
+def _sms(sms: int | None) -> int:
     from ..backends.sim.machine import FermiConfig
+    return FermiConfig().sms if sms is None else sms
+
+
+_PROGRAMS: dict = {}          # (path, tiles) → compiled program, per process
+
+
+def _simulate(job) -> tuple:
+    """One version at one size: (cycles, warp-instructions, seconds, computed the recurrence)."""
+    import syncc
+
+    from ..backends.sim.machine import FermiConfig
+    path, n, version, sms = job
     tiles = n // TILE
     config = FermiConfig() if sms is None else FermiConfig(sms=sms)
-    prog = syncc.compile(str(path), target="fermi-sim", defines={"TILES": tiles})
+    prog = _PROGRAMS.get((path, tiles))
+    if prog is None:
+        prog = _PROGRAMS[path, tiles] = syncc.compile(path, target="fermi-sim", defines={"TILES": tiles})
     refm = np.random.default_rng(2012).integers(-10, 11, size=(n, n)).astype(np.int32)
-    want = reference(refm, PENALTY)
-    result, correct = {}, True
-    for version in versions:
-        out = np.zeros((n + 1, n + 1), np.int32)
-        t = time.perf_counter()
-        outcome = getattr(prog, VERSIONS[version])(refm, out, np.zeros(1, np.int32), PENALTY, sim_config=config)
-        seconds = time.perf_counter() - t
-        log(f"   wavefront {n}×{n} ({tiles}×{tiles} tiles, {config.sms} SMs) {version}: "
-            f"{outcome.cycles:,} cycles, {seconds:.1f} s")
-        result[version] = (outcome.cycles, outcome.warp_instructions, seconds)
-        correct &= bool(np.array_equal(out, want))
-    return {"versions": result, "correct": correct}
+    out = np.zeros((n + 1, n + 1), np.int32)
+    t = time.perf_counter()
+    outcome = getattr(prog, VERSIONS[version])(refm, out, np.zeros(1, np.int32), PENALTY, sim_config=config)
+    seconds = time.perf_counter() - t
+    return outcome.cycles, outcome.warp_instructions, seconds, bool(np.array_equal(out, reference(refm, PENALTY)))
+
+
+def _map(fn, jobs):
+    """(job, fn(job)) for every job, as each finishes: in forked worker processes, one per core,
+    when there is more than one of each; else here, in order."""
+    workers = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+                  len(jobs))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for job in jobs:
+            yield job, fn(job)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap_unordered(_with_job, [(fn, job) for job in jobs])
+
+
+def _with_job(fn_job):
+    fn, job = fn_job
+    return job, fn(job)
 
 
 def crossover(points: list[tuple[int, float]]) -> int | None:
@@ -130,8 +166,8 @@ def run(ctx: Context):
                    "same matrix", "simulated in"])
     cycles: dict[str, list[tuple[int, int]]] = {v: [] for v in VERSIONS}
     ours = []
-    for n in sizes(ctx):
-        m = measure(path, n, ctx.log)
+    measured = measure_sizes(path, sizes(ctx), ctx.log)
+    for n, m in measured.items():
         c = {v: m["versions"][v][0] for v in VERSIONS}
         p_atomic, p_dp, p_tiny = PAPER[n]
         seconds = sum(s for _, _, s in m["versions"].values())
@@ -161,9 +197,8 @@ def run(ctx: Context):
     ]
     if ran[-1] < SIZES[-1]:
         rest = ", ".join(f"{n}×{n}" for n in SIZES if n > ran[-1])
-        table.notes.append(f"Not simulated ({'--quick' if ctx.quick else 'the default list'}): {rest}; each size "
-                           "step takes about 4× longer (≈ 0.5 s of simulation per tile for tiny-lock, 1 s for "
-                           "atomic-lock); `syncc bench paper --full` simulates all of Table 3 (hours). The model table "
+        table.notes.append(f"Not simulated (--quick): {rest}; each size step takes about 4× longer to "
+                           "simulate; `syncc bench paper` without --quick simulates all of Table 3. The model table "
                            "predicts them.")
     predicted = {n: model(one_tile, n, FULL_SMS) for n in SIZES}
     trend = Plot("table3_cycles", "Seed 000 Table 3 on fermi-sim: cycles by grid size (lines: model)",
@@ -223,8 +258,7 @@ def machines(ctx: Context, path, one_tile: dict[str, int]) -> Table:
                    "model DP / tiny", "same matrix"])
     for sms in sweep:
         seen, expected = [], []
-        for n in grids:
-            m = measure(path, n, ctx.log, versions=["tiny-lock", "data-parallel"], sms=sms)
+        for n, m in measure_sizes(path, grids, ctx.log, versions=["tiny-lock", "data-parallel"], sms=sms).items():
             tiny, dp = (m["versions"][v][0] for v in ("tiny-lock", "data-parallel"))
             p = model(one_tile, n, sms)
             table.rows.append([sms, f"{n}×{n}", n // TILE, tiny, dp, dp / tiny,
