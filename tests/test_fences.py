@@ -44,6 +44,10 @@ PINNED = {
     # wavefront_tiled: the tiles' gpu-scope flags and counter, the shared atomlock and tinylock slots
     ("wavefront_tiled.sync", "ptx"): (0, 0, 17),
     ("wavefront_tiled.sync", "fermi"): (12, 3, 0),
+    # ring: two sleeping semaphores (each wait acquires, each post releases) and two ticket
+    # mutexes around the slot's write and read
+    ("ring.sync", "ptx"): (0, 0, 10),
+    ("ring.sync", "fermi"): (8, 0, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic
