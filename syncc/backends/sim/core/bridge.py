@@ -242,6 +242,8 @@ class Core:
         st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
         for slot, w in self.warp_at.items():
             self._export_warp(slot, w)
+        if S.cfg[C_POLICY] in (P_RANDOM, P_RANKED):
+            self._export_seeded()
         for sm in sim.sms:
             self._export_schedulers(sm.index)
             shared = sm.shared
@@ -291,14 +293,25 @@ class Core:
             s = sm_index * n + k
             sched.warps = [self.warp_at[int(x)] for x in S.SW[s, :S.SCH[s, S_N]]]
             sched.last, sched.wake = int(S.SCH[s, S_LAST]), _time(S.SCH[s, S_WAKE])
-            sched.preemptions = int(S.SCH[s, S_PREEMPT])
-            if sched.rng is not None:
+
+    def _export_seeded(self) -> None:
+        """A seeded policy's state: each scheduler's stream, preemptions left and ranks (of every
+        warp it ever ranked: the reference's rank table never shrinks). Only a whole export needs
+        it: finishing a block and launching the next read none of it."""
+        S, n = self.S, self.sim.config.schedulers
+        ranked = S.cfg[C_POLICY] == P_RANKED
+        live = {}                                      # scheduler → uid → rank, of the bound warps
+        if ranked:
+            for x, w in self.warp_at.items():          # finished warps of live blocks keep theirs too
+                if not np.isnan(S.RANK[x]):
+                    live.setdefault(int(S.W[x, W_SCHED]), {})[w.uid] = float(S.RANK[x])
+        for sm in self.sim.sms:
+            for k, sched in enumerate(sm.schedulers):
+                s = sm.index * n + k
                 sched.rng.setstate((3, tuple(S.MT[s].tolist()), None))
-            ranks = dict(self.retired_ranks[s])
-            for x, w in self.warp_at.items():        # finished warps of live blocks keep their rank too
-                if S.W[x, W_SCHED] == s and not np.isnan(S.RANK[x]):
-                    ranks[w.uid] = float(S.RANK[x])
-            sched.priority = ranks
+                sched.preemptions = int(S.SCH[s, S_PREEMPT])
+                if ranked:
+                    sched.priority = {**self.retired_ranks[s], **live.get(s, {})}
 
     def _export_weak(self, mem) -> None:
         S = self.S
