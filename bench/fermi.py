@@ -40,9 +40,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import syncc  # noqa: E402
-import syncc.runtime.sim as runtime_sim  # noqa: E402
 from syncc.backends.sim.machine import FermiConfig  # noqa: E402
 from syncc.backends.sim.simulator import Simulator  # noqa: E402
+from syncc.runtime.sim import recording_launches  # noqa: E402
 from timing import header  # noqa: E402
 from syncc.bench.figure4 import PAPER, measure  # noqa: E402
 
@@ -55,21 +55,10 @@ ENGINES = ("compiled", "reference")
 def recorded_launches(path: Path, defines: dict | None = None) -> list[tuple]:
     """Every launch the host block of `path` makes, as it was before it ran (run once, on the
     reference engine)."""
-    launches = []
-
-    class Recording(Simulator):
-        def __init__(self, kernel, config, grid, block, gmem, params, observer=None, keep_shared=False):
-            launches.append((kernel, config, grid, block, copy.deepcopy(gmem), list(params)))
-            super().__init__(kernel, config, grid, block, gmem, params, observer, keep_shared)
-
-    real = runtime_sim.Simulator
-    runtime_sim.Simulator = Recording
-    try:
-        prog = syncc.compile(str(path), target="fermi-sim", defines=defines or {},
-                             sim_config=FermiConfig(engine="reference"))
+    prog = syncc.compile(str(path), target="fermi-sim", defines=defines or {},
+                         sim_config=FermiConfig(engine="reference"))
+    with recording_launches() as launches:
         prog.run(write=lambda *a: None)
-    finally:
-        runtime_sim.Simulator = real
     return launches
 
 

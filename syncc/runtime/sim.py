@@ -11,6 +11,10 @@ turns it into diagnostics located in the program (E0903, E0905–E0912).
 """
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from ..backends.sim.machine import FermiConfig
@@ -22,6 +26,27 @@ from ..core.source import SourceMap, Span
 from .args import DTYPES, LaunchError, check_arguments, check_shape
 
 STUCK = ("deadlock", "livelock", "budget")
+
+
+@contextmanager
+def recording_launches() -> Iterator[list[tuple]]:
+    """Every launch made meanwhile, as it was before it ran: (kernel, config, grid, block, a copy
+    of its global memory, params), so that it can be run again (bench/fermi.py times the
+    engines on them; tests/engines compares the engines on them)."""
+    global Simulator
+    recorded: list[tuple] = []
+    real = Simulator
+
+    class Recording(real):
+        def __init__(self, kernel, config, grid, block, gmem, params, observer=None, keep_shared=False):
+            recorded.append((kernel, config, grid, block, copy.deepcopy(gmem), list(params)))
+            super().__init__(kernel, config, grid, block, gmem, params, observer, keep_shared)
+
+    Simulator = Recording
+    try:
+        yield recorded
+    finally:
+        Simulator = real
 
 
 class SimStopped(Exception):

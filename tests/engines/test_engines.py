@@ -17,11 +17,11 @@ from click.testing import CliRunner
 from property_runs import policies
 
 import syncc
-import syncc.runtime.sim as runtime_sim
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import Simulator
 from syncc.cli import cli
+from syncc.runtime.sim import recording_launches
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
@@ -32,22 +32,8 @@ PROPERTIES = sorted((ROOT / "tests" / "properties").glob("*.sync"))
 pytestmark = pytest.mark.skipif(core.load()[0] is None, reason="numba is not installed: no compiled core")
 
 
-def launches(monkeypatch, run) -> list[tuple]:
-    """Every launch `run()` makes, as it was before it ran (`run` launches on the reference engine)."""
-    recorded = []
-
-    class Recording(Simulator):
-        def __init__(self, kernel, config, grid, block, gmem, params, observer=None, keep_shared=False):
-            recorded.append((kernel, config, grid, block, copy.deepcopy(gmem), list(params)))
-            super().__init__(kernel, config, grid, block, gmem, params, observer, keep_shared)
-
-    monkeypatch.setattr(runtime_sim, "Simulator", Recording)
-    run()
-    return recorded
-
-
 def cli_run(args: list[str]):
-    """`syncc run ARGS` on the reference engine, for launches()."""
+    """`syncc run ARGS` on the reference engine, for same_machine()."""
     return lambda: CliRunner().invoke(cli, ["run", *args, "--engine", "reference"], catch_exceptions=False)
 
 
@@ -67,10 +53,13 @@ def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str 
     }
 
 
-def same_machine(monkeypatch, run, what: str) -> int:
-    """Run every launch `run()` makes on both engines; the number the compiled core ran."""
+def same_machine(run, what: str) -> int:
+    """Run every launch `run()` makes (on the reference engine) again on both engines; the number
+    the compiled core ran."""
     compiled = 0
-    for launch in launches(monkeypatch, run):
+    with recording_launches() as launches:
+        run()
+    for launch in launches:
         ran_on, fast = report(*launch, "compiled")
         _, slow = report(*launch, "reference")
         for key in slow:
@@ -81,28 +70,28 @@ def same_machine(monkeypatch, run, what: str) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_every_example_runs_the_same_on_both_engines(monkeypatch, path):
+def test_every_example_runs_the_same_on_both_engines(path):
     args = [str(path), "--max-cycles", "3000000"]
-    assert same_machine(monkeypatch, cli_run(args), path.name) > 0
+    assert same_machine(cli_run(args), path.name) > 0
 
 
 @pytest.mark.parametrize("policy", ["lrr", "gto", "adversarial", "random:3", "adversarial:5"])
 @pytest.mark.parametrize("memory", ["weak", "sc"])
 @pytest.mark.parametrize("path", LISTINGS, ids=lambda p: p.name)
-def test_every_listing_runs_the_same_on_both_engines(monkeypatch, path, policy, memory):
+def test_every_listing_runs_the_same_on_both_engines(path, policy, memory):
     args = [str(path), "--policy", policy, "--memory", memory, "--max-cycles", "300000"]
-    same_machine(monkeypatch, cli_run(args), " ".join(args))       # (an ITS listing runs on the reference)
+    same_machine(cli_run(args), " ".join(args))       # (an ITS listing runs on the reference)
 
 
 @pytest.mark.parametrize("policy", ["lrr", "adversarial:2"])
 @pytest.mark.parametrize("path", HAZARDS, ids=lambda p: p.name)
-def test_every_hazard_program_goes_wrong_the_same_way_on_both_engines(monkeypatch, path, policy):
+def test_every_hazard_program_goes_wrong_the_same_way_on_both_engines(path, policy):
     args = [str(path), "--unsafe-skip-hazard-checks", "--policy", policy, "--max-cycles", "300000"]
-    same_machine(monkeypatch, cli_run(args), path.name)
+    same_machine(cli_run(args), path.name)
 
 
 @pytest.mark.parametrize("path", PROPERTIES, ids=lambda p: p.name)
-def test_every_property_program_runs_the_same_under_seeded_schedules(monkeypatch, path):
+def test_every_property_program_runs_the_same_under_seeded_schedules(path):
     """Every kernel of tests/properties under four of the property tests' own schedules (two
     adversarial:SEED, two random:SEED; the seeds spread over the range those tests use)."""
     prog = syncc.compile(str(path), target="fermi-sim", sim_config=FermiConfig(sms=4, engine="reference"))
@@ -113,4 +102,4 @@ def test_every_property_program_runs_the_same_under_seeded_schedules(monkeypatch
             arrays = [np.zeros(p.dims, np.int32) for p in params if p.kind == "array"]
             config = FermiConfig(sms=4, engine="reference", policy=policy)
             run = functools.partial(getattr(prog, name), *arrays, sim_config=config)
-            assert same_machine(monkeypatch, run, f"{path.name} {name} {policy}") > 0
+            assert same_machine(run, f"{path.name} {name} {policy}") > 0
