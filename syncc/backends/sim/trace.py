@@ -17,7 +17,10 @@ An observer is any object with some of these methods; the simulator calls the
 ones it has: block_started(block, now), block_finished(block, now),
 warp_finished(warp, now), barrier_wait(warp, now, id),
 barrier_released(warp, now, id), diverged(warp, now, pc), issued(warp, code,
-now) (every instruction: only when `wants_issues` is true), progress(sim).
+now) (every instruction: only when `wants_issues` is true), progress(sim). A hook
+gets the warp as it is at that moment: on the compiled core, a view of it built from the
+core's event log (core/replay.py) whose pc, active lanes, instruction count and lock bits
+(`lock_bits_held()`, `lock_bits_taken()`) are the event's.
 """
 from __future__ import annotations
 
@@ -137,7 +140,7 @@ class TraceRecorder:
         if op in ("LDSLK", "STSUL"):                 # its effect is seen at the warp's next issue
             if state is None:
                 state = self._locks[w.uid] = _LockState()
-            state.pending = (op, now, _held(w), d.ins)
+            state.pending = (op, now, w.lock_bits_held(), d.ins)
         regions = self._regions
         i = w.pc // INSTR_BYTES
         region = regions[i] if regions and 0 <= i < len(regions) else None
@@ -156,7 +159,7 @@ class TraceRecorder:
         if state.pending is not None:
             op, at, before, ins = state.pending
             state.pending = None
-            held = _held(w)
+            held = w.lock_bits_held()
             self._lock_counter(w, at + 1)
             if op == "LDSLK":
                 if held > before and state.wait is not None:
@@ -185,8 +188,7 @@ class TraceRecorder:
             self._span(w, f"{region.kind} {region.label}", start, now, args)
 
     def _lock_counter(self, w, now) -> None:
-        shared = w.sm.shared
-        taken = shared.lock_bits - shared.free.bit_count()
+        taken = w.lock_bits_taken()
         if self._lock_count.get(w.sm.index) != taken:
             self._lock_count[w.sm.index] = taken
             self.events.append({"name": "lock bits taken", "ph": "C", "ts": self._ts(now), "pid": w.sm.index,
@@ -213,11 +215,6 @@ class _LockState:
         self.pending = None          # (op, cycle, bits held before, instruction): not yet seen to act
         self.wait = None             # (start, the LDSLK): spinning for a bit
         self.hold = None             # (start, the LDSLK that took the first bit)
-
-
-def _held(w) -> int:
-    uid = w.uid
-    return sum(1 for h in w.sm.shared.holder.values() if h[0] == uid)
 
 
 def _where(ins) -> dict:

@@ -108,6 +108,16 @@ class Warp:
         b = self.block.index
         return f"block ({b[0]}, {b[1]}, {b[2]}) warp {self.index}"
 
+    def lock_bits_held(self) -> int:
+        """Lock bits this warp holds now (on its SM)."""
+        uid = self.uid
+        return sum(1 for h in self.sm.shared.holder.values() if h[0] == uid)
+
+    def lock_bits_taken(self) -> int:
+        """Lock bits taken now on this warp's SM, by any warp."""
+        shared = self.sm.shared
+        return shared.lock_bits - shared.free.bit_count()
+
     # ---- the SIMT stack
     def push(self, kind: str, mask: int, pc: int) -> None:
         if len(self.stack) >= MAX_STACK:

@@ -6,9 +6,10 @@ runs the engine, answers its events with the reference's own code, and writes th
 The Simulator's objects stay the record of the run. Block launch and exit are the reference's
 `_launch_blocks` / `_finish_block` (the new warps' registers, predicates and local memory are
 views into the engine's arrays, so nothing is copied for them); livelock checks are its
-`_quiet_check`. Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export`
-writes every other part of the state into the objects, so that diagnosis, `--stats`,
-`keep_shared` and the reference engine itself go on from exactly where the engine stopped.
+`_quiet_check`; observers' hooks are called from the engine's event log (replay.py).
+Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export` writes every
+other part of the state into the objects, so that diagnosis, `--stats`, `keep_shared` and the
+reference engine itself go on from exactly where the engine stopped.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import WeakMemory, _Pending
 from . import engine as E
 from .layout import *  # the column and code names the engine and the bridge share
+from .replay import replay
 
 FIELDS = [
     "G", "cfg", "T", "slots",                                              # the clock; the launch; the code
@@ -36,11 +38,13 @@ FIELDS = [
     "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
     "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
+    "LOG",                                                                 # events for observers
 ]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
+LOG_ROWS = 1 << 14              # events between two replays (EV_LOG)
 State = namedtuple("State", FIELDS)
 KIND_NAME = {SSY: "SSY", PBK: "PBK", DIV: "DIV"}
-_HOOKS = ("issued", "diverged", "barrier_wait", "barrier_released", "warp_finished")
+_HOOKS = ("issued", "diverged", "barrier_wait", "barrier_released", "warp_finished")   # replay.py's
 
 
 def unsupported(sim) -> str | None:
@@ -50,11 +54,6 @@ def unsupported(sim) -> str | None:
         return "independent thread scheduling (--its) runs on the reference engine"
     if _policy(c.policy) not in POLICY:
         return f"the scheduling policy `{c.policy}` runs on the reference engine"
-    obs = sim.observer
-    subs = getattr(obs, "observers", None)
-    subs = subs if isinstance(subs, list) else [obs] if obs is not None else []
-    if any(getattr(o, "wants_issues", False) or any(hasattr(o, h) for h in _HOOKS) for o in subs):
-        return "a trace runs on the reference engine"
     for d in sim.code:
         if d.ins.op not in OP:
             return f"`{d.ins.op}` runs on the reference engine"
@@ -90,7 +89,8 @@ class Core:
                   C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
-                  C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES}
+                  C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
+                  C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * wpb + 4}
         for col, v in values.items():
             cfg[col] = v
         G = np.zeros(G_COLS, dtype=np.int64)
@@ -125,7 +125,8 @@ class Core:
             floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
-            BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64))
+            BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64),
+            LOG=np.zeros((LOG_ROWS + cfg[C_LOG_ROOM] if cfg[C_TRACE] else 1, L_COLS), i64))
         for word, (uid, lane, pc) in sim.gmem.writer.items():
             self.S.gwriter[word] = (uid + 1, lane, pc)
         for word, t in sim.l2_free.items():
@@ -150,6 +151,13 @@ class Core:
 
     def advance(self, until: int) -> tuple[str, tuple | None]:
         return advance(self.sim, until)
+
+    def replay_log(self) -> None:
+        """Call the observers' hooks for the events the engine logged since the last replay."""
+        G = self.S.G
+        rows = self.S.LOG[:G[G_LOGGED]].tolist()
+        G[G_LOGGED] = 0
+        replay(self.sim, self.warp_at, rows)
 
     # ---- blocks
     def bind_new_blocks(self) -> None:
@@ -399,6 +407,16 @@ def _reduction(sim, pc: int) -> str | None:
     return mods[1] if len(mods) > 1 else None
 
 
+def _tracing(observer) -> int:
+    """What the engine logs for the observer (layout.TRACE_*): nothing, or the events of its
+    hooks, or those and every instruction issued."""
+    subs = getattr(observer, "observers", None)
+    subs = subs if isinstance(subs, list) else [observer] if observer is not None else []
+    if any(getattr(o, "wants_issues", False) for o in subs):
+        return TRACE_ISSUES
+    return TRACE_EVENTS if any(hasattr(o, h) for o in subs for h in _HOOKS) else 0
+
+
 def _policy(policy: str) -> str:
     """The policy's name in POLICY: `random:7` is `random:SEED`."""
     head, seeded, _ = policy.partition(":")
@@ -423,8 +441,12 @@ def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | No
     G[G_CHECK_AT] = sim.check_at
     while True:
         event = E.advance(core.S)
+        if G[G_LOGGED]:                 # observers see the events before what follows them
+            core.replay_log()
         if event == EV_GROW:
             core.grow()
+            continue
+        if event == EV_LOG:
             continue
         if event == EV_BLOCK_DONE:
             core.block_done(int(G[G_EVENT_ARG]))

@@ -995,6 +995,26 @@ def unschedule(S, w):
         S.SCH[s, S_LAST] -= 1
 
 
+# ---- the event log (layout.LOG_*: what observers see, replayed by the bridge) ---------------------
+
+@njit(cache=True, _nrt=False)
+def log_event(S, kind, now, w, arg):
+    W = S.W
+    row = S.LOG[S.G[G_LOGGED]]
+    S.G[G_LOGGED] += 1
+    row[L_KIND], row[L_NOW], row[L_SLOT], row[L_ARG] = kind, now, w, arg
+    row[L_PC], row[L_ACTIVE], row[L_ISSUED] = W[w, W_PC], W[w, W_ACTIVE], W[w, W_ISSUED]
+    row[L_HELD] = row[L_TAKEN] = -1
+    if kind == LOG_ISSUED or kind == LOG_WARP_FINISHED:     # what a trace's lock-bit spans need
+        sm, uid, held, taken = W[w, W_SM], W[w, W_UID], 0, 0
+        for b in range(S.cfg[C_LOCK_BITS]):
+            if not S.lockfree[sm, b]:
+                taken += 1
+                if S.holder[sm, b, 0] == uid:
+                    held += 1
+        row[L_HELD], row[L_TAKEN] = held, taken
+
+
 # ---- block barriers (Simulator._barrier / _maybe_release) -----------------------------------------
 
 @njit(cache=True, _nrt=False)
@@ -1020,6 +1040,8 @@ def maybe_release(S, b, bar_id):
         if dest >= 0 and dest != 63:
             value = BAR[b, bar_id, BAR_ALL] if red == 1 else (BAR[b, bar_id, BAR_ANY] if red == 2 else BAR[b, bar_id, BAR_POPC])
             S.regs[x, dest, :] = value
+        if S.cfg[C_TRACE]:
+            log_event(S, LOG_BARRIER_RELEASED, at, x, bar_id)
 
 
 @njit(cache=True, _nrt=False)
@@ -1066,6 +1088,8 @@ def barrier(S, T, i, w):
     S.BARW[b, bar_id, k, BW_RED] = T[i, T_MODE2]
     S.BARW[b, bar_id, k, BW_PC] = W[w, W_PC]
     BAR[b, bar_id, BAR_NWAIT] = k + 1
+    if cfg[C_TRACE]:
+        log_event(S, LOG_BARRIER_WAIT, S.G[G_NOW], w, bar_id)
     maybe_release(S, b, bar_id)
     return 1
 
@@ -1082,6 +1106,8 @@ def finish_warp(S, w):
     unschedule(S, w)
     b = W[w, W_BLOCK]
     S.B[b, B_LIVE] -= 1
+    if S.cfg[C_TRACE]:
+        log_event(S, LOG_WARP_FINISHED, G[G_NOW], w, 0)
     for bar_id in range(S.cfg[C_NAMED_BARRIERS]):
         if S.BAR[b, bar_id, BAR_PRESENT]:
             maybe_release(S, b, bar_id)
@@ -1152,6 +1178,8 @@ def control(S, T, i, w, m, now):
             W[w, W_ACTIVE] = active & ~m
             W[w, W_PC] = pc + 8
             delay, reason = cfg[C_BRANCH], R_BRANCH
+            if cfg[C_TRACE]:
+                log_event(S, LOG_DIVERGED, now, w, pc)
     elif op == OP_SSY or op == OP_PBK:
         if push(S, w, SSY if op == OP_SSY else PBK, active, T[i, T_TARGET]):
             return EV_ERROR
@@ -1202,6 +1230,9 @@ def issue(S, w, now):
     if S.cfg[C_WEAK] and T[i, T_OP] == OP_ST and (S.NUM[N_FREE] < 32 or S.HEAP.shape[0] - S.NUM[N_HEAP] < 32
                                                   or 2 * (S.NUM[N_USED] + 32) > S.HK.shape[0]):
         return EV_GROW                              # before anything changes: the bridge grows, then retries
+    trace = S.cfg[C_TRACE]
+    if trace and G[G_LOGGED] + S.cfg[C_LOG_ROOM] > S.LOG.shape[0]:
+        return EV_LOG                               # the same: the bridge replays the log, then retries
     G[G_LASTW], G[G_LASTPC] = w, pc
     gap = now - W[w, W_LAST]
     S.stat_cycles[i] += gap
@@ -1217,6 +1248,8 @@ def issue(S, w, now):
     if T[i, T_GUARD] >= 0:
         g = pred_mask(S.preds, w, T[i, T_GUARD], T[i, T_GNEG])
         m &= g
+    if trace == TRACE_ISSUES:
+        log_event(S, LOG_ISSUED, now, w, 0)
     S.stat_issues[i] += 1
     n = popcount(m)
     S.stat_lanes[i] += n
@@ -1263,7 +1296,8 @@ def issue(S, w, now):
 def advance(S):
     """Simulate from where the last call stopped until an event: EV_FINISHED, EV_DEADLOCK,
     EV_BUDGET (the clock passed G_UNTIL), EV_CHECK (G_CHECK_AT instructions were issued),
-    EV_BLOCK_DONE (G_EVENT_ARG's block finished; resume after the bridge launched more), EV_ERROR."""
+    EV_BLOCK_DONE (G_EVENT_ARG's block finished; resume after the bridge launched more), EV_ERROR,
+    EV_GROW / EV_LOG (the bridge makes room, then resumes with the warp it was about to issue)."""
     G, SCH, cfg = S.G, S.SCH, S.cfg
     nsms, nsched = cfg[C_SMS], cfg[C_SCHEDULERS]
     until = G[G_UNTIL]
@@ -1300,7 +1334,7 @@ def advance(S):
                         soonest = min(soonest, wake)
                         continue
                 ev = issue(S, w, now)
-                if ev == EV_GROW:
+                if ev == EV_GROW or ev == EV_LOG:
                     G[G_SM], G[G_SCHED], G[G_ISSUED], G[G_SOONEST], G[G_PENDING] = sm, k, issued, soonest, w
                     return ev
                 issued += 1

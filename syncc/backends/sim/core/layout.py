@@ -55,12 +55,13 @@ WAIT_NONE, WAIT_BAR, WAIT_DONE = 0, 1, 2
 
 # ---- the clock and the loop's place (G, int64)
 (G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_SCHED, G_ISSUED, G_SOONEST, G_PENDING, G_EVENT,
- G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC, G_L1_SEQ) = range(21)
-G_COLS = 21
+ G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC, G_L1_SEQ,
+ G_LOGGED) = range(22)
+G_COLS = 22
 INF = 1 << 62               # a time that never comes (the reference's float inf)
 
 # events: why the engine returned
-(EV_FINISHED, EV_DEADLOCK, EV_BUDGET, EV_CHECK, EV_BLOCK_DONE, EV_ERROR, EV_GROW) = range(7)
+(EV_FINISHED, EV_DEADLOCK, EV_BUDGET, EV_CHECK, EV_BLOCK_DONE, EV_ERROR, EV_GROW, EV_LOG) = range(8)
 (N_FREE, N_USED, N_HEAP) = range(3)   # NUM: free pool rows, hash slots used (tombstones too), heap rows
 
 
@@ -72,8 +73,8 @@ globals().update(OP_IDS)
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
  C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
- C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES) = range(34)
-C_COLS = 34
+ C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM) = range(36)
+C_COLS = 36
 POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4}
 P_RANDOM, P_RANKED = POLICY["random:SEED"], POLICY["adversarial:SEED"]
 MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is its index), as random.Random
@@ -91,6 +92,17 @@ BAR_COLS = 9
 # ---- scheduler columns (SCH, by scheduler: SM * schedulers + k)
 (S_N, S_LAST, S_WAKE, S_PREEMPT) = range(4)
 S_COLS = 4
+
+# ---- the event log, for observers (a trace, the fence witness): with C_TRACE set, the engine
+# appends a row per event to LOG (G_LOGGED rows so far) and returns EV_LOG before an issue that
+# might not fit (C_LOG_ROOM rows: one issue's most events); the bridge replays the rows
+TRACE_EVENTS, TRACE_ISSUES = 1, 2                  # C_TRACE: what to log (ISSUES includes EVENTS)
+(LOG_ISSUED, LOG_DIVERGED, LOG_BARRIER_WAIT, LOG_BARRIER_RELEASED, LOG_WARP_FINISHED) = range(5)
+# a row: the event; its cycle; the warp's slot, pc, active lanes (bit i = lane i) and issued count
+# then; the event's argument (a barrier id, a branch's pc); lock bits the warp holds and its SM's
+# taken (LOG_ISSUED before the instruction acts, LOG_WARP_FINISHED; else -1)
+(L_KIND, L_NOW, L_SLOT, L_PC, L_ACTIVE, L_ISSUED, L_ARG, L_HELD, L_TAKEN) = range(9)
+L_COLS = 9
 
 # ---- errors (EV_ERROR, with ERR = code, lane, address, why)
 (E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL) = range(8)

@@ -1,0 +1,75 @@
+"""The compiled core's event log, replayed into the simulator's observers (trace.py's hooks).
+
+    replay(sim, warp_at, rows)     # rows of the engine's LOG; warp_at: warp slot → Warp
+
+The engine appends a row per event while it runs (layout.LOG_*); the bridge replays the rows,
+in order, before it answers any other event, so observers are called in the reference engine's
+order: an instruction's `issued` before what it caused (a divergence, a barrier wait and the
+releases it triggers, the warp finishing), all of it before its block's `block_finished`.
+
+An observer is given a `WarpAt`: the warp as it was at the event for what the log records (its
+pc, active lanes, instructions issued, and for `issued` and `warp_finished` the lock bits it
+holds and its SM's taken); anything else is read from the warp's record, which the engine
+writes back only when it stops.
+"""
+from __future__ import annotations
+
+from .. import lanes as L
+from .layout import *  # the log's columns and events (LOG_*, L_*)
+
+
+class WarpAt:
+    """A warp as an event saw it (the reference hands observers the live Warp)."""
+    __slots__ = ("row", "warp")
+
+    def __init__(self, warp, row):
+        self.warp, self.row = warp, row
+
+    @property
+    def pc(self) -> int:
+        return self.row[L_PC]
+
+    @property
+    def active(self) -> int:
+        bits = self.row[L_ACTIVE]
+        mask = _EXPANDED.get(bits)
+        if mask is None:
+            mask = _EXPANDED[bits] = L.expand(bits)
+        return mask
+
+    @property
+    def issued(self) -> int:
+        return self.row[L_ISSUED]
+
+    def __getattr__(self, name):
+        return getattr(self.warp, name)
+
+    def lock_bits_held(self) -> int:
+        return self._checked(self.row[L_HELD])
+
+    def lock_bits_taken(self) -> int:
+        return self._checked(self.row[L_TAKEN])
+
+    @staticmethod
+    def _checked(n: int) -> int:
+        if n < 0:
+            raise RuntimeError("the compiled core logs lock bits only for `issued` and `warp_finished`")
+        return n
+
+
+_EXPANDED: dict[int, int] = {}          # lane masks: 32-bit form → the simulator's (they repeat)
+
+# each event, as the reference engine calls its hook
+_HOOK = {
+    LOG_ISSUED: lambda obs, w, row, code: obs.issued(w, code[w.pc >> 3], row[L_NOW]),
+    LOG_DIVERGED: lambda obs, w, row, code: obs.diverged(w, row[L_NOW], row[L_ARG]),
+    LOG_BARRIER_WAIT: lambda obs, w, row, code: obs.barrier_wait(w, row[L_NOW], row[L_ARG]),
+    LOG_BARRIER_RELEASED: lambda obs, w, row, code: obs.barrier_released(w, row[L_NOW], row[L_ARG]),
+    LOG_WARP_FINISHED: lambda obs, w, row, code: obs.warp_finished(w, row[L_NOW]),
+}
+
+
+def replay(sim, warp_at: dict, rows: list) -> None:
+    obs, code = sim.observer, sim.code
+    for row in rows:
+        _HOOK[row[L_KIND]](obs, WarpAt(warp_at[row[L_SLOT]], row), row, code)
