@@ -24,7 +24,8 @@ operation, with notes at the other end of the problem and a fix.
 
 The checks run once for each shape the kernel is launched with (its declared shape and every
 `launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
-a note at that launch. Lock bits (E0713, W0714) are checked where they are laid out, in
+a note at that launch. A launch that differs from a checked shape only in arguments no check
+can see (checks/data_params.py) is not checked again. Lock bits (E0713, W0714) are checked where they are laid out, in
 allocate_lock_bits. The IR is returned unchanged.
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..checks.barriers import check_collectives
 from ..checks.channels import check_channels
 from ..checks.facts import Facts, declared_shape
 from ..checks.counts import check_counts
+from ..checks.data_params import data_only_params
 from ..checks.lock_scope import check_lock_scope
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
@@ -53,7 +55,11 @@ CHECKS = (check_collectives, check_locks, check_lock_scope, check_channels, chec
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
     shapes = list(ctx.launches.get(k.name) or [declared_shape(k)])
     seen: dict[tuple, Diagnostic] = {}
-    for n, shape in enumerate(shapes):
+    checked: list[Shape] = []
+    for shape in shapes:
+        if checked and any(_same_findings(shape, done, k) for done in checked):
+            continue
+        checked.append(shape)
         sink = DiagnosticSink()
         run_checks(k, shape, replace(ctx, sink=sink))
         for d in sink.items:
@@ -73,6 +79,16 @@ def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> None:
     facts = Facts(kernel, ctx.target, shape)
     for check in CHECKS:
         check(facts, ctx)
+
+
+def _same_findings(shape: Shape, done: Shape, k: Kernel) -> bool:
+    """Would `shape` find what `done` found? Yes when it has the same grid and block and its
+    constant arguments differ only in parameters no check can see (data_params.py)."""
+    if (shape.grid, shape.block) != (done.grid, done.block):
+        return False
+    a, b = dict(shape.args), dict(done.args)
+    differ = {n for n in a.keys() | b.keys() if a.get(n) != b.get(n)}
+    return differ <= data_only_params(k)
 
 
 def _describe(shape: Shape) -> str:

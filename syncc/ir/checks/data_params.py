@@ -1,0 +1,59 @@
+"""Scalar parameters whose value no check can see: they only ever reach memory as data.
+
+    positions = data_only_params(kernel)     # positions in kernel.params
+
+The checks read a launch's constant arguments only through the values they evaluate (space.py):
+indices of references, branch conditions, loop bounds, and the operands those are computed from.
+A parameter whose value flows, through arithmetic, only into the value a `st` stores or a
+`chan.put` puts is none of those, so two launches that differ only in such arguments (the same
+grid and block) get the same findings, and the hazard checks need to run for one of them only.
+"""
+from __future__ import annotations
+
+from ..nodes import Branch, Kernel, Ref, Reg
+
+_DATA_SINKS = {"st": 1, "chan.put": 1}         # op → the operand that is the value written
+
+
+def data_only_params(k: Kernel) -> frozenset[int]:
+    scalars = {p.name: n for n, p in enumerate(k.params) if isinstance(p, Reg)}
+    if not scalars:
+        return frozenset()
+    instrs = [ins for b in k.blocks for ins in b.instrs]
+    # which registers carry a parameter's value: name → the parameter positions it may carry
+    carries: dict[str, set[int]] = {name: {n} for name, n in scalars.items()}
+    changed = True
+    while changed:                   # registers are not SSA: to a fixed point
+        changed = False
+        for ins in instrs:
+            got = set().union(*(carries.get(name, ()) for name in _operand_regs(ins)))
+            for d in ins.dests:
+                have = carries.setdefault(d.name, set())
+                if not got <= have:
+                    have |= got
+                    changed = True
+    seen: set[int] = set()           # parameters some check may evaluate
+    for ins in instrs:
+        sink = _DATA_SINKS.get(ins.op)
+        arith = ins.info.group == "arith"
+        for position, a in enumerate(ins.args):
+            if arith or position == sink and isinstance(a, Reg):
+                continue             # (arithmetic: its result carries the value on, and is judged where used)
+            for name in _regs(a):
+                seen |= carries.get(name, set())
+    for b in k.blocks:
+        if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg):
+            seen |= carries.get(b.term.cond.name, set())
+    return frozenset(n for n in scalars.values() if n not in seen)
+
+
+def _operand_regs(ins):
+    for a in ins.args:
+        yield from _regs(a)
+
+
+def _regs(a):
+    if isinstance(a, Reg):
+        yield a.name
+    elif isinstance(a, Ref) and isinstance(a.index, Reg):
+        yield a.index.name
