@@ -1,10 +1,19 @@
-"""The grammar is LALR(1) without conflicts, and the lexer's statement-break tables match it."""
+"""The grammar is LALR(1) without conflicts, the tables syncc parses with are the grammar's, and
+the lexer's statement-break tables match it."""
+import functools
+from pathlib import Path
+
 import lark
+import pytest
 
-from syncc.frontend.lalr import Tables
-from syncc.frontend.lexer import _STARTS_ITEM, _STARTS_STATEMENT, SynccLexer
-from syncc.frontend.parser import GRAMMAR_PATH, lark_parser
+from syncc.core.diagnostics import DiagnosticsError
+from syncc.core.source import SourceFile
+from syncc.frontend import tables as T
+from syncc.frontend.build_ast import AstBuilder
+from syncc.frontend.lexer import _STARTS_ITEM, _STARTS_STATEMENT
+from syncc.frontend.parser import GRAMMAR_PATH, parse, parse_machine
 
+ROOT = Path(__file__).resolve().parents[1]
 # Keywords that begin expressions (an expression statement is grammatical, though the checker rejects most).
 EXPRESSION_WORDS = {"true", "false", "get", "trylock", "trywait", "i32", "u32", "i64", "u64", "bool"}
 
@@ -14,11 +23,42 @@ def test_grammar_builds_in_strict_mode():
     lark.Lark(GRAMMAR_PATH.read_text(), parser="lalr", lexer="basic", strict=True, keep_all_tokens=True)
 
 
+def test_the_stored_tables_are_the_grammars():
+    from syncc.frontend import grammar_tables
+    assert grammar_tables.GRAMMAR_CRC == T.grammar_crc(), \
+        "grammar.lark changed: regenerate the tables with `python -m syncc.frontend.tables`"
+
+
+CORPUS = sorted(p for d in ("examples", "stdlib", "tests", "bench") for p in (ROOT / d).rglob("*.sync"))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_program_parses_as_lark_parses_it(path):
+    """The stored tables through syncc's driver give the AST (or the failure) that lark's own
+    parser gives with the same builder callbacks."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        ours = repr(parse(SourceFile(str(path), text)))      # (AST nodes compare by identity)
+    except DiagnosticsError:
+        ours = "error"
+    parser, builder = _lark()
+    builder.reset(str(path))
+    try:
+        theirs = repr(parser.parse(text))
+    except Exception:      # noqa: BLE001 — lark's errors, or the builder's (too deep, bad literal)
+        theirs = "error"
+    assert ours == theirs
+
+
+@functools.cache
+def _lark():
+    builder = AstBuilder()
+    return T.lark_parser(builder), builder
+
+
 def acceptable_after(prefix: str) -> set[str]:
     """Token texts (or NAME) the parser accepts after `prefix`."""
-    parser = lark_parser()
-    tables = Tables(parser)
-    lexer = SynccLexer(parser.lexer_conf)
+    lexer, tables, terminals = parse_machine()
     stack = [tables.start]
     for tok in lexer.lex(prefix):
         while True:
@@ -30,8 +70,7 @@ def acceptable_after(prefix: str) -> set[str]:
             if size:
                 del stack[-size:]
             stack.append(tables.states[stack[-1]][origin][1])
-    text = {t.name: t.pattern.value for t in parser.terminals if t.pattern.type == "str"}
-    return {text.get(t, t) for t in tables.terminals_of(stack[-1]) if tables.accepts(stack, t)}
+    return {terminals.get(t) or t for t in tables.terminals_of(stack[-1]) if tables.accepts(stack, t)}
 
 
 def test_statement_starters_match_the_grammar():

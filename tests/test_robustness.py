@@ -44,7 +44,7 @@ import pytest
 
 from helpers import EXAMPLES, ROOT, STDLIB, syncc
 from syncc.frontend.lexer import SynccLexer
-from syncc.frontend.parser import lark_parser
+from syncc.frontend.parser import parse_machine
 
 SOURCES = EXAMPLES + STDLIB
 MIN_REJECTED = 500          # cases that must exit 1 over all categories
@@ -90,7 +90,7 @@ class Outcome:
 
 @cache
 def _lexer() -> SynccLexer:
-    return SynccLexer(lark_parser().lexer_conf)
+    return parse_machine()[0]
 
 
 def tokens(text: str) -> list:

@@ -1,7 +1,7 @@
-"""Grammar rules → AST nodes, built while lark parses (its inline transformer).
+"""Grammar rules → AST nodes, built while the parser reduces (lark's inline transformer).
 
-lark calls the method named after each rule (or alias) with all of the rule's
-children (keep_all_tokens). The @rule wrapper turns them into the rule's span,
+The parser (lalr.py, as lark would) calls the method named after each rule (or
+alias) with all of the rule's children (keep_all_tokens). The @rule wrapper turns them into the rule's span,
 drops keywords and punctuation, and passes the rest: NAME/INT/STRING/GRANULARITY
 tokens, WORD tokens (an operator or keyword a rule keeps, like `+=` or `var`),
 already-built nodes, tuples of nodes, and None for an absent `[optional]` part.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from lark import Token
+from .token import Token
 
 from ..core.source import Span
 from . import ast as A

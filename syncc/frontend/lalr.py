@@ -1,24 +1,23 @@
-"""A lean LALR(1) driver over the tables lark builds for grammar.lark.
+"""A lean LALR(1) driver over the tables lark built for grammar.lark (tables.py).
 
-lark analyses the grammar (and caches the result); its per-token parse loop,
-though, asserts and hashes grammar Rule objects on every step, which made it
-the larger half of `syncc check`. This loop runs the same tables with each
-reduction precomputed as (length, goto symbol, callback). Behaviour is lark's:
-the callbacks are lark's, so the AST is identical.
+lark's own per-token loop asserts and hashes grammar Rule objects on every step, and importing
+lark at all costs more than a compile. This loop runs the same tables with each reduction
+precomputed as (length, goto symbol, callback), and calls the AST builder exactly as lark's
+parse-tree builder would (its child filter, `?rule`'s single child, placeholders for absent
+`[optional]` parts), so the AST is identical.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-from lark import Lark, Token
-
-_SHIFT, _REDUCE = 0, 1
+from .tables import SHIFT
+from .token import Token
 
 
 class ParseError(Exception):
     """No action for `token` in the current state."""
 
-    def __init__(self, token: Token, tables: "Tables", stack: list):
+    def __init__(self, token: Token, tables: Tables, stack: list):
         super().__init__(f"unexpected {token.type}")
         self.token = token
         self.tables = tables
@@ -29,22 +28,24 @@ class ParseError(Exception):
         return {t for t in self.tables.terminals_of(self.stack[-1]) if self.tables.accepts(self.stack, t)}
 
 
+class Inlined:
+    """The children of an inlined `_rule`, to be spliced into the rule that contains it (lark's Tree)."""
+    __slots__ = ("data", "children")
+
+    def __init__(self, data: str, children: list):
+        self.data, self.children = data, children
+
+
 class Tables:
-    def __init__(self, parser: Lark, start: str = "start"):
-        lalr = parser.parser.parser          # lark internals: ParsingFrontend → LALR_Parser
-        table = lalr._parse_table
-        callbacks = lalr.parser.callbacks
-        self.start = table.start_states[start]
-        self.end = table.end_states[start]
-        self.states: dict = {}
-        for state, actions in table.states.items():
-            compiled = {}
-            for symbol, (action, arg) in actions.items():
-                if action.name == "Shift":
-                    compiled[symbol] = (_SHIFT, arg)
-                else:
-                    compiled[symbol] = (_REDUCE, (len(arg.expansion), arg.origin.name, callbacks[arg]))
-            self.states[state] = compiled
+    def __init__(self, data: dict, builder):
+        """`data`: tables.load(); `builder`: the object whose methods build each rule's node."""
+        self.start = data["START"]
+        self.end = data["END"]
+        reductions = [(size, origin, _callback(builder, name, expand1, include, append_none))
+                      for size, origin, name, expand1, include, append_none in data["RULES"]]
+        self.states = {state: {symbol: (kind, arg if kind == SHIFT else reductions[arg])
+                               for symbol, (kind, arg) in actions.items()}
+                       for state, actions in data["STATES"].items()}
 
     def terminals_of(self, state) -> list[str]:
         return [s for s in self.states[state] if s.isupper() or s == "$END"]
@@ -57,7 +58,7 @@ class Tables:
             if action is None:
                 return False
             kind, arg = action
-            if kind == _SHIFT:
+            if kind == SHIFT:
                 return True
             size, origin, _ = arg
             if size:
@@ -75,10 +76,10 @@ class Tables:
             ttype = tok.type
             while True:
                 action = states[state_stack[-1]].get(ttype)
-                if action is None or (ttype == "$END" and action[0] == _SHIFT):
+                if action is None or (ttype == "$END" and action[0] == SHIFT):
                     raise ParseError(tok, self, state_stack)
                 kind, arg = action
-                if kind == _SHIFT:
+                if kind == SHIFT:
                     state_stack.append(arg)
                     value_stack.append(tok)
                     break
@@ -95,8 +96,37 @@ class Tables:
                     return value_stack[-1]
 
 
+def _callback(builder, name: str, expand1: bool, include, append_none: int):
+    """What lark's ParseTreeBuilder makes of a rule: the builder's method for it (or an Inlined
+    for a rule without one), behind `?rule`'s single-child shortcut, behind the child filter."""
+    build = getattr(builder, name, None)
+    if build is None:
+        def build(children, name=name):
+            return Inlined(name, children)
+    call = build
+    if expand1:
+        def call(children, build=build):
+            return children[0] if len(children) == 1 else build(children)
+    if include is None:
+        return call
+
+    def filtered(children, call=call):
+        out = []
+        for i, splice, nones in include:
+            if nones:
+                out += [None] * nones
+            if splice:
+                out += children[i].children
+            else:
+                out.append(children[i])
+        if append_none:
+            out += [None] * append_none
+        return call(out)
+    return filtered
+
+
 def _then_end(tokens: Iterable[Token]):
-    """The tokens, then lark's end-of-input token placed after the last of them."""
+    """The tokens, then an end-of-input token placed after the last of them."""
     last = None
     for last in tokens:
         yield last

@@ -1,8 +1,9 @@
-"""The lexer: text → lark tokens, with statement breaks and a nesting limit.
+"""The lexer: text → tokens, with statement breaks and a nesting limit.
 
 One master regular expression matches every token; keywords and punctuation
-take the terminal names lark gave them in grammar.lark, so this lexer and the
-grammar cannot drift apart (an unknown keyword would fail at startup).
+take the terminal names grammar.lark gives them (the parser's tables list them),
+so this lexer and the grammar cannot drift apart (an unknown keyword would fail
+at startup).
 
 Statement breaks: at a line break where, as in Go, the line could end a
 statement and the next line starts one (outside ( ) and [ ]), a `;` token
@@ -18,8 +19,7 @@ import re
 from collections import deque
 from typing import Iterator
 
-from lark import Token
-from lark.lexer import Lexer
+from .token import Token
 
 MAX_NESTING = 200
 
@@ -71,16 +71,13 @@ class NestingTooDeep(Exception):
         self.token = token
 
 
-class SynccLexer(Lexer):
-    """lark custom lexer (lexer=SynccLexer); lark builds it once per grammar."""
+class SynccLexer:
+    """The lexer for the grammar's terminals (`literal`: token text → terminal name, for its
+    keywords and punctuation)."""
 
     recent: deque = deque(maxlen=4)   # the last tokens produced, for parse-error positions
 
-    def __init__(self, lexer_conf) -> None:
-        literal: dict[str, str] = {}          # token text → terminal name, for keywords and punctuation
-        for t in lexer_conf.terminals:
-            if t.pattern.type == "str":
-                literal[t.pattern.value] = t.name
+    def __init__(self, literal: dict[str, str]) -> None:
         self.keywords = {k: v for k, v in literal.items() if k.isidentifier() and k not in CONTEXTUAL}
         self.contextual = {k: literal[k] for k in CONTEXTUAL if k in literal}
         punct = sorted((k for k in literal if not k.isidentifier()), key=len, reverse=True)
@@ -88,8 +85,6 @@ class SynccLexer(Lexer):
         parts = [f"(?P<{name}>{rx})" for name, rx in _PATTERNS]
         parts.append("(?P<punct>" + "|".join(re.escape(p) for p in punct) + ")")
         self.master = re.compile("|".join(parts)).match
-
-    __future_interface__ = 0   # lark passes the whole text to lex()
 
     def lex(self, text: str) -> Iterator[Token]:
         """The tokens of `text`, with contextual keywords resolved (one token of lookahead)."""

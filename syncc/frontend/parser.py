@@ -1,4 +1,4 @@
-"""Text → AST: the lark LALR parser and the translation of its errors into diagnostics.
+"""Text → AST: the LALR parser (lark's tables, syncc's driver) and its errors as diagnostics.
 
     program = parse(SourceFile(path, text))      # raises DiagnosticsError on bad input
 
@@ -9,45 +9,41 @@ that previous token, not at the start of the next line.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from lark import Lark, Token
-
 from ..core.diagnostics import Diagnostic, DiagnosticsError, Severity
 from ..core.source import SourceFile, Span
 from . import ast as A
+from . import tables as T
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables
-from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, LexError, NestingTooDeep, SynccLexer,
-                    last_token, token_before)
+from .lexer import (
+    _STARTS_ITEM,
+    _STARTS_STATEMENT,
+    MAX_NESTING,
+    LexError,
+    NestingTooDeep,
+    SynccLexer,
+    last_token,
+    token_before,
+)
+from .token import Token
 
-GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+GRAMMAR_PATH = T.GRAMMAR_PATH
 
 _builder = AstBuilder()
-_lark: Lark | None = None
-_lexer_tables: tuple[SynccLexer, Tables] | None = None
+_machine: tuple[SynccLexer, Tables, dict] | None = None
 
 
-def lark_parser() -> Lark:
-    """The grammar's LALR tables, built once per process (lark caches them on disk).
-
-    The callbacks build the AST during the parse (`transformer=`); syncc supplies
-    the lexer and drives the tables itself (lalr.py). One parser serves the
-    process, so parsing is not re-entrant across threads.
-    """
-    global _lark
-    if _lark is None:
-        _lark = Lark(GRAMMAR_PATH.read_text(encoding="utf-8"), parser="lalr", lexer=SynccLexer,
-                     keep_all_tokens=True, maybe_placeholders=True, transformer=_builder, cache=True)
-    return _lark
-
-
-def _lexer_and_tables() -> tuple[SynccLexer, Tables]:
-    global _lexer_tables
-    if _lexer_tables is None:
-        parser = lark_parser()
-        _lexer_tables = (SynccLexer(parser.lexer_conf), Tables(parser))
-    return _lexer_tables
+def parse_machine() -> tuple[SynccLexer, Tables, dict]:
+    """The lexer, the tables driving the AST builder, and the terminals (name → token text, None
+    for NAME, INT, ...), made once per process from tables.py's data. One builder serves the
+    process, so parsing is not re-entrant across threads."""
+    global _machine
+    if _machine is None:
+        data = T.load()
+        terminals = dict(data["TERMINALS"])
+        literal = {text: name for name, text in terminals.items() if text is not None}
+        _machine = (SynccLexer(literal), Tables(data, _builder), terminals)
+    return _machine
 
 
 MAX_SOURCE_BYTES = 1 << 20   # 1 MiB: 300 times the largest example; parsing is pure Python
@@ -61,7 +57,7 @@ def parse(source: SourceFile) -> A.Program:
             "E0008", f"this file is {len(text.encode('utf-8')) / (1 << 20):.1f} MiB; syncc reads programs "
             f"of up to {MAX_SOURCE_BYTES >> 20} MiB", source.span(cut, cut + 1),
             help="the limit is reached here; split the program or generate less code")])
-    lexer, tables = _lexer_and_tables()
+    lexer, tables, _ = parse_machine()
     _builder.reset(source.path)
     try:
         return tables.parse(lexer.lex(text))
@@ -121,8 +117,7 @@ def _terminal_names() -> dict[str, str]:
     """Token text (or NAME/INT/...) → lark's terminal name."""
     global _names_by_text
     if _names_by_text is None:
-        _names_by_text = {t.pattern.value if t.pattern.type == "str" else t.name: t.name
-                          for t in lark_parser().terminals}
+        _names_by_text = {text if text is not None else name: name for name, text in parse_machine()[2].items()}
         _names_by_text.update({k: k for k in _SPECIAL})
     return _names_by_text
 
