@@ -27,7 +27,7 @@ from ..impls.registry import implementation
 from ..nodes import Branch, Instr, Kernel
 from ..uniformity import BLOCK, GRID, THREAD, WARP
 from .facts import Facts
-from .held import held
+from .held import UNLOCKS, held
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 # where a condition of divergence level L may take another value
@@ -43,7 +43,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if b.label not in facts.cfg.reachable:
             continue
         need = _needs(k, ins)
-        if need is None or ins.span in told:
+        if need is None or ins.span in told or _ends_a_judged_hold(facts, b.label, ins, inside):
             continue
         level, what = need
         if ctx.target.stack_based and _meets_lanes_only(k, ins):
@@ -79,6 +79,22 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                                 f"{_ARRAY_WORD[level]}")
     _grid_residency(facts, ctx)
     _collective_in_when(facts, ctx)
+
+
+def _ends_a_judged_hold(facts: Facts, label: str, ins: Instr, inside) -> bool:
+    """A release (`unlock`, `post`) of what the party took where its threads were no less split
+    than here (the end of `critical m { }` or `acquire s { }`, or an `unlock` as uniform as its
+    `lock`): the acquire was judged, and the release adds nothing to say. A `post` with no wait
+    before it (a producer's), or a release more split than its acquire, is judged itself."""
+    if ins.op not in UNLOCKS or ins.ref is None:
+        return False
+    key = facts.value_key(ins.ref.index)
+    where = facts.memo.get("label_of")
+    if where is None:
+        where = facts.memo["label_of"] = {id(i): b.label for b, _, i in facts.k.instructions()}
+    here = facts.divergence(label)
+    return any(h.prim == ins.ref.name and h.value == key and facts.divergence(where[id(h.site)]) >= here
+               for h in inside.get(id(ins), ()))
 
 
 def _met_on_every_arm(facts: Facts, label: str) -> bool:
@@ -268,9 +284,10 @@ def _meets_lanes_only(k: Kernel, ins: Instr) -> bool:
 
 def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     """(the widest divergence allowed, what the operation is) for a collective operation. A
-    @warp/@block statement is judged once, at its acquiring operation: not at the meetings the
-    compiler added around it (party=sync), nor at its release, which follows it."""
-    if ins.attr("party") is not None or ins.op in ("mutex.unlock", "sem.post"):
+    @warp/@block statement is judged at its operations, not at the meetings the compiler added
+    around them (party=sync). A release is one too (the party meets before its leader releases),
+    judged where it ends no hold that was judged already (_ends_a_judged_hold)."""
+    if ins.attr("party") is not None:
         return None
     if ins.op == "warp.sync":       # the program's syncwarp() (judged only inside a @thread section)
         return WARP, "`syncwarp()`"
