@@ -137,6 +137,24 @@ def test_bounded_trywait_on_the_gpu(tmp_path, impl):
     assert res.tolist() == [0, 0, 1, 0, 1, 1, 0, 0]
 
 
+@pytest.mark.parametrize("impl", ["spin", "backoff", "sleeping"])
+@pytest.mark.parametrize("gran", ["thread", "warp", "block"])
+def test_trywait_bounded_by_time_on_the_gpu(tmp_path, impl, gran):
+    """`trywait s for t us` on %globaltimer: the answers of the simulator's test, and a launch
+    whose every thread waits out t µs for a permit that never comes takes at least t µs."""
+    from test_prims_sim import timed_source
+    prog = _ptx(tmp_path, timed_source(impl, "global", gran))
+    res = np.full((64, 4), -1, np.int32)
+    prog.timed(res, np.int32(5))
+    assert res.tolist() == [[0, 1, 0, 0]] * 64
+    launcher = prog.launcher("gpu", 60.0)
+    for t in (200, 2000):
+        times = launcher.timed("timed", [np.zeros((64, 4), np.int32), np.int32(t)], (1, 1, 1), (64, 1, 1),
+                               repeats=3, warmup=1)
+        print(f"{impl} @{gran} for {t} us: {[round(x * 1e6) for x in times]} us")
+        assert min(times) >= t * 1e-6 and max(times) < t * 1e-6 + 5e-3
+
+
 # Nested @thread critical sections taken lower index first (tests/gpu/nested_locks.sync): a
 # __syncwarp closing the outer polling loop hung these on an H100; now every shape finishes with
 # the right balances. Few locks and many threads (contention), many locks (little), many blocks.

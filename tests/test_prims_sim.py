@@ -232,3 +232,79 @@ kernel late(res: global i32[2], junk: global i32[1]) launch grid(1) block(64) {
     res = np.full(2, -1, np.int32)
     prog.late(res, np.zeros(1, np.int32))
     assert res.tolist() == [1, 0]
+
+
+# ---- trywait s for T us: bounded by time ----------------------------------------------------------
+
+_ONE = {"thread": "tid", "warp": "warp", "block": "0"}       # the party's own semaphore
+
+
+def timed_source(impl: str, placement: str, gran: str) -> str:
+    return f"""
+kernel timed(res: global i32[64][4], t: i32) launch grid(1) block(64) {{
+    semaphore s[64](0) in {placement} @{gran} using {impl}
+    let me = {_ONE[gran]}
+    res[tid][0] = i32(trywait s[me] for t us)        // no permit: false, after t microseconds
+    post s[me]                                       // (the party's leader posts once for it)
+    res[tid][1] = i32(trywait s[me] for 1 ns)        // a permit: the first attempt takes it
+    res[tid][2] = i32(trywait s[me] for 1 ns)        // none left: one attempt, then the time is up
+    res[tid][3] = i32(trywait s[me] for (t - 1000) ms)   // -998 ms and less at run time: one attempt
+}}
+"""
+
+
+@pytest.mark.parametrize("impl, placement", TRY_CASES, ids=["-".join(c) for c in TRY_CASES])
+@pytest.mark.parametrize("gran", ["thread", "warp", "block"])
+def test_trywait_bounded_by_time_gives_up_when_the_time_is_up(tmp_path, impl, placement, gran):
+    """The simulator's timer counts cycles at the configured clock (1401 MHz): waiting t µs takes
+    at least t × 1401 cycles and not much more, and a permit is taken by the first attempt that
+    finds one (every thread of a party gets its leader's answer)."""
+    if placement == "shared" and gran == "block":
+        pytest.skip("a shared semaphore is not contended across blocks (E0402)")
+    prog = _compile(tmp_path, timed_source(impl, placement, gran))
+    cycles = {}
+    for t in (2, 12):
+        res = np.full((64, 4), -1, np.int32)
+        cycles[t] = prog.timed(res, t).cycles
+        assert res.tolist() == [[0, 1, 0, 0]] * 64
+    for t, c in cycles.items():
+        assert c >= t * 1401, f"{t} us took only {c} cycles"
+    extra = cycles[12] - cycles[2]     # (each wait ends at the first attempt past its time)
+    assert 10 * 1401 - 1000 <= extra < 10 * 1401 + 4000, f"10 us more took {extra} cycles"
+
+
+def test_trywait_bounded_by_time_waits_out_a_post_from_another_warp(tmp_path):
+    src = """
+kernel late(res: global i32[2], junk: global i32[1]) launch grid(1) block(64) {
+    semaphore s(0) in global @thread
+    if tid == 32 {
+        for i in 0 .. 20 { atomic_add(junk[0], 1) }
+        post s
+    }
+    if tid == 0 {
+        res[0] = i32(trywait s for 100 us)
+        res[1] = i32(trywait s for 1 us)
+    }
+}
+"""
+    prog = _compile(tmp_path, src)
+    res = np.full(2, -1, np.int32)
+    cycles = prog.late(res, np.zeros(1, np.int32)).cycles
+    assert res.tolist() == [1, 0]
+    assert cycles < 100 * 1401, "it waited the whole time for a permit that came early"
+
+
+@pytest.mark.parametrize("bound, message", [
+    ("for 5 tries", "`tries` is not a unit of time"),
+    ("for 0 us", "needs a time from 1 ns to 4 s"),
+    ("for 5 s", "`s` is not a unit of time"),
+    ("for 4001 ms", "needs a time from 1 ns to 4 s"),
+])
+def test_a_time_bound_needs_a_unit_and_a_time_the_timer_can_count(tmp_path, bound, message):
+    path = tmp_path / "bad.sync"
+    path.write_text("kernel k(out: global i32[32]) launch grid(1) block(32) {\n"
+                    "    semaphore s(1) in global @thread\n"
+                    f"    out[tid] = i32(trywait s {bound})\n}}\n")
+    with pytest.raises(syncc.CompileError) as e:
+        syncc.compile(str(path), target="fermi-sim")
+    assert "E0306" in str(e.value) and message in str(e.value)

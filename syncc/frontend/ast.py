@@ -127,10 +127,16 @@ class TryLock:
 
 @node
 class TryWait:
-    """`trywait s` / `trywait s for n`: one attempt, or up to `n`, to take a permit; true on success."""
+    """`trywait s` / `trywait s for n` / `trywait s for t us`: one attempt, up to `n`, or as many
+    as fit in the time `t` (`unit`: ns, us or ms), to take a permit; true on success."""
     place: Place
     attempts: Expr | None
     span: Span
+    unit: Ident | None = None
+
+
+TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000}    # `trywait s for T unit`: nanoseconds per unit
+MAX_TRYWAIT_NS = 4_000_000_000                          # the timer's 32 bits of nanoseconds, rounded down
 
 
 Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,

@@ -358,6 +358,10 @@ class AstBuilder:
         return A.TryWait(place, next((a for a in attempts if a is not None), None), span)
 
     @rule
+    def trywait_time_expr(self, span, place, bound, unit):
+        return A.TryWait(place, bound, span, self.ident(unit))
+
+    @rule
     def index(self, span, base, idx):
         return A.Index(base, idx, span)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..core.diagnostics import did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
+from .ast import MAX_TRYWAIT_NS, TIME_UNITS
 from .check_context import CheckContext
 from .consts import ConstError, NotConstant, fold
 from .symbols import Position, Symbol
@@ -425,16 +426,29 @@ class ExpressionRules:
     def trywait(self, e, pos):
         self.cx.prims.prim_place(e.place, "trywait", pos)
         if e.attempts is not None:
+            what = "the number of attempts" if e.unit is None else "the time"
             t = self.value(e.attempts, pos)
             if t is not ERROR and not is_int(t):
-                self.cx.error("E0201", f"the number of attempts must be an integer, found {t}", e.attempts.span)
+                self.cx.error("E0201", f"{what} must be an integer, found {t}", e.attempts.span)
             elif t is not ERROR:
                 self.concrete(e.attempts, t)
                 n = self.try_fold(e.attempts)
-                if n is not None and n < 1:
+                if e.unit is not None:
+                    self._time_bound(e, n)
+                elif n is not None and n < 1:
                     self.cx.error("E0306", f"`trywait ... for N` needs at least one attempt, found {n}",
                                   e.attempts.span, help="`trywait s` tries once")
         return BOOL
+
+    def _time_bound(self, e, n: int | None) -> None:
+        """`trywait s for T unit`: a unit of TIME_UNITS, and a constant T within 1 ns .. 4 s."""
+        unit = e.unit.text
+        if unit not in TIME_UNITS:
+            self.cx.error("E0306", f"`{unit}` is not a unit of time: `trywait s for T` takes ns, us or ms",
+                          e.unit.span, help="or no unit, for a number of attempts: `trywait s for 8`")
+        elif n is not None and not 1 <= n * TIME_UNITS[unit] <= MAX_TRYWAIT_NS:
+            self.cx.error("E0306", f"`trywait ... for {n} {unit}` needs a time from 1 ns to 4 s",
+                          e.attempts.span, help="the GPU's timer counts nanoseconds in 32 bits (4.29 s)")
 
     # ---- wording ---------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from math import prod
 
 from ..core.handlers import HandlerTable
 from ..frontend import ast as A
-from ..core.types import BOOL, I32
+from ..core.types import BOOL, I32, U32
 from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
 from .nodes import Prim, Ref, imm
@@ -204,27 +204,39 @@ class SyncLowering:
 
     @expressions.on(A.TryWait)
     def trywait(self, e: A.TryWait, want, dest):
-        """`trywait s` is sem.trywait; `trywait s for n` is sem.tryfor with n, evaluated once, as an i32."""
+        """`trywait s` is sem.trywait; `trywait s for n` is sem.tryfor with n, evaluated once, as an
+        i32; `trywait s for t us` is sem.tryfor unit=ns with t in nanoseconds, as a u32."""
         prim, ref = self.place(e.place)
         if e.attempts is None:
             return self.try_as_party(prim, "sem.trywait", (ref,), e.span, dest)
         n = self.cx.exprs.expr(e.attempts)
-        t = n.type
-        if t != I32:        # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
-            top = imm(0x7FFF_FFFF, t)
-            if t.signed:
-                n = self.b.op("max", t, n, imm(0, t), span=e.span)
-            n = self.b.op("cvt", I32, self.b.op("min", t, n, top, span=e.span), span=e.span)
+        if e.unit is not None:
+            per = A.TIME_UNITS[e.unit.text]      # clamp to 0 .. 4 s first: the product then fits a u32
+            n = self.b.op("cvt", U32, self.clamp(n, 0, A.MAX_TRYWAIT_NS // per, e.span), span=e.span)
+            if per != 1:
+                n = self.b.op("mul", U32, n, imm(per, U32), span=e.span)
+            return self.try_as_party(prim, "sem.tryfor", (ref, n), e.span, dest, unit="ns")
+        if n.type != I32:    # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
+            n = self.b.op("cvt", I32, self.clamp(n, 0, 0x7FFF_FFFF, e.span), span=e.span)
         return self.try_as_party(prim, "sem.tryfor", (ref, n), e.span, dest)
 
-    def try_as_party(self, prim: Prim, op: str, args: tuple, span, dest):
+    def clamp(self, n, low: int, high: int, span):
+        """n limited to low .. high, in n's type (a bound the type cannot pass is left out)."""
+        t = n.type
+        if t.signed or low > 0:
+            n = self.b.op("max", t, n, imm(low, t), span=span)
+        if high < (1 << (t.bits - t.signed)) - 1:
+            n = self.b.op("min", t, n, imm(high, t), span=span)
+        return n
+
+    def try_as_party(self, prim: Prim, op: str, args: tuple, span, dest, **attrs):
         """A try (true when it took the primitive): the thread's own, or the party leader's for all."""
         if prim.granularity == "thread":
-            return self.cx.exprs.emit_value(dest, op, BOOL, *args, span=span)
+            return self.cx.exprs.emit_value(dest, op, BOOL, *args, span=span, **attrs)
         mask, lead = self.leader(prim.granularity, span)
         got = self.b.reg(BOOL, "got")
         self.b.assign(got, imm(False, BOOL), span)
-        self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span), span, "try")
+        self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span, **attrs), span, "try")
         if prim.granularity == "warp":   # the leader's answer, for every lane
             return self.cx.exprs.emit_value(dest, "vote.any", BOOL, got, mask, span=span)
         # thread 0 tells the block through a shared word: the first barrier lets every thread

@@ -67,7 +67,8 @@ _TABLE: list[OpInfo] = [
                   "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
                   "prim.sync/0:1 prim.arrive/0:1", memory=True, ref=True),
     # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop.
-    # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts.
+    # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts (an i32),
+    # or with unit=ns the time in nanoseconds (a u32).
     *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
                   "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
@@ -84,7 +85,7 @@ RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", 
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends
 
 SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
-                     "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "clock")
+                     "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "clock", "globaltimer_lo")
 ORDERS = ("relaxed", "acquire", "release", "acq_rel", "sc")
 SCOPES = ("cta", "gpu", "sys")
 CACHE = ("cg", "volatile")

@@ -306,7 +306,7 @@ class Uniformity:
             return GRID, Form(((reg, 1),), 0)
         if reg.startswith("ctaid"):
             return BLOCK, Form(((reg, 1),), 0)
-        if reg == "clock":
+        if reg in ("clock", "globaltimer_lo"):
             return THREAD, None
         block = self.k.block
         if reg == "tid.x":

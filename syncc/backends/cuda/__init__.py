@@ -31,7 +31,7 @@ COMPARE = {"cmp.eq": "==", "cmp.ne": "!=", "cmp.lt": "<", "cmp.le": "<=", "cmp.g
 SREG = {"tid.x": "threadIdx.x", "tid.y": "threadIdx.y", "tid.z": "threadIdx.z", "ntid.x": "blockDim.x",
         "ntid.y": "blockDim.y", "ntid.z": "blockDim.z", "ctaid.x": "blockIdx.x", "ctaid.y": "blockIdx.y",
         "ctaid.z": "blockIdx.z", "nctaid.x": "gridDim.x", "nctaid.y": "gridDim.y", "nctaid.z": "gridDim.z",
-        "laneid": "syncc_laneid()", "clock": "clock64()"}
+        "laneid": "syncc_laneid()", "clock": "clock64()", "globaltimer_lo": "syncc_globaltimer_lo()"}
 
 
 class CudaError(Exception):
@@ -104,6 +104,9 @@ class KernelWriter:
         if uses_lane:
             out.append("    auto syncc_laneid = []() { uint32_t l; asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(l)); "
                        "return l; };")
+        if any(ins.op == "sreg" and ins.attr("reg") == "globaltimer_lo" for _, _, ins in self.k.instructions()):
+            out.append("    auto syncc_globaltimer_lo = []() { uint32_t t; "
+                       "asm volatile(\"mov.u32 %0, %%globaltimer_lo;\" : \"=r\"(t)); return t; };")
         read = {a.name for _, _, ins in self.k.instructions() for a in ins.args if isinstance(a, Reg)}
         read |= {a.index.name for _, _, ins in self.k.instructions() for a in ins.args
                  if isinstance(a, Ref) and isinstance(a.index, Reg)}

@@ -130,7 +130,7 @@ Operand = Union[SassReg, Pred, SassImm, Mem, ConstBankWord, Special, BranchTarge
 # Special registers S2R reads. ntid and nctaid are not here: Fermi code reads them from the
 # constant bank (CBANK).
 SPECIALS = ("SR_Tid_X", "SR_Tid_Y", "SR_Tid_Z", "SR_CTAid_X", "SR_CTAid_Y", "SR_CTAid_Z",
-            "SR_LaneId", "SR_LanemaskLt", "SR_ClockLo", "SR_ClockHi")
+            "SR_LaneId", "SR_LanemaskLt", "SR_ClockLo", "SR_ClockHi", "SR_GlobalTimerLo")
 
 # Constant bank 0, as the sm_20 ABI lays it out: the block and grid shape, then the kernel's
 # parameters, 4 bytes each from 0x20 (pointers are 32-bit, as with nvcc -m32).

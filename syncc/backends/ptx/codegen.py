@@ -59,7 +59,7 @@ COMPARE = {"cmp.eq": "==", "cmp.ne": "!=", "cmp.lt": "<", "cmp.le": "<=", "cmp.g
 SREG = {"tid.x": "tid.x", "tid.y": "tid.y", "tid.z": "tid.z", "ntid.x": "ntid.x", "ntid.y": "ntid.y",
         "ntid.z": "ntid.z", "ctaid.x": "ctaid.x", "ctaid.y": "ctaid.y", "ctaid.z": "ctaid.z",
         "nctaid.x": "nctaid.x", "nctaid.y": "nctaid.y", "nctaid.z": "nctaid.z", "laneid": "laneid",
-        "clock": "clock64"}
+        "clock": "clock64", "globaltimer_lo": "globaltimer"}
 
 
 class CodegenError(Exception):
@@ -278,7 +278,7 @@ class KernelCodegen:
         reg = SREG.get(ins.attr("reg"))
         if reg is None:
             raise CodegenError(f"no special register `{ins.attr('reg')}`")
-        t = I64 if reg == "clock64" else I32
+        t = I64 if reg in ("clock64", "globaltimer") else I32
         value = self.b.call(self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{reg}", t, []), [])
         want = value_type(ins.dests[0].type)
         if want.width < t.width:

@@ -353,6 +353,7 @@ def _s2r(ins, env):
         "SR_CTAid_Z": lambda w: U32(w.block.index[2]), "SR_LaneId": lambda w: w.lane_ids,
         "SR_LanemaskLt": lambda w: LANEMASK_LT,
         "SR_ClockLo": lambda w: U32(sim.now & MASK32), "SR_ClockHi": lambda w: U32(sim.now >> 32 & MASK32),
+        "SR_GlobalTimerLo": lambda w: U32(sim.now * 1000 // sim.config.clock_mhz & MASK32),
     }
     return _to_reg(ins, fixed[name])
 

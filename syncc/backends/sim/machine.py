@@ -33,6 +33,7 @@ class FermiConfig:
     shared_banks: int = 32
     named_barriers: int = 16            # per block, barrier 0 included
     lock_bits: int = 1024               # per SM; a word's bit is (address >> 2) mod lock_bits
+    clock_mhz: int = 1401               # the shader clock: SR_GlobalTimerLo is cycles × 1000 / clock_mhz ns
     # ---- scheduling
     policy: str = "lrr"                 # lrr | gto | adversarial | adversarial:SEED | random:SEED
     its: bool = False                   # independent thread scheduling (per-lane addresses)

@@ -11,6 +11,7 @@ An implementation defines three steps, and the IR's operations are built from th
     lock / wait        a blocking acquire (a party leader's): enter, then attempt until it holds
     trylock / trywait  `once`: a single attempt that leaves nothing behind, fenced on success
     trywait ... for n  `try_for`: up to n of those, pausing between them as the waits do
+    trywait ... for t us  `try_within`: those until one succeeds or t has passed (the GPU's timer)
     unlock / post      release
 
 `WithBackoff` makes an implementation sleep a growing delay after each failed attempt
@@ -18,7 +19,7 @@ An implementation defines three steps, and the IR's operations are built from th
 """
 from __future__ import annotations
 
-from ...core.types import BOOL, I32
+from ...core.types import BOOL, I32, U32
 from ..nodes import Instr, Prim, imm
 from .base import Emitter
 from .entry import Expansion
@@ -80,6 +81,27 @@ class Acquirable(Expansion):
                 em.b.emit("sub", (left,), (left, imm(1)))
             em.when(em.op("cmp.gt", BOOL, left, imm(0)), one, hint="attempt")
             return em.op("or", BOOL, ok, em.op("cmp.le", BOOL, left, imm(0)), hint="over")
+        em.spin(attempt, on_fail=pause, hint="tries")
+        em.when(ok, lambda: em.fence_if_needed(ins), hint=hint)
+        em.b.assign(ins.dests[0], ok)
+
+    @classmethod
+    def try_within(cls, em, prim, ins, hint: str) -> None:
+        """Single attempts until one succeeds or `ins.args[1]` nanoseconds have passed since the
+        first (a u32; at least one attempt), pausing between them; fenced on success. Time is the
+        GPU's nanosecond timer, read as its low 32 bits (`sreg globaltimer_lo`): the elapsed time
+        is a wrapping difference, right for any bound up to 4.29 s."""
+        bound = em.b.reg(U32, "bound")
+        em.b.assign(bound, ins.args[1])
+        start = em.b.op("sreg", U32, hint="start", reg="globaltimer_lo")
+        ok = em.b.reg(BOOL, "ok")
+        pause = cls.pauses(em, prim)
+
+        def attempt():
+            em.b.assign(ok, cls.once(em, prim, ins))
+            now = em.b.op("sreg", U32, hint="now", reg="globaltimer_lo")
+            spent = em.op("sub", U32, now, start, hint="spent")
+            return em.op("or", BOOL, ok, em.op("cmp.ge", BOOL, spent, bound, hint="over"), hint="done")
         em.spin(attempt, on_fail=pause, hint="tries")
         em.when(ok, lambda: em.fence_if_needed(ins), hint=hint)
         em.b.assign(ins.dests[0], ok)

@@ -62,7 +62,10 @@ class Spin(Acquirable):
 
     @classmethod
     def do_tryfor(cls, em, prim, ins):
-        cls.try_for(em, prim, ins, "permitted")
+        if ins.attr("unit") == "ns":
+            cls.try_within(em, prim, ins, "permitted")
+        else:
+            cls.try_for(em, prim, ins, "permitted")
 
     @classmethod
     def do_post(cls, em, prim, ins):

@@ -30,10 +30,10 @@ from ..isa import OPCODES, ConstBankWord, Pred, SassImm, SassReg
 _ids = count()
 
 # Opcodes whose result depends on their operands alone: they can be dropped when unused, shared,
-# moved and run speculatively. S2R is pure too, except for the clock, which changes as it is read.
+# moved and run speculatively. S2R is pure too, except for the clocks, which change as they are read.
 PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
         "SEL", "POPC", "ISETP", "PSETP"}
-CLOCKS = {"SR_ClockLo", "SR_ClockHi"}
+CLOCKS = {"SR_ClockLo", "SR_ClockHi", "SR_GlobalTimerLo"}
 
 
 def is_pure(op: str, ops: list) -> bool:

@@ -43,7 +43,8 @@ from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, 
 
 IMM20 = (-(1 << 19), (1 << 19) - 1)
 SREGS = {"tid.x": "SR_Tid_X", "tid.y": "SR_Tid_Y", "tid.z": "SR_Tid_Z", "ctaid.x": "SR_CTAid_X",
-         "ctaid.y": "SR_CTAid_Y", "ctaid.z": "SR_CTAid_Z", "laneid": "SR_LaneId", "clock": "SR_ClockLo"}
+         "ctaid.y": "SR_CTAid_Y", "ctaid.z": "SR_CTAid_Z", "laneid": "SR_LaneId", "clock": "SR_ClockLo",
+         "globaltimer_lo": "SR_GlobalTimerLo"}
 MEMBAR = {"cta": "CTA", "gpu": "GL", "sys": "SYS"}
 ATOM = {"atom.add": "ADD", "atom.sub": "ADD", "atom.exch": "EXCH", "atom.min": "MIN", "atom.max": "MAX",
         "atom.and": "AND", "atom.or": "OR", "atom.xor": "XOR", "atom.cas": "CAS"}

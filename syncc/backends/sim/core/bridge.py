@@ -90,7 +90,8 @@ class Core:
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
                   C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
-                  C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * wpb + 4}
+                  C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * wpb + 4,
+                  C_CLOCK_MHZ: c.clock_mhz}
         for col, v in values.items():
             cfg[col] = v
         G = np.zeros(G_COLS, dtype=np.int64)

@@ -193,6 +193,8 @@ def special(S, which, w, lane):
     if which == 7:
         return (1 << lane) - 1
     now = S.G[G_NOW]
+    if which == 10:
+        return (now * 1000 // cfg[C_CLOCK_MHZ]) & M32
     return now & M32 if which == 8 else (now >> 32) & M32
 
 

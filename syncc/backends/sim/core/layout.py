@@ -38,7 +38,8 @@ BOOL = {"AND": 0, "OR": 1, "XOR": 2}
 LOP = {"AND": 0, "OR": 1, "XOR": 2, "PASS_B": 3}
 VOTE = {"ANY": 0, "ALL": 1, "EQ": 2}
 SPECIAL = {"SR_Tid_X": 0, "SR_Tid_Y": 1, "SR_Tid_Z": 2, "SR_CTAid_X": 3, "SR_CTAid_Y": 4, "SR_CTAid_Z": 5,
-           "SR_LaneId": 6, "SR_LanemaskLt": 7, "SR_ClockLo": 8, "SR_ClockHi": 9}
+           "SR_LaneId": 6, "SR_LanemaskLt": 7, "SR_ClockLo": 8, "SR_ClockHi": 9,
+           "SR_GlobalTimerLo": 10}
 ATOMIC = {"ADD": 0, "MIN": 1, "MAX": 2, "INC": 3, "DEC": 4, "AND": 5, "OR": 6, "XOR": 7, "EXCH": 8, "CAS": 9}
 BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
 RED = {"POPC": 0, "AND": 1, "OR": 2}
@@ -73,8 +74,8 @@ globals().update(OP_IDS)
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
  C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
- C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM) = range(36)
-C_COLS = 36
+ C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM, C_CLOCK_MHZ) = range(37)
+C_COLS = 37
 POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4}
 P_RANDOM, P_RANKED = POLICY["random:SEED"], POLICY["adversarial:SEED"]
 MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is its index), as random.Random
