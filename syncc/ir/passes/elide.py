@@ -4,9 +4,12 @@ elide_locks guarantees: a @thread critical section whose body is one
 read-modify-write of one memory word (`x[i] = x[i] + e`, or -, &, |, ^, min,
 max; `e` not computed from the word) becomes that one native atomic, with
 acq_rel ordering at the word's scope (on Fermi: a fence on each side of it),
-so it orders memory as the lock and unlock did. Mutual exclusion on one word is what the atomic gives, and the
-program order of each thread is unchanged. A mutex left with no operations is
-dropped.
+so it orders memory as the lock and unlock did, when every use of its mutex is
+such a section: then mutual exclusion on each word is what the atomics give,
+and the program order of each thread is unchanged. A mutex with any other use
+(another section, `lock`/`unlock`, `trylock`) keeps its lock in every section,
+since a section made an atomic would not exclude one that still takes the lock.
+A mutex left with no operations is dropped.
 
 combine_warps guarantees: a @thread critical section whose lock is the same
 for every lane of a warp (its index is warp-uniform), and whose body neither
@@ -55,13 +58,8 @@ def _regions(k: Kernel) -> dict[int, tuple[tuple[str, int], tuple[str, int]]]:
 def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
     changed = False
     new_code = {b.label: list(b.instrs) for b in k.blocks}
-    for region, ((label, i), (end_label, j)) in sorted(_regions(k).items(), reverse=True):
-        if label != end_label:
-            continue
+    for region, ((label, i), (end_label, j)), atomic in _elidable(k, new_code):
         code = new_code[label]
-        atomic = _single_rmw(k, code[i + 1:j])
-        if atomic is None:
-            continue
         lock, unlock = code[i], code[j]
         body = [ins for ins in code[i + 1:j] if ins is not atomic[0] and ins is not atomic[1]]
         load = atomic[0]
@@ -90,6 +88,20 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
     out = replace(k, blocks=tuple(replace(b, instrs=tuple(new_code[b.label])) for b in k.blocks))
     used = {ins.ref.name for _, _, ins in out.instructions() if ins.info.group == "prim"}
     return replace(out, prims=tuple(p for p in out.prims if p.name in used or p.kind != "mutex"))
+
+
+def _elidable(k: Kernel, code: dict[str, list[Instr]]) -> list[tuple]:
+    """(region, (lock, unlock) positions, the section's read-modify-write) of each section to
+    elide, last first: sections that are one atomic, of mutexes with no other use."""
+    found = []
+    for region, ((label, i), (end_label, j)) in sorted(_regions(k).items(), reverse=True):
+        atomic = _single_rmw(k, code[label][i + 1:j]) if label == end_label else None
+        if atomic is not None:
+            found.append((region, ((label, i), (end_label, j)), atomic))
+    covered = {id(code[p[0]][p[1]]) for _, ends, _ in found for p in ends}
+    kept = {ins.ref.name for _, _, ins in k.instructions()
+            if ins.info.group == "prim" and ins.ref is not None and id(ins) not in covered}
+    return [f for f in found if code[f[1][0][0]][f[1][0][1]].ref.name not in kept]
 
 
 def _index(ins: Instr, code: list[Instr]) -> int:
