@@ -112,6 +112,11 @@ def fence(order: str, scope: str) -> Asm:
 
 
 BARRIER_SYNC = Asm("barrier.sync $0;", "r,~{memory}", convergent=True)
+# A block barrier at id 0 is what __syncthreads() is: `.aligned`, which tells ptxas that every
+# thread of the block runs this one instruction (the hazard checks prove it: E0704), so it
+# reconverges the warp before it instead of testing for a split warp and taking a slow path
+# there (measured on an H100: 4-12% of a block mutex's hand-overs, more with a clean poll loop)
+BARRIER_SYNC_ALIGNED = Asm("barrier.sync.aligned $0;", "n,~{memory}", convergent=True)
 BARRIER_SYNC_COUNT = Asm("barrier.sync $0, $1;", "r,r,~{memory}", convergent=True)
 BARRIER_ARRIVE = Asm("barrier.arrive $0, $1;", "r,r,~{memory}", convergent=True)
 WARP_SYNC = Asm("bar.warp.sync $0;", "r,~{memory}", convergent=True)

@@ -325,6 +325,9 @@ class KernelCodegen:
 
     def _bar_sync(self, ins: Instr) -> None:
         args = [self.value(a) for a in ins.args]
+        if len(args) == 1 and isinstance(ins.args[0], Imm):
+            self.asm(inline_ptx.BARRIER_SYNC_ALIGNED, VOID, args)       # a block barrier
+            return
         self.asm(inline_ptx.BARRIER_SYNC if len(args) == 1 else inline_ptx.BARRIER_SYNC_COUNT, VOID, args)
 
     def _bar_arrive(self, ins: Instr) -> None:
