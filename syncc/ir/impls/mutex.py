@@ -104,9 +104,9 @@ class Ticket(Tas):
                                           "under full contention; fair; seed 003 finds it scales best"),
         *default("ptx", "global @warp", "one ticket per warp; fair between warps"),
         *default("ptx", "global @block", "one ticket per block; fair between blocks; a waiter sleeps 100 ns "
-                                         "per block ahead of it between polls, which holds 0.91-0.96 M hand-overs/s "
-                                         "from 132 to 1056 blocks on an H100 where polling without sleeping "
-                                         "falls from 1.00 to 0.83 M (`syncc bench gpu`, 2026-11-22)",
+                                         "per block ahead of it but the next between polls, which holds 1.06-1.09 M "
+                                         "hand-overs/s from 132 to 1056 blocks on an H100 where polling without "
+                                         "sleeping falls from 1.11 to 0.90 M (`syncc bench gpu`, 2026-11-25)",
                  params=(("delay", 100),)),
         *default("ptx", "shared @thread", "fair, and one atomic per acquisition"),
         *default("ptx", "shared @warp", "fair between the warps of a block"),
