@@ -70,3 +70,46 @@ def test_a_mutex_whose_every_section_is_one_atomic_is_elided(tmp_path):
         prog.mix(x, ROUNDS)
         half = BLOCKS // 2 * THREADS * ROUNDS
         assert x.tolist() == [half, -2 * half], policy
+
+
+def elided_orders(tmp_path, body: str, after: str = "") -> list[str]:
+    path = tmp_path / "count.sync"
+    path.write_text(f"""
+kernel count(x: global i32[4], seen: global i32[{THREADS}]) launch grid(2) block({THREADS}) {{
+    mutex m in global @thread
+    var old = 0
+    {body}
+    {after}
+}}
+""")
+    return [("relaxed" if "relaxed ordering" in r else "acq_rel") for r in elided(path)]
+
+
+def test_an_elided_atomic_nobody_can_observe_is_relaxed(tmp_path):
+    """Nothing reads the word's old or new value, or its array, outside the sections: no thread
+    can tell whose section came first, so the atomic needs no ordering (atomicAdd's)."""
+    assert elided_orders(tmp_path, "critical m { x[0] = x[0] + 1 }") == ["relaxed"]
+    assert elided_orders(tmp_path, "let i = tid % 4\n critical m { x[i] = x[i] + tid }") == ["relaxed"]
+
+
+@pytest.mark.parametrize("body, after", [
+    ("critical m { old = x[0]\n x[0] = old + 1 }", "seen[tid] = old"),        # the old value is used
+    ("critical m { x[0] = x[0] + 1 }", "seen[tid] = x[1]"),                    # the array is read elsewhere
+    ("critical m { x[0] = x[0] + 1 }", "if tid == 0 { x[3] = 7 }"),            # and written
+    ("critical m { old = x[0]\n x[0] = old + 1 }", "if old > 3 { seen[tid] = 1 }"),   # a branch reads it
+])
+def test_an_elided_atomic_someone_can_observe_keeps_the_locks_ordering(tmp_path, body, after):
+    assert elided_orders(tmp_path, body, after) == ["acq_rel"]
+
+
+@pytest.mark.parametrize("target", ["ptx", "fermi-sim"])
+def test_a_relaxed_elided_atomic_carries_no_fence(target):
+    """bench/programs/counter.sync's sections become atomicAdd's own instruction: a `red.relaxed`
+    on PTX, an atomic with no MEMBAR around it on Fermi."""
+    from syncc.backends.ptx import build_ptx
+    from syncc.ir.stats import fence_stats
+    comp = compile_file("bench/programs/counter.sync", target=target)
+    assert comp.ok and fence_stats(comp.ir).fences == 0
+    if target == "ptx":
+        text = build_ptx(comp.ir, "sm_90").text
+        assert "red.relaxed.gpu.global.add" in text and "acq_rel" not in text and "fence." not in text

@@ -6,7 +6,12 @@ max; `e` not computed from the word) becomes that one native atomic, with
 acq_rel ordering at the word's scope (on Fermi: a fence on each side of it),
 so it orders memory as the lock and unlock did, when every use of its mutex is
 such a section: then mutual exclusion on each word is what the atomics give,
-and the program order of each thread is unchanged. A mutex with any other use
+and the program order of each thread is unchanged. The atomics are relaxed
+when nothing can tell in which order the sections ran: no instruction but the
+section's own reads the word's old or new value, and nothing else in the kernel
+touches the words' arrays. Then no thread can learn that another's section came
+before its own, so no thread can rely on the ordering a lock would give, and the
+atomic is the one `atomicAdd` would be (the host sees the words after the launch). A mutex with any other use
 (another section, `lock`/`unlock`, `trylock`) keeps its lock in every section,
 since a section made an atomic would not exclude one that still takes the lock.
 A mutex left with no operations is dropped.
@@ -28,7 +33,7 @@ from ...core.types import BOOL, I32, U32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext
-from ..nodes import Instr, Kernel, Reg, imm
+from ..nodes import Branch, Instr, Kernel, Reg, imm
 from ..regions import encloses, isolate
 from ..uniformity import WARP, Uniformity
 
@@ -58,15 +63,18 @@ def _regions(k: Kernel) -> dict[int, tuple[tuple[str, int], tuple[str, int]]]:
 def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
     changed = False
     new_code = {b.label: list(b.instrs) for b in k.blocks}
-    for region, ((label, i), (end_label, j)), atomic in _elidable(k, new_code):
+    elidable = _elidable(k, new_code)
+    silent = _silent(k, [atomic for *_, atomic in elidable])
+    for region, ((label, i), (end_label, j)), atomic in elidable:
         code = new_code[label]
         lock, unlock = code[i], code[j]
+        order = "relaxed" if lock.ref.name in silent else "acq_rel"
         body = [ins for ins in code[i + 1:j] if ins is not atomic[0] and ins is not atomic[1]]
         load = atomic[0]
         array = k.array(load.ref.name)
         scope = "cta" if array.space == "shared" else "gpu"
         op = f"atom.{atomic[2]}"
-        if not ctx.fences:
+        if not ctx.fences or order == "relaxed":
             rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "relaxed"), ("scope", scope)),
                          atomic[1].span)]
         elif ctx.target.ordered_atomics and ctx.minimize_fences:
@@ -80,8 +88,10 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
         after = [ins for ins in body if ins not in before]
         new_code[label] = code[:i] + before + rmw + after + code[j + 1:]
         changed = True
+        why = " (nothing reads the word's old or new value, or touches its array, elsewhere: no thread can tell " \
+              "which section came first)" if order == "relaxed" else ""
         ctx.remark(k.name, "elide", f"the critical section on `{lock.ref.name}` is one atomic {atomic[2]} on "
-                   f"`{load.ref.name}`: the lock is elided for atom.{atomic[2]} with acq_rel ordering (-O2)",
+                   f"`{load.ref.name}`: the lock is elided for atom.{atomic[2]} with {order} ordering (-O2){why}",
                    lock.span.to(unlock.span) if lock.span and unlock.span else lock.span)
     if not changed:
         return k
@@ -97,11 +107,49 @@ def _elidable(k: Kernel, code: dict[str, list[Instr]]) -> list[tuple]:
     for region, ((label, i), (end_label, j)) in sorted(_regions(k).items(), reverse=True):
         atomic = _single_rmw(k, code[label][i + 1:j]) if label == end_label else None
         if atomic is not None:
-            found.append((region, ((label, i), (end_label, j)), atomic))
+            found.append((region, ((label, i), (end_label, j)), (*atomic, code[label][i].ref.name)))
     covered = {id(code[p[0]][p[1]]) for _, ends, _ in found for p in ends}
     kept = {ins.ref.name for _, _, ins in k.instructions()
             if ins.info.group == "prim" and ins.ref is not None and id(ins) not in covered}
     return [f for f in found if code[f[1][0][0]][f[1][0][1]].ref.name not in kept]
+
+
+def _silent(k: Kernel, atomics: list[tuple]) -> set[str]:
+    """The mutexes whose elided sections need no ordering: for every one of them, the loaded
+    word is read only by the operation that makes the new value, which only the store reads,
+    and no other instruction of the kernel touches the arrays those sections update."""
+    by_mutex: dict[str, list[tuple]] = {}
+    for load, store, _, _, producer, mutex in atomics:
+        by_mutex.setdefault(mutex, []).append((load, store, producer))
+    readers: dict[str, list[Instr]] = {}
+    touching: dict[str, list[Instr]] = {}
+    for _, _, ins in k.instructions():
+        for name in _reads(ins):
+            readers.setdefault(name, []).append(ins)
+        if ins.ref is not None:
+            touching.setdefault(ins.ref.name, []).append(ins)
+    for b in k.blocks:                        # a branch on the value reads it too
+        if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg):
+            readers.setdefault(b.term.cond.name, []).append(b.term)
+    out = set()
+    for mutex, sections in by_mutex.items():
+        own = {id(x) for load, store, _ in sections for x in (load, store)}
+        arrays = {load.ref.name for load, _, _ in sections}
+        if any(id(x) not in own for a in arrays for x in touching.get(a, ())):
+            continue
+        if all(all(x is producer for x in readers.get(load.dests[0].name, ()))
+               and all(x is store for x in readers.get(producer.dests[0].name, ()))
+               for load, store, producer in sections):
+            out.add(mutex)
+    return out
+
+
+def _reads(ins: Instr):
+    for a in ins.args:
+        if isinstance(a, Reg):
+            yield a.name
+        elif getattr(a, "index", None) is not None and isinstance(a.index, Reg):
+            yield a.index.name
 
 
 def _index(ins: Instr, code: list[Instr]) -> int:
@@ -109,7 +157,8 @@ def _index(ins: Instr, code: list[Instr]) -> int:
 
 
 def _single_rmw(k: Kernel, body: list[Instr]):
-    """(load, store, atomic op, operand) when `body` is pure arithmetic around one x = x ∘ e."""
+    """(load, store, atomic op, operand, the op making the new value) when `body` is pure
+    arithmetic around one x = x ∘ e."""
     memory = [ins for ins in body if ins.info.group not in ("arith", "special")]
     if len(memory) != 2 or memory[0].op != "ld" or memory[1].op != "st" or memory[0].ref != memory[1].ref:
         return None
@@ -131,9 +180,9 @@ def _single_rmw(k: Kernel, body: list[Instr]):
         return None
     a, b = producer.args
     if a == loaded and not (isinstance(b, Reg) and b.name in tainted):
-        return load, store, _ATOMIC_FOR[producer.op], b
+        return load, store, _ATOMIC_FOR[producer.op], b, producer
     if b == loaded and producer.op in _COMMUTES and not (isinstance(a, Reg) and a.name in tainted):
-        return load, store, _ATOMIC_FOR[producer.op], a
+        return load, store, _ATOMIC_FOR[producer.op], a, producer
     return None
 
 
