@@ -40,6 +40,17 @@ def check_shape(kernel: str, compiled_block, grid, block, span: Span | None) -> 
     return grid, block
 
 
+def _overlap(a, b) -> bool:
+    """Do two arrays (numpy, or on the device) share memory?"""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.size > 0 and b.size > 0 and np.shares_memory(a, b)
+    ia, ib = getattr(a, "__cuda_array_interface__", None), getattr(b, "__cuda_array_interface__", None)
+    if ia is None or ib is None or not a.size or not b.size:
+        return False
+    start_a, start_b = ia["data"][0], ib["data"][0]
+    return start_a < start_b + b.nbytes and start_b < start_a + a.nbytes
+
+
 def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_type=None) -> list:
     """`params`: the program's parameters (objects with name, kind "array"/"scalar", elem, dims).
     `scalar_type(p)`: the numpy type a scalar is passed as (default: its own type)."""
@@ -58,6 +69,11 @@ def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_t
                                   span)
             if not a.flags.c_contiguous:
                 raise LaunchError(f"`{p.name}` must be C-contiguous", span)
+            for q, b in zip(params, out):
+                if q.kind == "array" and _overlap(a, b):
+                    raise LaunchError(f"`{q.name}` and `{p.name}` are given the same memory: each array parameter "
+                                      "must be an array of its own (the kernel's checks, and the copies the "
+                                      "launch makes, take them apart); pass a copy", span)
             out.append(a)
         else:
             lo, hi = _RANGES[elem]
