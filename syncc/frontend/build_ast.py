@@ -1,10 +1,11 @@
 """Grammar rules → AST nodes, built while the parser reduces (lark's inline transformer).
 
 The parser (lalr.py, as lark would) calls the method named after each rule (or
-alias) with all of the rule's children (keep_all_tokens). The @rule wrapper turns them into the rule's span,
-drops keywords and punctuation, and passes the rest: NAME/INT/STRING/GRANULARITY
-tokens, WORD tokens (an operator or keyword a rule keeps, like `+=` or `var`),
-already-built nodes, tuples of nodes, and None for an absent `[optional]` part.
+alias) with all of the rule's children (keep_all_tokens). The @rule wrapper turns
+them into the rule's span, drops keywords and punctuation, and passes the rest:
+NAME/INT/STRING/GRANULARITY tokens, WORD tokens (an operator or keyword a rule
+keeps, like `+=` or `var`), already-built nodes, tuples of nodes, and None for an
+absent `[optional]` part.
 It also measures nesting, so no tree deeper than MAX_NESTING reaches the
 recursive phases after parsing.
 """

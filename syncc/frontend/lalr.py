@@ -30,10 +30,10 @@ class ParseError(Exception):
 
 class Inlined:
     """The children of an inlined `_rule`, to be spliced into the rule that contains it (lark's Tree)."""
-    __slots__ = ("data", "children")
+    __slots__ = ("children",)
 
-    def __init__(self, data: str, children: list):
-        self.data, self.children = data, children
+    def __init__(self, children: list):
+        self.children = children
 
 
 class Tables:
@@ -99,10 +99,7 @@ class Tables:
 def _callback(builder, name: str, expand1: bool, include, append_none: int):
     """What lark's ParseTreeBuilder makes of a rule: the builder's method for it (or an Inlined
     for a rule without one), behind `?rule`'s single-child shortcut, behind the child filter."""
-    build = getattr(builder, name, None)
-    if build is None:
-        def build(children, name=name):
-            return Inlined(name, children)
+    build = getattr(builder, name, None) or Inlined
     call = build
     if expand1:
         def call(children, build=build):

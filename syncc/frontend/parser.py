@@ -15,16 +15,8 @@ from . import ast as A
 from . import tables as T
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables
-from .lexer import (
-    _STARTS_ITEM,
-    _STARTS_STATEMENT,
-    MAX_NESTING,
-    LexError,
-    NestingTooDeep,
-    SynccLexer,
-    last_token,
-    token_before,
-)
+from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, LexError, NestingTooDeep, SynccLexer,
+                    last_token, token_before)
 from .token import Token
 
 GRAMMAR_PATH = T.GRAMMAR_PATH

@@ -92,6 +92,20 @@ class Instr(Attributed):
     def ref(self) -> Ref | None:
         return self.args[0] if self.args and isinstance(self.args[0], Ref) else None
 
+    @property
+    def reads(self) -> tuple[Reg, ...]:
+        """The registers the instruction reads: its register operands and its references' indices."""
+        return tuple(read_regs(self.args))
+
+
+def read_regs(operands):
+    """The registers among `operands`: each register, and each reference's register index."""
+    for a in operands:
+        if isinstance(a, Reg):
+            yield a
+        elif isinstance(a, Ref) and isinstance(a.index, Reg):
+            yield a.index
+
 
 # ---- terminators ------------------------------------------------------------
 

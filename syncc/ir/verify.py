@@ -10,7 +10,7 @@ operation is left at all. A failure is a bug in syncc, not in the program.
 from __future__ import annotations
 
 from ..core.types import BOOL, I32, U32, ScalarType
-from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg
+from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg, read_regs
 from .ops import BLOCKING_PRIM, OPS
 
 STAGES = ("lowered", "structured", "expanded")
@@ -210,22 +210,14 @@ class _Checker:
                 continue
             cur = block_in(b.label)
             for i, ins in enumerate(b.instrs):
-                for r in _regs(ins.args):
+                for r in ins.reads:
                     if r.name not in cur:
                         self.bad((b.label, i, ins), f"%{r.name} may be read before it is assigned")
                 cur.update(d.name for d in ins.dests)
             if isinstance(b.term, Branch):
-                for r in _regs((b.term.cond,)):
+                for r in read_regs((b.term.cond,)):
                     if r.name not in cur:
                         self.bad(f"{b.label} br", f"%{r.name} may be read before it is assigned")
-
-
-def _regs(args):
-    for a in args:
-        if isinstance(a, Reg):
-            yield a
-        elif isinstance(a, Ref) and isinstance(a.index, Reg):
-            yield a.index
 
 
 def _type(a) -> ScalarType | None:

@@ -10,7 +10,7 @@ grid and block) get the same findings, and the hazard checks need to run for one
 """
 from __future__ import annotations
 
-from ..nodes import Branch, Kernel, Ref, Reg
+from ..nodes import Branch, Kernel, Reg, read_regs
 
 _DATA_SINKS = {"st": 1, "chan.put": 1}         # op → the operand that is the value written
 
@@ -26,7 +26,7 @@ def data_only_params(k: Kernel) -> frozenset[int]:
     while changed:                   # registers are not SSA: to a fixed point
         changed = False
         for ins in instrs:
-            got = set().union(*(carries.get(name, ()) for name in _operand_regs(ins)))
+            got = set().union(*(carries.get(r.name, ()) for r in ins.reads))
             for d in ins.dests:
                 have = carries.setdefault(d.name, set())
                 if not got <= have:
@@ -39,21 +39,9 @@ def data_only_params(k: Kernel) -> frozenset[int]:
         for position, a in enumerate(ins.args):
             if arith or position == sink and isinstance(a, Reg):
                 continue             # (arithmetic: its result carries the value on, and is judged where used)
-            for name in _regs(a):
-                seen |= carries.get(name, set())
+            for r in read_regs((a,)):
+                seen |= carries.get(r.name, set())
     for b in k.blocks:
         if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg):
             seen |= carries.get(b.term.cond.name, set())
     return frozenset(n for n in scalars.values() if n not in seen)
-
-
-def _operand_regs(ins):
-    for a in ins.args:
-        yield from _regs(a)
-
-
-def _regs(a):
-    if isinstance(a, Reg):
-        yield a.name
-    elif isinstance(a, Ref) and isinstance(a.index, Reg):
-        yield a.index.name

@@ -11,9 +11,10 @@ when nothing can tell in which order the sections ran: no instruction but the
 section's own reads the word's old or new value, and nothing else in the kernel
 touches the words' arrays. Then no thread can learn that another's section came
 before its own, so no thread can rely on the ordering a lock would give, and the
-atomic is the one `atomicAdd` would be (the host sees the words after the launch). A mutex with any other use
-(another section, `lock`/`unlock`, `trylock`) keeps its lock in every section,
-since a section made an atomic would not exclude one that still takes the lock.
+atomic is the one `atomicAdd` would be (the host sees the words after the launch).
+A mutex with any other use (another section, `lock`/`unlock`, `trylock`) keeps
+its lock in every section, since a section made an atomic would not exclude one
+that still takes the lock.
 A mutex left with no operations is dropped.
 
 combine_warps guarantees: a @thread critical section whose lock is the same
@@ -28,6 +29,7 @@ one acquisition per warp instead of one per lane.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 from ...core.types import BOOL, I32, U32
 from ..builder import KernelBuilder
@@ -36,6 +38,15 @@ from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel, Reg, imm
 from ..regions import encloses, isolate
 from ..uniformity import WARP, Uniformity
+
+class Rmw(NamedTuple):
+    """A critical section's one read-modify-write `x[i] = x[i] ∘ operand`."""
+    load: Instr
+    store: Instr
+    op: str              # the atomic's: add, sub, and, ...
+    operand: object
+    producer: Instr      # the arithmetic that makes the new value from the loaded one
+
 
 _ATOMIC_FOR = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "min": "min", "max": "max"}
 _COMMUTES = {"add", "and", "or", "xor", "min", "max"}
@@ -64,34 +75,34 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
     changed = False
     new_code = {b.label: list(b.instrs) for b in k.blocks}
     elidable = _elidable(k, new_code)
-    silent = _silent(k, [atomic for *_, atomic in elidable])
-    for region, ((label, i), (end_label, j)), atomic in elidable:
+    silent = _silent(k, [(new_code[label][i].ref.name, rmw) for (label, i), _, rmw in elidable])
+    for (label, i), j, section in elidable:
         code = new_code[label]
         lock, unlock = code[i], code[j]
         order = "relaxed" if lock.ref.name in silent else "acq_rel"
-        body = [ins for ins in code[i + 1:j] if ins is not atomic[0] and ins is not atomic[1]]
-        load = atomic[0]
+        load, store = section.load, section.store
+        body = [ins for ins in code[i + 1:j] if ins is not load and ins is not store]
         array = k.array(load.ref.name)
         scope = "cta" if array.space == "shared" else "gpu"
-        op = f"atom.{atomic[2]}"
+        op = f"atom.{section.op}"
         if not ctx.fences or order == "relaxed":
-            rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "relaxed"), ("scope", scope)),
-                         atomic[1].span)]
+            rmw = [Instr(op, load.dests, (load.ref, section.operand), (("order", "relaxed"), ("scope", scope)),
+                         store.span)]
         elif ctx.target.ordered_atomics and ctx.minimize_fences:
-            rmw = [Instr(op, load.dests, (load.ref, atomic[3]), (("order", "acq_rel"), ("scope", scope)),
-                         atomic[1].span)]
+            rmw = [Instr(op, load.dests, (load.ref, section.operand), (("order", "acq_rel"), ("scope", scope)),
+                         store.span)]
         else:     # the lock's acquire and release, as fences around a relaxed atomic
-            fence = Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), atomic[1].span)
-            rmw = [fence, Instr(op, load.dests, (load.ref, atomic[3]), (("order", "relaxed"), ("scope", scope)),
-                                atomic[1].span), fence]
+            fence = Instr("fence", (), (), (("order", "acq_rel"), ("scope", scope)), store.span)
+            rmw = [fence, Instr(op, load.dests, (load.ref, section.operand), (("order", "relaxed"), ("scope", scope)),
+                                store.span), fence]
         before = [ins for ins in body if _index(ins, code) < _index(load, code)]
         after = [ins for ins in body if ins not in before]
         new_code[label] = code[:i] + before + rmw + after + code[j + 1:]
         changed = True
         why = " (nothing reads the word's old or new value, or touches its array, elsewhere: no thread can tell " \
               "which section came first)" if order == "relaxed" else ""
-        ctx.remark(k.name, "elide", f"the critical section on `{lock.ref.name}` is one atomic {atomic[2]} on "
-                   f"`{load.ref.name}`: the lock is elided for atom.{atomic[2]} with {order} ordering (-O2){why}",
+        ctx.remark(k.name, "elide", f"the critical section on `{lock.ref.name}` is one atomic {section.op} on "
+                   f"`{load.ref.name}`: the lock is elided for {op} with {order} ordering (-O2){why}",
                    lock.span.to(unlock.span) if lock.span and unlock.span else lock.span)
     if not changed:
         return k
@@ -101,64 +112,54 @@ def elide_locks(k: Kernel, ctx: PassContext) -> Kernel:
 
 
 def _elidable(k: Kernel, code: dict[str, list[Instr]]) -> list[tuple]:
-    """(region, (lock, unlock) positions, the section's read-modify-write) of each section to
-    elide, last first: sections that are one atomic, of mutexes with no other use."""
+    """((label, lock's index), unlock's index, its Rmw) of each section to elide, last first:
+    sections in one block that are one atomic, of mutexes with no other use."""
     found = []
-    for region, ((label, i), (end_label, j)) in sorted(_regions(k).items(), reverse=True):
-        atomic = _single_rmw(k, code[label][i + 1:j]) if label == end_label else None
-        if atomic is not None:
-            found.append((region, ((label, i), (end_label, j)), (*atomic, code[label][i].ref.name)))
-    covered = {id(code[p[0]][p[1]]) for _, ends, _ in found for p in ends}
+    for (label, i), (end_label, j) in (ends for _, ends in sorted(_regions(k).items(), reverse=True)):
+        rmw = _single_rmw(k, code[label][i + 1:j]) if label == end_label else None
+        if rmw is not None:
+            found.append(((label, i), j, rmw))
+    covered = {id(x) for (label, i), j, _ in found for x in (code[label][i], code[label][j])}
     kept = {ins.ref.name for _, _, ins in k.instructions()
             if ins.info.group == "prim" and ins.ref is not None and id(ins) not in covered}
-    return [f for f in found if code[f[1][0][0]][f[1][0][1]].ref.name not in kept]
+    return [f for f in found if code[f[0][0]][f[0][1]].ref.name not in kept]
 
 
-def _silent(k: Kernel, atomics: list[tuple]) -> set[str]:
+def _silent(k: Kernel, sections: list[tuple[str, Rmw]]) -> set[str]:
     """The mutexes whose elided sections need no ordering: for every one of them, the loaded
     word is read only by the operation that makes the new value, which only the store reads,
     and no other instruction of the kernel touches the arrays those sections update."""
-    by_mutex: dict[str, list[tuple]] = {}
-    for load, store, _, _, producer, mutex in atomics:
-        by_mutex.setdefault(mutex, []).append((load, store, producer))
+    by_mutex: dict[str, list[Rmw]] = {}
+    for mutex, rmw in sections:
+        by_mutex.setdefault(mutex, []).append(rmw)
     readers: dict[str, list[Instr]] = {}
     touching: dict[str, list[Instr]] = {}
     for _, _, ins in k.instructions():
-        for name in _reads(ins):
-            readers.setdefault(name, []).append(ins)
+        for r in ins.reads:
+            readers.setdefault(r.name, []).append(ins)
         if ins.ref is not None:
             touching.setdefault(ins.ref.name, []).append(ins)
     for b in k.blocks:                        # a branch on the value reads it too
         if isinstance(b.term, Branch) and isinstance(b.term.cond, Reg):
             readers.setdefault(b.term.cond.name, []).append(b.term)
     out = set()
-    for mutex, sections in by_mutex.items():
-        own = {id(x) for load, store, _ in sections for x in (load, store)}
-        arrays = {load.ref.name for load, _, _ in sections}
-        if any(id(x) not in own for a in arrays for x in touching.get(a, ())):
+    for mutex, rmws in by_mutex.items():
+        own = {id(x) for r in rmws for x in (r.load, r.store)}
+        if any(id(x) not in own for a in {r.load.ref.name for r in rmws} for x in touching.get(a, ())):
             continue
-        if all(all(x is producer for x in readers.get(load.dests[0].name, ()))
-               and all(x is store for x in readers.get(producer.dests[0].name, ()))
-               for load, store, producer in sections):
+        if all(all(x is r.producer for x in readers.get(r.load.dests[0].name, ()))
+               and all(x is r.store for x in readers.get(r.producer.dests[0].name, ()))
+               for r in rmws):
             out.add(mutex)
     return out
-
-
-def _reads(ins: Instr):
-    for a in ins.args:
-        if isinstance(a, Reg):
-            yield a.name
-        elif getattr(a, "index", None) is not None and isinstance(a.index, Reg):
-            yield a.index.name
 
 
 def _index(ins: Instr, code: list[Instr]) -> int:
     return next(n for n, x in enumerate(code) if x is ins)
 
 
-def _single_rmw(k: Kernel, body: list[Instr]):
-    """(load, store, atomic op, operand, the op making the new value) when `body` is pure
-    arithmetic around one x = x ∘ e."""
+def _single_rmw(k: Kernel, body: list[Instr]) -> Rmw | None:
+    """The read-modify-write, when `body` is pure arithmetic around one x = x ∘ e."""
     memory = [ins for ins in body if ins.info.group not in ("arith", "special")]
     if len(memory) != 2 or memory[0].op != "ld" or memory[1].op != "st" or memory[0].ref != memory[1].ref:
         return None
@@ -180,9 +181,9 @@ def _single_rmw(k: Kernel, body: list[Instr]):
         return None
     a, b = producer.args
     if a == loaded and not (isinstance(b, Reg) and b.name in tainted):
-        return load, store, _ATOMIC_FOR[producer.op], b, producer
+        return Rmw(load, store, _ATOMIC_FOR[producer.op], b, producer)
     if b == loaded and producer.op in _COMMUTES and not (isinstance(a, Reg) and a.name in tainted):
-        return load, store, _ATOMIC_FOR[producer.op], a, producer
+        return Rmw(load, store, _ATOMIC_FOR[producer.op], a, producer)
     return None
 
 
