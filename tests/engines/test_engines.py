@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from engine_runs import on_both_engines
 from property_runs import policies
 
 import syncc
@@ -21,7 +22,6 @@ from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import Simulator
 from syncc.cli import cli
-from syncc.runtime.sim import recording_launches
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
@@ -54,18 +54,9 @@ def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str 
 
 
 def same_machine(run, what: str) -> int:
-    """Run every launch `run()` makes (on the reference engine) again on both engines; the number
-    the compiled core ran."""
-    compiled = 0
-    with recording_launches() as launches:
-        run()
-    for launch in launches:
-        ran_on, fast = report(*launch, "compiled")
-        _, slow = report(*launch, "reference")
-        for key in slow:
-            assert fast[key] == slow[key], f"{what}: `{launch[0].name}` differs in {key}"
-        compiled += ran_on == "compiled"
-    return compiled
+    """Run every launch `run()` makes (on the reference engine) again on both engines and compare
+    everything it reports; the number the compiled core ran."""
+    return on_both_engines(run, what, report)
 
 
 @pytest.mark.slow

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from engine_runs import on_both_engines
 
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.simulator import Simulator
 from syncc.backends.sim.trace import Observers, TraceRecorder
 from syncc.cli import cli
-from syncc.runtime.sim import recording_launches
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
@@ -69,24 +69,14 @@ def observed(kernel, config, grid, block, gmem, params, engine: str) -> tuple[st
     trace, log = TraceRecorder(), HookLog()
     sim = Simulator(kernel, config.with_(engine=engine), grid, block, copy.deepcopy(gmem), params,
                     observer=Observers([trace, log]))
-    trace.start_launch(kernel)
     o = sim.run()
     return sim.engine, {"status": o.status, "cycles": o.cycles, "calls": log.calls, "trace": trace.json()}
 
 
 def same_observations(run, what: str) -> int:
-    """Run every launch `run()` makes again on both engines with the observers; the number the
-    compiled core ran."""
-    compiled = 0
-    with recording_launches() as launches:
-        run()
-    for launch in launches:
-        ran_on, fast = observed(*launch, "compiled")
-        _, slow = observed(*launch, "reference")
-        assert fast["calls"] == slow["calls"], f"{what}: `{launch[0].name}`: the hooks saw a different run"
-        assert fast == slow, f"{what}: `{launch[0].name}` differs"
-        compiled += ran_on == "compiled"
-    return compiled
+    """Run every launch `run()` makes again on both engines with the observers and compare what
+    they saw; the number the compiled core ran."""
+    return on_both_engines(run, what, observed)
 
 
 @pytest.mark.slow
