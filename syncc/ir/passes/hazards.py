@@ -56,8 +56,9 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
     shapes = list(ctx.launches.get(k.name) or [declared_shape(k)])
     seen: dict[tuple, Diagnostic] = {}
     checked: list[Shape] = []
+    data_only = data_only_params(k) if len(shapes) > 1 else frozenset()
     for shape in shapes:
-        if checked and any(_same_findings(shape, done, k) for done in checked):
+        if any(_same_findings(shape, done, data_only) for done in checked):
             continue
         checked.append(shape)
         sink = DiagnosticSink()
@@ -81,14 +82,13 @@ def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> None:
         check(facts, ctx)
 
 
-def _same_findings(shape: Shape, done: Shape, k: Kernel) -> bool:
+def _same_findings(shape: Shape, done: Shape, data_only: frozenset[int]) -> bool:
     """Would `shape` find what `done` found? Yes when it has the same grid and block and its
-    constant arguments differ only in parameters no check can see (data_params.py)."""
+    constant arguments differ only in parameters no check can see (`data_only`: data_params.py)."""
     if (shape.grid, shape.block) != (done.grid, done.block):
         return False
     a, b = dict(shape.args), dict(done.args)
-    differ = {n for n in a.keys() | b.keys() if a.get(n) != b.get(n)}
-    return differ <= data_only_params(k)
+    return {n for n in a.keys() | b.keys() if a.get(n) != b.get(n)} <= data_only
 
 
 def _describe(shape: Shape) -> str:
