@@ -89,11 +89,8 @@ def _ends_a_judged_hold(facts: Facts, label: str, ins: Instr, inside) -> bool:
     if ins.op not in UNLOCKS or ins.ref is None:
         return False
     key = facts.value_key(ins.ref.index)
-    where = facts.memo.get("label_of")
-    if where is None:
-        where = facts.memo["label_of"] = {id(i): b.label for b, _, i in facts.k.instructions()}
     here = facts.divergence(label)
-    return any(h.prim == ins.ref.name and h.value == key and facts.divergence(where[id(h.site)]) >= here
+    return any(h.prim == ins.ref.name and h.value == key and facts.divergence(facts.where[id(h.site)][0]) >= here
                for h in inside.get(id(ins), ()))
 
 
