@@ -81,9 +81,18 @@ def compact(mask: int) -> int:
     return out
 
 
+_EXPANDED: dict[int, int] = {}
+
+
 def expand(bits: int) -> int:
-    """From the conventional 32-bit form."""
-    return from_lanes(i for i in range(WARP) if bits >> i & 1)
+    """From the conventional 32-bit form (cached: masks repeat, and the compiled core's event log
+    hands every issued instruction's mask over in this form)."""
+    out = _EXPANDED.get(bits)
+    if out is None:
+        out = from_lanes(i for i in range(WARP) if bits >> i & 1)
+        if len(_EXPANDED) < 65536:
+            _EXPANDED[bits] = out
+    return out
 
 
 def describe(mask: int) -> str:

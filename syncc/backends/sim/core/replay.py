@@ -31,11 +31,7 @@ class WarpAt:
 
     @property
     def active(self) -> int:
-        bits = self.row[L_ACTIVE]
-        mask = _EXPANDED.get(bits)
-        if mask is None:
-            mask = _EXPANDED[bits] = L.expand(bits)
-        return mask
+        return L.expand(self.row[L_ACTIVE])
 
     @property
     def issued(self) -> int:
@@ -56,8 +52,6 @@ class WarpAt:
             raise RuntimeError("the compiled core logs lock bits only for `issued` and `warp_finished`")
         return n
 
-
-_EXPANDED: dict[int, int] = {}          # lane masks: 32-bit form → the simulator's (they repeat)
 
 # each event, as the reference engine calls its hook
 _HOOK = {
