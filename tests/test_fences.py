@@ -19,6 +19,10 @@ from syncc.ir.machine_model import FERMI, PTX
 PINNED = {
     ("barrier.sync", "ptx"): (0, 0, 4),        # the XF barrier: flags stored with release, read with acquire
     ("barrier.sync", "fermi"): (6, 0, 0),      # the same as gpu fences, plus one on each side of the barrier
+    # jacobi: a flip barrier's split phase and its `sync` (ptx: each an arrival released on the flat and
+    # the grouped path's atomics, one acquiring poll); the xf barrier's flags on Fermi, fenced
+    ("jacobi.sync", "ptx"): (0, 0, 8),
+    ("jacobi.sync", "fermi"): (12, 0, 0),
     ("chain.sync", "ptx"): (0, 0, 8),
     ("chain.sync", "fermi"): (6, 6, 0),        # atom_lock and shrd_lock; lock bits and named barriers need none
     # counter: `counter`'s section is elided to one relaxed atom.add (nothing else reads `counts`:

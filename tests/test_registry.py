@@ -45,8 +45,10 @@ def test_every_operation_has_an_expansion(impl):
     for table in _expansions(impl):
         assert set(table) <= ops
         assert all(callable(expand) for expand in table.values())
-        # a barrier that cannot `arrive` (only named barriers can, E0413) still syncs
-        assert set(table) == ({"prim.sync"} | (set(table) & {"prim.arrive"}) if kind == "barrier" else ops)
+        # every barrier syncs; a named barrier also arrives, and a grid barrier arrives and waits (E0413)
+        assert set(table) == ({"prim.sync"} | (set(table) & {"prim.arrive", "prim.wait"}) if kind == "barrier" else ops)
+        if kind == "barrier" and "prim.wait" in table:
+            assert "prim.arrive" in table and "grid" in impl.about.granularities
 
 
 @pytest.mark.parametrize("key", sorted(DEFAULTS, key=str), ids=str)

@@ -1,4 +1,4 @@
-"""Grid barriers on a GPU: 1000 barriers in a row at 132 to 1056 blocks of 128 threads; µs per
+"""Grid barriers on a GPU: 1000 barriers in a row at 132 to 2112 blocks of 128 threads; µs per
 barrier. syncc's grid barriers (bench/programs/grid_barrier.sync) beside cooperative groups'
 grid.sync() (bench/baselines/grid_sync.cu), launched cooperatively in one run (docs/references.md:
 grid.sync ≈ 1.1 µs at 132 blocks, 2.3 µs at 1056). A first, untimed launch of each checks every
@@ -21,7 +21,7 @@ GOALS = {132: 0.8, 1056: 1.5}
 def run(ctx: Context):
     cp = cupy()
     repeats = 2 if ctx.quick else 5
-    sizes = [132, 1056] if ctx.quick else [132, 264, 528, 1056]
+    sizes = [132, 1056] if ctx.quick else [132, 264, 528, 1056, 2112]
     module = baseline(ctx, "grid_sync")
     prog = program(ctx, "bench/programs/grid_barrier.sync", defines={"ROUNDS": ROUNDS})
     slots, errors = cp.zeros(MAX_BLOCKS, cp.int32), cp.zeros(1, cp.int32)

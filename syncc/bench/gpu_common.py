@@ -31,15 +31,17 @@ def nvcc() -> str:
     return found
 
 
-def baseline(ctx: Context, name: str):
-    """bench/baselines/NAME.cu built for this GPU with nvcc -O3 (into the results folder, once),
-    loaded as a cupy module."""
+def baseline(ctx: Context, name: str, defines: dict | None = None):
+    """bench/baselines/NAME.cu built for this GPU with nvcc -O3 (into the results folder, once
+    for each set of `defines`, passed as -DNAME=VALUE), loaded as a cupy module."""
     source = ctx.path(f"bench/baselines/{name}.cu")
     build = ctx.out / "build"
     build.mkdir(exist_ok=True)
-    cubin = build / f"{name}.{arch()}.cubin"
+    flags = [f"-D{k}={v}" for k, v in sorted((defines or {}).items())]
+    suffix = "".join(f".{k}{v}" for k, v in sorted((defines or {}).items()))
+    cubin = build / f"{name}{suffix}.{arch()}.cubin"
     if not cubin.exists() or cubin.stat().st_mtime < source.stat().st_mtime:
-        cmd = [nvcc(), "-cubin", f"-arch={arch()}", "-std=c++17", "-O3", "-o", str(cubin), str(source)]
+        cmd = [nvcc(), "-cubin", f"-arch={arch()}", "-std=c++17", "-O3", *flags, "-o", str(cubin), str(source)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise BenchError(f"nvcc failed on {source.name}:\n{r.stderr}")

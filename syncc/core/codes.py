@@ -59,7 +59,7 @@ CODES: dict[str, str] = {
     "E0410": "wrong implementation parameters",
     "E0411": "primitive assigned with `=`",
     "E0412": "declaration not at the top level of the kernel",
-    "E0413": "`arrive` on a barrier that is not named",
+    "E0413": "`arrive` or `wait` on a barrier that cannot split it",
     "E0414": "warp or block barrier in global memory",
     "E0415": "unknown fence scope",
     "E0416": "latch that can never open",
@@ -100,6 +100,7 @@ CODES: dict[str, str] = {
     "E0720": "wait for threads that wait for this one",
     "E0721": "named barrier reached by a number of threads other than its count",
     "E0722": "MCS lock nested deeper than its queue nodes",
+    "E0723": "grid barrier's `arrive` and `wait` not paired",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

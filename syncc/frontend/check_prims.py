@@ -26,7 +26,7 @@ from ..core.types import ERROR, PrimType
 # statement → the primitive kinds it works on (`wait` and `sync` mean one thing per kind)
 OP_KINDS = {
     "critical": ("mutex",), "lock": ("mutex",), "unlock": ("mutex",), "trylock": ("mutex",),
-    "acquire": ("semaphore",), "wait": ("semaphore", "latch"), "post": ("semaphore",), "trywait": ("semaphore",),
+    "acquire": ("semaphore",), "wait": ("semaphore", "latch", "barrier"), "post": ("semaphore",), "trywait": ("semaphore",),
     "when": ("channel",), "get": ("channel",), "put": ("channel",), "signal": ("channel",), "await": ("channel",),
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
@@ -38,7 +38,7 @@ _USES = {
     "rwlock": "`read {n} {{ }}` or `write {n} {{ }}`",
     "latch": "`count_down {n}`, `wait {n}` or `sync {n}`",
     "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
-    "barrier": "`sync {n}` (and `arrive {n}` for a named barrier)",
+    "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
 }
 
 
@@ -270,10 +270,13 @@ class PrimitiveRules:
             return None
         if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
-        if op == "arrive" and not info.is_named_barrier:
-            self.cx.error("E0413", f"only a named barrier (`@warp` with a thread count) can `arrive`; "
-                          f"`{sym.name}` is a {info.granularity} barrier", place.span,
-                          help="`sync` waits for everyone; `arrive` is the producer half of a named barrier")
+        if info.kind == "barrier" and op in ("arrive", "wait") and not _splits(info, op):
+            can = "a named barrier (`@warp` with a thread count) or a grid barrier" if op == "arrive" else \
+                "a grid barrier (its split phase: `arrive`, then `wait`)"
+            self.cx.error("E0413", f"only {can} can `{op}`; `{sym.name}` is a "
+                          f"{'named' if info.is_named_barrier else info.granularity} barrier", place.span,
+                          help="`sync` waits for everyone; `arrive` is the producer half of a named barrier, and "
+                               "a grid barrier's `arrive` ... `wait` lets work run between arriving and waiting")
             return None
         return info
 
@@ -334,3 +337,11 @@ def _impl_params_help(impl) -> str:
     if not impl.params:
         return f"`{impl.name}` has no parameters"
     return "parameters: " + ", ".join(f"`{p.name}` (default {p.default})" for p in impl.params)
+
+
+def _splits(info: PrimInfo, op: str) -> bool:
+    """Can this barrier take `arrive` (or `wait`) on its own? A named barrier arrives (its other
+    warps sync); a grid barrier arrives now and waits later (its split phase)."""
+    if info.granularity == "grid":
+        return True
+    return op == "arrive" and info.is_named_barrier

@@ -162,6 +162,7 @@ class SyncLowering:
     _PRIM_OPS = {"lock": "mutex.lock", "unlock": "mutex.unlock", "wait": "sem.wait", "post": "sem.post",
                  "signal": "chan.signal", "await": "chan.await", "sync": "prim.sync", "arrive": "prim.arrive"}
 
+    # (a barrier's `wait` is prim.wait: the second half of a grid barrier's `arrive` ... `wait`)
     # a latch: count_down arrives, wait waits, and sync does both
     _LATCH_OPS = {"count_down": ("latch.arrive",), "wait": ("latch.wait",), "sync": ("latch.arrive", "latch.wait")}
 
@@ -177,7 +178,7 @@ class SyncLowering:
                 else:
                     self.release_as_party(prim, ref, op, s.span)
             return
-        op = self._PRIM_OPS[s.op]
+        op = "prim.wait" if prim.kind == "barrier" and s.op == "wait" else self._PRIM_OPS[s.op]
         if prim.kind in ("mutex", "semaphore") and prim.granularity != "thread":
             if op in ("mutex.lock", "sem.wait"):
                 self.acquire_as_party(prim, ref, op, s.span)

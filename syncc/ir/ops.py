@@ -60,12 +60,13 @@ _TABLE: list[OpInfo] = [
     # party's whole warp); without it, the lanes that happen to be active
     *_ops("warp", "warp.sync/0:1 ballot/1:* vote.any/1:* vote.all/1:* activemask/1:0 elect/1:0"),
     # On a primitive reference @p[i]. lock/unlock, wait/post, get/await/put/signal and sync/arrive
-    # are what the program says; structuring turns the blocking ones into enter/poll/exit loops.
+    # (and a grid barrier's split phase, prim.arrive then prim.wait) are what the program says;
+    # structuring turns the blocking ones into enter/poll/exit loops.
     *_ops("prim", "mutex.lock/0:1 mutex.trylock/1:1 mutex.unlock/0:1 "
                   "sem.wait/0:1 sem.trywait/1:1 sem.tryfor/1:2 sem.post/0:1 "
                   "rw.lock/0:1 rw.unlock/0:1 latch.arrive/0:1 latch.wait/0:1 "
                   "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
-                  "prim.sync/0:1 prim.arrive/0:1", memory=True, ref=True),
+                  "prim.sync/0:1 prim.arrive/0:1 prim.wait/0:1", memory=True, ref=True),
     # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop.
     # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts (an i32),
     # or with unit=ns the time in nanoseconds (a u32).

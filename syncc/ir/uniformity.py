@@ -16,12 +16,13 @@ A load of memory that the kernel writes varies by thread, except across a barrie
 
   - a load of a **shared** array at a block-uniform index is BLOCK when no store or atomic
     of that array can run in the same barrier interval: no block barrier (`bar.sync` with
-    one operand, a @block or @grid barrier's `sync`) starts an interval, or the kernel's
-    entry, from which both the load and a store can be reached without passing another;
+    one operand, a @block or @grid barrier's `sync`, a grid barrier's `arrive` or `wait`) starts
+    an interval, or the kernel's entry, from which both the load and a store can be reached
+    without passing another;
   - a load of a **global** array at a grid-uniform index is GRID likewise, with the grid
-    barriers (`prim.sync` of a @grid barrier) as the intervals' ends, when it reads past
-    L1 (`load_cg`, or an acquire): Fermi's L1 is not coherent, so a plain load could
-    return another block's stale line.
+    barriers' `sync` as the intervals' ends (not a split phase's `arrive` or `wait`, between
+    which other blocks run on), when it reads past L1 (`load_cg`, or an acquire): Fermi's L1
+    is not coherent, so a plain load could return another block's stale line.
 
 Such a load reads a word nobody writes while any thread of the block (grid) can read it:
 every thread that reads it in one interval reads the same value. This holds while every
@@ -289,11 +290,15 @@ class Uniformity:
         @grid barrier, which meets the block too) or a grid barrier (kind "grid")."""
         if ins.op == "bar.sync":
             return kind == "block" and len(ins.args) == 1
-        if ins.op != "prim.sync" or ins.ref is None:
+        if ins.op not in ("prim.sync", "prim.arrive", "prim.wait") or ins.ref is None:
             return False
         prim = self.k.prim(ins.ref.name)
         if prim is None or prim.kind != "barrier":
             return False
+        if ins.op != "prim.sync":
+            # a grid barrier's `arrive` and `wait` each meet the block; neither ends the grid's interval:
+            # other blocks run on between them, so what one writes there another may not see
+            return kind == "block" and prim.granularity == "grid"
         return prim.granularity == "grid" or kind == "block" and prim.granularity == "block"
 
     def _special(self, reg: str) -> tuple[int, Form | None]:

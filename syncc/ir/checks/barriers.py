@@ -298,7 +298,7 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     if prim is None:
         return None
     if prim.granularity == "grid":
-        return GRID, f"the grid barrier `{prim.name}`"
+        return GRID, f"the grid barrier `{prim.name}`" if ins.op == "prim.sync" else f"`{_stmt(ins)} {prim.name}`"
     if prim.granularity == "block":
         return BLOCK, f"`{_stmt(ins)}` on the @block {prim.kind} `{prim.name}`"
     if prim.granularity == "warp":

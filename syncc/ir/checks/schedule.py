@@ -30,7 +30,7 @@ BUDGET_EVENTS = 25_000      # operation instances simulated per kernel and launc
 _EVENTS = {"sem.wait": ("sem", True), "sem.post": ("sem", False), "latch.arrive": ("latch", False),
            "latch.wait": ("latch", True), "chan.put": ("chan", False), "chan.signal": ("chan", False),
            "chan.get": ("chan", True), "chan.await": ("chan", True), "bar.sync": ("block", True),
-           "prim.sync": ("barrier", True), "prim.arrive": ("barrier", False)}
+           "prim.sync": ("barrier", True), "prim.arrive": ("barrier", False), "prim.wait": ("barrier", True)}
 _PARTY = {"thread": None, "warp": "gwarp", "block": "block"}
 
 
@@ -40,7 +40,7 @@ class Event:
 
     def __init__(self, order: tuple, kind: str, waits: bool, resource: tuple, party, site: Instr):
         self.order = order            # where it comes in its thread's program order
-        self.kind = kind              # sem | latch | chan | block | grid | named | converge
+        self.kind = kind              # sem | latch | chan | block | grid | phase | named | converge
         self.waits = waits
         self.resource = resource      # what it acts on
         self.party = party            # (party id, site, rounds) for a @warp/@block party's operation
@@ -163,7 +163,7 @@ def _kind(k, ins: Instr) -> str | None:
         if prim.kind != "barrier":
             return None
         if prim.granularity == "grid":
-            return "grid"
+            return "grid" if ins.op == "prim.sync" else "phase"     # a split phase: arrive, then wait
         if prim.granularity == "block":
             return "block"
         return "named" if prim.count is not None else None
@@ -180,6 +180,8 @@ def _instance_keys(facts: Facts, ins: Instr, label: str, inst, kind: str) -> lis
         return [("block", b) for b in blocks]
     if kind == "grid":
         return [("grid", ins.ref.name)] * inst.size
+    if kind == "phase":
+        return [("phase", ins.ref.name, ins.ref.index)] * inst.size
     col = facts.value(ins.ref.index, label)
     if col is None or col[1]:
         return None
@@ -286,7 +288,8 @@ def _run(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
 
 class _State:
     """The resources: semaphores' permits, latches' outstanding count-downs, channel slots put,
-    named barriers' phases, warps converging after a wait, and the party operations done."""
+    named barriers' phases, grid barriers' split phases, warps converging after a wait, and the
+    party operations done."""
 
     def __init__(self, facts: Facts):
         self.facts = facts
@@ -300,6 +303,8 @@ class _State:
         self.passed: set[tuple] = set()               # (row, event) a named barrier let go
         self.converged: set[tuple] = set()            # (row, event) arrived where a wait's loop ends
         self.met: set[tuple] = set()                  # (row, party operation) arrived at it
+        self.rounds: dict[tuple, int] = {}            # a grid barrier's split phase → rounds ended
+        self.joined: dict[tuple, int] = {}            # (row, split phase) → the round it last arrived for
 
     def _avail(self, r: tuple) -> int:
         if r not in self.level:
@@ -346,6 +351,16 @@ class _State:
                 self.full.add(r)
                 return True, (r,)
             return r in self.full, ()
+        if e.kind == "phase":
+            # every thread of the grid arrives once a round; a wait ends when the round it arrived for has
+            if not e.waits:
+                self.joined[(row, r)] = self.rounds.get(r, 0)
+                self.arrivals[r] = self.arrivals.get(r, 0) + 1
+                if self.arrivals[r] < self.facts.threads.n:
+                    return True, ()
+                self.arrivals[r], self.rounds[r] = 0, self.rounds.get(r, 0) + 1
+                return True, (r,)
+            return self.rounds.get(r, 0) > self.joined.get((row, r), -1), ()
         if e.kind == "converge":
             me = (row, e.order, r)
             if me not in self.converged:
@@ -436,13 +451,14 @@ def _describe(facts: Facts, e: Event) -> str:
     name = e.site.ref.name if e.site.ref is not None else "?"
     return {"sem": f"this wait on `{name}`", "latch": f"this wait on the latch `{name}`",
             "chan": f"this wait on `{name}`", "named": f"the named barrier `{name}`",
+            "phase": f"this `wait {name}`",
             "converge": f"this wait on `{name}` (its warp's lanes meet where its polling loop ends)"}.get(
         e.kind, "this wait")
 
 
 def _verb(e: Event) -> str:
     return {"sem": "post it", "latch": "count it down", "chan": "put the slot", "block": "arrive",
-            "grid": "arrive", "named": "arrive", "converge": "let its warp reconverge"}.get(e.kind, "end it")
+            "grid": "arrive", "phase": "arrive", "named": "arrive", "converge": "let its warp reconverge"}.get(e.kind, "end it")
 
 
 def _providers(e: Event, events, stuck) -> list[tuple[int, Event]]:
@@ -452,6 +468,6 @@ def _providers(e: Event, events, stuck) -> list[tuple[int, Event]]:
         evs = events[row]
         start = evs.index(at)
         if any(not x.waits and x.resource == e.resource for x in evs[start:]) or \
-                e.kind in ("block", "grid", "named", "converge") and at is not e:
+                e.kind in ("block", "grid", "phase", "named", "converge") and at is not e:
             out.append((row, at))
     return out

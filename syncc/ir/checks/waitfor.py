@@ -77,13 +77,14 @@ def blocking_operations(facts: Facts) -> list[Blocking]:
     for label, ins in block_barriers:
         if ins.attr("party") is None:
             out.append(Blocking(ins, label, "barrier", "this block barrier", block_barriers, "arrives at it"))
-    for label, ins in by_op.get("prim.sync", ()):
+    for label, ins in [*by_op.get("prim.sync", ()), *by_op.get("prim.wait", ())]:   # (wait: a grid barrier's)
         prim = k.prim(ins.ref.name)
         if prim.kind != "barrier":
             continue
         ends = sites(["prim.sync", "prim.arrive"], prim.name)
         if prim.granularity == "grid":
-            out.append(Blocking(ins, label, "grid", f"the grid barrier `{prim.name}`", ends, "arrives at it"))
+            what = f"`wait {prim.name}`" if ins.op == "prim.wait" else f"the grid barrier `{prim.name}`"
+            out.append(Blocking(ins, label, "grid", what, ends, "arrives at it"))
         elif prim.granularity == "warp" and prim.count is not None:
             out.append(Blocking(ins, label, "named", f"the named barrier `{prim.name}`", ends, "arrives at it"))
         elif prim.granularity == "block":

@@ -43,35 +43,44 @@ def _thread0(em: Emitter, work) -> None:
     em.when(em.eq(em.builtin("tid"), imm(0)), work, hint="thread0")
 
 
-def _sense_reversal(em: Emitter, prim: Prim, ins: Instr) -> None:
+# Each grid barrier is two halves that thread 0 of each block runs: `arrive` counts the block in
+# and returns what its `wait` needs to know the round by (the sense, or the counter's top bit,
+# it saw); `wait` waits for that round to end. `sync` runs both at once; the split phase keeps
+# the value in a register (Emitter.carried) from the `arrive` to the `wait`.
+
+def _sense_arrive(em: Emitter, prim: Prim, ins: Instr):
     count = em.state(prim, "count", prim.instances, 0, space="global")
     sense = em.state(prim, "sense", prim.instances, 0, space="global")
     i = ins.ref.index
+    was = em.ld(sense, i, hint="sense", cache="cg")
+    arrived = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="arrived")
 
-    def arrive():
-        was = em.ld(sense, i, hint="sense", cache="cg")
-        arrived = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="arrived")
-        last = em.eq(arrived, em.op("sub", I32, em.builtin("nbid"), imm(1), hint="others"))
-
-        def release():
-            em.st(count, i, imm(0))
-            em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
-        em.either(last, release, lambda: em.spin(
-            lambda: em.op("cmp.ne", BOOL, em.ld(sense, i, hint="now", cache="cg", order="acquire", scope="gpu"),
-                          was), hint="flip"), hint="last")
-    _thread0(em, arrive)
+    def release():
+        em.st(count, i, imm(0))
+        em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
+    em.when(em.eq(arrived, em.op("sub", I32, em.builtin("nbid"), imm(1), hint="others")), release, hint="last")
+    return was
 
 
-def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
+def _sense_wait(em: Emitter, prim: Prim, ins: Instr, was) -> None:
+    """Until the sense differs from the one seen on arriving (at once for the block that flipped it)."""
+    sense = em.state(prim, "sense", prim.instances, 0, space="global")
+    em.spin(lambda: em.op("cmp.ne", BOOL, em.ld(sense, ins.ref.index, hint="now", cache="cg", order="acquire",
+                                                 scope="gpu"), was), hint="flip")
+
+
+def _xf_slots(em: Emitter, prim: Prim, ins: Instr):
     arrived = em.state(prim, "arrive", prim.instances, 0, space="global", per="block")
     released = em.state(prim, "release", prim.instances, 0, space="global", per="block")
-    bid, tid, nbid, ntid = (em.builtin(n) for n in ("bid", "tid", "nbid", "ntid"))
-    here = em.op("add", I32, em.op("mul", I32, ins.ref.index, nbid, hint="row"), bid, hint="mine")
-    # The round's goal is one past the block's last release, read from memory rather than kept in
-    # a register, so a barrier vended as a function (syncc/frontend/vending.py) knows its round on every call.
-    # Only the master writes `release`, and not before this block's thread 0 arrives, which comes
-    # after thread 0 read it; the master's own threads read it before they gather.
-    goal = em.op("add", I32, em.ld(released, here, hint="last", cache="cg"), imm(1), hint="goal")
+    here = em.op("add", I32, em.op("mul", I32, ins.ref.index, em.builtin("nbid"), hint="row"), em.builtin("bid"),
+                 hint="mine")
+    return arrived, released, here
+
+
+def _xf_master(em: Emitter, prim: Prim, ins: Instr, goal) -> None:
+    """Block 0's threads gather every block's arrival at `goal`, meet, then release every block."""
+    arrived, released, _ = _xf_slots(em, prim, ins)
+    tid, nbid, ntid = (em.builtin(n) for n in ("tid", "nbid", "ntid"))
 
     def each_block(work):          # block 0's threads visit the blocks tid, tid + ntid, ...
         j = em.b.reg(I32, "block")
@@ -88,24 +97,56 @@ def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
         em.b.jump(head)
         em.b.at(done)
 
-    _thread0(em, lambda: em.st(arrived, here, goal, order="release", scope="gpu"))
-
     def master():
         each_block(lambda s: em.spin(lambda: em.eq(em.ld(arrived, s, hint="in", cache="cg", order="acquire",
                                                             scope="gpu"), goal), hint="gather"))
         em.b.emit("bar.sync", (), (imm(0),))
         each_block(lambda s: em.st(released, s, goal, order="release", scope="gpu"))
-    em.when(em.eq(bid, imm(0)), master, hint="master")
+    em.when(em.eq(em.builtin("bid"), imm(0)), master, hint="master")
+
+
+def _xf_released(em: Emitter, prim: Prim, ins: Instr, goal) -> None:
+    _, released, here = _xf_slots(em, prim, ins)
     _thread0(em, lambda: em.spin(lambda: em.eq(em.ld(released, here, hint="out", cache="cg", order="acquire",
                                                       scope="gpu"), goal), hint="released"))
 
 
-def _flip(em: Emitter, prim: Prim, ins: Instr) -> None:
+def _xiao_feng(em: Emitter, prim: Prim, ins: Instr) -> None:
+    arrived, released, here = _xf_slots(em, prim, ins)
+    # The round's goal is one past the block's last release, read from memory rather than kept in
+    # a register, so a barrier vended as a function (syncc/frontend/vending.py) knows its round on every call.
+    # Only the master writes `release`, and not before this block's thread 0 arrives, which comes
+    # after thread 0 read it; the master's own threads read it before they gather.
+    goal = em.op("add", I32, em.ld(released, here, hint="last", cache="cg"), imm(1), hint="goal")
+    _thread0(em, lambda: em.st(arrived, here, goal, order="release", scope="gpu"))
+    _xf_master(em, prim, ins, goal)
+    _xf_released(em, prim, ins, goal)
+
+
+def _xf_arrive(em: Emitter, prim: Prim, ins: Instr) -> None:
+    arrived, released, here = _xf_slots(em, prim, ins)
+    _thread0(em, lambda: em.st(arrived, here, em.op("add", I32, em.ld(released, here, hint="last", cache="cg"),
+                                                    imm(1), hint="goal"), order="release", scope="gpu"))
+
+
+def _xf_wait(em: Emitter, prim: Prim, ins: Instr) -> None:
+    """The goal is what the block's thread 0 wrote on arriving: only it writes its slot, and the block
+    barrier first makes that store visible to the block's other threads (the master's gather them)."""
+    arrived, _, here = _xf_slots(em, prim, ins)
+    em.b.emit("bar.sync", (), (imm(0),))
+    goal = em.ld(arrived, here, hint="goal", cache="cg")
+    _xf_master(em, prim, ins, goal)
+    _xf_released(em, prim, ins, goal)
+
+
+def _flip_arrive(em: Emitter, prim: Prim, ins: Instr):
+    """Add this block's share; the top bit of the counter before the round's end, as a register."""
     count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
     group = em.state(prim, "group", prim.instances, 0, elem=U32, space="global", per="block")
     i = ins.ref.index
     bid, nbid = em.builtin("bid"), em.builtin("nbid")
     top_bit = imm(0x80000000, U32)
+    seen = em.b.reg(U32, "round")
 
     def u32(v, hint):
         return em.op("cvt", U32, v, hint=hint)
@@ -114,20 +155,15 @@ def _flip(em: Emitter, prim: Prim, ins: Instr) -> None:
         """What the one of n arrivals adds: 2^31 - (n - 1) for the first, 1 for the others."""
         return em.op("sub", U32, top_bit, em.op("sub", U32, u32(n, hint), imm(1, U32), hint=hint), hint=hint)
 
-    def wait_for_flip(seen):
-        em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, i, hint="now", cache="cg", order="acquire",
-                                                                        scope="gpu"), top_bit, hint="top"), seen),
-                hint="flip")
-
     def flat():
         add = em.b.op("select", U32, em.eq(bid, imm(0)), share(nbid, "blocks"), imm(1, U32), hint="add")
         old = em.atom("add", count, i, add, order="release", scope="gpu", hint="arrived")
-        wait_for_flip(em.op("and", U32, old, top_bit, hint="round"))
+        em.b.assign(seen, em.op("and", U32, old, top_bit, hint="round"))
 
     def grouped():
         # Past FLAT blocks the arrivals queue at one word; groups of FLIP_GROUP meet on words of their
         # own first (FLIP_GROUP words apart), and the group's last arriver arrives for the group.
-        seen = em.op("and", U32, em.ld(count, i, hint="before", cache="cg"), top_bit, hint="round")
+        em.b.assign(seen, em.op("and", U32, em.ld(count, i, hint="before", cache="cg"), top_bit, hint="round"))
         g = em.op("div", I32, bid, imm(FLIP_GROUP), hint="g")
         first = em.op("mul", I32, g, imm(FLIP_GROUP), hint="first")
         size = em.op("min", I32, imm(FLIP_GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
@@ -143,39 +179,44 @@ def _flip(em: Emitter, prim: Prim, ins: Instr) -> None:
             gadd = em.b.op("select", U32, em.eq(g, imm(0)), share(groups, "groups"), imm(1, U32), hint="gadd")
             em.atom("add", count, i, gadd, order="release", scope="gpu", hint="arrived")
         em.when(em.op("cmp.ne", BOOL, flipped, imm(0, U32)), arrive_for_group, hint="group_last")
-        wait_for_flip(seen)
 
-    _thread0(em, lambda: em.either(em.op("cmp.gt", BOOL, nbid, imm(FLAT)), grouped, flat, hint="many"))
+    em.either(em.op("cmp.gt", BOOL, nbid, imm(FLAT)), grouped, flat, hint="many")
+    return seen
 
 
-def _hierarchical(em: Emitter, prim: Prim, ins: Instr) -> None:
+def _flip_wait(em: Emitter, prim: Prim, ins: Instr, seen) -> None:
+    """Until the counter's top bit differs from the one seen on arriving."""
+    count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
+    top_bit = imm(0x80000000, U32)
+    em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, ins.ref.index, hint="now", cache="cg",
+                                                                    order="acquire", scope="gpu"), top_bit,
+                                                 hint="top"), seen), hint="flip")
+
+
+def _hierarchical_arrive(em: Emitter, prim: Prim, ins: Instr):
     local = em.state(prim, "group", prim.instances, 0, space="global", per="block")
     count = em.state(prim, "count", prim.instances, 0, space="global")
     sense = em.state(prim, "sense", prim.instances, 0, space="global")
     i = ins.ref.index
     bid, nbid = em.builtin("bid"), em.builtin("nbid")
+    was = em.ld(sense, i, hint="sense", cache="cg")
+    group = em.op("div", I32, bid, imm(GROUP), hint="group")
+    first = em.op("mul", I32, group, imm(GROUP), hint="first")
+    size = em.op("min", I32, imm(GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
+    groups = em.op("div", I32, em.op("add", I32, nbid, imm(GROUP - 1), hint="n"), imm(GROUP), hint="groups")
+    slot = em.op("add", I32, em.op("mul", I32, i, nbid, hint="row"), group, hint="slot")
+    here = em.atom("add", local, slot, imm(1), order="acq_rel", scope="gpu", hint="here")
 
-    def arrive():
-        was = em.ld(sense, i, hint="sense", cache="cg")
-        group = em.op("div", I32, bid, imm(GROUP), hint="group")
-        first = em.op("mul", I32, group, imm(GROUP), hint="first")
-        size = em.op("min", I32, imm(GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
-        groups = em.op("div", I32, em.op("add", I32, nbid, imm(GROUP - 1), hint="n"), imm(GROUP), hint="groups")
-        slot = em.op("add", I32, em.op("mul", I32, i, nbid, hint="row"), group, hint="slot")
-        here = em.atom("add", local, slot, imm(1), order="acq_rel", scope="gpu", hint="here")
+    def group_done():
+        em.st(local, slot, imm(0))
+        total = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="groups_in")
 
-        def group_done():
-            em.st(local, slot, imm(0))
-            total = em.atom("add", count, i, imm(1), order="acq_rel", scope="gpu", hint="groups_in")
-
-            def release():
-                em.st(count, i, imm(0))
-                em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
-            em.when(em.eq(total, em.op("sub", I32, groups, imm(1), hint="others")), release, hint="last")
-        em.when(em.eq(here, em.op("sub", I32, size, imm(1), hint="mates")), group_done, hint="group_last")
-        em.spin(lambda: em.op("cmp.ne", BOOL, em.ld(sense, i, hint="now", cache="cg", order="acquire", scope="gpu"),
-                              was), hint="flip")
-    _thread0(em, arrive)
+        def release():
+            em.st(count, i, imm(0))
+            em.atom("exch", sense, i, em.op("xor", I32, was, imm(1), hint="flip"), order="release", scope="gpu")
+        em.when(em.eq(total, em.op("sub", I32, groups, imm(1), hint="others")), release, hint="last")
+    em.when(em.eq(here, em.op("sub", I32, size, imm(1), hint="mates")), group_done, hint="group_last")
+    return was
 
 
 # ---- the registry entries ---------------------------------------------------------------------------
@@ -250,24 +291,41 @@ class SyncWarp(Expansion):
 
 
 class GridBarrier(Expansion):
-    """A grid barrier: the block meets, its thread 0 meets the other blocks (`meet`), the block meets."""
+    """A grid barrier: `sync` is the block meeting, its thread 0 arriving and waiting for the
+    other blocks (`arrive_half`, `wait_half`), and the block meeting again. The split phase:
+    `arrive` is the block meeting and thread 0 arriving; `wait` is thread 0 waiting, then the
+    block meeting. What thread 0's wait needs from its arrival (`carries`: the type of the round
+    it saw) stays in a register between the two."""
     defaults = ()
+    carries = I32
 
     @classmethod
     def operations(cls):
-        return {"prim.sync": cls.sync}
+        return {"prim.sync": cls.sync, "prim.arrive": cls.arrive, "prim.wait": cls.wait}
 
     @classmethod
     def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
         em.b.emit("bar.sync", (), (imm(0),))
-        cls.meet(em, prim, ins)
+        _thread0(em, lambda: cls.wait_half(em, prim, ins, cls.arrive_half(em, prim, ins)))
+        em.b.emit("bar.sync", (), (imm(0),))
+
+    @classmethod
+    def arrive(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("bar.sync", (), (imm(0),))
+        seen = em.carried(prim, ins, cls.carries)
+        _thread0(em, lambda: em.b.assign(seen, cls.arrive_half(em, prim, ins)))
+
+    @classmethod
+    def wait(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        seen = em.carried(prim, ins, cls.carries)
+        _thread0(em, lambda: cls.wait_half(em, prim, ins, seen))
         em.b.emit("bar.sync", (), (imm(0),))
 
 
 class Atomic(GridBarrier):
     about = entry("barrier", "atomic", "global", "grid",
                   "sense-reversing barrier on one atomic counter", "seed 001 section 5.1")
-    meet = staticmethod(_sense_reversal)
+    arrive_half, wait_half = staticmethod(_sense_arrive), staticmethod(_sense_wait)
 
 
 class XiaoFeng(GridBarrier):
@@ -277,7 +335,23 @@ class XiaoFeng(GridBarrier):
     defaults = default("fermi", "global @grid", "seed 001: the Xiao-Feng barrier is the fastest grid barrier on "
                                                 "both GPUs it measured (Table 5); one flag per block, no contended "
                                                 "atomic")
-    meet = staticmethod(_xiao_feng)
+
+    # block 0's threads all gather and release, so xf keeps its round in memory, not in thread 0
+    @classmethod
+    def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("bar.sync", (), (imm(0),))
+        _xiao_feng(em, prim, ins)
+        em.b.emit("bar.sync", (), (imm(0),))
+
+    @classmethod
+    def arrive(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("bar.sync", (), (imm(0),))
+        _xf_arrive(em, prim, ins)
+
+    @classmethod
+    def wait(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        _xf_wait(em, prim, ins)
+        em.b.emit("bar.sync", (), (imm(0),))
 
 
 class Flip(GridBarrier):
@@ -288,13 +362,13 @@ class Flip(GridBarrier):
                                               "grid.sync: 1.15 µs at 132 blocks and 2.39 µs at 1056 on an H100, "
                                               "as grid.sync (1.15, 2.37), where xf takes 2.96 and 6.76 "
                                               "(`syncc bench gpu`)")
-    meet = staticmethod(_flip)
+    arrive_half, wait_half, carries = staticmethod(_flip_arrive), staticmethod(_flip_wait), U32
 
 
 class Hierarchical(GridBarrier):
     about = entry("barrier", "hierarchical", "global", "grid",
                   "blocks meet in groups of 8 first, then one block per group meets the other groups", "syncc")
-    meet = staticmethod(_hierarchical)
+    arrive_half, wait_half = staticmethod(_hierarchical_arrive), staticmethod(_sense_wait)
 
 
 IMPLEMENTATIONS = (Bar, SyncWarp, Atomic, XiaoFeng, Flip, Hierarchical)   # the catalogue's order

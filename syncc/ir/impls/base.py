@@ -20,6 +20,7 @@ class Emitter:
         self.target = ctx.target
         self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
         self.spinning: list[set[str]] = []   # per enclosing spin: scopes of acquires it owes a fence
+        self._carried: dict[tuple, Reg] = {}   # (primitive, role, instance) → its register (carried)
 
     # ---- state
     def state(self, prim: Prim, role: str, count: int, init=None, elem: ScalarType = I32,
@@ -29,6 +30,20 @@ class Emitter:
         if not any(a.name == name for a in self.b.arrays):
             self.b.add_array(Array(name, space or prim.placement, elem, (count,), "state", init, per))
         return name
+
+    def carried(self, prim: Prim, ins: Instr, type: ScalarType, role: str = "phase") -> Reg:
+        """A register that carries a value from one operation on `prim[i]` to a later one (a grid
+        barrier's round, from its `arrive` to its `wait`): one per instance, set to 0 in the
+        kernel's entry block so that every path has assigned it before it is read."""
+        index = ins.ref.index
+        key = (prim.name, role, index.value if isinstance(index, Imm) else None)
+        reg = self._carried.get(key)
+        if reg is None:
+            hint = f"{prim.name}.{role}" + (f".{index.value}" if isinstance(index, Imm) and prim.instances > 1 else "")
+            reg = self._carried[key] = self.b.reg(type, hint)
+            entry = self.b.order[0]
+            self.b.code[entry].append(Instr("mov", (reg,), (imm(0, type),), (), None))
+        return reg
 
     # ---- operations
     def order(self, ins: Instr | None) -> dict:

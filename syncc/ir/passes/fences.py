@@ -56,6 +56,8 @@ _WHY = {
     ("acquire", "latch"): "what the parties wrote before counting down is visible after the wait",
     ("release", "latch"): "this party's writes are visible before its count-down does",
     ("acq_rel", "barrier"): "writes before the grid barrier are visible to every thread after it",
+    ("release", "barrier"): "writes before the `arrive` are visible to every thread after the other blocks' `wait`",
+    ("acquire", "barrier"): "reads after the `wait` see what every block wrote before its `arrive`",
 }
 _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
 
@@ -130,6 +132,10 @@ def _role(ins: Instr, prim: Prim | None) -> str | None:
         return "acquire"
     if ins.op in RELEASE:
         return "release"
-    if ins.op in ("prim.sync", "prim.arrive") and prim.granularity == "grid":
-        return "acq_rel"
+    if prim.kind == "barrier" and prim.granularity == "grid":
+        return _GRID_ROLES.get(ins.op)
     return None
+
+
+# a grid barrier: `sync` orders both ways; its split phase releases at `arrive` and acquires at `wait`
+_GRID_ROLES = {"prim.sync": "acq_rel", "prim.arrive": "release", "prim.wait": "acquire"}

@@ -12,6 +12,7 @@ operation, with notes at the other end of the problem and a fix.
     checks/barriers.py  E0704 barrier under divergence, E0707 warp operation under
                         divergence (or in a section, or a `when` body), E0708 grid barrier
                         beyond co-residency
+    checks/phases.py    E0723 a grid barrier's `arrive` and `wait` that do not alternate
     checks/channels.py  E0705 wait with no producer, E0706 slot with two producers
     checks/waitfor.py   E0720 a wait for threads that wait for this one (a hold they need, a
                         ring of channel waits)
@@ -41,6 +42,7 @@ from ..checks.data_params import data_only_params
 from ..checks.lock_scope import check_lock_scope
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
+from ..checks.phases import check_phases
 from ..checks.schedule import check_schedule
 from ..checks.space import Shape
 from ..checks.waitfor import check_waits_for
@@ -48,8 +50,8 @@ from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
-CHECKS = (check_collectives, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for, check_counts,
-          check_schedule, check_memory_order)
+CHECKS = (check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
+          check_counts, check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
