@@ -139,14 +139,16 @@ def _xf_wait(em: Emitter, prim: Prim, ins: Instr) -> None:
     _xf_released(em, prim, ins, goal)
 
 
-def _flip_arrive(em: Emitter, prim: Prim, ins: Instr):
-    """Add this block's share; the top bit of the counter before the round's end, as a register."""
+def _flip_arrive(em: Emitter, prim: Prim, ins: Instr, known=None):
+    """Add this block's share; the top bit of the counter before the round's end, as a register
+    (`known`, where the caller keeps the round itself: then the flat path's add is one nobody
+    waits for, and the grouped path reads nothing first)."""
     count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
     group = em.state(prim, "group", prim.instances, 0, elem=U32, space="global", per="block")
     i = ins.ref.index
     bid, nbid = em.builtin("bid"), em.builtin("nbid")
     top_bit = imm(0x80000000, U32)
-    seen = em.b.reg(U32, "round")
+    seen = known if known is not None else em.b.reg(U32, "round")
 
     def u32(v, hint):
         return em.op("cvt", U32, v, hint=hint)
@@ -158,12 +160,14 @@ def _flip_arrive(em: Emitter, prim: Prim, ins: Instr):
     def flat():
         add = em.b.op("select", U32, em.eq(bid, imm(0)), share(nbid, "blocks"), imm(1, U32), hint="add")
         old = em.atom("add", count, i, add, order="release", scope="gpu", hint="arrived")
-        em.b.assign(seen, em.op("and", U32, old, top_bit, hint="round"))
+        if known is None:
+            em.b.assign(seen, em.op("and", U32, old, top_bit, hint="round"))
 
     def grouped():
         # Past FLAT blocks the arrivals queue at one word; groups of FLIP_GROUP meet on words of their
         # own first (FLIP_GROUP words apart), and the group's last arriver arrives for the group.
-        em.b.assign(seen, em.op("and", U32, em.ld(count, i, hint="before", cache="cg"), top_bit, hint="round"))
+        if known is None:
+            em.b.assign(seen, em.op("and", U32, em.ld(count, i, hint="before", cache="cg"), top_bit, hint="round"))
         g = em.op("div", I32, bid, imm(FLIP_GROUP), hint="g")
         first = em.op("mul", I32, g, imm(FLIP_GROUP), hint="first")
         size = em.op("min", I32, imm(FLIP_GROUP), em.op("sub", I32, nbid, first, hint="rest"), hint="size")
@@ -363,6 +367,36 @@ class Flip(GridBarrier):
                                               "as grid.sync (1.15, 2.37), where xf takes 2.96 and 6.76 "
                                               "(`syncc bench gpu`)")
     arrive_half, wait_half, carries = staticmethod(_flip_arrive), staticmethod(_flip_wait), U32
+
+    # The split phase knows its round without asking: the counter is 0 at every launch and its top
+    # bit flips once a round, so thread 0 keeps the bit in the carried register and flips it after
+    # each wait. Its arrival is then an add whose result nobody waits for (ptxas makes it a RED),
+    # and the block's work after `arrive` does not wait for the atomic's round trip. (`sync` alone
+    # keeps reading the round from the counter, as a vended barrier must: it has no register
+    # across calls.)
+    @classmethod
+    def sync(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        if prim.name in em.split_phases:      # the kernel also splits it: one round register for both
+            cls.arrive(em, prim, ins)
+            cls.wait(em, prim, ins)
+        else:
+            super().sync(em, prim, ins)
+
+    @classmethod
+    def arrive(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        em.b.emit("bar.sync", (), (imm(0),))
+        seen = em.carried(prim, ins, U32)
+        _thread0(em, lambda: _flip_arrive(em, prim, ins, known=seen))
+
+    @classmethod
+    def wait(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
+        seen = em.carried(prim, ins, U32)
+
+        def wait_then_turn():
+            _flip_wait(em, prim, ins, seen)
+            em.b.emit("xor", (seen,), (seen, imm(0x80000000, U32)))
+        _thread0(em, wait_then_turn)
+        em.b.emit("bar.sync", (), (imm(0),))
 
 
 class Hierarchical(GridBarrier):

@@ -21,6 +21,7 @@ class Emitter:
         self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
         self.spinning: list[set[str]] = []   # per enclosing spin: scopes of acquires it owes a fence
         self._carried: dict[tuple, Reg] = {}   # (primitive, role, instance) → its register (carried)
+        self.split_phases: set[str] = set()   # grid barriers the kernel arrives at and waits for apart
 
     # ---- state
     def state(self, prim: Prim, role: str, count: int, init=None, elem: ScalarType = I32,

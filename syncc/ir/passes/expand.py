@@ -29,6 +29,7 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
     specials = Specials(b, b.order[0], k.block)
     em = Emitter(b, ctx, prims, specials.get)
     em.block_threads = k.threads_per_block
+    em.split_phases = {ins.ref.name for _, _, ins in k.instructions() if ins.op in ("prim.arrive", "prim.wait")}
 
     for label in list(b.order):
         instrs, term = b.code[label], b.terms[label]
