@@ -193,3 +193,37 @@ def test_warp_party_after_polling(shape, opt):
     p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/warp_after_poll.sync", "--target", "gpu",
                         "--timeout", "20", opt, *defines], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:] + p.stdout[-500:]
+
+
+@pytest.mark.parametrize("kib", [64, 200])
+def test_shared_arrays_past_48_kb(tmp_path, kib):
+    """Shared arrays past the static 48 KB become dynamic shared memory, asked for at launch: every
+    word of a `kib` KiB array is written by one thread and read back by another after `barrier`."""
+    words = kib * 256
+    prog = _ptx(tmp_path, f"""
+kernel fill(out: global i32[{words}]) launch grid(2) block(256) {{
+    shared s: i32[{words}]
+    shared tail: i32[16]
+    for i in 0 .. {words // 256} {{ s[i * 256 + tid] = i * 256 + tid + bid }}
+    if tid < 16 {{ tail[tid] = tid }}
+    barrier
+    if bid == 0 {{
+        for i in 0 .. {words // 256} {{ out[i * 256 + tid] = s[{words} - 1 - (i * 256 + tid)] + tail[tid % 16] }}
+    }}
+}}""")
+    out = np.zeros(words, np.int32)
+    prog.fill(out)
+    i = np.arange(words)
+    assert (out == (words - 1 - i) + (i % 256) % 16).all()
+
+
+def test_shared_arrays_past_the_gpu_are_refused(tmp_path):
+    prog = _ptx(tmp_path, """
+kernel fill(out: global i32[1]) launch grid(1) block(32) {
+    shared s: i32[65536]
+    s[tid] = tid
+    out[0] = s[0]
+}""")
+    from syncc.runtime.gpu import LaunchError
+    with pytest.raises(LaunchError, match="shared arrays take 262144 bytes"):
+        prog.fill(np.zeros(1, np.int32))

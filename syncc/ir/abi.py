@@ -9,7 +9,9 @@ pointer for each array of primitive state in global memory (a ticket lock's
 counters, a grid barrier's flags, MCS queue nodes), which whoever launches the
 kernel allocates and fills with its first value before every launch: the runtime
 (syncc/runtime/) does, and a library writer who launches the PTX directly must.
-Shared state lives in the kernel's shared memory and needs nothing from the caller.
+Shared state lives in the kernel's shared memory and needs nothing from the caller, except
+that a kernel whose shared arrays pass 48 KB keeps them in dynamic shared memory: a launch
+asks for `dynamic_shared` bytes (and raises the function's limit to that first).
 
 A state array's size is its declared length, times the number of blocks of the
 launch for `per=block` and times the number of threads of the launch for
@@ -44,12 +46,42 @@ class Param:
         return n
 
 
+# A block's static shared memory stops at 48 KB on every GPU from sm_70 on; past it a kernel's
+# shared arrays live in dynamic shared memory, which the launch asks for (up to the GPU's opt-in
+# limit per block: 227 KB on sm_90).
+STATIC_SHARED_LIMIT = 48 * 1024
+SHARED_ALIGN = 16
+
+
+def shared_layout(k: Kernel) -> tuple[dict[str, int], int]:
+    """Each shared array's byte offset (16-aligned, in declaration order) and the total bytes."""
+    offsets, end = {}, 0
+    for a in k.arrays:
+        if a.space != "shared":
+            continue
+        end = -(-end // SHARED_ALIGN) * SHARED_ALIGN
+        offsets[a.name] = end
+        n = 1
+        for d in a.dims:
+            n *= d
+        end += n * max(1, a.elem.bits // 8)
+    return offsets, end
+
+
+def dynamic_shared_bytes(k: Kernel) -> int:
+    """The dynamic shared memory a launch must ask for: all of the kernel's shared arrays when they
+    do not fit the static 48 KB, else none."""
+    _, total = shared_layout(k)
+    return total if total > STATIC_SHARED_LIMIT else 0
+
+
 @dataclass(frozen=True)
 class KernelABI:
     name: str
     params: tuple[Param, ...]
     grid: tuple[int, int, int] | None
     block: tuple[int, int, int] | None
+    dynamic_shared: int = 0    # bytes of dynamic shared memory each launch asks for (see above)
 
     @property
     def program_params(self) -> tuple[Param, ...]:
@@ -71,4 +103,4 @@ def kernel_abi(k: Kernel) -> KernelABI:
         if a.kind == "state" and a.space == "global":
             init = a.init if isinstance(a.init, int) else 0
             params.append(Param(a.name, "state", a.elem, a.dims, init, a.per))
-    return KernelABI(k.name, tuple(params), k.grid, k.block)
+    return KernelABI(k.name, tuple(params), k.grid, k.block, dynamic_shared_bytes(k))

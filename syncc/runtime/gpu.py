@@ -46,6 +46,7 @@ class Device:
     name: str
     arch: str
     sms: int
+    shared_per_block: int = 48 * 1024     # the most shared memory a block can ask for (opt-in)
 
 
 def _cupy():
@@ -66,7 +67,8 @@ def device() -> Device:
     d = cupy.cuda.Device()
     props = cupy.cuda.runtime.getDeviceProperties(d.id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
-    return Device(name, f"sm_{d.compute_capability}", props["multiProcessorCount"])
+    return Device(name, f"sm_{d.compute_capability}", props["multiProcessorCount"],
+                  props.get("sharedMemPerBlockOptin") or props.get("sharedMemPerBlock", 48 * 1024))
 
 
 def numpy_type(p: Param):
@@ -144,9 +146,16 @@ class GpuLauncher:
         state = [self.cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) for p in abi.state]
         device_args = [self.cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
         function = self.module.get_function(name)
+        if abi.dynamic_shared:
+            if abi.dynamic_shared > self.device.shared_per_block:
+                raise LaunchError(f"`{name}`'s shared arrays take {abi.dynamic_shared} bytes, but a block on "
+                                  f"{self.device.name} can have {self.device.shared_per_block}", span)
+            driver = self.cupy.cuda.driver      # (a module's Function has no setter for it: the driver call)
+            driver.funcSetAttribute(function.ptr, getattr(driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8),
+                                    abi.dynamic_shared)
         cooperative = self._needs_coresidency(kernel)
         if cooperative:
-            self._check_coresidency(function, kernel, blocks, threads, span)
+            self._check_coresidency(function, kernel, blocks, threads, span, abi.dynamic_shared)
         return _Launch(kernel, abi, function, grid, block, values, device_args, state, cooperative)
 
     def _arguments(self, abi: KernelABI, args: list, span) -> list:
@@ -157,8 +166,10 @@ class GpuLauncher:
     def _needs_coresidency(kernel: Kernel) -> bool:
         return any(p.kind == "barrier" and p.granularity == "grid" for p in kernel.prims)
 
-    def _check_coresidency(self, function, kernel: Kernel, blocks: int, threads: int, span) -> None:
-        per_sm = self.cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, threads, 0)
+    def _check_coresidency(self, function, kernel: Kernel, blocks: int, threads: int, span,
+                           dynamic_shared: int = 0) -> None:
+        per_sm = self.cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(function.ptr, threads,
+                                                                                  dynamic_shared)
         fit = per_sm * self.device.sms
         if blocks > fit:
             barrier = next(p.name for p in kernel.prims if p.kind == "barrier" and p.granularity == "grid")
@@ -206,7 +217,7 @@ class _Launch:
 
     def start(self, stream) -> None:
         self.function(self.grid, self.block, tuple(self.device_args + self.state), stream=stream,
-                      enable_cooperative_groups=self.cooperative)
+                      shared_mem=self.abi.dynamic_shared, enable_cooperative_groups=self.cooperative)
 
     def copy_back(self) -> None:
         for host, dev in zip(self.values, self.device_args):

@@ -36,7 +36,7 @@ def build_ptx(module: Module, arch: str = "sm_90", lines: bool = False) -> PtxPr
 
 def header(module: Module, kernels: dict[str, KernelABI], arch: str) -> str:
     """What a caller of the PTX must know: each kernel's parameters, including the global state
-    arrays it must allocate and fill before each launch."""
+    arrays it must allocate and fill before each launch, and the dynamic shared memory it asks for."""
     lines = [f"// syncc {VERSION}: {module.source or '<module>'} for {arch}"]
     for name, abi in kernels.items():
         shape = "" if abi.block is None else f" block{abi.block}" + ("" if abi.grid is None else f" grid{abi.grid}")
@@ -51,4 +51,7 @@ def header(module: Module, kernels: dict[str, KernelABI], arch: str) -> str:
                 per = {None: "", "block": " per block", "thread": " per thread"}[p.per]
                 lines.append(f"//   param {i}: {p.name}: state, {p.length(1, 1)} {p.elem}{per}, "
                              f"every element {p.init} before each launch")
+        if abi.dynamic_shared:
+            lines.append(f"//   dynamic shared memory: {abi.dynamic_shared} bytes each launch (raise "
+                         "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES to it first)")
     return "\n".join(lines) + "\n"

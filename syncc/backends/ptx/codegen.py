@@ -18,7 +18,7 @@ from llvmlite import ir
 from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
 from .. import inline_ptx
-from ...ir.abi import kernel_abi
+from ...ir.abi import dynamic_shared_bytes, kernel_abi, shared_layout
 
 VOID = ir.VoidType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -179,14 +179,26 @@ class KernelCodegen:
                 self.arrays[p.name] = (arg, arrays[p.name])
 
     def _shared_arrays(self) -> None:
+        """Each shared array is a static `.shared` array, or, when together they pass 48 KB, a place
+        at its offset (abi.shared_layout) in the kernel's one dynamic `.extern .shared` array."""
+        offsets, _ = shared_layout(self.k)
+        dynamic = None
+        if dynamic_shared_bytes(self.k):
+            dynamic = ir.GlobalVariable(self.out, ir.ArrayType(I8, 0), f"syncc_dynamic_shared_{self.k.name}", addrspace=3)
+            dynamic.linkage = "external"
+            dynamic.align = 16
         for a in self.k.arrays:
             if a.space != "shared":
                 continue
             n = 1
             for d in a.dims:
                 n *= d
-            g = ir.GlobalVariable(self.out, ir.ArrayType(memory_type(a.elem), n), f"{self.k.name}.{a.name}",
-                                  addrspace=3)
+            kind = ir.ArrayType(memory_type(a.elem), n)
+            if dynamic is not None:
+                place = dynamic.gep([ir.Constant(I64, 0), ir.Constant(I64, offsets[a.name])])
+                self.arrays[a.name] = (place.bitcast(kind.as_pointer(3)), a)
+                continue
+            g = ir.GlobalVariable(self.out, kind, f"{self.k.name}.{a.name}", addrspace=3)
             g.linkage = "internal"
             g.initializer = ir.Constant(g.value_type, None)     # undef: shared memory starts undefined
             g.align = 8
@@ -211,7 +223,7 @@ class KernelCodegen:
         base, array = self.arrays[ref.name]
         index = self.value(ref.index)
         index = self.b.sext(index, I64) if index.type.width < 64 else index
-        if isinstance(base, ir.GlobalVariable):      # a shared array: element `index` of the global
+        if isinstance(base.type.pointee, ir.ArrayType):      # a shared array: element `index` of it
             return self.b.gep(base, [ir.Constant(I64, 0), index], inbounds=True), array
         return self.b.gep(base, [index]), array
 
