@@ -41,6 +41,9 @@ class ProbableDeadlock(Exception):
         self.message, self.span, self.waits = message, span, waits
 
 
+_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8     # CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
+
 @dataclass(frozen=True)
 class Device:
     name: str
@@ -150,9 +153,8 @@ class GpuLauncher:
             if abi.dynamic_shared > self.device.shared_per_block:
                 raise LaunchError(f"`{name}`'s shared arrays take {abi.dynamic_shared} bytes, but a block on "
                                   f"{self.device.name} can have {self.device.shared_per_block}", span)
-            driver = self.cupy.cuda.driver      # (a module's Function has no setter for it: the driver call)
-            driver.funcSetAttribute(function.ptr, getattr(driver, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", 8),
-                                    abi.dynamic_shared)
+            # (a module's Function has no setter for it: the driver call)
+            self.cupy.cuda.driver.funcSetAttribute(function.ptr, _MAX_DYNAMIC_SHARED_SIZE_BYTES, abi.dynamic_shared)
         cooperative = self._needs_coresidency(kernel)
         if cooperative:
             self._check_coresidency(function, kernel, blocks, threads, span, abi.dynamic_shared)

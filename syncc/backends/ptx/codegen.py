@@ -184,7 +184,8 @@ class KernelCodegen:
         offsets, _ = shared_layout(self.k)
         dynamic = None
         if dynamic_shared_bytes(self.k):
-            dynamic = ir.GlobalVariable(self.out, ir.ArrayType(I8, 0), f"syncc_dynamic_shared_{self.k.name}", addrspace=3)
+            dynamic = ir.GlobalVariable(self.out, ir.ArrayType(I8, 0), f"syncc_dynamic_shared_{self.k.name}",
+                                        addrspace=3)
             dynamic.linkage = "external"
             dynamic.align = 16
         for a in self.k.arrays:
