@@ -363,9 +363,9 @@ class Flip(GridBarrier):
                   "one counter whose top bit flips each round: one atomic per block, nothing reset",
                   "cooperative groups' grid.sync; syncc")
     defaults = default("ptx", "global @grid", "one atomic per block on one counter, as cooperative groups' "
-                                              "grid.sync: 1.15 µs at 132 blocks and 2.39 µs at 1056 on an H100, "
-                                              "as grid.sync (1.15, 2.37), where xf takes 2.96 and 6.76 "
-                                              "(`syncc bench gpu`)")
+                                              "grid.sync: 1.02 µs at 132 blocks, 2.24 at 1056 and 3.40 at 2112 on "
+                                              "an H100, against grid.sync's 1.14, 2.37 and 4.47 in the same run, "
+                                              "where xf takes 2.67, 6.61 and 11.5 (`syncc bench gpu`, 2026-11-25)")
     arrive_half, wait_half, carries = staticmethod(_flip_arrive), staticmethod(_flip_wait), U32
 
     # The split phase knows its round without asking: the counter is 0 at every launch and its top
