@@ -24,67 +24,66 @@ from ..context import PassContext
 from ..nodes import Imm, Instr
 from .facts import Facts
 
-CLOSED, OPEN = "closed", "open"
+CLOSED = "closed"      # with the `arrive`s that may have opened a phase: what a state holds per element
 _OPS = ("prim.arrive", "prim.wait", "prim.sync")
 
 
 def check_phases(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     split = {p.name for p in k.prims if p.kind == "barrier" and p.granularity == "grid"}
-    sites = [(b.label, ins) for b, _, ins in k.instructions()
+    sites = [ins for b, _, ins in k.instructions()
              if ins.op in ("prim.arrive", "prim.wait") and ins.ref.name in split and b.label in facts.cfg.reachable]
     # a barrier whose `arrive` or `wait` runs under divergence was reported (E0704, barriers.py,
     # which runs first): its phases differ between threads, and pairing them would only repeat that
     divergent = {d.span for d in ctx.sink.items if d.code == "E0704"}
-    split -= {ins.ref.name for _, ins in sites if ins.span in divergent}
-    sites = [(label, ins) for label, ins in sites if ins.ref.name in split]
-    if not sites:
+    names = {ins.ref.name for ins in sites} - {ins.ref.name for ins in sites if ins.span in divergent}
+    if not names:
         return
-    told: set[int] = set()
-    for _, ins in sites:
-        if not isinstance(ins.ref.index, Imm):
-            told.add(id(ins))
+    for ins in sites:
+        if ins.ref.name in names and not isinstance(ins.ref.index, Imm):
             ctx.sink.error("E0723", f"`{_verb(ins)} {ins.ref.name}[...]` with an element chosen at run time: the "
                            "compiler pairs each element's `arrive` with its `wait`, so it must know which element",
                            ins.span, help="index the barrier array with a constant here, or declare one barrier")
-    names = {ins.ref.name for _, ins in sites}
-    state_in, last_open = _flow(facts, names)
-    for label in facts.cfg.labels:
-        if label not in facts.cfg.reachable:
-            continue
-        state = dict(state_in[label])
-        for ins in facts.cfg.blocks[label].instrs:
+    cfg = facts.cfg
+    for label, state in _flow(facts, names).items():
+        state = dict(state)
+        for ins in cfg.blocks[label].instrs:
             key = _key(ins, names)
-            if key is None:
-                continue
-            now = state.get(key, frozenset([CLOSED]))
-            if id(ins) not in told and key[1] is not None:
-                _judge(ins, key, now, last_open, ctx)
-            state[key] = frozenset([OPEN if ins.op == "prim.arrive" else CLOSED])
-        if not facts.cfg.succs[label]:
-            for key, now in sorted(state.items(), key=lambda x: str(x[0])):
-                if OPEN in now and key[1] is not None:
-                    arrive = last_open.get(key)
-                    ctx.sink.error("E0723", f"the kernel can end with `{key[0]}`'s phase open: some path from this "
-                                   "`arrive` reaches the end without its `wait`", arrive.span if arrive else None,
-                                   notes=[Note("the kernel ends here", facts.cfg.blocks[label].term.span)]
-                                   if facts.cfg.blocks[label].term.span else (),
-                                   help=f"`wait {key[0]}` on every path after the `arrive`")
+            if key is not None and key[1] is not None:
+                _judge(ins, key[0], state.get(key, _CLOSED), ctx)
+            _step(state, ins, names)
+        if cfg.succs[label]:
+            continue
+        for key, now in sorted(state.items(), key=lambda x: str(x[0])):
+            arrive = _opener(now)
+            if arrive is not None and key[1] is not None:
+                end = cfg.blocks[label].term.span
+                ctx.sink.error("E0723", f"the kernel can end with `{key[0]}`'s phase open: some path from this "
+                               "`arrive` reaches the end without its `wait`", arrive.span,
+                               notes=[Note("the kernel ends here", end)] if end else (),
+                               help=f"`wait {key[0]}` on every path after the `arrive`")
 
 
-def _judge(ins: Instr, key, now: frozenset, last_open: dict, ctx: PassContext) -> None:
-    name = key[0]
-    arrive = last_open.get(key)
+_CLOSED = frozenset([CLOSED])
+
+
+def _opener(now: frozenset) -> Instr | None:
+    """An `arrive` whose phase may still be open (the first in source order), or None."""
+    return min((x for x in now if x is not CLOSED), key=lambda i: i.span.start if i.span else 0, default=None)
+
+
+def _judge(ins: Instr, name: str, now: frozenset, ctx: PassContext) -> None:
+    arrive = _opener(now)
     if ins.op == "prim.wait" and CLOSED in now:
-        how = "every path" if now == {CLOSED} else "some path"
+        how = "every path" if now == _CLOSED else "some path"
         ctx.sink.error("E0723", f"`wait {name}` that {how} reaches without an `arrive {name}` first: it would wait "
                        "for a round its block never joined", ins.span,
                        help=f"`arrive {name}` before the `wait` on every path (or `sync {name}`, which does both)")
-    elif ins.op in ("prim.arrive", "prim.sync") and OPEN in now:
+    elif ins.op in ("prim.arrive", "prim.sync") and arrive is not None:
         ctx.sink.error("E0723", f"`{_verb(ins)} {name}` where the phase an earlier `arrive` began may still be "
                        "open: its block would count itself in for a round the other blocks have not reached, and "
                        "they would pass the barrier early", ins.span,
-                       notes=[Note("the phase opens here", arrive.span)] if arrive is not None else (),
+                       notes=[Note("the phase opens here", arrive.span)],
                        help=f"`wait {name}` first, on every path")
 
 
@@ -99,30 +98,29 @@ def _key(ins: Instr, names: set[str]):
     return ins.ref.name, index.value if isinstance(index, Imm) else None
 
 
-def _flow(facts: Facts, names: set[str]):
-    """Forward may-dataflow: for each block, the states each element may be in on entry (a missing
-    element is closed), and each element's last `arrive` met (for the notes)."""
+def _step(state: dict, ins: Instr, names: set[str]) -> None:
+    """An `arrive` opens its element's phase; a `wait` or a `sync` closes it."""
+    key = _key(ins, names)
+    if key is not None:
+        state[key] = frozenset([ins]) if ins.op == "prim.arrive" else _CLOSED
+
+
+def _flow(facts: Facts, names: set[str]) -> dict[str, dict]:
+    """Forward may-dataflow over the reachable blocks: the states each element may be in on entry
+    to each block (a missing element is closed)."""
     cfg = facts.cfg
-    into: dict[str, dict] = {label: {} for label in cfg.labels}
-    last_open: dict = {}
-    seen_entry = {cfg.entry}
+    into: dict[str, dict] = {cfg.entry: {}}
     todo = [cfg.entry]
     while todo:
         label = todo.pop()
         state = dict(into[label])
         for ins in cfg.blocks[label].instrs:
-            key = _key(ins, names)
-            if key is not None:
-                if ins.op == "prim.arrive":
-                    last_open.setdefault(key, ins)
-                state[key] = frozenset([OPEN if ins.op == "prim.arrive" else CLOSED])
+            _step(state, ins, names)
         for s in cfg.succs[label]:
-            merged = dict(into[s])
-            for key in state.keys() | merged.keys():
-                merged[key] = state.get(key, frozenset([CLOSED])) | merged.get(key, frozenset([CLOSED])) \
-                    if s in seen_entry else state.get(key, frozenset([CLOSED]))
-            if s not in seen_entry or merged != into[s]:
-                seen_entry.add(s)
-                into[s] = merged
+            old = into.get(s)
+            new = state if old is None else \
+                {key: state.get(key, _CLOSED) | old.get(key, _CLOSED) for key in state.keys() | old.keys()}
+            if new != old:
+                into[s] = new
                 todo.append(s)
-    return into, last_open
+    return into

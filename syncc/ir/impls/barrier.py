@@ -37,6 +37,7 @@ GROUP = 8
 # at 1056 blocks and faster below (1.67 against 2.10 µs at 528); on an H200 two levels take 2.1 µs
 # at 1056 blocks where one takes 3.2 (2026-11-22).
 FLAT, FLIP_GROUP = 1024, 16
+TOP_BIT = 0x80000000        # flip: the bit of the counter that changes once a round
 
 
 def _thread0(em: Emitter, work) -> None:
@@ -147,7 +148,7 @@ def _flip_arrive(em: Emitter, prim: Prim, ins: Instr, known=None):
     group = em.state(prim, "group", prim.instances, 0, elem=U32, space="global", per="block")
     i = ins.ref.index
     bid, nbid = em.builtin("bid"), em.builtin("nbid")
-    top_bit = imm(0x80000000, U32)
+    top_bit = imm(TOP_BIT, U32)
     seen = known if known is not None else em.b.reg(U32, "round")
 
     def u32(v, hint):
@@ -191,7 +192,7 @@ def _flip_arrive(em: Emitter, prim: Prim, ins: Instr, known=None):
 def _flip_wait(em: Emitter, prim: Prim, ins: Instr, seen) -> None:
     """Until the counter's top bit differs from the one seen on arriving."""
     count = em.state(prim, "count", prim.instances, 0, elem=U32, space="global")
-    top_bit = imm(0x80000000, U32)
+    top_bit = imm(TOP_BIT, U32)
     em.spin(lambda: em.op("cmp.ne", BOOL, em.op("and", U32, em.ld(count, ins.ref.index, hint="now", cache="cg",
                                                                     order="acquire", scope="gpu"), top_bit,
                                                  hint="top"), seen), hint="flip")
@@ -385,16 +386,16 @@ class Flip(GridBarrier):
     @classmethod
     def arrive(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
         em.b.emit("bar.sync", (), (imm(0),))
-        seen = em.carried(prim, ins, U32)
+        seen = em.carried(prim, ins, cls.carries)
         _thread0(em, lambda: _flip_arrive(em, prim, ins, known=seen))
 
     @classmethod
     def wait(cls, em: Emitter, prim: Prim, ins: Instr) -> None:
-        seen = em.carried(prim, ins, U32)
+        seen = em.carried(prim, ins, cls.carries)
 
         def wait_then_turn():
             _flip_wait(em, prim, ins, seen)
-            em.b.emit("xor", (seen,), (seen, imm(0x80000000, U32)))
+            em.b.emit("xor", (seen,), (seen, imm(TOP_BIT, U32)))
         _thread0(em, wait_then_turn)
         em.b.emit("bar.sync", (), (imm(0),))
 
