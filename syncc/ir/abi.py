@@ -61,10 +61,7 @@ def shared_layout(k: Kernel) -> tuple[dict[str, int], int]:
             continue
         end = -(-end // SHARED_ALIGN) * SHARED_ALIGN
         offsets[a.name] = end
-        n = 1
-        for d in a.dims:
-            n *= d
-        end += n * max(1, a.elem.bits // 8)
+        end += a.length * max(1, a.elem.bits // 8)
     return offsets, end
 
 

@@ -191,10 +191,7 @@ class KernelCodegen:
         for a in self.k.arrays:
             if a.space != "shared":
                 continue
-            n = 1
-            for d in a.dims:
-                n *= d
-            kind = ir.ArrayType(memory_type(a.elem), n)
+            kind = ir.ArrayType(memory_type(a.elem), a.length)
             if dynamic is not None:
                 place = dynamic.gep([ir.Constant(I64, 0), ir.Constant(I64, offsets[a.name])])
                 self.arrays[a.name] = (place.bitcast(kind.as_pointer(3)), a)

@@ -458,7 +458,8 @@ def _describe(facts: Facts, e: Event) -> str:
 
 def _verb(e: Event) -> str:
     return {"sem": "post it", "latch": "count it down", "chan": "put the slot", "block": "arrive",
-            "grid": "arrive", "phase": "arrive", "named": "arrive", "converge": "let its warp reconverge"}.get(e.kind, "end it")
+            "grid": "arrive", "phase": "arrive", "named": "arrive",
+            "converge": "let its warp reconverge"}.get(e.kind, "end it")
 
 
 def _providers(e: Event, events, stuck) -> list[tuple[int, Event]]:
