@@ -15,7 +15,7 @@ from oracle.generate import program_seed, program_text
 from oracle.gpu import parse_gpu_output, write_gpu_batch
 from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors
 from oracle.mutate import make_mutants
-from oracle.run import run_batch, shape_of
+from oracle.run import run_batch, shape_of, write_gpu_only
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 2026                 # the fixed batch the guarantee test runs
@@ -94,6 +94,22 @@ def test_gpu_script_runs_and_parses_on_the_simulator(tmp_path):
     assert verdicts["ok"] == "ok" and verdicts["wrong"] == "wrong", run.stdout + run.stderr
     assert verdicts["hang"].startswith(("hang", "other")), run.stdout   # E0416 rejects it before it runs
     assert "total: ok 1" in run.stdout
+
+
+def test_gpu_only_batch_is_the_ptx_check_alone(tmp_path):
+    """--gpu-only: the accepted programs go, unjudged; a rejected one stays out."""
+    ok = tmp_path / "ok.sync"
+    ok.write_text("kernel k(a: global i32[32]) launch grid(1) block(32) { a[tid] = tid }\n"
+                  "host { let a = zeros(i32, 32)\n launch k(a)\n check a[5] == 5 }\n")
+    rejected = tmp_path / "rejected.sync"        # a barrier in divergent code: E07xx for ptx
+    rejected.write_text("kernel k(a: global i32[32]) launch grid(1) block(32) {\n"
+                        "    if tid < 16 { barrier }\n    a[tid] = tid\n}\n"
+                        "host { let a = zeros(i32, 32)\n launch k(a) }\n")
+    programs = [Program(p.stem, str(p), "generated") for p in (ok, rejected)]
+    write_gpu_only(tmp_path / "gpu", programs, Settings())
+    script = (tmp_path / "gpu" / "run_gpu.sh").read_text()
+    assert "run ok\n" in script and "run rejected" not in script
+    assert (tmp_path / "gpu" / "expected.tsv").read_text().splitlines()[1:] == ["ok\tunjudged"]
 
 
 def h100_verdicts() -> dict[str, str]:

@@ -100,15 +100,23 @@ def judge(program: Program, target: str, settings: Settings) -> dict:
     return result
 
 
-def _judge(program: Program, target: str, settings: Settings) -> dict:
+def check_only(program: Program, target: str, settings: Settings) -> dict:
+    """What `syncc check` says of a program for one target: {"check": {"accepted": ..., "codes": ...}}."""
     from syncc.driver import compile_file
-    check_target, its = TARGETS[target]
-    defines = driver_defines(program)
-    checked = compile_file(program.path, defines, check_target, settings.opt)
+    check_target, _ = TARGETS[target]
+    checked = compile_file(program.path, driver_defines(program), check_target, settings.opt)
     errors = [_diag(d) for d in checked.diagnostics if d.is_error]
     codes = sorted({e["code"] for e in errors})
     warnings = sorted({d.code for d in checked.diagnostics if not d.is_error})
-    out: dict = {"check": {"accepted": not errors, "codes": codes, "errors": errors[:6], "warnings": warnings}}
+    return {"check": {"accepted": not errors, "codes": codes, "errors": errors[:6], "warnings": warnings}}
+
+
+def _judge(program: Program, target: str, settings: Settings) -> dict:
+    from syncc.driver import compile_file
+    _, its = TARGETS[target]
+    defines = driver_defines(program)
+    out = check_only(program, target, settings)
+    errors, codes = out["check"]["errors"], out["check"]["codes"]
     if errors and not all(HAZARD.match(c) for c in codes):
         return dict(out, verdict="compile-error")
     accepted = not errors

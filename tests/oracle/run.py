@@ -262,6 +262,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-cycles", type=int, default=Settings.max_cycles, help="cycle budget per launch")
     ap.add_argument("--policies", default=",".join(Settings.policies))
     ap.add_argument("--gpu", action="store_true", help="also write out/gpu: the accepted-for-ptx programs and run_gpu.sh")
+    ap.add_argument("--gpu-only", action="store_true",
+                    help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
     targets = ["ptx", "fermi"] if args.target == "both" else [args.target]
     settings = Settings(policies=tuple(args.policies.split(",")), max_cycles=args.max_cycles,
@@ -270,6 +272,8 @@ def main(argv=None) -> int:
     started = time.monotonic()
     _warm_up()
     programs, stats = build_batch(args.seed, args.count, args.mutants, args.out)
+    if args.gpu_only:
+        return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "
           f"targets {', '.join(targets)}; {args.jobs} jobs", flush=True)
     results = run_batch(programs, targets, settings, args.jobs, args.timeout, progress=_flush_print)
@@ -284,6 +288,25 @@ def main(argv=None) -> int:
     fp = [r for r in results if r["verdict"] in FALSE_POSITIVE]
     print(f"soundness findings: {len(bad)}; candidate false positives: {len(fp)}; "
           f"{summary['seconds']} s; findings in {args.out / 'findings'}")
+    return 0
+
+
+def write_gpu_only(folder: Path, programs: list[Program], settings: Settings) -> int:
+    """The GPU batch of a new compiler for the same programs, in minutes rather than half an hour:
+    which programs go is the ptx check's decision alone, so the simulator is not needed (the
+    batch's expected.tsv then says `unjudged`). Use it where only code generation changed."""
+    from .gpu import write_gpu_batch
+    from .judge import check_only
+    results = []
+    for p in programs:
+        result = {"program": p.name, "target": "ptx", "verdict": "unjudged"}
+        if frontend_errors(p):
+            result["check"] = {"accepted": False}
+        else:
+            result.update(check_only(p, "ptx", settings))
+        results.append(result)
+    n = write_gpu_batch(folder, programs, results)
+    print(f"gpu batch: {n} of {len(programs)} programs accepted for ptx, in {folder} (sh {folder / 'run_gpu.sh'})")
     return 0
 
 
