@@ -1,7 +1,8 @@
 """Needleman–Wunsch on a GPU, full score matrix, penalty 10, at N = 2048 and 16384.
 
-syncc's strip pipeline (bench/programs/nw.sync: one warp per 32 rows, one launch, blocks
-handing tiles of their last row down through a global `flag` channel) beside a Rodinia-style
+syncc's strip pipeline (bench/programs/nw.sync: a block per strip of 128 rows, one computing
+warp with four rows a lane and sixteen memory warps, one launch, blocks handing tiles of their
+last row down through a global `flag` channel) beside a Rodinia-style
 baseline (bench/baselines/nw_rodinia.cu: 16 × 16 tiles, one launch per diagonal of tiles,
 captured as a CUDA graph so that the baseline pays no launch gaps from Python; the table also
 gives it launched a kernel at a time, as Rodinia runs it), in one run
@@ -17,6 +18,7 @@ from .core import BenchError, Context, Plot, Table
 from .gpu_common import baseline, best, cupy, graph_of, program, time_launches, timed
 
 PENALTY = 10
+STRIP_ROWS = 128            # nw.sync's R: the rows of one strip, one block each
 
 
 def reference(refm: np.ndarray, penalty: int) -> np.ndarray:
@@ -63,7 +65,7 @@ def run(ctx: Context):
         t_launches = best(time_launches(rodinia, repeats))       # as Rodinia runs it: a launch at a time
         t_base = best(time_launches(graph_of(rodinia), repeats))  # the stronger baseline: one graph
         prog = program(ctx, "bench/programs/nw.sync", defines={"N": n})
-        t_ours = best(timed(prog, "nw_strips", [refm, ours, PENALTY], (n // 32, 1, 1), None, repeats))
+        t_ours = best(timed(prog, "nw_strips", [refm, ours, PENALTY], (n // STRIP_ROWS, 1, 1), None, repeats))
         if not bool((ours == theirs).all()):
             bad = int((ours != theirs).sum())
             raise BenchError(f"N={n}: syncc's matrix differs from the baseline's in {bad} cells")
