@@ -155,6 +155,37 @@ def test_check_imports_nothing_heavy():
     assert p.stdout.strip() == "0 []", p.stdout + p.stderr
 
 
+def test_build_for_ptx_imports_only_what_it_needs():
+    """`syncc build --target ptx` loads neither the simulator, numpy, jinja2, the GPU runtime nor the
+    benchmarks (compile time: bench/ptx.py)."""
+    code = ("import sys; from syncc.cli import run_cli; "
+            "rc = run_cli(['build', 'examples/wavefront.sync', '--target', 'ptx', '-o', '-']); "
+            "heavy = {'numpy', 'jinja2', 'cupy', 'numba', 'lark', 'syncc.backends.sim.simulator', "
+            "'syncc.runtime', 'syncc.bench', 'syncc.backends.fermi.emit'}; "
+            "print(rc, sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy), file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stderr.strip() == "0 []", p.stderr
+
+
+def test_the_command_line_imports_no_pass():
+    """The command line offers the passes' names without importing them (ir/pass_names.py)."""
+    code = "import sys; import syncc.cli; print(sorted(m for m in sys.modules if m.startswith('syncc.ir.')))"
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "['syncc.ir.pass_names']", p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("args, code", [(["build", GOOD, "--target", "ptx", "-o", "-"], 0),
+                                        (["check", "tests/diagnostics/assign_to_let.sync"], 1)])
+def test_the_process_ends_with_its_output_and_status(args, code):
+    """main() ends the process without the interpreter's teardown: the output is all there, and the status."""
+    p = subprocess.run([sys.executable, "-m", "syncc", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == code, p.stderr
+    if code == 0:
+        assert p.stdout.startswith("// syncc") and p.stdout.rstrip().endswith("}"), p.stdout[-200:]
+    else:
+        assert "error" in p.stderr
+
+
 def test_run_on_a_machine_without_a_gpu_says_so():
     import importlib.util
     if importlib.util.find_spec("cupy") is not None:

@@ -14,6 +14,7 @@ from .context import PassContext
 from .launches import launch_shapes
 from .lower import lower_program
 from .nodes import Kernel, Module
+from .pass_names import PASS_NAMES
 from .passes.elide import combine_warps, elide_locks
 from .passes.expand import expand_primitives
 from .passes.fences import insert_fences
@@ -40,7 +41,8 @@ PASSES: list[tuple[str, Pass, str, int]] = [
     ("allocate_lock_bits", allocate_lock_bits, "expanded", 0),
     ("simplify_cfg", simplify_cfg, "expanded", 0),
 ]
-PASS_NAMES = ["lower"] + [name for name, *_ in PASSES]
+if PASS_NAMES != ["lower"] + [name for name, *_ in PASSES]:
+    raise ImportError("pass_names.PASS_NAMES does not list pipeline.PASSES in order")
 
 
 def compile_module(checked, ctx: PassContext, dump_after: str | None = None,

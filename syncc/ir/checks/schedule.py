@@ -17,6 +17,8 @@ large to enumerate) `syncc explain` lists.
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 from ...core.diagnostics import Note
 from ..cfg import post_order
 from ..context import PassContext
@@ -32,6 +34,7 @@ _EVENTS = {"sem.wait": ("sem", True), "sem.post": ("sem", False), "latch.arrive"
            "chan.get": ("chan", True), "chan.await": ("chan", True), "bar.sync": ("block", True),
            "prim.sync": ("barrier", True), "prim.arrive": ("barrier", False), "prim.wait": ("barrier", True)}
 _PARTY = {"thread": None, "warp": "gwarp", "block": "block"}
+_order = attrgetter("order")
 
 
 class Event:
@@ -115,22 +118,26 @@ def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
             here = (positions[b.label], i)
             gwarp, party_of = t.columns["gwarp"], t.columns[party] if party is not None else None
             site = here            # (not id(ins): the same program lowered for another target has the same keys)
+            orders: dict[tuple, tuple] = {}     # rounds → (order, convergence's order): threads share them
             for n, row in enumerate(inst.thread):
                 r = rounds[n]
-                prefix = tuple(x for pair in zip(heads, r) for x in pair)
+                order = orders.get(r)
+                if order is None:
+                    prefix = tuple(x for pair in zip(heads, r) for x in pair)
+                    order = orders[r] = (prefix + here, None if converge is None else prefix + converge)
                 who = None if party_of is None else (party_of[row], site, r)
                 if who is not None and party == "gwarp":
                     members[who] = members.get(who, 0) + 1
                 evs = per_thread.get(row)
                 if evs is None:
                     evs = per_thread[row] = []
-                evs.append(Event(prefix + here, kind, waits, key[n], who, ins))
+                evs.append(Event(order[0], kind, waits, key[n], who, ins))
                 if converge is not None:
                     group = ("converge", gwarp[row], site, r)
-                    evs.append(Event(prefix + converge, "converge", True, group, None, ins))
+                    evs.append(Event(order[1], "converge", True, group, None, ins))
                     expected[group] = expected.get(group, 0) + 1
     for evs in per_thread.values():
-        evs.sort(key=lambda e: e.order)
+        evs.sort(key=_order)
     facts.memo["converge"] = expected
     facts.memo["members"] = members
     return per_thread
@@ -185,10 +192,11 @@ def _instance_keys(facts: Facts, ins: Instr, label: str, inst, kind: str) -> lis
     col = facts.value(ins.ref.index, label)
     if col is None or col[1]:
         return None
-    prim = facts.k.prim(ins.ref.name)
+    name = ins.ref.name
+    prim = facts.k.prim(name)
     if kind == "named" or prim.placement == "shared":
-        return [(kind, ins.ref.name, b, v) for b, v in zip(blocks, col[0])]
-    return [(kind, ins.ref.name, v) for v in col[0]]
+        return [(kind, name, b, v) for b, v in zip(blocks, col[0])]
+    return [(kind, name, v) for v in col[0]]
 
 
 def _positions(facts: Facts) -> dict[str, int]:
@@ -217,8 +225,8 @@ def _run_once(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
     prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
     key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims,
            frozenset(facts.memo["members"].items()), frozenset(facts.memo["converge"].items()),
-           tuple((row, tuple((e.order, e.kind, e.waits, e.resource, e.party) for e in evs))
-                 for row, evs in events.items()))
+           tuple([(row, tuple([(e.order, e.kind, e.waits, e.resource, e.party) for e in evs]))
+                  for row, evs in events.items()]))
     at = _RUNS.get(key)
     if at is None:
         stuck = _run(facts, events)
