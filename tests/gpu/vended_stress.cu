@@ -138,10 +138,13 @@ __global__ void pass_on(syncc_channel::flag c, int round, int* wrong) {
 static void channel_messages() {
     const int rounds = 100, blocks = 8, threads = 128;   // 1024 slots, each put once per launch
     int* wrong = zeros(1);
-    syncc_channel::flag c{zeros(1024), zeros(1024)};
+    // a global @thread slot is one 64-bit word on the GPU: the value and its ready flag
+    uint64_t* words;
+    cudaMalloc(&words, 1024 * sizeof(uint64_t));
+    syncc_channel::flag c{words};
     cudaError_t err = cudaSuccess;
     for (int r = 0; r < rounds && err == cudaSuccess; ++r) {
-        cudaMemset(c.flag, 0, 1024 * sizeof(int32_t));   // a channel is write-once per launch
+        cudaMemset(c.word, 0, 1024 * sizeof(uint64_t));  // a channel is write-once per launch
         pass_on<<<blocks, threads>>>(c, r, wrong);
         err = cudaDeviceSynchronize();
     }

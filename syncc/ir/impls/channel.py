@@ -5,7 +5,10 @@ published on its own; at @warp a group of 32 consecutive slots is published
 when the warp has stored them all, at @block a group of one slot per thread.
 
     flag      a ready flag per group: the producer stores the data, then the flag with release;
-              the consumer polls the flag with acquire, then loads the data (seed 002)
+              the consumer polls the flag with acquire, then loads the data (seed 002). On PTX a
+              global @thread slot of at most 32 bits is one 64-bit word, the value in its low half
+              and the flag in its high half: one store with release, and the polling load that
+              sees the flag brings the value (no second round trip to L2)
     tinylock  Fermi lock bits. @thread: the slot's own word carries the bit, held from the start
               (producer-first initialization), released by the put's STSUL that also stores the
               value; a consumer's LDSLK that succeeds gives the token straight back (one-to-many,
@@ -22,7 +25,7 @@ Each implementation class is one registry entry (registry.py): `about`, its cata
 """
 from __future__ import annotations
 
-from ...core.types import BOOL, I32, U32
+from ...core.types import BOOL, I32, U32, U64
 from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
@@ -121,13 +124,48 @@ class Flag(Channel):
         *default("ptx", "shared @warp", "a ready flag per warp of slots; named barriers are limited to 16"),
     )
 
+    FULL = 1 << 32          # a packed slot's flag: its word's high half
+
     @staticmethod
     def flags(em, prim):
         return em.state(prim, "flag", em.groups(prim, em.block_threads), 0)
 
+    @staticmethod
+    def packs(em, prim) -> bool:
+        """One 64-bit word a slot (value low, flag high) where the ordering travels on the word's own
+        store and load (PTX) and each slot is published alone (@thread) in global memory, whose
+        round trips are long (an H100: about 0.14 µs each); a 64-bit access is single-copy atomic."""
+        return (prim.granularity == "thread" and prim.placement == "global" and prim.elem.bits <= 32
+                and em.target.ordered_atomics and em.ctx.minimize_fences)
+
+    @classmethod
+    def data(cls, em, prim):
+        if cls.packs(em, prim):
+            return em.state(prim, "word", prim.instances, 0, elem=U64)
+        return super().data(em, prim)
+
+    @classmethod
+    def value_of(cls, em, prim, word):
+        """A packed word's value: its low half, as the channel's type."""
+        low = em.op("cvt", U32, word, hint="low")
+        return low if prim.elem == U32 else em.op("cvt", prim.elem, low, hint="value")
+
+    @classmethod
+    def do_put(cls, em, prim, ins):
+        if not cls.packs(em, prim):
+            return super().do_put(em, prim, ins)
+        value = ins.args[1]
+        low = value if value.type == U32 else em.op("cvt", U32, value, hint="low")
+        word = em.op("or", U64, em.op("cvt", U64, low, hint="wide"), imm(cls.FULL, U64), hint="word")
+        cls.fence(em, ins)
+        em.st(cls.data(em, prim), ins.ref.index, word, **em.order(ins))
+
     @classmethod
     def publish(cls, em, prim, ins):
         _, g = cls.where(em, prim, ins)
+        if cls.packs(em, prim):        # a signal: the flag, and a value of 0
+            em.st(cls.data(em, prim), g, imm(cls.FULL, U64), **em.order(ins))
+            return
         flag = cls.flags(em, prim)
         if prim.granularity == "thread":
             em.st(flag, g, imm(1), **em.order(ins))
@@ -135,10 +173,41 @@ class Flag(Channel):
             cls.by_party(em, prim, lambda: em.st(flag, g, imm(1), **em.order(ins)))
 
     @classmethod
-    def attempt(cls, em, prim, ins, group=None):
+    def attempt(cls, em, prim, ins, group=None, seen=None):
+        """One poll: is the slot (group) full? `seen`, where given, gets the packed word polled."""
         g = group if group is not None else cls.where(em, prim, ins)[1]
+        if cls.packs(em, prim):
+            data = cls.data(em, prim)
+            word = em.ld(data, g, hint="word", **em.poll_cache(data), **em.order(ins))
+            if seen is not None:
+                em.b.assign(seen, word)
+            return em.op("cmp.ne", BOOL, em.op("shr", U64, word, imm(32, U64), hint="flag"), imm(0, U64))
         flag = cls.flags(em, prim)
         return em.op("cmp.ne", BOOL, em.ld(flag, g, hint="ready", **em.poll_cache(flag), **em.order(ins)), imm(0))
+
+    @classmethod
+    def do_get(cls, em, prim, ins):
+        if not cls.packs(em, prim):
+            return super().do_get(em, prim, ins)
+        seen = em.b.reg(U64, "seen")
+        em.spin(lambda: cls.attempt(em, prim, ins, seen=seen), hint="await")
+        em.b.assign(ins.dests[0], cls.value_of(em, prim, seen))
+
+    @classmethod
+    def do_read(cls, em, prim, ins):
+        if not cls.packs(em, prim):
+            return super().do_read(em, prim, ins)
+        em.b.assign(ins.dests[0], cls.value_of(em, prim, em.ld(cls.data(em, prim), ins.ref.index, hint="word")))
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        if not cls.packs(em, prim):
+            return super().do_poll(em, prim, ins)
+        ok, value = ins.dests
+        seen = em.b.reg(U64, "seen")
+        em.b.assign(ok, cls.attempt(em, prim, ins, seen=seen))
+        em.b.assign(value, imm(0, value.type))
+        em.when(ok, lambda: em.b.assign(value, cls.value_of(em, prim, seen)), hint="full")
 
 
 
