@@ -10,17 +10,10 @@ import pytest
 
 import syncc
 from syncc.backends.sim.machine import FermiConfig
-from syncc.bench.gpu_nw import PENALTY, STRIP_ROWS, reference
+from syncc.bench.gpu_nw import PENALTY, STRIP_ROWS, bordered, reference
 from helpers import ROOT
 
 SMALL = {"WSHIFT": 3, "M": 2, "MR": 128, "RING": 8}     # 41 KB of shared memory, 96 threads
-
-
-def bordered(n: int) -> np.ndarray:
-    score = np.zeros((n + 1, n + 1), np.int32)
-    score[0, :] = -PENALTY * np.arange(n + 1)
-    score[:, 0] = -PENALTY * np.arange(n + 1)
-    return score
 
 
 @pytest.mark.parametrize("n, policy", [(256, "lrr"), (384, "random:3")])
@@ -28,7 +21,7 @@ def test_strips_compute_the_recurrence(n, policy):
     prog = syncc.compile(str(ROOT / "bench" / "programs" / "nw.sync"), defines={"N": n, **SMALL},
                          target="fermi-sim")
     refm = np.random.default_rng(n).integers(-10, 11, size=(n, n)).astype(np.int32)
-    score = bordered(n)
+    score = bordered(np, n)
     prog.nw_strips[(n // STRIP_ROWS, 1, 1), (96, 1, 1)](refm, score, PENALTY,
                                                         sim_config=FermiConfig(policy=policy))
     assert np.array_equal(score, reference(refm, PENALTY))

@@ -36,6 +36,7 @@ def reference(refm: np.ndarray, penalty: int) -> np.ndarray:
 
 
 def bordered(cp, n: int):
+    """The (n+1) × (n+1) score matrix with its first row and column filled (cp: cupy or numpy)."""
     score = cp.zeros((n + 1, n + 1), cp.int32)
     score[0, :] = -PENALTY * cp.arange(n + 1, dtype=cp.int32)
     score[:, 0] = -PENALTY * cp.arange(n + 1, dtype=cp.int32)
