@@ -3,9 +3,9 @@
 syncc's strip pipeline (bench/programs/nw.sync: a block per strip of 128 rows, one computing
 warp with four rows a lane and sixteen memory warps, one launch, blocks handing their last row
 down through a global @thread channel, a value and its flag in one word a slot) beside a
-Rodinia-style baseline (bench/baselines/nw_rodinia.cu: 16 × 16 tiles, one launch per diagonal of tiles,
-captured as a CUDA graph so that the baseline pays no launch gaps from Python; the table also
-gives it launched a kernel at a time, as Rodinia runs it), in one run
+Rodinia-style baseline (bench/baselines/nw_rodinia.cu: 16 × 16 tiles, one launch per diagonal
+of tiles, captured as a CUDA graph so that the baseline pays no launch gaps from Python; the
+table also gives it launched a kernel at a time, as Rodinia runs it), in one run
 (docs/references.md: Rodinia-style 1.35 ms at 2048, 13.8 ms at 16384). The two matrices must
 be equal, and at 2048 both equal a numpy reference computed by anti-diagonals. Goal (issue 7):
 ≥ 5× the baseline at both sizes.
