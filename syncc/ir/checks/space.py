@@ -17,8 +17,9 @@ launch's constant arguments and induction variables. What comes from memory is u
 same in every row, so two such values can still be compared when their symbolic parts match.
 
 Who runs a block is narrowed by the branch conditions that guard it, where they can be
-evaluated (`if lane > 0`, `if bid == 0`, `if i < n - 1`); a condition on data lets everyone
-through and makes the space inexact: it then says who *may* run the block, not who does. The
+evaluated (`if lane > 0`, `if bid == 0`, `if i < n - 1`), and by the sides of an `&&` that can
+(`if lane > 0 && x[i] > 0` narrows to `lane > 0`); a condition on data lets everyone through
+and makes the space inexact: it then says who *may* run the block, not who does. The
 compiler's own leader branches of @warp and @block statements are not narrowed: every member
 of the party is an instance, and a count of parties counts each party once.
 """
@@ -283,12 +284,25 @@ class Spaces:
                 continue                      # a counted loop's own test: its rounds are the instances
             if self._party_branch(branch):
                 continue                      # a @warp/@block leader's branch: the party acts, counted as one
-            col = self._at(inst, cond)
-            if col is None or col[1]:
-                exact = False
-                continue
-            keep = list(map(operator.and_, keep, map(bool, col[0]) if polarity else map(operator.not_, col[0])))
+            for part, taken in self._implied(inst, cond, polarity):
+                col = self._at(inst, part)
+                if col is None or col[1]:
+                    exact = False
+                    continue
+                keep = list(map(operator.and_, keep, map(bool, col[0]) if taken else map(operator.not_, col[0])))
         return inst.take(keep, exact)
+
+    def _implied(self, inst: Instances, cond, polarity: bool) -> list[tuple[object, bool]]:
+        """What taking a branch's edge says, as (condition, polarity) pairs: the condition itself, or,
+        where it is unknown as a whole, each side of an `and` taken true (of an `or` taken false), so
+        that a known side still narrows: `if g == 1 && t < T`, with `t` unknown (too many rounds to
+        list), still says which warps come in."""
+        defs = self.defs.get(cond.name, []) if isinstance(cond, Reg) else []
+        op = defs[0][1].op if len(defs) == 1 else None
+        whole = self._at(inst, cond)
+        if op != ("and" if polarity else "or") or (whole is not None and not whole[1]):
+            return [(cond, polarity)]
+        return [implied for side in defs[0][1].args for implied in self._implied(inst, side, polarity)]
 
     # ---- values ---------------------------------------------------------------------------
     def value(self, v, label: str) -> Column | None:
