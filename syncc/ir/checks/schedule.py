@@ -17,16 +17,20 @@ large to enumerate) `syncc explain` lists.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from itertools import chain, count, repeat
+from operator import add, mul
 
 from ...core.diagnostics import Note
 from ..cfg import post_order
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
+from .space import gather
 from .waitfor import reported_waits
 
 BUDGET_EVENTS = 25_000      # operation instances simulated per kernel and launch shape
+BUDGET_SLOTS = 1 << 16      # the most slots of one semaphore, latch or channel numbered in advance
 
 # op → (event kind, does it wait?)
 _EVENTS = {"sem.wait": ("sem", True), "sem.post": ("sem", False), "latch.arrive": ("latch", False),
@@ -79,31 +83,64 @@ class _Site:
 class Launch:
     """The launch's events, thread by thread. The run reads each event as a tuple
     (code, resource id, party id or None, site number, instance number): resources and parties
-    are numbered once (`resources`: id → what it is), so that the run compares ints."""
+    are numbered once, so that the run compares ints and keeps its state in lists. The slots of
+    a semaphore, latch or channel (and the blocks' barriers) are numbered in advance, slot by
+    slot and block by block (`ranges`), so that an instance's id is arithmetic on its index; any
+    other resource is numbered where it first appears (`named`)."""
 
     def __init__(self, n: int):
         self.rows: list[int] = []                  # the threads with events, in order of their first
         self.per_row: list[list] = [[] for _ in range(n)]       # row → its events, in program order
-        self.resources: list[tuple] = []           # id → a resource, or ("party", party operation)
-        self.ids: dict[tuple, int] = {}
+        self.size = 0                              # ids handed out
+        self.ranges: list[tuple[int, tuple, int, int]] = []     # (first id, family, slots, blocks)
+        self._firsts: list[int] = []
+        self._range_of: dict[tuple, int | None] = {}       # family → its first id
+        self.named: dict[tuple, int] = {}          # a resource, or ("party", party operation) → its id
+        self._by_id: dict[int, tuple] | None = None
         self.sites: list[_Site] = []
         self.members: dict[int, int] = {}          # a @warp party's operation → how many lanes take part
         self.expected: dict[int, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
 
     def intern(self, keys: list) -> list[int]:
         """The id of each key, numbering new ones in order of first appearance."""
-        ids, resources = self.ids, self.resources
-        fresh = [key for key in dict.fromkeys(keys) if key not in ids]
-        ids.update(zip(fresh, count(len(resources))))
-        resources.extend(fresh)
-        return list(map(ids.__getitem__, keys))
+        named = self.named
+        fresh = [key for key in dict.fromkeys(keys) if key not in named]
+        named.update(zip(fresh, count(self.size)))
+        self.size += len(fresh)
+        return list(map(named.__getitem__, keys))
+
+    def slots(self, family: tuple, slots: int, blocks: int | None) -> int | None:
+        """The first id of the family's range, numbered once: resource family + (block, slot), or
+        family + (slot,) where blocks is None (one copy for the grid); None when there are too
+        many slots to number."""
+        if family not in self._range_of:
+            total = slots * (blocks or 1)
+            if total > BUDGET_SLOTS:
+                self._range_of[family] = None
+            else:
+                self._range_of[family] = self.size
+                self.ranges.append((self.size, family, slots, blocks))
+                self._firsts.append(self.size)
+                self.size += total
+        return self._range_of[family]
+
+    def resource(self, rid: int) -> tuple:
+        """What id `rid` stands for."""
+        at = bisect_right(self._firsts, rid) - 1
+        if at >= 0:
+            first, family, slots, blocks = self.ranges[at]
+            if rid < first + slots * (blocks or 1):
+                return family + (divmod(rid - first, slots) if blocks else (rid - first,))
+        if self._by_id is None:
+            self._by_id = {i: key for key, i in self.named.items()}
+        return self._by_id[rid]
 
     def event(self, row: int, e: tuple) -> Event:
         code, rid, party, s, n = e
         site = self.sites[s]
         kind, waits = _KIND[code]
-        return Event(site.order(n), kind, waits, self.resources[rid],
-                     None if party is None else self.resources[party][1], site.ins)
+        return Event(site.order(n), kind, waits, self.resource(rid),
+                     None if party is None else self.resource(party)[1], site.ins)
 
     def events(self, row: int) -> list[Event]:
         """The thread's events as the report reads them."""
@@ -148,8 +185,8 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: a wait here runs "
                             "under a condition or in a loop that depends on data", ins.span)
             return None
-        key = _instance_keys(facts, ins, label, inst, kind)
-        if key is None:
+        rids = _resource_ids(facts, launch, ins, label, inst, kind)
+        if rids is None:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: the element this "
                             "operation uses depends on data", ins.span)
             return None
@@ -173,27 +210,23 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         here = (positions[label], i)   # (not id(ins): the same program lowered for another target has the same keys)
         code, s = _CODE[kind, waits], len(launch.sites)
         launch.sites.append(_Site(ins, code, here, heads, rounds))
-        rids = intern(key)
-        if party is None and converge is None:
-            for row, e in zip(inst.thread, zip(repeat(code), rids, repeat(None), repeat(s), count())):
+        if converge is None:
+            whos = repeat(None)
+            if party is not None:
+                party_of = t.columns[party]
+                whos = intern([("party", (party_of[row], here, r)) for row, r in zip(inst.thread, rounds)])
+                if party == "gwarp":
+                    for who in whos:
+                        launch.members[who] = launch.members.get(who, 0) + 1
+            for row, e in zip(inst.thread, zip(repeat(code), rids, whos, repeat(s), count())):
                 per_row[row].append(e)
             continue
-        party_of = t.columns[party] if party is not None else None
-        if converge is not None:
-            launch.sites.append(_Site(ins, CONVERGE, converge, heads, rounds))
-        for n, row in enumerate(inst.thread):
-            r = rounds[n]
-            who = None
-            if party_of is not None:
-                who, = intern([("party", (party_of[row], here, r))])
-                if party == "gwarp":
-                    launch.members[who] = launch.members.get(who, 0) + 1
-            evs = per_row[row]
-            evs.append((code, rids[n], who, s, n))
-            if converge is not None:
-                group, = intern([("converge", gwarp[row], here, r)])
-                evs.append((CONVERGE, group, None, s + 1, n))
-                launch.expected[group] = launch.expected.get(group, 0) + 1
+        # (a @thread wait: no party) its event, then the warp's convergence where its loop ends
+        launch.sites.append(_Site(ins, CONVERGE, converge, heads, rounds))
+        groups = intern([("converge", gwarp[row], here, r) for row, r in zip(inst.thread, rounds)])
+        for n, (row, rid, group) in enumerate(zip(inst.thread, rids, groups)):
+            per_row[row] += ((code, rid, None, s, n), (CONVERGE, group, None, s + 1, n))
+            launch.expected[group] = launch.expected.get(group, 0) + 1
     launch.rows = list(dict.fromkeys(chain.from_iterable(inst.thread for inst in sizes)))
     heres = [site.here for site in launch.sites]
     if any(site.heads for site in launch.sites) or any(a >= b for a, b in zip(heres, heres[1:])):
@@ -204,6 +237,8 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         for row in launch.rows:
             per_row[row].sort(key=lambda e: sites[e[3]].orders[e[4]])
     return launch
+
+
 def _convergence_point(facts: Facts, label: str, i: int, ins: Instr, positions) -> tuple:
     """Where a wait's polling loop ends, as an order key after the release structuring runs in its
     body (wait_regions.release_point), or right after the wait when its body is empty."""
@@ -240,24 +275,41 @@ def _kind(k, ins: Instr) -> str | None:
     return _EVENTS[ins.op][0]
 
 
-def _instance_keys(facts: Facts, ins: Instr, label: str, inst, kind: str) -> list | None:
-    """The resource each instance acts on; None when an index depends on data."""
+def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, kind: str) -> list[int] | None:
+    """The id of the resource each instance acts on; None when an index depends on data."""
     t = facts.threads
-    blocks = [t.columns["block"][r] for r in inst.thread]
+    blocks = gather(t.columns["block"], inst.thread)
     if kind == "block":
-        return [("block", b) for b in blocks]
+        first = launch.slots(("block",), t.shape.blocks, None)
+        if first is None:
+            return launch.intern([("block", b) for b in blocks])
+        return list(map(first.__add__, blocks))
     if kind == "grid":
-        return [("grid", ins.ref.name)] * inst.size
+        return launch.intern([("grid", ins.ref.name)]) * inst.size
     if kind == "phase":
-        return [("phase", ins.ref.name, ins.ref.index)] * inst.size
+        return launch.intern([("phase", ins.ref.name, ins.ref.index)]) * inst.size
     col = facts.value(ins.ref.index, label)
     if col is None or col[1]:
         return None
-    name = ins.ref.name
+    name, values = ins.ref.name, col[0]
     prim = facts.k.prim(name)
-    if kind == "named" or prim.placement == "shared":
-        return [(kind, name, b, v) for b, v in zip(blocks, col[0])]
-    return [(kind, name, v) for v in col[0]]
+    per_block = kind == "named" or prim.placement == "shared"
+    n = prim.instances
+    first = None if kind == "named" else launch.slots((kind, name), n, t.shape.blocks if per_block else None)
+    if first is None:       # a named barrier, or too many slots to number in advance: each on its own
+        return launch.intern(list(zip(repeat(kind), repeat(name), blocks, values) if per_block else
+                                  zip(repeat(kind), repeat(name), values)))
+    if not values or 0 <= min(values) and max(values) < n:
+        if per_block:       # first + block * n + slot
+            return list(map(add, map(mul, blocks, repeat(n)), map(first.__add__, values)))
+        return list(map(first.__add__, values))
+    ids = []
+    for b, v in zip(blocks, values):
+        if 0 <= v < n:
+            ids.append(first + (b * n if per_block else 0) + v)
+        else:               # a slot outside the array: numbered on its own
+            ids += launch.intern([(kind, name, b, v) if per_block else (kind, name, v)])
+    return ids
 
 
 def _positions(facts: Facts) -> dict[str, int]:
@@ -285,7 +337,8 @@ def _run_once(facts: Facts, launch: Launch) -> dict[int, int]:
     for ptx and for fermi, and a launch's events are usually the same for both."""
     prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
     per_row = launch.per_row
-    key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims, tuple(launch.resources),
+    key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims, tuple(launch.ranges),
+           tuple(launch.named.items()),
            frozenset(launch.members.items()), frozenset(launch.expected.items()),
            tuple([(row, tuple(per_row[row])) for row in launch.rows]))
     at = _RUNS.get(key)
@@ -320,7 +373,7 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
         if not events[row]:
             gone[blocks[row]] += 1
             gone[grid] += 1
-    sleeping: list[list[int] | None] = [None] * len(launch.resources)   # resource or party → threads woken by it
+    sleeping: list[list[int] | None] = [None] * launch.size   # resource or party → threads woken by it
     todo = list(launch.rows)
 
     def leave(row, code):
@@ -412,14 +465,16 @@ class _State:
 
     def __init__(self, facts: Facts, launch: Launch):
         self.facts, self.launch = facts, launch
-        nres = len(launch.resources)
-        self.level = [0] * nres
-        self.full = [False] * nres
+        self.level = [0] * launch.size
+        self.full = [False] * launch.size
         start = {("sem", p.name): p.count or 0 for p in facts.k.prims if p.kind == "semaphore"}
         start.update({("latch", p.name): p.count or 0 for p in facts.k.prims if p.kind == "latch"})
-        if start:
-            for rid, r in enumerate(launch.resources):
-                self.level[rid] = start.get(r[:2], 0)
+        for first, family, slots, blocks in launch.ranges:
+            if start.get(family):
+                total = slots * (blocks or 1)
+                self.level[first:first + total] = [start[family]] * total
+        for r, rid in launch.named.items():
+            self.level[rid] = start.get(r[:2], 0)
         self.parties: set[int] = set()
         self.arrivals: dict[int, int] = {}            # a named barrier, convergence or party → arrivals so far
         self.waiting: dict[int, list] = {}            # a named barrier → (row, position) waiting in its phase
@@ -459,7 +514,7 @@ class _State:
         self.arrivals[r] = self.arrivals.get(r, 0) + 1
         if code == NAMED_SYNC:
             waiting.append(me)
-        if self.arrivals[r] >= self.facts.k.prim(self.launch.resources[r][1]).count:
+        if self.arrivals[r] >= self.facts.k.prim(self.launch.resource(r)[1]).count:
             self.passed.update(waiting)
             self.passed.discard(me)
             self.waiting[r], self.arrivals[r] = [], 0
