@@ -98,6 +98,7 @@ class Launch:
         self.named: dict[tuple, int] = {}          # a resource, or ("party", party operation) → its id
         self._by_id: dict[int, tuple] | None = None
         self.sites: list[_Site] = []
+        self.made_of: list[tuple] = []             # per site, all that its events are made from
         self.members: dict[int, int] = {}          # a @warp party's operation → how many lanes take part
         self.expected: dict[int, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
 
@@ -210,6 +211,8 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         here = (positions[label], i)   # (not id(ins): the same program lowered for another target has the same keys)
         code, s = _CODE[kind, waits], len(launch.sites)
         launch.sites.append(_Site(ins, code, here, heads, rounds))
+        made_of = [code, here, converge, tuple(heads), tuple(rounds) if heads else None, tuple(inst.thread),
+                   tuple(rids)]
         if converge is None:
             whos = repeat(None)
             if party is not None:
@@ -218,12 +221,15 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
                 if party == "gwarp":
                     for who in whos:
                         launch.members[who] = launch.members.get(who, 0) + 1
+                made_of.append(tuple(whos))
+            launch.made_of.append(tuple(made_of))
             for row, e in zip(inst.thread, zip(repeat(code), rids, whos, repeat(s), count())):
                 per_row[row].append(e)
             continue
         # (a @thread wait: no party) its event, then the warp's convergence where its loop ends
         launch.sites.append(_Site(ins, CONVERGE, converge, heads, rounds))
         groups = intern([("converge", gwarp[row], here, r) for row, r in zip(inst.thread, rounds)])
+        launch.made_of.append(tuple(made_of))
         for n, (row, rid, group) in enumerate(zip(inst.thread, rids, groups)):
             per_row[row] += ((code, rid, None, s, n), (CONVERGE, group, None, s + 1, n))
             launch.expected[group] = launch.expected.get(group, 0) + 1
@@ -336,11 +342,10 @@ def _run_once(facts: Facts, launch: Launch) -> dict[int, int]:
     """`_run`, or its answer for the same events: `syncc check` with no target checks a program
     for ptx and for fermi, and a launch's events are usually the same for both."""
     prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
-    per_row = launch.per_row
+    # each thread's events follow from what the sites are made of (flat tuples of ints: cheap to hash)
     key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims, tuple(launch.ranges),
-           tuple(launch.named.items()),
-           frozenset(launch.members.items()), frozenset(launch.expected.items()),
-           tuple([(row, tuple(per_row[row])) for row in launch.rows]))
+           tuple(launch.named.items()), frozenset(launch.members.items()), frozenset(launch.expected.items()),
+           tuple(launch.made_of))
     at = _RUNS.get(key)
     if at is None:
         at = _run(facts, launch)
