@@ -369,17 +369,21 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
     blocks = t.columns["block"]
     grid = max(blocks) + 1                       # the grid's group, after the blocks'
     size = [0] * (grid + 1)
-    for b in blocks:
-        size[b] += 1
-    size[grid] = t.n
     gone = [0] * (grid + 1)                      # threads of a block (the grid) finished or at its barrier
     at_barrier: list[list[int]] = [[] for _ in size]
-    for row in range(t.n):                       # threads with no event are finished from the start
-        if not events[row]:
-            gone[blocks[row]] += 1
-            gone[grid] += 1
+    # a thread that finishes matters to the others only where some wait at a block or grid barrier
+    barriers = any(site.code >= BLOCK for site in launch.sites)
+    if barriers:
+        for b in blocks:
+            size[b] += 1
+        size[grid] = t.n
+        for row in range(t.n):                   # threads with no event are finished from the start
+            if not events[row]:
+                gone[blocks[row]] += 1
+                gone[grid] += 1
     sleeping: list[list[int] | None] = [None] * launch.size   # resource or party → threads woken by it
     todo = list(launch.rows)
+    finished = 0
 
     def leave(row, code):
         """A thread finished (code None) or reached a block/grid barrier: release a full group."""
@@ -459,7 +463,11 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
             p += 1
         else:
             pos[row] = p
-            leave(row, None)
+            finished += 1
+            if barriers:
+                leave(row, None)
+    if finished == len(launch.rows):
+        return {}
     return {row: pos[row] for row in launch.rows if pos[row] < len(events[row])}
 
 
