@@ -48,6 +48,7 @@ _CODE = {("sem", False): SEM_POST, ("sem", True): SEM_WAIT, ("latch", False): LA
          ("phase", False): PHASE_ARRIVE, ("phase", True): PHASE_WAIT, ("named", False): NAMED_ARRIVE,
          ("named", True): NAMED_SYNC, ("converge", True): CONVERGE, ("block", True): BLOCK, ("grid", True): GRID}
 _KIND = {code: kind for kind, code in _CODE.items()}       # code → (kind, waits)
+_MONOTONE = (CHAN_PUT, CHAN_GET, LATCH_ARRIVE, LATCH_WAIT)   # what they wait for, once there, stays
 
 
 class Event:
@@ -99,6 +100,7 @@ class Launch:
         self._by_id: dict[int, tuple] | None = None
         self.sites: list[_Site] = []
         self.made_of: list[tuple] = []             # per site, all that its events are made from
+        self.parties = False                       # is some event a @warp or @block party's operation?
         self.members: dict[int, int] = {}          # a @warp party's operation → how many lanes take part
         self.expected: dict[int, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
 
@@ -146,6 +148,12 @@ class Launch:
     def events(self, row: int) -> list[Event]:
         """The thread's events as the report reads them."""
         return [self.event(row, e) for e in self.per_row[row]]
+
+    def monotone(self) -> bool:
+        """Only channel slots put and waited for, and latches counted down and waited on: a wait
+        that can end stays able to until its thread goes on (slots only fill, counts only fall),
+        so every order in which the threads go ends with each of them at the same event."""
+        return not self.parties and all(site.code in _MONOTONE for site in self.sites)
 
 
 def check_schedule(facts: Facts, ctx: PassContext) -> None:
@@ -216,6 +224,7 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         if converge is None:
             whos = repeat(None)
             if party is not None:
+                launch.parties = True
                 party_of = t.columns[party]
                 whos = intern([("party", (party_of[row], here, r)) for row, r in zip(inst.thread, rounds)])
                 if party == "gwarp":
@@ -383,6 +392,10 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
                 gone[grid] += 1
     sleeping: list[list[int] | None] = [None] * launch.size   # resource or party → threads woken by it
     todo = list(launch.rows)
+    if launch.monotone():
+        # the order is free: threads in row order (popped from the end), as the sites list them,
+        # which puts a producer that comes first in the program before its consumers
+        todo.reverse()
     finished = 0
 
     def leave(row, code):
