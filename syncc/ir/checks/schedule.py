@@ -293,7 +293,7 @@ def _kind(k, ins: Instr) -> str | None:
 def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, kind: str) -> list[int] | None:
     """The id of the resource each instance acts on; None when an index depends on data."""
     t = facts.threads
-    blocks = gather(t.columns["block"], inst.thread)
+    blocks = gather(t.columns["block"], inst.thread) if t.shape.blocks > 1 else [0] * inst.size
     if kind == "block":
         first = launch.slots(("block",), t.shape.blocks, None)
         if first is None:
@@ -315,7 +315,7 @@ def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, ki
         return launch.intern(list(zip(repeat(kind), repeat(name), blocks, values) if per_block else
                                   zip(repeat(kind), repeat(name), values)))
     if not values or 0 <= min(values) and max(values) < n:
-        if per_block:       # first + block * n + slot
+        if per_block and t.shape.blocks > 1:        # first + block * n + slot
             return list(map(add, map(mul, blocks, repeat(n)), map(first.__add__, values)))
         return list(map(first.__add__, values))
     ids = []
