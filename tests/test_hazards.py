@@ -89,3 +89,37 @@ def test_correct_ptx_program_runs_on_a_gpu(path):
     p = subprocess.run([sys.executable, "-m", "syncc", "run", str(path.relative_to(ROOT)), "--target", "gpu",
                         "--timeout", "20"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_schedule_run_of_channels_and_latches_ends_alike_in_any_order():
+    """checks/schedule.py lets the threads of a launch of channels and latches alone go in any
+    order (Launch.monotone): random such launches end with every thread at the same event
+    whichever order the threads start in."""
+    import random
+
+    from syncc.ir.checks import schedule as S
+    from syncc.ir.checks.space import Shape, Threads
+
+    class Facts:                # what the run reads of a kernel's facts
+        def __init__(self, n):
+            self.threads = Threads(Shape((1, 1, 1), (n, 1, 1)))
+            self.k = type("Kernel", (), {"prims": []})()
+
+    rng = random.Random(7)
+    stuck = 0
+    for _ in range(300):
+        n, slots = rng.randint(1, 40), rng.randint(1, 12)
+        facts, launch = Facts(n), S.Launch(n)
+        launch.size = slots         # channel slots and latches share the ids: a run keeps them apart
+        launch.sites.append(S._Site(None, S.CHAN_PUT, (0, 0), [], [()]))
+        for row in rng.sample(range(n), rng.randint(1, n)):
+            launch.per_row[row] = [(rng.choice(S._MONOTONE), rng.randrange(slots), None, 0, 0)
+                                   for _ in range(rng.randint(1, 5))]
+            launch.rows.append(row)
+        assert launch.monotone()
+        first = S._run(facts, launch)
+        for _ in range(3):
+            rng.shuffle(launch.rows)
+            assert S._run(facts, launch) == first
+        stuck += bool(first)
+    assert stuck > 100

@@ -68,3 +68,29 @@ PROGRAMS = sorted((ROOT / "tests" / "hazards").glob("*.sync")) + sorted((ROOT / 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
 def test_skipping_a_launch_with_only_data_arguments_changes_nothing(path, monkeypatch):
     assert findings(str(path), monkeypatch, True) == findings(str(path), monkeypatch, False)
+
+
+@pytest.mark.parametrize("grid, block", [((1, 1, 1), (32, 32, 1)), ((3, 2, 2), (5, 3, 2)), ((2, 1, 1), (65, 1, 1)),
+                                         ((7, 5, 3), (33, 2, 1)), ((4096, 4, 1), (64, 2, 2))])
+def test_thread_columns_follow_their_definitions(grid, block):
+    """The rows' columns (built a block at a time, checks/space.py) are each row's indices; a
+    launch too large to enumerate keeps a sample of whole blocks."""
+    from syncc.ir.checks.space import Shape, Threads
+    t = Threads(Shape(grid, block))
+    bx, by, _ = block
+    gx, gy, _ = grid
+    nt = bx * by * block[2]
+    nwarps = -(-nt // 32)
+    local = t.columns["tid"]
+    which = t.columns["block"]
+    assert local == list(range(nt)) * len(t.block_ids)
+    assert which == [b for b in t.block_ids for _ in range(nt)]
+    assert t.columns["tid.x"] == [x % bx for x in local]
+    assert t.columns["tid.y"] == [(x // bx) % by for x in local]
+    assert t.columns["tid.z"] == [x // (bx * by) for x in local]
+    assert t.columns["laneid"] == [x % 32 for x in local]
+    assert t.columns["warp"] == [x // 32 for x in local]
+    assert t.columns["ctaid.x"] == [b % gx for b in which]
+    assert t.columns["ctaid.y"] == [(b // gx) % gy for b in which]
+    assert t.columns["ctaid.z"] == [b // (gx * gy) for b in which]
+    assert t.columns["gwarp"] == [b * nwarps + x // 32 for b, x in zip(which, local)]

@@ -14,6 +14,9 @@ on data decides who puts), and a claim that nothing puts a slot needs every put'
 """
 from __future__ import annotations
 
+from itertools import repeat
+from operator import add, lshift
+
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..impls.registry import implementation
@@ -53,15 +56,24 @@ def check_channels(facts: Facts, ctx: PassContext) -> None:
 
 def slot_keys(facts: Facts, prim: Prim, label: str, index) -> tuple | None:
     """(instances, slot keys, symbolic part) of an operation on `prim` in block `label`: a key per
-    instance, the slot for a global channel and (block, slot) for a shared one. None: unknown."""
+    instance, the slot for a global channel and (block, slot) for a shared one. None: unknown.
+    Computed once per launch shape (waitfor.py asks for the same slots)."""
+    memo = facts.memo.setdefault("slot_keys", {})
+    at = (prim.name, label, index)
+    if at not in memo:
+        memo[at] = _slot_keys(facts, prim, label, index)
+    return memo[at]
+
+
+def _slot_keys(facts: Facts, prim: Prim, label: str, index) -> tuple | None:
     inst = facts.instances(label)
     col = facts.value(index, label)
     if inst is None or col is None:
         return None
     values, symbolic = col
-    if prim.placement == "shared":
+    if prim.placement == "shared":       # (block << 32) + slot
         block = gather(facts.threads.columns["block"], inst.thread)
-        return inst, [(b << 32) + v for b, v in zip(block, values)], symbolic
+        return inst, list(map(add, map(lshift, block, repeat(32)), values)), symbolic
     return inst, values, symbolic
 
 
@@ -87,16 +99,19 @@ def _producers(facts: Facts, prim: Prim, puts, ctx: PassContext) -> dict | None:
                             "whether every wait on it has a producer, and no slot two", put.span)
             continue
         inst, keys, symbolic = found
-        before = produced.setdefault(symbolic, {})
+        before = produced.get(symbolic, {})
         if inst.exact and not reported:
             reported = _two_producers(facts, prim, put, inst, keys, before, symbolic, ctx)
-        for row, key in zip(inst.thread, keys):
-            before.setdefault(key, (row, put))
+        # each slot's first producer: built from the last instance back, so that the first stays,
+        # and under the earlier puts' (which stay too)
+        produced[symbolic] = {**dict(zip(reversed(keys), zip(reversed(inst.thread), repeat(put)))), **before}
     return produced if known else None
 
 
 def _two_producers(facts: Facts, prim: Prim, put: Instr, inst, keys: list, before, symbolic, ctx) -> bool:
     """Find and report the first slot this put shares with another instance or an earlier put."""
+    if len(set(keys)) == len(keys) and before.keys().isdisjoint(keys):
+        return False        # (every slot once, none an earlier put's: the usual case, decided in C)
     seen: dict[int, int] = {}
     for row, key in zip(inst.thread, keys):
         other = None
@@ -136,6 +151,8 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
             continue        # producers at parameter-dependent slots: cannot tell
         have = produced.get(symbolic, {})
         if _waits_for_itself(facts, prim, wait, inst, keys, symbolic, have, ctx):
+            continue
+        if all(map(have.__contains__, keys)):
             continue
         missing = [(row, key) for row, key in zip(inst.thread, keys) if key not in have]
         if not missing or not inst.exact and len(missing) < inst.size:

@@ -17,16 +17,20 @@ large to enumerate) `syncc explain` lists.
 """
 from __future__ import annotations
 
-from operator import attrgetter
+from bisect import bisect_right
+from itertools import chain, count, repeat
+from operator import add, mul
 
 from ...core.diagnostics import Note
 from ..cfg import post_order
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
+from .space import gather
 from .waitfor import reported_waits
 
 BUDGET_EVENTS = 25_000      # operation instances simulated per kernel and launch shape
+BUDGET_SLOTS = 1 << 16      # the most slots of one semaphore, latch or channel numbered in advance
 
 # op → (event kind, does it wait?)
 _EVENTS = {"sem.wait": ("sem", True), "sem.post": ("sem", False), "latch.arrive": ("latch", False),
@@ -34,11 +38,22 @@ _EVENTS = {"sem.wait": ("sem", True), "sem.post": ("sem", False), "latch.arrive"
            "chan.get": ("chan", True), "chan.await": ("chan", True), "bar.sync": ("block", True),
            "prim.sync": ("barrier", True), "prim.arrive": ("barrier", False), "prim.wait": ("barrier", True)}
 _PARTY = {"thread": None, "warp": "gwarp", "block": "block"}
-_order = attrgetter("order")
+
+# What the run does with an event, as one small int: its kind and whether it waits. The block
+# and grid barriers come last, so that one comparison tells them apart.
+(SEM_POST, SEM_WAIT, LATCH_ARRIVE, LATCH_WAIT, CHAN_PUT, CHAN_GET, PHASE_ARRIVE, PHASE_WAIT, NAMED_ARRIVE,
+ NAMED_SYNC, CONVERGE, BLOCK, GRID) = range(13)
+_CODE = {("sem", False): SEM_POST, ("sem", True): SEM_WAIT, ("latch", False): LATCH_ARRIVE,
+         ("latch", True): LATCH_WAIT, ("chan", False): CHAN_PUT, ("chan", True): CHAN_GET,
+         ("phase", False): PHASE_ARRIVE, ("phase", True): PHASE_WAIT, ("named", False): NAMED_ARRIVE,
+         ("named", True): NAMED_SYNC, ("converge", True): CONVERGE, ("block", True): BLOCK, ("grid", True): GRID}
+_KIND = {code: kind for kind, code in _CODE.items()}       # code → (kind, waits)
+_MONOTONE = (CHAN_PUT, CHAN_GET, LATCH_ARRIVE, LATCH_WAIT)   # what they wait for, once there, stays
 
 
 class Event:
-    """One synchronizing operation of one thread (one instance of an instruction)."""
+    """One synchronizing operation of one thread (one instance of an instruction), as the report
+    reads it; the run reads the same event as a tuple (Launch)."""
     __slots__ = ("order", "kind", "waits", "resource", "party", "site")
 
     def __init__(self, order: tuple, kind: str, waits: bool, resource: tuple, party, site: Instr):
@@ -50,97 +65,193 @@ class Event:
         self.site = site
 
 
+class _Site:
+    """One operation (or the point where a wait's polling loop ends): what its instances share."""
+    __slots__ = ("ins", "code", "here", "heads", "rounds", "orders")
+
+    def __init__(self, ins: Instr, code: int, here: tuple, heads: list, rounds: list):
+        self.ins, self.code, self.here = ins, code, here
+        self.heads = heads            # the loops around it (their positions), outermost first
+        self.rounds = rounds          # per instance: the rounds of those loops
+        self.orders = None            # per instance: its order key, when the threads' events are sorted
+
+    def order(self, n: int) -> tuple:
+        """Where instance n comes in its thread's program order: the rounds of the loops around it,
+        outermost first, then the operation's place."""
+        return tuple(x for pair in zip(self.heads, self.rounds[n]) for x in pair) + self.here
+
+
+class Launch:
+    """The launch's events, thread by thread. The run reads each event as a tuple
+    (code, resource id, party id or None, site number, instance number): resources and parties
+    are numbered once, so that the run compares ints and keeps its state in lists. The slots of
+    a semaphore, latch or channel (and the blocks' barriers) are numbered in advance, slot by
+    slot and block by block (`ranges`), so that an instance's id is arithmetic on its index; any
+    other resource is numbered where it first appears (`named`)."""
+
+    def __init__(self, n: int):
+        self.rows: list[int] = []                  # the threads with events, in order of their first
+        self.per_row: list[list] = [[] for _ in range(n)]       # row → its events, in program order
+        self.size = 0                              # ids handed out
+        self.ranges: list[tuple[int, tuple, int, int]] = []     # (first id, family, slots, blocks)
+        self._firsts: list[int] = []
+        self._range_of: dict[tuple, int | None] = {}       # family → its first id
+        self.named: dict[tuple, int] = {}          # a resource, or ("party", party operation) → its id
+        self._by_id: dict[int, tuple] | None = None
+        self.sites: list[_Site] = []
+        self.made_of: list[tuple] = []             # per site, all that its events are made from
+        self.parties = False                       # is some event a @warp or @block party's operation?
+        self.members: dict[int, int] = {}          # a @warp party's operation → how many lanes take part
+        self.expected: dict[int, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
+
+    def intern(self, keys: list) -> list[int]:
+        """The id of each key, numbering new ones in order of first appearance."""
+        named = self.named
+        fresh = [key for key in dict.fromkeys(keys) if key not in named]
+        named.update(zip(fresh, count(self.size)))
+        self.size += len(fresh)
+        return list(map(named.__getitem__, keys))
+
+    def slots(self, family: tuple, slots: int, blocks: int | None) -> int | None:
+        """The first id of the family's range, numbered once: resource family + (block, slot), or
+        family + (slot,) where blocks is None (one copy for the grid); None when there are too
+        many slots to number."""
+        if family not in self._range_of:
+            total = slots * (blocks or 1)
+            if total > BUDGET_SLOTS:
+                self._range_of[family] = None
+            else:
+                self._range_of[family] = self.size
+                self.ranges.append((self.size, family, slots, blocks))
+                self._firsts.append(self.size)
+                self.size += total
+        return self._range_of[family]
+
+    def resource(self, rid: int) -> tuple:
+        """What id `rid` stands for."""
+        at = bisect_right(self._firsts, rid) - 1
+        if at >= 0:
+            first, family, slots, blocks = self.ranges[at]
+            if rid < first + slots * (blocks or 1):
+                return family + (divmod(rid - first, slots) if blocks else (rid - first,))
+        if self._by_id is None:
+            self._by_id = {i: key for key, i in self.named.items()}
+        return self._by_id[rid]
+
+    def event(self, row: int, e: tuple) -> Event:
+        code, rid, party, s, n = e
+        site = self.sites[s]
+        kind, waits = _KIND[code]
+        return Event(site.order(n), kind, waits, self.resource(rid),
+                     None if party is None else self.resource(party)[1], site.ins)
+
+    def events(self, row: int) -> list[Event]:
+        """The thread's events as the report reads them."""
+        return [self.event(row, e) for e in self.per_row[row]]
+
+    def monotone(self) -> bool:
+        """Only channel slots put and waited for, and latches counted down and waited on: a wait
+        that can end stays able to until its thread goes on (slots only fill, counts only fall),
+        so every order in which the threads go ends with each of them at the same event."""
+        return not self.parties and all(site.code in _MONOTONE for site in self.sites)
+
+
 def check_schedule(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     if ctx.sink.error_count or not any(ins.op in _EVENTS for _, _, ins in k.instructions()):
         return        # (another check has explained what is wrong with this kernel)
-    events = _events(facts, ctx)
-    if events is None:
+    launch = _events(facts, ctx)
+    if launch is None:
         return
-    stuck = _run_once(facts, events)
+    stuck = _run_once(facts, launch)
     if stuck:
-        _report(facts, stuck, events, ctx)
+        events = {row: launch.events(row) for row in stuck}
+        _report(facts, {row: events[row][p] for row, p in stuck.items()}, events, ctx)
 
 
 # ---- the events of each thread ---------------------------------------------------------------------
 
-def _events(facts: Facts, ctx: PassContext) -> dict[int, list[Event]] | None:
+def _events(facts: Facts, ctx: PassContext) -> Launch | None:
     k, t = facts.k, facts.threads
     if not t.every_block:
         return None
-    sites = [(b.label, i, ins) for b in k.blocks if b.label in facts.cfg.reachable
-             for i, ins in enumerate(b.instrs) if _kind(k, ins) is not None]
-    sizes = [facts.instances(label) for label, _, _ in sites]
+    sites = [(b.label, i, ins, kind) for b in k.blocks if b.label in facts.cfg.reachable
+             for i, ins in enumerate(b.instrs) if (kind := _kind(k, ins)) is not None]
+    sizes = [facts.instances(label) for label, _, _, _ in sites]
     if any(inst is None for inst in sizes) or sum(inst.size for inst in sizes) > BUDGET_EVENTS:
         facts.undecided(ctx, "whether the threads' waits can all end in some order: too many operations to "
                         "follow one by one", k.span)
         return None
     positions = _positions(facts)
-    per_thread: dict[int, list[Event]] = {}
-    expected: dict[tuple, int] = {}         # a warp's convergence after a wait → how many lanes it waits for
-    members: dict[tuple, int] = {}          # a @warp party's operation → how many lanes take part
+    launch = Launch(t.n)
+    per_row, intern = launch.per_row, launch.intern
+    gwarp = t.columns["gwarp"]
     total = 0
-    for b in k.blocks:
-        if b.label not in facts.cfg.reachable:
+    for label, i, ins, kind in sites:
+        waits = _EVENTS[ins.op][1] and not (kind == "named" and ins.op == "prim.arrive")
+        inst = facts.instances(label)
+        if inst is None or not inst.counted or waits and not inst.exact:
+            facts.undecided(ctx, "whether the threads' waits can all end in some order: a wait here runs "
+                            "under a condition or in a loop that depends on data", ins.span)
+            return None
+        rids = _resource_ids(facts, launch, ins, label, inst, kind)
+        if rids is None:
+            facts.undecided(ctx, "whether the threads' waits can all end in some order: the element this "
+                            "operation uses depends on data", ins.span)
+            return None
+        prim = k.prim(ins.ref.name) if ins.ref is not None else None
+        party = _PARTY.get(prim.granularity) if prim is not None and kind in ("sem", "latch") else None
+        # on a stack-based GPU the lanes that got through a @thread wait's polling loop wait where
+        # it ends for the warp's other lanes (after the release structuring put in its body)
+        converge = None
+        if ctx.target.stack_based and waits and kind in ("sem", "latch", "chan") and party is None:
+            converge = _convergence_point(facts, label, i, ins, positions)
+        total += inst.size * (2 if converge is not None else 1)
+        if total > BUDGET_EVENTS:
+            facts.undecided(ctx, "whether the threads' waits can all end in some order: too many operations "
+                            "to follow one by one", k.span)
+            return None
+        # per instance: the rounds of the loops around (outermost first), as an order prefix
+        loops = inst.loops
+        counters = [inst.iters[_var(facts, head)] for head in loops]
+        heads = [positions[head] for head in loops]
+        rounds = list(zip(*counters)) if counters else [()] * inst.size
+        here = (positions[label], i)   # (not id(ins): the same program lowered for another target has the same keys)
+        code, s = _CODE[kind, waits], len(launch.sites)
+        launch.sites.append(_Site(ins, code, here, heads, rounds))
+        made_of = [code, here, converge, tuple(heads), tuple(rounds) if heads else None, tuple(inst.thread),
+                   tuple(rids)]
+        if converge is None:
+            whos = repeat(None)
+            if party is not None:
+                launch.parties = True
+                party_of = t.columns[party]
+                whos = intern([("party", (party_of[row], here, r)) for row, r in zip(inst.thread, rounds)])
+                if party == "gwarp":
+                    for who in whos:
+                        launch.members[who] = launch.members.get(who, 0) + 1
+                made_of.append(tuple(whos))
+            launch.made_of.append(tuple(made_of))
+            for row, e in zip(inst.thread, zip(repeat(code), rids, whos, repeat(s), count())):
+                per_row[row].append(e)
             continue
-        for i, ins in enumerate(b.instrs):
-            kind = _kind(k, ins)
-            if kind is None:
-                continue
-            waits = _EVENTS[ins.op][1] and not (kind == "named" and ins.op == "prim.arrive")
-            inst = facts.instances(b.label)
-            if inst is None or not inst.counted or waits and not inst.exact:
-                facts.undecided(ctx, "whether the threads' waits can all end in some order: a wait here runs "
-                                "under a condition or in a loop that depends on data", ins.span)
-                return None
-            key = _instance_keys(facts, ins, b.label, inst, kind)
-            if key is None:
-                facts.undecided(ctx, "whether the threads' waits can all end in some order: the element this "
-                                "operation uses depends on data", ins.span)
-                return None
-            prim = k.prim(ins.ref.name) if ins.ref is not None else None
-            party = _PARTY.get(prim.granularity) if prim is not None and kind in ("sem", "latch") else None
-            loops = inst.loops
-            # on a stack-based GPU the lanes that got through a @thread wait's polling loop wait where
-            # it ends for the warp's other lanes (after the release structuring put in its body)
-            converge = None
-            if ctx.target.stack_based and waits and kind in ("sem", "latch", "chan") and party is None:
-                converge = _convergence_point(facts, b.label, i, ins, positions)
-            total += inst.size * (2 if converge is not None else 1)
-            if total > BUDGET_EVENTS:
-                facts.undecided(ctx, "whether the threads' waits can all end in some order: too many operations "
-                                "to follow one by one", k.span)
-                return None
-            # per instance: the rounds of the loops around (outermost first), as an order prefix
-            counters = [inst.iters[_var(facts, head)] for head in loops]
-            heads = [positions[head] for head in loops]
-            rounds = list(zip(*counters)) if counters else [()] * inst.size
-            here = (positions[b.label], i)
-            gwarp, party_of = t.columns["gwarp"], t.columns[party] if party is not None else None
-            site = here            # (not id(ins): the same program lowered for another target has the same keys)
-            orders: dict[tuple, tuple] = {}     # rounds → (order, convergence's order): threads share them
-            for n, row in enumerate(inst.thread):
-                r = rounds[n]
-                order = orders.get(r)
-                if order is None:
-                    prefix = tuple(x for pair in zip(heads, r) for x in pair)
-                    order = orders[r] = (prefix + here, None if converge is None else prefix + converge)
-                who = None if party_of is None else (party_of[row], site, r)
-                if who is not None and party == "gwarp":
-                    members[who] = members.get(who, 0) + 1
-                evs = per_thread.get(row)
-                if evs is None:
-                    evs = per_thread[row] = []
-                evs.append(Event(order[0], kind, waits, key[n], who, ins))
-                if converge is not None:
-                    group = ("converge", gwarp[row], site, r)
-                    evs.append(Event(order[1], "converge", True, group, None, ins))
-                    expected[group] = expected.get(group, 0) + 1
-    for evs in per_thread.values():
-        evs.sort(key=_order)
-    facts.memo["converge"] = expected
-    facts.memo["members"] = members
-    return per_thread
+        # (a @thread wait: no party) its event, then the warp's convergence where its loop ends
+        launch.sites.append(_Site(ins, CONVERGE, converge, heads, rounds))
+        groups = intern([("converge", gwarp[row], here, r) for row, r in zip(inst.thread, rounds)])
+        launch.made_of.append(tuple(made_of))
+        for n, (row, rid, group) in enumerate(zip(inst.thread, rids, groups)):
+            per_row[row] += ((code, rid, None, s, n), (CONVERGE, group, None, s + 1, n))
+            launch.expected[group] = launch.expected.get(group, 0) + 1
+    launch.rows = list(dict.fromkeys(chain.from_iterable(inst.thread for inst in sizes)))
+    heres = [site.here for site in launch.sites]
+    if any(site.heads for site in launch.sites) or any(a >= b for a, b in zip(heres, heres[1:])):
+        # appended site by site; in program order only when no loop or convergence interleaves them
+        for site in launch.sites:
+            site.orders = list(map(site.order, range(len(site.rounds))))
+        sites = launch.sites
+        for row in launch.rows:
+            per_row[row].sort(key=lambda e: sites[e[3]].orders[e[4]])
+    return launch
 
 
 def _convergence_point(facts: Facts, label: str, i: int, ins: Instr, positions) -> tuple:
@@ -179,24 +290,41 @@ def _kind(k, ins: Instr) -> str | None:
     return _EVENTS[ins.op][0]
 
 
-def _instance_keys(facts: Facts, ins: Instr, label: str, inst, kind: str) -> list | None:
-    """The resource each instance acts on; None when an index depends on data."""
+def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, kind: str) -> list[int] | None:
+    """The id of the resource each instance acts on; None when an index depends on data."""
     t = facts.threads
-    blocks = [t.columns["block"][r] for r in inst.thread]
+    blocks = gather(t.columns["block"], inst.thread) if t.shape.blocks > 1 else [0] * inst.size
     if kind == "block":
-        return [("block", b) for b in blocks]
+        first = launch.slots(("block",), t.shape.blocks, None)
+        if first is None:
+            return launch.intern([("block", b) for b in blocks])
+        return list(map(first.__add__, blocks))
     if kind == "grid":
-        return [("grid", ins.ref.name)] * inst.size
+        return launch.intern([("grid", ins.ref.name)]) * inst.size
     if kind == "phase":
-        return [("phase", ins.ref.name, ins.ref.index)] * inst.size
+        return launch.intern([("phase", ins.ref.name, ins.ref.index)]) * inst.size
     col = facts.value(ins.ref.index, label)
     if col is None or col[1]:
         return None
-    name = ins.ref.name
+    name, values = ins.ref.name, col[0]
     prim = facts.k.prim(name)
-    if kind == "named" or prim.placement == "shared":
-        return [(kind, name, b, v) for b, v in zip(blocks, col[0])]
-    return [(kind, name, v) for v in col[0]]
+    per_block = kind == "named" or prim.placement == "shared"
+    n = prim.instances
+    first = None if kind == "named" else launch.slots((kind, name), n, t.shape.blocks if per_block else None)
+    if first is None:       # a named barrier, or too many slots to number in advance: each on its own
+        return launch.intern(list(zip(repeat(kind), repeat(name), blocks, values) if per_block else
+                                  zip(repeat(kind), repeat(name), values)))
+    if not values or 0 <= min(values) and max(values) < n:
+        if per_block and t.shape.blocks > 1:        # first + block * n + slot
+            return list(map(add, map(mul, blocks, repeat(n)), map(first.__add__, values)))
+        return list(map(first.__add__, values))
+    ids = []
+    for b, v in zip(blocks, values):
+        if 0 <= v < n:
+            ids.append(first + (b * n if per_block else 0) + v)
+        else:               # a slot outside the array: numbered on its own
+            ids += launch.intern([(kind, name, b, v) if per_block else (kind, name, v)])
+    return ids
 
 
 def _positions(facts: Facts) -> dict[str, int]:
@@ -219,53 +347,62 @@ def _positions(facts: Facts) -> dict[str, int]:
 _RUNS: dict[tuple, dict[int, int]] = {}   # recent runs: everything `_run` reads → where each stuck thread is
 
 
-def _run_once(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
+def _run_once(facts: Facts, launch: Launch) -> dict[int, int]:
     """`_run`, or its answer for the same events: `syncc check` with no target checks a program
     for ptx and for fermi, and a launch's events are usually the same for both."""
     prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
-    key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims,
-           frozenset(facts.memo["members"].items()), frozenset(facts.memo["converge"].items()),
-           tuple([(row, tuple([(e.order, e.kind, e.waits, e.resource, e.party) for e in evs]))
-                  for row, evs in events.items()]))
+    # each thread's events follow from what the sites are made of (flat tuples of ints: cheap to hash)
+    key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims, tuple(launch.ranges),
+           tuple(launch.named.items()), frozenset(launch.members.items()), frozenset(launch.expected.items()),
+           tuple(launch.made_of))
     at = _RUNS.get(key)
     if at is None:
-        stuck = _run(facts, events)
-        at = {row: events[row].index(e) for row, e in stuck.items()}
+        at = _run(facts, launch)
         if len(_RUNS) >= 8:
             _RUNS.clear()
         _RUNS[key] = at
-    return {row: events[row][i] for row, i in at.items()}
+    return at
 
 
-def _run(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
-    """Every thread as far as it can go; the threads left waiting, at the event each waits on.
-    Event-driven: a thread blocked on a resource is woken when the resource changes."""
+def _run(facts: Facts, launch: Launch) -> dict[int, int]:
+    """Every thread as far as it can go; the threads left waiting, at the position of the event
+    each waits on. Event-driven: a thread blocked on a resource is woken when the resource
+    changes. Semaphores, latches and channels are acted on here (the most frequent); the rest
+    in _State.act."""
     t = facts.threads
-    state = _State(facts)
-    pos = dict.fromkeys(events, 0)
+    events, members = launch.per_row, launch.members
+    state = _State(facts, launch)
+    level, full, arrivals, parties = state.level, state.full, state.arrivals, state.parties
+    met: set[tuple] = set()                      # (row, party operation) arrived at it
+    pos = [0] * t.n
     blocks = t.columns["block"]
-    size = {("block", b): 0 for b in blocks}
-    for b in blocks:
-        size[("block", b)] += 1
-    size[("grid",)] = t.n
-    gone = dict.fromkeys(size, 0)                # threads of a block (the grid) finished or at its barrier
-    at_barrier: dict[tuple, list[int]] = {g: [] for g in size}
-    for row in range(t.n):                       # threads with no event are finished from the start
-        if row not in events:
-            gone[("block", blocks[row])] += 1
-            gone[("grid",)] += 1
-    sleeping: dict[tuple, list[int]] = {}
-    todo = list(events)
+    grid = max(blocks) + 1                       # the grid's group, after the blocks'
+    size = [0] * (grid + 1)
+    gone = [0] * (grid + 1)                      # threads of a block (the grid) finished or at its barrier
+    at_barrier: list[list[int]] = [[] for _ in size]
+    # a thread that finishes matters to the others only where some wait at a block or grid barrier
+    barriers = any(site.code >= BLOCK for site in launch.sites)
+    if barriers:
+        for b in blocks:
+            size[b] += 1
+        size[grid] = t.n
+        for row in range(t.n):                   # threads with no event are finished from the start
+            if not events[row]:
+                gone[blocks[row]] += 1
+                gone[grid] += 1
+    sleeping: list[list[int] | None] = [None] * launch.size   # resource or party → threads woken by it
+    todo = list(launch.rows)
+    if launch.monotone():
+        # the order is free: threads in row order (popped from the end), as the sites list them,
+        # which puts a producer that comes first in the program before its consumers
+        todo.reverse()
+    finished = 0
 
-    def groups(row, kind):
-        return [("block", blocks[row])] if kind == "block" else [("grid",)] if kind == "grid" else \
-            [("block", blocks[row]), ("grid",)]
-
-    def leave(row, kind):
-        """A thread finished (kind None) or reached a block/grid barrier: release a full group."""
-        for g in groups(row, kind):
+    def leave(row, code):
+        """A thread finished (code None) or reached a block/grid barrier: release a full group."""
+        for g in (blocks[row],) if code == BLOCK else (grid,) if code == GRID else (blocks[row], grid):
             gone[g] += 1
-            if kind is not None:
+            if code is not None:
                 at_barrier[g].append(row)
             if gone[g] == size[g] and at_barrier[g]:
                 released, at_barrier[g] = at_barrier[g], []
@@ -277,123 +414,138 @@ def _run(facts: Facts, events: dict[int, list[Event]]) -> dict[int, Event]:
     while todo:
         row = todo.pop()
         evs = events[row]
-        while pos[row] < len(evs):
-            e = evs[pos[row]]
-            if e.kind in ("block", "grid"):
-                leave(row, e.kind)
+        p, end = pos[row], len(evs)
+        while p < end:
+            code, r, party, _, _ = evs[p]
+            if code >= BLOCK:
+                pos[row] = p
+                leave(row, code)
                 break
-            went, woke, sleep_on = state.step(e, row)
-            for r in woke:
-                todo.extend(sleeping.pop(r, ()))
+            if party is not None:
+                # a @warp or @block party's operation: it waits for every lane of a @warp party to
+                # arrive (the compiler's __syncwarp before it), then acts once for all
+                if party in parties:
+                    p += 1
+                    continue
+                lanes = members.get(party)
+                if lanes is not None:
+                    if (row, party) not in met:
+                        met.add((row, party))
+                        arrivals[party] = arrivals.get(party, 0) + 1
+                    if arrivals[party] < lanes:
+                        pos[row] = p
+                        if sleeping[party] is None:
+                            sleeping[party] = [row]
+                        else:
+                            sleeping[party].append(row)
+                        break
+            changed = False                      # did the resource change (wake its sleepers)?
+            if code == CHAN_GET:
+                went = full[r]
+            elif code == CHAN_PUT:
+                full[r] = went = changed = True
+            elif code == SEM_WAIT:
+                went = level[r] > 0
+                if went:
+                    level[r] -= 1
+            elif code == SEM_POST:
+                level[r] += 1
+                went = changed = True
+            elif code == LATCH_WAIT:
+                went = level[r] <= 0
+            elif code == LATCH_ARRIVE:
+                level[r] -= 1
+                went, changed = True, level[r] <= 0
+            else:
+                went, changed = state.act(code, r, row, p)
+            if changed and sleeping[r] is not None:
+                todo.extend(sleeping[r])
+                sleeping[r] = None
             if not went:
-                sleeping.setdefault(sleep_on, []).append(row)
+                if sleeping[r] is None:
+                    sleeping[r] = [row]
+                else:
+                    sleeping[r].append(row)
+                pos[row] = p
                 break
-            pos[row] += 1
+            if party is not None:
+                parties.add(party)
+                if sleeping[party] is not None:
+                    todo.extend(sleeping[party])
+                    sleeping[party] = None
+            p += 1
         else:
-            leave(row, None)
-    return {row: evs[pos[row]] for row, evs in events.items() if pos[row] < len(evs)}
+            pos[row] = p
+            finished += 1
+            if barriers:
+                leave(row, None)
+    if finished == len(launch.rows):
+        return {}
+    return {row: pos[row] for row in launch.rows if pos[row] < len(events[row])}
 
 
 class _State:
-    """The resources: semaphores' permits, latches' outstanding count-downs, channel slots put,
-    named barriers' phases, grid barriers' split phases, warps converging after a wait, and the
-    party operations done."""
+    """The resources: semaphores' permits and latches' outstanding count-downs (`level`), channel
+    slots put (`full`), named barriers' phases, grid barriers' split phases, warps converging
+    after a wait, and the party operations done."""
 
-    def __init__(self, facts: Facts):
-        self.facts = facts
-        self.start = {("sem", p.name): p.count or 0 for p in facts.k.prims if p.kind == "semaphore"}
-        self.start.update({("latch", p.name): p.count or 0 for p in facts.k.prims if p.kind == "latch"})
-        self.level: dict[tuple, int] = {}
-        self.full: set[tuple] = set()
-        self.parties: set[tuple] = set()
-        self.arrivals: dict[tuple, int] = {}          # a named barrier or a convergence → arrivals so far
-        self.waiting: dict[tuple, list] = {}          # a named barrier → (row, event) waiting in its phase
-        self.passed: set[tuple] = set()               # (row, event) a named barrier let go
-        self.converged: set[tuple] = set()            # (row, event) arrived where a wait's loop ends
-        self.met: set[tuple] = set()                  # (row, party operation) arrived at it
-        self.rounds: dict[tuple, int] = {}            # a grid barrier's split phase → rounds ended
+    def __init__(self, facts: Facts, launch: Launch):
+        self.facts, self.launch = facts, launch
+        self.level = [0] * launch.size
+        self.full = [False] * launch.size
+        start = {("sem", p.name): p.count or 0 for p in facts.k.prims if p.kind == "semaphore"}
+        start.update({("latch", p.name): p.count or 0 for p in facts.k.prims if p.kind == "latch"})
+        for first, family, slots, blocks in launch.ranges:
+            if start.get(family):
+                total = slots * (blocks or 1)
+                self.level[first:first + total] = [start[family]] * total
+        for r, rid in launch.named.items():
+            self.level[rid] = start.get(r[:2], 0)
+        self.parties: set[int] = set()
+        self.arrivals: dict[int, int] = {}            # a named barrier, convergence or party → arrivals so far
+        self.waiting: dict[int, list] = {}            # a named barrier → (row, position) waiting in its phase
+        self.passed: set[tuple] = set()               # (row, position) a named barrier let go
+        self.converged: set[tuple] = set()            # (row, position) arrived where a wait's loop ends
+        self.rounds: dict[int, int] = {}              # a grid barrier's split phase → rounds ended
         self.joined: dict[tuple, int] = {}            # (row, split phase) → the round it last arrived for
 
-    def _avail(self, r: tuple) -> int:
-        if r not in self.level:
-            self.level[r] = self.start.get((r[0], r[1]), 0)
-        return self.level[r]
-
-    def step(self, e: Event, row: int) -> tuple[bool, tuple, tuple]:
-        """Try the thread's next event: (did it get past, the resources that changed, what to sleep
-        on if not). A @warp party's operation waits for every lane of the party to arrive (the
-        compiler's __syncwarp before it), then acts once for all."""
-        if e.party is not None and e.party in self.parties:
-            return True, (), ()
-        size = self.facts.memo["members"].get(e.party) if e.party is not None else None
-        if size is not None:
-            me = (row, e.party)
-            if me not in self.met:
-                self.met.add(me)
-                self.arrivals[e.party] = self.arrivals.get(e.party, 0) + 1
-            if self.arrivals[e.party] < size:
-                return False, (), ("party", e.party)
-        went, woke = self._act(e, row)
-        if went and e.party is not None:
-            self.parties.add(e.party)
-            woke = woke + (("party", e.party),)
-        return went, woke, e.resource
-
-    def _act(self, e: Event, row: int) -> tuple[bool, tuple]:
-        r = e.resource
-        if e.kind == "sem":
-            if not e.waits:
-                self.level[r] = self._avail(r) + 1
-                return True, (r,)
-            if self._avail(r) > 0:
-                self.level[r] -= 1
-                return True, ()
-            return False, ()
-        if e.kind == "latch":
-            if not e.waits:
-                self.level[r] = self._avail(r) - 1
-                return True, (r,) if self.level[r] <= 0 else ()
-            return self._avail(r) <= 0, ()
-        if e.kind == "chan":
-            if not e.waits:
-                self.full.add(r)
-                return True, (r,)
-            return r in self.full, ()
-        if e.kind == "phase":
+    def act(self, code: int, r: int, row: int, p: int) -> tuple[bool, bool]:
+        """A split phase's arrive or wait, a convergence, or a named barrier, by the thread at its
+        event p: (did it get past, did the resource change)."""
+        if code == PHASE_ARRIVE or code == PHASE_WAIT:
             # every thread of the grid arrives once a round; a wait ends when the round it arrived for has
-            if not e.waits:
+            if code == PHASE_ARRIVE:
                 self.joined[(row, r)] = self.rounds.get(r, 0)
                 self.arrivals[r] = self.arrivals.get(r, 0) + 1
                 if self.arrivals[r] < self.facts.threads.n:
-                    return True, ()
+                    return True, False
                 self.arrivals[r], self.rounds[r] = 0, self.rounds.get(r, 0) + 1
-                return True, (r,)
-            return self.rounds.get(r, 0) > self.joined.get((row, r), -1), ()
-        if e.kind == "converge":
-            me = (row, e.order, r)
+                return True, True
+            return self.rounds.get(r, 0) > self.joined.get((row, r), -1), False
+        me = (row, p)
+        if code == CONVERGE:
             if me not in self.converged:
                 self.converged.add(me)
                 self.arrivals[r] = self.arrivals.get(r, 0) + 1
-            full = self.arrivals[r] >= self.facts.memo["converge"][r]
-            return full, (r,) if full else ()
+            full = self.arrivals[r] >= self.launch.expected[r]
+            return full, full
         # a named barrier: a phase fills when its count of threads has arrived (arrive or sync);
         # the ones that sync wait for their phase to fill
-        me = (row, id(e))
         if me in self.passed:
             self.passed.discard(me)
-            return True, ()
+            return True, False
         waiting = self.waiting.setdefault(r, [])
         if me in waiting:
-            return False, ()
+            return False, False
         self.arrivals[r] = self.arrivals.get(r, 0) + 1
-        if e.waits:
+        if code == NAMED_SYNC:
             waiting.append(me)
-        if self.arrivals[r] >= self.facts.k.prim(r[1]).count:
+        if self.arrivals[r] >= self.facts.k.prim(self.launch.resource(r)[1]).count:
             self.passed.update(waiting)
             self.passed.discard(me)
             self.waiting[r], self.arrivals[r] = [], 0
-            return True, (r,)
-        return not e.waits, ()
+            return True, True
+        return code != NAMED_SYNC, False
 
 
 # ---- what to say ---------------------------------------------------------------------------------------

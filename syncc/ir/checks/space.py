@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import compress
+from itertools import chain, compress, repeat
 from math import prod
 
 from ..nodes import Branch, Imm, Instr, Kernel, Reg
@@ -70,17 +70,24 @@ class Threads:
         self.block_ids = blocks
         self.per_block = nt
         self.n = len(blocks) * nt
-        local = list(range(nt)) * len(blocks)
-        which = [b for b in blocks for _ in range(nt)]
-        bx, by, _ = shape.block
+        bx, by, bz = shape.block
         gx, gy, _ = shape.grid
-        nwarps = -(-nt // 32)
+        nwarps, kept = -(-nt // 32), len(blocks)
+        # one block's columns, repeated for every block kept (list repetition and chain run in C)
+        warp = list(chain.from_iterable(repeat(w, 32) for w in range(nwarps)))[:nt]
+
+        def per_block(values):
+            return list(chain.from_iterable(repeat(v, nt) for v in values))
+
         self.columns: dict[str, list[int]] = {
-            "tid.x": [t % bx for t in local], "tid.y": [(t // bx) % by for t in local],
-            "tid.z": [t // (bx * by) for t in local], "laneid": [t % 32 for t in local], "tid": local,
-            "warp": [t // 32 for t in local], "ctaid.x": [b % gx for b in which],
-            "ctaid.y": [(b // gx) % gy for b in which], "ctaid.z": [b // (gx * gy) for b in which],
-            "block": which, "gwarp": [b * nwarps + t // 32 for b, t in zip(which, local)],  # a warp of the launch
+            "tid.x": list(range(bx)) * (by * bz * kept),
+            "tid.y": list(chain.from_iterable(repeat(y, bx) for y in range(by))) * (bz * kept),
+            "tid.z": list(chain.from_iterable(repeat(z, bx * by) for z in range(bz))) * kept,
+            "laneid": (list(range(32)) * nwarps)[:nt] * kept,
+            "tid": list(range(nt)) * kept, "warp": warp * kept,
+            "ctaid.x": per_block(b % gx for b in blocks), "ctaid.y": per_block((b // gx) % gy for b in blocks),
+            "ctaid.z": per_block(b // (gx * gy) for b in blocks), "block": per_block(blocks),
+            "gwarp": list(chain.from_iterable(map((b * nwarps).__add__, warp) for b in blocks)),  # a warp of the launch
         }
 
     def describe(self, row: int) -> str:

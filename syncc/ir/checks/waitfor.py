@@ -23,6 +23,7 @@ from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS
+from .channels import slot_keys
 from .facts import Facts
 from .held import can_run_out, held, lock_like
 from .space import gather
@@ -232,13 +233,12 @@ def _meeting(facts: Facts, w: Blocking, provision):
 
 
 def _slots(facts: Facts, prim, label: str, ins: Instr):
-    inst = facts.instances(label)
-    col = facts.value(ins.ref.index, label)
-    if inst is None or col is None or col[1]:
+    """(row, slot key) of each instance of a channel operation (channels.slot_keys); None where
+    a slot depends on data or on a parameter."""
+    found = slot_keys(facts, prim, label, ins.ref.index)
+    if found is None or found[2]:
         return None
-    keys = col[0]
-    if prim.placement == "shared":
-        keys = [(b << 32) + v for b, v in zip(gather(facts.threads.columns["block"], inst.thread), keys)]
+    inst, keys, _ = found
     return list(zip(inst.thread, keys))
 
 
@@ -273,14 +273,14 @@ def _channel_rings(facts: Facts, reported: set, ctx: PassContext) -> None:
                 and i.ref.name == prim.name]
         if not waits or not puts:
             continue
-        producer: dict[int, int] = {}
+        producer: dict[int, int] = {}        # slot → its first producer
         for label, ins in puts:
-            found = _slots(facts, prim, label, ins)
-            if found is None or not facts.instances(label).exact:
+            found = slot_keys(facts, prim, label, ins.ref.index)
+            if found is None or found[2] or not found[0].exact:
                 producer = None
                 break
-            for row, key in found:
-                producer.setdefault(key, row)
+            inst, keys, _ = found      # (built from the last instance back, so that the first stays)
+            producer = {**dict(zip(reversed(keys), reversed(inst.thread))), **producer}
         if producer is None:
             continue
         edges: dict[int, tuple[int, Instr]] = {}      # t → (u, the wait): t's puts wait for u's
@@ -288,13 +288,13 @@ def _channel_rings(facts: Facts, reported: set, ctx: PassContext) -> None:
             gates = [p for pl, p in puts if _must_precede(facts, (label, ins), (pl, p))]
             if not gates:
                 continue
-            found = _slots(facts, prim, label, ins)
-            if found is None:
+            found = slot_keys(facts, prim, label, ins.ref.index)
+            if found is None or found[2]:
                 continue
-            for row, key in found:
-                u = producer.get(key)
-                if u is not None and u != row:
-                    edges.setdefault(row, (u, ins))
+            inst, keys, _ = found
+            for row, u in zip(inst.thread, map(producer.get, keys)):
+                if u is not None and u != row and row not in edges:
+                    edges[row] = (u, ins)
         ring = _find_ring(edges)
         if ring is None:
             continue

@@ -22,11 +22,14 @@ not where the release lies outside the loop, so those get W0702.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add, lshift
 
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together
+from .channels import slot_keys
 from .facts import Facts, Loop
 from .held import lock_like
 from .space import gather
@@ -169,13 +172,17 @@ def _keys(facts: Facts, label: str, ins: Instr):
     inst = facts.instances(label)
     if inst is None:
         return None
+    array = facts.k.array(ins.ref.name)
+    prim = facts.k.prim(ins.ref.name) if array is None else None
+    if prim is not None:            # the same keys as channels.py's (computed once)
+        found = slot_keys(facts, prim, label, ins.ref.index)
+        return (inst.thread, None, None) if found is None else (inst.thread, found[1], found[2])
     col = facts.value(ins.ref.index, label)
     if col is None:
         return inst.thread, None, None
     values, symbolic = col
-    place = facts.k.array(ins.ref.name) or facts.k.prim(ins.ref.name)
-    if place is not None and getattr(place, "space", getattr(place, "placement", None)) == "shared":
-        values = [(b << 32) + v for b, v in zip(gather(facts.threads.columns["block"], inst.thread), values)]
+    if array is not None and array.space == "shared":       # (block << 32) + word
+        values = list(map(add, map(lshift, gather(facts.threads.columns["block"], inst.thread), repeat(32)), values))
     return inst.thread, values, symbolic
 
 
