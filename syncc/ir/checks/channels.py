@@ -71,10 +71,14 @@ def _slot_keys(facts: Facts, prim: Prim, label: str, index) -> tuple | None:
     if inst is None or col is None:
         return None
     values, symbolic = col
-    if prim.placement == "shared":       # (block << 32) + slot
-        block = gather(facts.threads.columns["block"], inst.thread)
-        return inst, list(map(add, map(lshift, block, repeat(32)), values)), symbolic
+    if prim.placement == "shared":
+        return inst, per_block(facts, inst.thread, values), symbolic
     return inst, values, symbolic
+
+
+def per_block(facts: Facts, rows: list[int], values: list[int]) -> list[int]:
+    """Keys for places in shared memory, one copy a block: (block << 32) + the place's index."""
+    return list(map(add, map(lshift, gather(facts.threads.columns["block"], rows), repeat(32)), values))
 
 
 def _decode(facts: Facts, prim: Prim, key: int) -> tuple[int | None, int]:

@@ -22,17 +22,14 @@ not where the release lies outside the loop, so those get W0702.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import repeat
-from operator import add, lshift
 
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together
-from .channels import slot_keys
+from .channels import per_block, slot_keys
 from .facts import Facts, Loop
 from .held import lock_like
-from .space import gather
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
@@ -181,8 +178,8 @@ def _keys(facts: Facts, label: str, ins: Instr):
     if col is None:
         return inst.thread, None, None
     values, symbolic = col
-    if array is not None and array.space == "shared":       # (block << 32) + word
-        values = list(map(add, map(lshift, gather(facts.threads.columns["block"], inst.thread), repeat(32)), values))
+    if array is not None and array.space == "shared":
+        values = per_block(facts, inst.thread, values)
     return inst.thread, values, symbolic
 
 
