@@ -6,7 +6,9 @@
 atomics that carry acquire or release themselves (PTX's ld.acquire,
 st.release, atom.acq_rel), which order memory without a fence; `sync_ops` the
 operations that synchronize: atomics, lock-bit operations, barriers, warp
-syncs, and loads and stores of primitive state. The naive placement, a fence
+syncs, and loads and stores of primitive state. A polling loop's `deferred`
+acquire fence (PTX) is not counted: it stands for the acquire its polls are
+counted for, and the back end keeps one or the other. The naive placement, a fence
 on each side of every synchronizing operation, is 2 × sync_ops. The counts are
 static (instructions in the code), not executions.
 """
@@ -38,6 +40,8 @@ def fence_stats(module: Module) -> FenceStats:
         for _, _, ins in k.instructions():
             group = ins.info.group
             if ins.op == "fence":
+                if ins.attr("deferred"):
+                    continue
                 fences += 1
                 cta += ins.attr("scope") == "cta"
                 continue

@@ -5,7 +5,7 @@ blocks (128 threads) takes the lock 64 times; M hand-overs/s = B * 64 / median l
     python3 handover.py BUILD_DIR [--rounds 2] [--sizes 132,264,528,1056] [--only a,b] [--json F]
 
 BUILD_DIR holds handover.cubin and locks.cubin (run.sh builds them); block_mutex.ptx is read from
-this folder. Every launch starts from zeroed state and is checked (count, and no watchdog fired).
+this folder, and block_mutex.prev.ptx (syncc's PTX before a change, timed beside it) where it exists. Every launch starts from zeroed state and is checked (count, and no watchdog fired).
 """
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ VARIANTS = [
     ("syncc ticket (PTX)", "syncc", "block_ticket", SEP, "syncc"),
     ("syncc ticket (PTX), same line", "syncc", "block_ticket", SAME, "syncc"),
     ("syncc backoff (PTX)", "syncc", "block_backoff", SEP, "syncc1"),
+    ("syncc default (previous PTX)", "syncc_prev", "block_default", SEP, "syncc"),
+    ("syncc ticket (previous PTX)", "syncc_prev", "block_ticket", SEP, "syncc"),
+    ("syncc backoff (previous PTX)", "syncc_prev", "block_backoff", SEP, "syncc1"),
+    ("syncc tas (PTX)", "syncc", "block_tas", SEP, "syncc1"),
+    ("syncc tas (previous PTX)", "syncc_prev", "block_tas", SEP, "syncc1"),
     ("syncc default (ptxas cubin)", "syncc_cubin", "block_default", SEP, "syncc"),
     ("syncc ticket (ptxas cubin)", "syncc_cubin", "block_ticket", SEP, "syncc"),
     ("syncc default (PTX), barrier.sync.aligned", "syncc_aligned", "block_default", SEP, "syncc"),
@@ -103,6 +108,10 @@ def load(build: Path):
     m = cp.cuda.function.Module()
     m.load((HERE / "block_mutex.ptx").read_bytes())          # JIT by the driver, as syncc's runtime does
     mods["syncc"] = m
+    if (HERE / "block_mutex.prev.ptx").exists():                  # syncc's PTX before a change, to compare
+        m = cp.cuda.function.Module()
+        m.load((HERE / "block_mutex.prev.ptx").read_bytes())
+        mods["syncc_prev"] = m
     m = cp.cuda.function.Module()                                 # syncc's PTX, its barriers .aligned
     text = re.sub(r"barrier\.sync\s+%r\d+;", "barrier.sync.aligned 0;", (HERE / "block_mutex.ptx").read_text())
     m.load(text.encode())
@@ -209,6 +218,7 @@ def main():
     sizes = [int(x) for x in a.sizes.split(",")]
     variants = [v for v in VARIANTS if not a.only or v[2] in a.only.split(",")]
     mods = load(a.build)
+    variants = [v for v in variants if v[1] in mods]
     bench = Bench(mods)
     warm_up()
     lat = latencies(mods)

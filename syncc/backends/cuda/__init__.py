@@ -232,6 +232,10 @@ class KernelWriter:
         self.emit(self.asm(asm, [self.dest(ins)], [self.address(ins.ref, array), *values]))
 
     def _fence(self, ins: Instr) -> None:
+        if ins.attr("deferred"):
+            # the polls before it acquire themselves: C++ built for any architecture and toolkit
+            # keeps the form every one of them has (fence.acquire needs sm_90 and PTX 8.6)
+            return
         self.emit(self.asm(inline_ptx.fence(ins.attr("order"), ins.attr("scope") or "gpu"), [], []))
 
     def _bar_sync(self, ins: Instr) -> None:

@@ -26,9 +26,10 @@ class PtxProgram:
 
 def build_ptx(module: Module, arch: str = "sm_90", lines: bool = False) -> PtxProgram:
     """`lines`: with `.loc` source-line directives (for SASS with lines; slower to build)."""
+    from .. import inline_ptx
     from .codegen import module_to_llvm
     from .target import emit_ptx
-    llvm_text = str(module_to_llvm(module, lines))
+    llvm_text = str(module_to_llvm(module, lines, split_fences=arch in inline_ptx.SPLIT_FENCES))
     ptx = emit_ptx(llvm_text, arch)
     kernels = {k.name: kernel_abi(k) for k in module.kernels}
     return PtxProgram(header(module, kernels, arch) + ptx, arch, kernels, module.source)

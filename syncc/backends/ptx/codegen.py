@@ -66,15 +66,17 @@ class CodegenError(Exception):
     """The IR has something this back end cannot emit (a bug in syncc's passes)."""
 
 
-def module_to_llvm(module: Module, lines: bool = False) -> ir.Module:
+def module_to_llvm(module: Module, lines: bool = False, split_fences: bool = False) -> ir.Module:
     """`lines`: attach each instruction's source line and column as debug locations, which NVPTX
-    writes as `.loc` directives (for `--target sass`, which shows them beside the SASS)."""
+    writes as `.loc` directives (for `--target sass`, which shows them beside the SASS).
+    `split_fences`: the architecture has `fence.acquire` (inline_ptx.SPLIT_FENCES), so a polling
+    loop's deferred acquire is one fence after the loop rather than an acquire on each poll."""
     out = ir.Module(name=module.source or "syncc")
     out.triple = "nvptx64-nvidia-cuda"
     annotations = out.add_named_metadata("nvvm.annotations")
     debug = DebugInfo(out, module.source or "<module>") if lines else None
     for k in module.kernels:
-        fn = KernelCodegen(out, k, debug).run()
+        fn = KernelCodegen(out, k, debug, split_fences).run()
         annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
     return out
 
@@ -111,8 +113,8 @@ class DebugInfo:
 
 
 class KernelCodegen:
-    def __init__(self, out: ir.Module, k: Kernel, debug: DebugInfo | None = None):
-        self.out, self.k, self.debug = out, k, debug
+    def __init__(self, out: ir.Module, k: Kernel, debug: DebugInfo | None = None, split_fences: bool = False):
+        self.out, self.k, self.debug, self.split_fences = out, k, debug, split_fences
         self.abi = kernel_abi(k)
         params = [self._param_type(p) for p in self.abi.params]
         self.fn = ir.Function(out, ir.FunctionType(VOID, params), name=k.name)
@@ -299,7 +301,7 @@ class KernelCodegen:
 
     def _ld(self, ins: Instr) -> None:
         ptr, array = self.address(ins.ref)
-        order, cache = ins.attr("order"), ins.attr("cache")
+        order, cache = self.order(ins), ins.attr("cache")
         if order is None and cache is None:
             raw = self.b.load(ptr)
         else:
@@ -323,14 +325,19 @@ class KernelCodegen:
         if ins.op == "atom.sub":
             operands = [self.b.neg(operands[0])]
         if ins.dests[0].name not in self.read:
-            red = inline_ptx.reduction(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+            red = inline_ptx.reduction(ins.op, array.elem, array.space, self.order(ins), ins.attr("scope"))
             if red is not None:
                 self.asm(red, VOID, [ptr, *operands])
                 return
-        asm = inline_ptx.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
+        asm = inline_ptx.atomic(ins.op, array.elem, array.space, self.order(ins), ins.attr("scope"))
         self.define(ins, self.asm(asm, value_type(array.elem), [ptr, *operands]))
 
+    def order(self, ins: Instr) -> str | None:
+        return inline_ptx.deferred_order(ins.attr("order"), ins.attr("deferred"), self.split_fences)
+
     def _fence(self, ins: Instr) -> None:
+        if ins.attr("deferred") and not self.split_fences:
+            return                      # the polls before it acquire themselves
         self.asm(inline_ptx.fence(ins.attr("order"), ins.attr("scope") or "gpu"), VOID, [])
 
     def _bar_sync(self, ins: Instr) -> None:

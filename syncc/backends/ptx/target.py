@@ -1,10 +1,11 @@
 """LLVM IR → PTX through llvmlite's NVPTX back end.
 
-The PTX ISA version is chosen explicitly: 8.0 for every architecture. It is the
-oldest version with everything syncc emits for sm_90 (sm_90 needs 7.8), it has
+The PTX ISA version is chosen explicitly: 8.0, unless the code uses `fence.acquire`. 8.0 is the
+oldest version with everything else syncc emits for sm_90 (sm_90 needs 7.8), it has
 everything the sm_70 code uses (`activemask` 6.2, `nanosleep` 6.3, scoped
-acquire/release 6.0), and every CUDA 12 or later ptxas and driver accept it, so
-one version keeps the output the same across architectures.
+acquire/release 6.0), and every CUDA 12 or later ptxas and driver accept it. A polling loop
+on sm_90 ends with `fence.acquire` (inline_ptx.SPLIT_FENCES), which is 8.6 (CUDA 12.8 and
+later): only a module that has one says `.version 8.6`.
 
 LLVM's work is kept small, because ptxas optimizes the PTX again, but it must leave the PTX in a
 shape ptxas can use. Three steps: SROA turns the allocas of registers assigned more than once
@@ -58,4 +59,13 @@ def emit_ptx(module_text: str, arch: str) -> str:
     for fn in mod.functions:
         if not fn.is_declaration:
             fpm.run(fn, builder)
-    return tm.emit_assembly(mod)
+    return with_version(tm.emit_assembly(mod), arch)
+
+
+def with_version(ptx: str, arch: str) -> str:
+    """Raise `.version` where the inline PTX needs a newer ISA than LLVM was told (LLVM itself
+    emits nothing newer than PTX_VERSION; only the inline `fence.acquire` is)."""
+    from ..inline_ptx import SPLIT_FENCES
+    if arch in SPLIT_FENCES and "fence.acquire." in ptx:
+        return ptx.replace(f".version {PTX_VERSION}\n", f".version {SPLIT_FENCES[arch]}\n", 1)
+    return ptx

@@ -3,6 +3,8 @@ orderings the fence pass asked for, single-lane spin loops, and the parties of @
 and @block primitives."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ...core.types import BOOL, I32, ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
@@ -12,6 +14,14 @@ _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, 
          "xor": lambda a, b: a ^ b}
 
 
+@dataclass
+class SpinState:
+    """What the attempts of one enclosing `spin` left for its loop to emit."""
+    fences: set[str] = field(default_factory=set)      # scopes owed an acquire fence at the exit (Fermi)
+    deferred: set[str] = field(default_factory=set)    # scopes whose polls' acquire the exit's fence may carry (PTX)
+    pauses: list = field(default_factory=list)         # what to do between a failed attempt and the next
+
+
 class Emitter:
     """Emits one primitive operation's expansion into a KernelBuilder at its current block."""
 
@@ -19,7 +29,7 @@ class Emitter:
         self.b, self.ctx, self.prims = b, ctx, prims
         self.target = ctx.target
         self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
-        self.spinning: list[set[str]] = []   # per enclosing spin: scopes of acquires it owes a fence
+        self.spinning: list[SpinState] = []   # one per enclosing spin
         self._carried: dict[tuple, Reg] = {}   # (primitive, role, instance) → its register (carried)
         self.split_phases: set[str] = set()   # grid barriers the kernel arrives at and waits for apart
 
@@ -83,15 +93,26 @@ class Emitter:
         if not self.ctx.fences and order is not None:
             order = "relaxed" if attrs.get("cache") is None and self.target.ordered_atomics else None
         if self.target.ordered_atomics and self.ctx.minimize_fences:
+            spin = self.spinning[-1] if self.spinning else None
+            if spin is not None and spin.deferred:
+                # an access after a deferred acquire in the same attempt: the acquire must come first
+                # (on every path: one fence before each such access, as branches may skip another's)
+                self._deferred_fence(spin.deferred)
             if order is not None:
                 attrs.update(order=order, scope=scope)
+            if order == "acquire" and spin is not None:
+                # the back end may poll relaxed and let one acquire fence at the loop's exit carry the
+                # ordering (sm_90: `fence.acquire` is an L1 invalidate, 10 cycles, where every
+                # `ld.acquire` poll waits for its load and invalidates L1)
+                attrs["deferred"] = True
+                spin.deferred.add(scope)
             return emit(attrs)
         if order in ("release", "acq_rel"):
             self.b.emit("fence", (), (), order="acq_rel", scope=scope)
         result = emit(attrs)
         if order in ("acquire", "acq_rel"):
             if self.spinning and order == "acquire" and self.ctx.minimize_fences:
-                self.spinning[-1].add(scope)      # one fence when the spin ends, not one per poll
+                self.spinning[-1].fences.add(scope)   # one fence when the spin ends, not one per poll
             else:
                 self.b.emit("fence", (), (), order="acq_rel", scope=scope)
         return result
@@ -122,26 +143,52 @@ class Emitter:
     # ---- control flow
     def spin(self, attempt, on_fail=None, hint="wait") -> None:
         """Repeat `attempt()` (returning a bool register) until it is true: a loop for one lane,
-        or a warp-uniform loop (Listing 9's vote). Where fences stand in for acquiring loads
-        (Fermi), the loop polls relaxed and one fence follows it."""
+        or a warp-uniform loop (Listing 9's vote). A failed attempt goes round through a retry
+        block, which holds `on_fail` and what the attempt asked for with `between_polls` (a
+        backoff's sleep), so the attempt that succeeds leaves at once. Where fences stand in for
+        acquiring loads (Fermi), the loop polls relaxed and one fence follows it; on PTX the
+        polls' acquire is marked `deferred` and an acquire fence, also marked, follows the loop:
+        the back end keeps one or the other."""
         head = self.b.new_block(hint, after=self.b.current)
         exit_ = self.b.new_block(f"{hint}.done", after=head)
         self.b.jump(head)
         self.b.at(head)
-        self.spinning.append(set())
+        self.spinning.append(SpinState())
         ok = attempt()
-        scopes = self.spinning.pop()
-        if on_fail is None:
+        spin = self.spinning.pop()
+        pauses = ([on_fail] if on_fail is not None else []) + spin.pauses
+        if not pauses:
             self.b.branch(ok, exit_, head)
         else:
             retry = self.b.new_block(f"{hint}.retry", after=head)
             self.b.branch(ok, exit_, retry)
             self.b.at(retry)
-            on_fail()
+            for pause in pauses:
+                pause()
             self.b.jump(head)
         self.b.at(exit_)
-        for scope in sorted(scopes, key=("cta", "gpu", "sys").index)[-1:]:   # the widest covers the rest
+        widest = ("cta", "gpu", "sys").index        # the widest scope's fence covers the rest
+        for scope in sorted(spin.fences, key=widest)[-1:]:
             self.b.emit("fence", (), (), order="acq_rel", scope=scope)
+        if spin.deferred:
+            self._deferred_fence(spin.deferred)
+
+    def _deferred_fence(self, scopes: set[str]) -> None:
+        """The acquire fence that stands for deferred polls' acquire (the widest scope covers the rest)."""
+        scope = max(scopes, key=("cta", "gpu", "sys").index)
+        self.b.emit("fence", (), (), order="acquire", scope=scope, deferred=True)
+
+    def between_polls(self, pause, unless: Reg | None = None) -> None:
+        """Run `pause()` after a failed attempt, before the next: on the retry edge of the
+        enclosing spin, or here and now where the polling loop is the program's (a structured
+        `x.poll`), there only where the attempt's result `unless` is false (without it, `pause`
+        must test for itself whether the attempt failed)."""
+        if self.spinning:
+            self.spinning[-1].pauses.append(pause)
+        elif unless is None:
+            pause()
+        else:
+            self.when(self.op("cmp.eq", BOOL, unless, imm(False, BOOL)), pause, hint="backoff")
 
     def when(self, cond, emit, hint="then") -> None:
         """if cond { emit() }"""

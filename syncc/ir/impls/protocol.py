@@ -126,7 +126,7 @@ class WithBackoff:
     @classmethod
     def attempt(cls, em, prim, ins, token):
         ok = super().attempt(em, prim, ins, token)
-        em.when(em.op("cmp.eq", BOOL, ok, imm(False, BOOL)), lambda: cls.back_off(em, prim, token), hint="backoff")
+        em.between_polls(lambda: cls.back_off(em, prim, token), unless=ok)
         return ok
 
     @staticmethod
