@@ -34,6 +34,7 @@ OWN_METHODS = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__d
 
 
 def dataclass(cls=None, /, *, init=True, repr=True, eq=True, frozen=False, slots=False):
+    """`dataclasses.dataclass` with these parameters, its methods taken from prebuilt_methods.py."""
     params = {"init": init, "repr": repr, "eq": eq, "frozen": frozen, "slots": slots}
 
     def wrap(cls):
