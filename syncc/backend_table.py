@@ -11,8 +11,9 @@ targets independent thread scheduling instead.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Protocol
+
+from .core.prebuilt import dataclass
 
 if TYPE_CHECKING:
     from .core.source import SourceMap

@@ -12,10 +12,11 @@ from __future__ import annotations
 import gc
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Callable
 
 from .core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError
+from .core.prebuilt import dataclass
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
 from .frontend.check import Checker

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import IO, Iterable
 
+from .prebuilt import dataclass
 from .source import SourceMap, Span
 
 

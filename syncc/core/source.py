@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .prebuilt import dataclass
 
 
 @dataclass(frozen=True, slots=True)

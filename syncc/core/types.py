@@ -1,7 +1,7 @@
 """The types the checker gives to expressions and declarations."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .prebuilt import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,9 @@ The grammar rule each node comes from is named in syncc/frontend/build_ast.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Union
 
+from ..core.prebuilt import dataclass
 from ..core.source import Span
 
 node = dataclass(frozen=True, eq=False, slots=True)

@@ -13,7 +13,7 @@ and results: T, V, bool, i32, u32, i64, void, new-array (dtype × shape), A.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.prebuilt import dataclass
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ target's choice (docs/targets.md), not the front end's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.prebuilt import dataclass
+
 
 GRANULARITIES = ("thread", "warp", "block", "grid")
 PLACEMENTS = ("shared", "global")

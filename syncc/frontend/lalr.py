@@ -41,7 +41,10 @@ class Tables:
         """`data`: tables.load(); `builder`: the object whose methods build each rule's node."""
         self.start = data["START"]
         self.end = data["END"]
-        reductions = [(size, origin, _callback(builder, name, expand1, include, append_none))
+        # a `?rule` of one symbol without a child filter passes its child up as it is: its callback
+        # is None, and the loop only moves to the goto state (most reductions of an expression)
+        reductions = [(size, origin, None if expand1 and size == 1 and include is None
+                       else _callback(builder, name, expand1, include, append_none))
                       for size, origin, name, expand1, include, append_none in data["RULES"]]
         self.states = {state: {symbol: (kind, arg if kind == SHIFT else reductions[arg])
                                for symbol, (kind, arg) in actions.items()}
@@ -84,13 +87,15 @@ class Tables:
                     value_stack.append(tok)
                     break
                 size, origin, callback = arg
-                if size:
+                if callback is None:
+                    del state_stack[-1]
+                elif size:
                     children = value_stack[-size:]
                     del state_stack[-size:]
                     del value_stack[-size:]
+                    value_stack.append(callback(children))
                 else:
-                    children = []
-                value_stack.append(callback(children))
+                    value_stack.append(callback([]))
                 state_stack.append(states[state_stack[-1]][origin][1])
                 if ttype == "$END" and state_stack[-1] == end:
                     return value_stack[-1]

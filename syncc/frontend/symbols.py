@@ -1,9 +1,10 @@
 """Symbols, scopes, the position being checked (Position), and what the checker hands to the lowering (CheckedModule)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from ..core.prebuilt import dataclass
 from ..core.source import Span
 from . import ast as A
 from .catalogue import Implementation

@@ -23,11 +23,11 @@ library cannot see:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
 from . import ast as A
+from ..core.prebuilt import dataclass
 from .symbols import PrimInfo
 
 # the passes a vended operation skips (see above)

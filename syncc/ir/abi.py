@@ -19,8 +19,7 @@ launch for `per=block` and times the number of threads of the launch for
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..core.prebuilt import dataclass
 from ..core.types import ScalarType
 from .nodes import Kernel, Reg
 

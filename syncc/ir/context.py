@@ -3,9 +3,10 @@ diagnostics go, and the remarks `syncc explain` prints (what was chosen, inserte
 or restructured, and why, each at a source location)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..core.diagnostics import DiagnosticSink
+from ..core.prebuilt import dataclass
 from ..core.source import Span
 from .machine_model import PTX, MachineModel
 

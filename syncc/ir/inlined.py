@@ -1,8 +1,9 @@
 """Spans of code inlined from a function: they say which calls the code came through."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
+from ..core.prebuilt import dataclass
 from ..core.source import Span
 
 

@@ -11,7 +11,7 @@ declared without `using` is derived from the implementations' registry
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.prebuilt import dataclass
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ The operations are the table in ops.py. docs/ir.md describes the text form.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from math import prod
 from typing import Union
 
+from ..core.prebuilt import dataclass
 from ..core.types import BOOL, I32, ScalarType
 from ..core.source import Span
 from .ops import OPS, OpInfo

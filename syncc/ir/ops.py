@@ -20,7 +20,7 @@ Groups:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.prebuilt import dataclass
 
 
 @dataclass(frozen=True)

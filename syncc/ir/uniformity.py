@@ -37,8 +37,7 @@ and get at `tid + q`, the producer is the thread `q - p` away.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..core.prebuilt import dataclass
 from .cfg import CFG
 from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 

@@ -14,7 +14,9 @@ Table 1 relate as in its Figure 4 (docs/fermi.md, "Calibration against seed
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from ...core.prebuilt import dataclass
 
 POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED"
 PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (simulator.Scheduler)

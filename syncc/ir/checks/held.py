@@ -12,8 +12,7 @@ wait, with no post after it, holds nothing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...core.prebuilt import dataclass
 from ..nodes import Branch, Instr
 from ..ops import LOCKS
 from .facts import Facts

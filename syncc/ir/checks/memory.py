@@ -16,9 +16,8 @@ ends (seed 003 Listing 3.1: `__threadfence()` after the loop and before the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...core.diagnostics import Note
+from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
 from .facts import Facts, Loop

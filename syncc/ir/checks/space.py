@@ -26,11 +26,12 @@ of the party is an instance, and a count of parties counts each party once.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from itertools import chain, compress, repeat
 from math import prod
 
+from ...core.prebuilt import dataclass
 from ..nodes import Branch, Imm, Instr, Kernel, Reg
 
 BUDGET_THREADS = 1 << 17     # enumerate every block up to this many threads in all

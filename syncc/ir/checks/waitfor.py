@@ -17,9 +17,8 @@ stays silent for a count (it cannot know how many posts run).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...core.diagnostics import Note
+from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS

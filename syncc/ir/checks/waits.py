@@ -21,9 +21,8 @@ not where the release lies outside the loop, so those get W0702.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...core.diagnostics import Note
+from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together

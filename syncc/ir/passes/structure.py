@@ -25,9 +25,10 @@ the value comes from the waiter's own warp (see hazards.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ...core.diagnostics import Note
+from ...core.prebuilt import dataclass
 from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..cfg import CFG
