@@ -38,6 +38,10 @@ _BODIES = {
         "await": "if tid == 0 {{ signal {p}[2] }}\n    await {p}[2]",
         "read": "put {p}[64 + tid] = tid\n    out[tid] = {p}[64 + tid]",
     },
+    "queue": {
+        "put-get": "if tid < 32 {{ put {p}[bid] = tid }} else {{\n        let v = get {p}[bid]\n"
+                   "        out[tid] = v\n    }}",
+    },
 }
 
 # Channel slots at @warp/@block are filled by the whole party: keep every form per party.
@@ -85,8 +89,9 @@ def programs():
 
 
 def _decl(impl, placement, gran) -> str:
-    arg = "(2)" if impl.kind == "semaphore" else f"({_LATCH_COUNT[placement, gran]})" if impl.kind == "latch" else ""
-    slot = ": i32" if impl.kind == "channel" else ""
+    arg = "(2)" if impl.kind in ("semaphore", "queue") else \
+        f"({_LATCH_COUNT[placement, gran]})" if impl.kind == "latch" else ""
+    slot = ": i32" if impl.kind in ("channel", "queue") else ""
     size = 128 if impl.kind == "channel" else 8
     return f"{impl.kind} p[{size}]{arg}{slot} in {placement} @{gran} using {impl.name}"
 

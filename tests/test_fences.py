@@ -52,6 +52,9 @@ PINNED = {
     # mutexes around the slot's write and read
     ("ring.sync", "ptx"): (0, 0, 10),
     ("ring.sync", "fermi"): (8, 0, 0),
+    # queue: its `locked` parts are ring's primitives, placed the same way
+    ("queue.sync", "ptx"): (0, 0, 10),
+    ("queue.sync", "fermi"): (8, 0, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic

@@ -2780,6 +2780,38 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
     syncc_ir_inlined_InlinedSpan)
 
 
+# syncc.ir.lower_queue.QueueParts
+def syncc_ir_lower_queue_QueueParts(dflt, fact):
+
+    def __init__(self, name, capacity, elem, dims):
+        _set(self, 'name', name)
+        _set(self, 'capacity', capacity)
+        _set(self, 'elem', elem)
+        _set(self, 'dims', dims)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.capacity, self.elem, self.dims) == (other.name, other.capacity, other.elem, other.dims)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name, self.capacity, self.elem, self.dims))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.lower_queue.QueueParts'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
+      ('dims', 'tuple[int, ...]', False)),
+     (), (), False),
+    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...])',
+    syncc_ir_lower_queue_QueueParts)
+
+
 # syncc.ir.machine_model.MachineModel
 def syncc_ir_machine_model_MachineModel(dflt, fact):
     d_lock_word_stride = dflt['lock_word_stride']

@@ -507,4 +507,5 @@ def _prim_help(kind: str, name: str | None) -> str:
         "channel": "read a slot with `get` or `when`, write it with `put`",
         "rwlock": f"use it with `read {n} {{ ... }}` or `write {n} {{ ... }}`",
         "latch": f"use it with `count_down {n}`, `wait {n}` or `sync {n}`",
+        "queue": f"take a value with `let v = get {n}`, add one with `put {n} = v`",
     }[kind]

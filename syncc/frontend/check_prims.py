@@ -8,7 +8,8 @@ The rules, in the order they are checked:
   * a semaphore takes its initial count, a latch its count of parties (>= 1, and no more than a
     shared latch's block can have); a named barrier (@warp with a count) counts threads in
     multiples of 32, no more than the block has, and a kernel has at most 15 of them;
-  * a channel declares its slot type, nothing else does;
+  * a queue takes its capacity (>= 1);
+  * a channel or a queue declares its slot type, nothing else does;
   * `using` names an implementation of that kind that supports the placement and granularity.
 """
 from __future__ import annotations
@@ -27,7 +28,8 @@ from ..core.types import ERROR, PrimType
 OP_KINDS = {
     "critical": ("mutex",), "lock": ("mutex",), "unlock": ("mutex",), "trylock": ("mutex",),
     "acquire": ("semaphore",), "wait": ("semaphore", "latch", "barrier"), "post": ("semaphore",), "trywait": ("semaphore",),
-    "when": ("channel",), "get": ("channel",), "put": ("channel",), "signal": ("channel",), "await": ("channel",),
+    "when": ("channel",), "get": ("channel", "queue"), "put": ("channel", "queue"), "signal": ("channel",),
+    "await": ("channel",),
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
 }
@@ -38,6 +40,7 @@ _USES = {
     "rwlock": "`read {n} {{ }}` or `write {n} {{ }}`",
     "latch": "`count_down {n}`, `wait {n}` or `sync {n}`",
     "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
+    "queue": "`put {n} = v` and `get {n}`",
     "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
 }
 
@@ -68,6 +71,7 @@ class PrimitiveRules:
             ok = False
         elif gran not in rule.granularities:
             why = "`@grid` is only for barriers" if gran == "grid" else \
+                "queues are taken from and added to by single threads so far" if d.kind == "queue" else \
                 "a barrier's participants are warps, blocks or the grid, not single threads"
             self.cx.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
                           help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
@@ -129,19 +133,27 @@ class PrimitiveRules:
             if args:
                 what = f"a {info.granularity} barrier" if d.kind == "barrier" else f"a {d.kind}"
                 self.cx.error("E0406", f"{what} takes no arguments", args[0].span,
-                              help="only semaphores (their count) and named @warp barriers (their thread count) do")
+                              help="only semaphores and latches (their count), queues (their capacity) and named @warp "
+                                   "barriers (their thread count) do")
             return
         if len(args) > 1:
             self.cx.error("E0406", f"a {d.kind} takes one argument, its {rule.arg}", args[1].span)
         if not args:
             if rule.arg_required:
-                self.cx.error("E0406", f"a {d.kind} needs its initial count: `{d.kind} {d.name.text}(1) ...`", d.span)
+                what = "capacity" if d.kind == "queue" else "initial count"
+                self.cx.error("E0406", f"a {d.kind} needs its {what}: `{d.kind} {d.name.text}"
+                              f"({8 if d.kind == 'queue' else 1}) ...`", d.span)
             return
         arg = args[0]
         count = self.cx.exprs.int_constant(arg, pos, f"a {d.kind}'s {rule.arg}")
         if count is None:
             return
-        if d.kind == "semaphore":
+        if d.kind == "queue":
+            if count < 1 or count >= 1 << 20:
+                self.cx.error("E0306", f"a queue holds 1 to 2^20 - 1 values, found {count}", arg.span,
+                              help="with no room, every `put` would wait for a `get` that has nothing to take")
+                return
+        elif d.kind == "semaphore":
             if count < 0:
                 self.cx.error("E0306", f"a semaphore's count must not be negative, found {count}", arg.span)
                 return
@@ -183,13 +195,14 @@ class PrimitiveRules:
     def _prim_elem(self, d, rule, info: PrimInfo) -> None:
         if rule.carries_values:
             if d.elem is None:
-                self.cx.error("E0406", f"a channel needs a slot type: `channel {d.name.text}...: i32 in ...`",
+                self.cx.error("E0406", f"a {d.kind} needs a slot type: `{d.kind} {d.name.text}...: i32 in ...`",
                               d.name.span)
                 info.elem = ERROR
             else:
                 info.elem = self.cx.scalar_of(d.elem.name)
         elif d.elem is not None:
-            self.cx.error("E0406", f"only channels carry values; a {d.kind} has no slot type", d.elem.span)
+            self.cx.error("E0406", f"only channels and queues carry values; a {d.kind} has no slot type",
+                          d.elem.span)
 
     def _prim_impl(self, d, info: PrimInfo, pos) -> None:
         ref = d.impl

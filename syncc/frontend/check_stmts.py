@@ -104,9 +104,10 @@ class StatementRules:
         return ERROR
 
     def _assign_prim(self, e, sym):
-        if sym.info.kind == "channel":
-            self.cx.error("E0411", "channel slots are written with `put`, not `=`", e.span,
-                          help=f"write `put {sym.name}[...] = value`")
+        if sym.info.kind in ("channel", "queue"):
+            what = "channel slots are" if sym.info.kind == "channel" else "a queue is"
+            self.cx.error("E0411", f"{what} written with `put`, not `=`", e.span,
+                          help=f"write `put {sym.name}{'[...]' if sym.info.kind == 'channel' else ''} = value`")
         else:
             self.cx.error("E0411", f"`{sym.name}` is a {sym.info.kind}; it cannot be assigned", e.span)
         return ERROR

@@ -26,15 +26,15 @@ MAX_NESTING = 200
 # A line that ends with one of these can end a statement.
 _ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
                    "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}",
-                   "mutex", "semaphore", "channel", "rwlock", "latch"}  # (the end of `import std.mutex`)
+                   "mutex", "semaphore", "channel", "rwlock", "latch", "queue"}  # (the end of `import std.mutex`)
 
 # A line that starts with one of these starts a new item (outside braces) ...
 _STARTS_ITEM = {"import", "const", "fn", "kernel", "host",
-                "mutex", "semaphore", "barrier", "channel", "rwlock", "latch"}
+                "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue"}
 # ... or a new statement (inside braces).
 _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
-    "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch",
+    "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
     "critical", "acquire", "when", "fence", "put",
     "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down",
     "read", "write",            # (contextual: they arrive here as NAME, which starts a statement anyway)

@@ -167,6 +167,12 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
         (Operation("await_full", _prim_op("await"), doc="wait until the slot is full, without reading"), None),
         (Operation("signal", _prim_op("signal"), doc="mark the slot full without writing a value"), None),
     ),
+    "queue": (
+        (Operation("put", lambda b: (A.Put(b.place(), b.value(), b.span),), takes_value=True,
+                   doc="add a value at the tail, waiting while the queue is full"), None),
+        (Operation("get", lambda b: (b.result(A.Get(b.place(), b.span)),), "slot",
+                   doc="take the value at the head, waiting while the queue is empty"), None),
+    ),
 }
 
 

@@ -23,6 +23,7 @@ from ..frontend import ast as A
 from ..core.types import BOOL, I32, U32
 from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
+from .lower_queue import declare_queue, lower_get, lower_put
 from .nodes import Prim, Ref, imm
 
 statements = HandlerTable()
@@ -34,6 +35,7 @@ class SyncLowering:
         self.cx = cx
         self.b = cx.b
         self.prims_of: dict = {}      # PrimDecl node → primitive name
+        self.queues: dict = {}        # a queue's PrimDecl node → its parts (lower_queue.py)
         self.region_count = 0
         # primitives used with `trylock`: their default implementation must let a waiter give up
         # (every `trylock` is an expression the checker typed)
@@ -52,6 +54,9 @@ class SyncLowering:
     def prim_decl(self, d: A.PrimDecl) -> None:
         info = next(p for p in self.cx.info.prims if p.decl is d)
         name = self.b.fresh(d.name.text)
+        if info.kind == "queue":
+            self.queues[d] = declare_queue(self, d, info, name)
+            return
         if info.impl is not None:
             impl, params = info.impl.name, tuple(info.impl_params.items())
             why = "chosen with `using`"
@@ -187,14 +192,29 @@ class SyncLowering:
             return
         self.b.emit(op, (), (ref,), s.span)
 
+    def queue_place(self, p: A.Place):
+        """(the queue's parts, the linear index of the instance) where `p` names a queue, else None."""
+        parts = self.queues.get(self.cx.symbol(p).decl)
+        if parts is None:
+            return None
+        return parts, (self.cx.exprs.linear(list(p.indices), parts.dims) if p.indices else imm(0))
+
     @statements.on(A.Put)
     def put(self, s: A.Put) -> None:
+        queue = self.queue_place(s.target)
+        if queue is not None:
+            parts, index = queue
+            lower_put(self, parts, index, self.cx.exprs.expr(s.value, parts.elem), s.span)
+            return
         prim, ref = self.place(s.target)
         value = self.cx.exprs.expr(s.value, prim.elem)
         self.b.emit("chan.put", (), (ref, value), s.span)
 
     @expressions.on(A.Get)
     def get(self, e: A.Get, want, dest):
+        queue = self.queue_place(e.place)
+        if queue is not None:
+            return lower_get(self, *queue, dest, e.span)
         prim, ref = self.place(e.place)
         return self.cx.exprs.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
 

@@ -70,13 +70,14 @@ def held(facts: Facts, kinds=LOCKABLE) -> tuple[dict[int, frozenset[Held]], dict
 def lock_like(facts: Facts) -> set[int]:
     """The semaphore waits that take a permit the same thread gives back later (`acquire s { }`,
     or a `wait s` some `post s` of the same instance follows): a hold, as a lock's. A wait with
-    no post after it is a consumer's, which holds nothing."""
+    no post after it is a consumer's, which holds nothing; so is a queue's (lower_queue.py), whose
+    `put` takes free space that a `get`, the same thread's or another's, gives back."""
     if "lock_like" not in facts.memo:
         found = set()
         posts = [(facts.where[id(i)], i) for _, _, i in facts.k.instructions() if i.op == "sem.post"]
         for _, _, ins in facts.k.instructions():
-            if ins.op not in ("sem.wait", "sem.trywait", "sem.tryfor"):
-                continue
+            if ins.op not in ("sem.wait", "sem.trywait", "sem.tryfor") or ins.attr("queue") is not None:
+                continue        # (a queue's put or get waits as a producer or consumer: it holds nothing)
             key = facts.value_key(ins.ref.index)
             here = facts.where[id(ins)]
             if ins.attr("region") is not None or any(

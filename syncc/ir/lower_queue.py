@@ -1,0 +1,104 @@
+"""Lowering of queues: a declaration becomes its parts, each `put` and `get` their operations.
+
+A queue `q` of capacity C (impls/queue.py, `locked`) is, per instance i:
+
+    q.space[i]   a counting semaphore, C permits at first: the queue's free slots
+    q.items[i]   a counting semaphore, 0 permits at first: the values stored
+    q.tail[i]    a mutex over the tail, q.head[i] one over the head
+    q.data       the slots, C per instance; q.ends the next slot to fill and to empty, 2 per instance
+
+    put q[i] = v:   wait q.space[i]
+                    critical q.tail[i] { t = q.ends[2i]; q.data[iC + t] = v; q.ends[2i] = (t + 1) % C }
+                    post q.items[i]
+    get q[i]:       wait q.items[i]
+                    critical q.head[i] { h = q.ends[2i + 1]; v = q.data[iC + h]; q.ends[2i + 1] = (h + 1) % C }
+                    post q.space[i]
+
+Every part is a primitive the passes and hazard checks already know, so a queue's waits are judged
+as theirs: a `get` that no `put` can serve is a semaphore wait that no post can end (E0705), a
+`put` made while holding a lock the consumer needs is a hold across a wait (E0720), and so on.
+The parts' implementations are the target's defaults for semaphores and mutexes in the queue's
+placement at @thread.
+"""
+from __future__ import annotations
+
+from math import prod
+
+from ..core.prebuilt import dataclass
+from ..core.types import I32, ScalarType
+from .impls.registry import default_implementation
+from .nodes import Array, Imm, Prim, Ref, imm
+
+
+@dataclass(frozen=True)
+class QueueParts:
+    name: str               # the queue's name in the IR (its parts are `name.space`, ...)
+    capacity: int
+    elem: ScalarType
+    dims: tuple[int, ...]
+
+    def part(self, role: str) -> str:
+        return f"{self.name}.{role}"
+
+
+def declare_queue(sync, d, info, name: str) -> QueueParts:
+    """The parts of the queue `d` (a PrimDecl the checker judged), added to the kernel."""
+    b, target = sync.b, sync.cx.ctx.target
+    parts = QueueParts(name, info.count, info.elem, info.dims)
+    n = prod(info.dims)
+    chosen = []
+    for role, kind, count in (("space", "semaphore", info.count), ("items", "semaphore", 0),
+                              ("tail", "mutex", None), ("head", "mutex", None)):
+        choice = default_implementation(target, kind, info.placement, "thread", instances=n)
+        b.prims.append(Prim(parts.part(role), kind, info.dims, info.placement, "thread", choice.impl,
+                            choice.params, None, count, (), d.span))
+        chosen.append(f"`{parts.part(role)}` ({kind}, {choice.impl})")
+    b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count,), "state", None))
+    b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
+    sync.cx.ctx.remark(b.name, "implementation",
+                       f"queue `{d.name.text}` ({info.placement} @thread, capacity {info.count}): locked — "
+                       f"a ring guarded by the target's default primitives: {', '.join(chosen)}", d.span)
+    return parts
+
+
+def lower_put(sync, parts: QueueParts, index, value, span) -> None:
+    b = sync.b
+    b.emit("sem.wait", (), (Ref(parts.part("space"), index),), span, queue="put")
+    _take_slot(sync, parts, index, "tail", span, lambda slot: b.emit("st", (), (Ref(parts.part("data"), slot), value), span))
+    b.emit("sem.post", (), (Ref(parts.part("items"), index),), span)
+
+
+def lower_get(sync, parts: QueueParts, index, dest, span):
+    b = sync.b
+    b.emit("sem.wait", (), (Ref(parts.part("items"), index),), span, queue="get")
+    # assigned before the section too: combine_warps may run the section for each lane of a warp
+    # in a loop, and the value must be defined on every path out of it
+    got = b.reg(parts.elem, "got")
+    b.assign(got, imm(0, parts.elem), span)
+    _take_slot(sync, parts, index, "head", span,
+               lambda slot: b.emit("ld", (got,), (Ref(parts.part("data"), slot),), span))
+    b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
+    return sync.cx.exprs.emit_value(dest, "mov", parts.elem, got, span=span)
+
+
+def _take_slot(sync, parts: QueueParts, index, end: str, span, use) -> None:
+    """Under the `end` mutex: the slot that end points at, `use(slot)`, and the end moved on."""
+    b = sync.b
+    lock = Ref(parts.part(end), index)
+    region = sync.new_region()
+    b.emit("mutex.lock", (), (lock,), span, region=region)
+    at = _affine(b, index, 2, 0 if end == "tail" else 1, span)
+    now = b.op("ld", I32, Ref(parts.part("ends"), at), hint=end, span=span)
+    use(b.op("add", I32, _affine(b, index, parts.capacity, 0, span), now, hint="slot", span=span))
+    following = b.op("add", I32, now, imm(1), hint="next", span=span)
+    wrapped = b.op("rem", I32, following, imm(parts.capacity), hint="next", span=span)
+    b.emit("st", (), (Ref(parts.part("ends"), at), wrapped), span)
+    b.emit("mutex.unlock", (), (lock,), span, region=region)
+
+
+def _affine(b, index, scale: int, offset: int, span):
+    """index * scale + offset, folded where the index is a constant."""
+    if isinstance(index, Imm):
+        return imm(index.value * scale + offset)
+    scaled = index if scale == 1 else b.op("mul", I32, index, imm(scale), hint="at", span=span)
+    return scaled if offset == 0 else b.op("add", I32, scaled, imm(offset), hint="at", span=span)
