@@ -992,6 +992,10 @@ def test_implementation_matrix_sample(name, source, tmp_path):
     elif kind == "latch":
         if form == "sync":      # every party counts down before anyone reads a neighbour's word
             assert out[64:128].tolist() == [(t + 1) % 64 for t in range(64)]
+    elif kind == "queue":
+        # threads 32-63 of each block take what threads 0-31 of the block put into its queue
+        taken = out[32:64].tolist()
+        assert sorted(taken) == list(range(32)) if grid == 1 else set(taken) <= set(range(32))
     elif name.endswith("-named"):
         assert out[:128].tolist() == list(range(64)) * 2
     else:
