@@ -11,6 +11,8 @@ compiled once and re-launched with another schedule each time (`sim_config=` on 
 - channel: every slot delivered once with the value put, never read before the put, and in
   the order the dataflow promises.
 - fair primitives (ticket, mcs, mcs2, sleeping): bounded bypass (FIFO_BOUND below).
+- queue: every value put taken exactly once, and no consumer takes a producer's values out of
+  the order they were put.
 """
 from __future__ import annotations
 
@@ -107,7 +109,8 @@ def test_every_implementation_gets_its_schedules():
     from syncc.ir.impls.registry import IMPLEMENTATIONS
     runs: dict[tuple[str, str], int] = {}
     for table, kind in ((MUTEX_RUNS, "mutex"), (SEMAPHORE_RUNS, "semaphore"), (BARRIER_RUNS, "barrier"),
-                        (CHANNEL_RUNS, "channel"), (RWLOCK_RUNS, "rwlock"), (LATCH_RUNS, "latch")):
+                        (CHANNEL_RUNS, "channel"), (RWLOCK_RUNS, "rwlock"), (LATCH_RUNS, "latch"),
+                        (QUEUE_RUNS, "queue")):
         for kernel, n in table.items():
             key = (kind, kernel.removeprefix("try_").removeprefix("fifo_").split("_")[0])
             runs[key] = runs.get(key, 0) + n
@@ -315,3 +318,17 @@ def test_report_worst_bypass():
     """Not a check: prints the worst bypass each kernel showed (run with -s to see it)."""
     for kernel, worst in sorted(SEEN.items()):
         print(f"{kernel}: an acquisition overtaken at most {worst} times")
+
+
+# ---- queues -------------------------------------------------------------------------------------
+
+QUEUE_RUNS = _scaled({"locked_shared_thread": 500, "locked_global_thread": 500})
+
+
+@pytest.mark.parametrize("kernel", list(QUEUE_RUNS))
+def test_queue_delivers_each_value_once_in_order(programs, kernel):
+    def arrays():
+        return [np.zeros(128, np.int32), np.zeros(1, np.int32)]
+    for got, late in run_schedules(programs("queue.sync"), kernel, arrays, QUEUE_RUNS[kernel]):
+        assert (got == 1).all(), f"value {int(np.argmax(got != 1))} taken {int(got[np.argmax(got != 1)])} times"
+        assert late[0] == 0, "a consumer took a producer's values out of order"

@@ -14,8 +14,9 @@ from syncc.ir.ops import OPS
 from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 
 # kind → the prefix of its IR operations
+# (a queue has none: lowering builds its put and get from semaphores and mutexes, ir/lower_queue.py)
 _PREFIX = {"mutex": "mutex.", "semaphore": "sem.", "rwlock": "rw.", "latch": "latch.", "channel": "chan.",
-           "barrier": "prim."}
+           "barrier": "prim.", "queue": "queue."}
 
 
 def test_every_kind_has_implementations():

@@ -46,6 +46,8 @@ SHRINK = {
     "tests/gpu/channel_stress.sync": {"BLOCKS": 4, "THREADS": 64, "ROUNDS": 1},
     "tests/gpu/mutex_stress.sync": {"BLOCKS": 2, "THREADS": 32, "ITER": 2},
     "tests/gpu/semaphore_stress.sync": {"BLOCKS": 2, "THREADS": 32, "ITER": 2},
+    "examples/queue.sync": {"THREADS": 32, "ITEMS": 256},
+    "tests/gpu/queue_stress.sync": {"BLOCKS": 4, "THREADS": 32, "PER": 2, "CAP": 8},
 }
 SEED_GLOBS = ["examples/*.sync", "tests/hazards/clean/*.sync", "tests/properties/*.sync",
               "tests/gpu/*_stress.sync"]
