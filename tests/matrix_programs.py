@@ -41,6 +41,7 @@ _BODIES = {
     "queue": {
         "put-get": "if tid < 32 {{ put {p}[bid] = tid }} else {{\n        let v = get {p}[bid]\n"
                    "        out[tid] = v\n    }}",
+        "try": "if tryput {p}[bid] = tid {{ out[tid] = 1 }}\n    tryget v = {p}[bid] {{ out[64 + tid] = v }}",
     },
 }
 

@@ -1,6 +1,7 @@
 """Queues (docs/language.md, "Queues"): what the checker says of a declaration, what lowering makes
-of a `put` and a `get` (the `locked` parts: two semaphores, two mutexes), and values through a
-queue on the simulator, checked by the program's own host block against what went in."""
+of a `put` and a `get` (the `locked` parts: two semaphores, two mutexes), values through a queue
+on the simulator, checked by the program's own host block against what went in, and the single
+attempts `tryput` and `tryget`."""
 from __future__ import annotations
 
 import json
@@ -80,3 +81,26 @@ def test_a_library_vends_put_and_get(tmp_path):
     assert r.code == 0, r.err
     for text in ("struct stream", "struct local", "void put(int32_t value)", "int32_t get()"):
         assert text in r.out
+
+
+@pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
+def test_tryput_finds_it_full_and_tryget_finds_it_empty(flags):
+    r = syncc("run", "tests/sim/queue_try.sync", *flags)
+    assert r.code == 0, r.err
+
+
+def test_tryput_takes_a_whole_expression_and_tryget_binds_its_value(tmp_path):
+    path = tmp_path / "forms.sync"
+    path.write_text("""kernel k(o: global i32[64], m: global i32[1]) launch grid(1) block(64) {
+    queue q(4): i32 in shared @thread
+    mutex x in shared @thread
+    let sent = tryput q = tid * 2 + 1
+    tryget v = q { o[tid] = v } else { o[tid] = 0 }
+    if tryput x = 1 { m[0] = 1 }
+    v = 3
+}
+""")
+    r = syncc("check", str(path), "--error-format=json")
+    got = sorted((rec["line"], rec["code"]) for rec in map(json.loads, r.err.splitlines()) if rec.get("code"))
+    # `tryput` on a mutex is the wrong kind; `v` is not in scope after the tryget
+    assert got == [(6, "E0404"), (7, "E0101")], r.err

@@ -960,6 +960,27 @@ METHODS['syncc.frontend.ast.TryLock'] = (
     syncc_frontend_ast_TryLock)
 
 
+# syncc.frontend.ast.TryPut
+def syncc_frontend_ast_TryPut(dflt, fact):
+
+    def __init__(self, place, value, span):
+        _set(self, 'place', place)
+        _set(self, 'value', value)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(place={self.place!r}, value={self.value!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.TryPut'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('place', 'Place', False), ('value', 'Expr', False), ('span', 'Span', False)), (), (), False),
+    'TryPut(place: Place, value: Expr, span: Span)',
+    syncc_frontend_ast_TryPut)
+
+
 # syncc.frontend.ast.TryWait
 def syncc_frontend_ast_TryWait(dflt, fact):
     d_unit = dflt['unit']
@@ -1435,6 +1456,31 @@ METHODS['syncc.frontend.ast.When'] = (
      (), (), False),
     'When(bindings: tuple[WhenBinding, ...], body: Block, span: Span)',
     syncc_frontend_ast_When)
+
+
+# syncc.frontend.ast.TryGet
+def syncc_frontend_ast_TryGet(dflt, fact):
+
+    def __init__(self, name, place, body, orelse, span):
+        _set(self, 'name', name)
+        _set(self, 'place', place)
+        _set(self, 'body', body)
+        _set(self, 'orelse', orelse)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, place={self.place!r}, body={self.body!r}, orelse={self.orelse!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.TryGet'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'Ident', False), ('place', 'Place', False), ('body', 'Block', False),
+      ('orelse', 'Block | None', False), ('span', 'Span', False)),
+     (), (), False),
+    'TryGet(name: Ident, place: Place, body: Block, orelse: Block | None, span: Span)',
+    syncc_frontend_ast_TryGet)
 
 
 # syncc.frontend.ast.BarrierStmt

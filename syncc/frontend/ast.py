@@ -126,6 +126,14 @@ class TryLock:
 
 
 @node
+class TryPut:
+    """`tryput q = v`: one attempt to add `v` to the queue; true when it went in."""
+    place: Place
+    value: Expr
+    span: Span
+
+
+@node
 class TryWait:
     """`trywait s` / `trywait s for n` / `trywait s for t us`: one attempt, up to `n`, or as many
     as fit in the time `t` (`unit`: ns, us or ms), to take a permit; true on success."""
@@ -140,7 +148,7 @@ MAX_TRYWAIT_NS = 4_000_000_000                          # the timer's 32 bits of
 
 
 Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
-             TryWait]
+             TryPut, TryWait]
 
 
 # ---- types ----------------------------------------------------------------
@@ -304,6 +312,17 @@ class When:
 
 
 @node
+class TryGet:
+    """`tryget v = q { body } else { orelse }`: one attempt to take a value from the queue; `body`
+    runs with it bound to `v`, `orelse` (if any) when the queue was empty."""
+    name: Ident
+    place: Place
+    body: Block
+    orelse: Block | None
+    span: Span
+
+
+@node
 class BarrierStmt:
     """`barrier`: every thread of the block meets here (bar.sync 0)."""
     span: Span
@@ -369,7 +388,7 @@ class Save:
 
 
 Stmt = Union[Let, Assign, ExprStmt, If, While, For, Break, Continue, Return, SharedDecl, PrimDecl,
-             Critical, Acquire, RwSection, When, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
+             Critical, Acquire, RwSection, When, TryGet, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
 
 
 # ---- items ------------------------------------------------------------------

@@ -291,6 +291,11 @@ class AstBuilder:
         return A.When(tuple(bindings), body, span)
 
     @rule
+    def tryget_stmt(self, span, name, place, body, *orelse):
+        # (an absent `[else block]` gives a placeholder per part)
+        return A.TryGet(self.ident(name), place, body, next((b for b in orelse if b is not None), None), span)
+
+    @rule
     def when_binding(self, span, name, place):
         return A.WhenBinding(self.ident(name), place, span)
 
@@ -352,6 +357,10 @@ class AstBuilder:
     @rule
     def trylock_expr(self, span, place):
         return A.TryLock(place, span)
+
+    @rule
+    def tryput_expr(self, span, place, value):
+        return A.TryPut(place, value, span)
 
     @rule
     def trywait_expr(self, span, place, *attempts):

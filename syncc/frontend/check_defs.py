@@ -216,4 +216,6 @@ def _breaks(b: A.Block) -> bool:
         if isinstance(s, (A.Critical, A.Acquire, A.RwSection, A.When)):
             if _breaks(s.body):
                 return True
+        if isinstance(s, A.TryGet) and (_breaks(s.body) or s.orelse is not None and _breaks(s.orelse)):
+            return True
     return False

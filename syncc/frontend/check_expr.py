@@ -422,6 +422,14 @@ class ExpressionRules:
         self.cx.prims.prim_place(e.place, "trylock", pos)
         return BOOL
 
+    @expressions.on(A.TryPut)
+    def tryput(self, e, pos):
+        info = self.cx.prims.prim_place(e.place, "tryput", pos)
+        t = self.value(e.value, pos)
+        if info is not None and info.elem is not None:
+            self.coerce(e.value, t, info.elem, "for the queue")
+        return BOOL
+
     @expressions.on(A.TryWait)
     def trywait(self, e, pos):
         self.cx.prims.prim_place(e.place, "trywait", pos)

@@ -29,6 +29,7 @@ OP_KINDS = {
     "critical": ("mutex",), "lock": ("mutex",), "unlock": ("mutex",), "trylock": ("mutex",),
     "acquire": ("semaphore",), "wait": ("semaphore", "latch", "barrier"), "post": ("semaphore",), "trywait": ("semaphore",),
     "when": ("channel",), "get": ("channel", "queue"), "put": ("channel", "queue"), "signal": ("channel",),
+    "tryput": ("queue",), "tryget": ("queue",),
     "await": ("channel",),
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
@@ -40,7 +41,7 @@ _USES = {
     "rwlock": "`read {n} {{ }}` or `write {n} {{ }}`",
     "latch": "`count_down {n}`, `wait {n}` or `sync {n}`",
     "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
-    "queue": "`put {n} = v` and `get {n}`",
+    "queue": "`put {n} = v`, `get {n}`, `tryput {n} = v` and `tryget v = {n} {{ }}`",
     "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
 }
 
@@ -322,6 +323,16 @@ class PrimitiveRules:
             elem = info.elem if info is not None else ERROR
             self.cx.declare(body_pos.scope, Symbol(b.name.text, "binding", elem, b))
         self.cx.stmts.block(s.body, body_pos, new_scope=False)
+
+    @statements.on(A.TryGet)
+    def tryget(self, s: A.TryGet, pos):
+        info = self.prim_place(s.place, "tryget", pos)
+        body_pos = pos.child()
+        elem = info.elem if info is not None else ERROR
+        self.cx.declare(body_pos.scope, Symbol(s.name.text, "binding", elem, s))
+        self.cx.stmts.block(s.body, body_pos, new_scope=False)
+        if s.orelse is not None:
+            self.cx.stmts.block(s.orelse, pos)
 
     @statements.on(A.Put)
     def put(self, s: A.Put, pos):

@@ -35,7 +35,7 @@ _STARTS_ITEM = {"import", "const", "fn", "kernel", "host",
 _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
     "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
-    "critical", "acquire", "when", "fence", "put",
+    "critical", "acquire", "when", "fence", "put", "tryget",
     "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down",
     "read", "write",            # (contextual: they arrive here as NAME, which starts a statement anyway)
     "check", "print", "save",

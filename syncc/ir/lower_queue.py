@@ -7,6 +7,9 @@ A queue `q` of capacity C (impls/queue.py, `locked`) is, per instance i:
     q.tail[i]    a mutex over the tail, q.head[i] one over the head
     q.data       the slots, C per instance; q.ends the next slot to fill and to empty, 2 per instance
 
+    tryput q[i] = v / tryget v = q[i] { }:  the same, with one `trywait` instead of the wait, and
+                    the rest only where it took a permit (the statement's result, or its branch)
+
     put q[i] = v:   wait q.space[i]
                     critical q.tail[i] { t = q.ends[2i]; q.data[iC + t] = v; q.ends[2i] = (t + 1) % C }
                     post q.items[i]
@@ -25,7 +28,7 @@ from __future__ import annotations
 from math import prod
 
 from ..core.prebuilt import dataclass
-from ..core.types import I32, ScalarType
+from ..core.types import BOOL, I32, ScalarType
 from .impls.registry import default_implementation
 from .nodes import Array, Imm, Prim, Ref, imm
 
@@ -79,6 +82,41 @@ def lower_get(sync, parts: QueueParts, index, dest, span):
                lambda slot: b.emit("ld", (got,), (Ref(parts.part("data"), slot),), span))
     b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
     return sync.cx.exprs.emit_value(dest, "mov", parts.elem, got, span=span)
+
+
+def lower_tryput(sync, parts: QueueParts, index, value, dest, span):
+    """One attempt: true (and the value stored) where `q.space` had a permit."""
+    b = sync.b
+    ok = sync.cx.exprs.emit_value(dest, "sem.trywait", BOOL, Ref(parts.part("space"), index), span=span, queue="put")
+
+    def store():
+        _take_slot(sync, parts, index, "tail", span, lambda slot: b.emit("st", (), (Ref(parts.part("data"), slot), value), span))
+        b.emit("sem.post", (), (Ref(parts.part("items"), index),), span)
+    _when(b, ok, store, span, "tryput")
+    return ok
+
+
+def lower_tryget(sync, parts: QueueParts, index, got, span):
+    """One attempt: where `q.items` had a permit, the head's value into `got` (else it stays 0);
+    the bool register that says which."""
+    b = sync.b
+    b.assign(got, imm(0, parts.elem), span)
+    ok = b.op("sem.trywait", BOOL, Ref(parts.part("items"), index), hint="took", span=span, queue="get")
+
+    def take():
+        _take_slot(sync, parts, index, "head", span, lambda slot: b.emit("ld", (got,), (Ref(parts.part("data"), slot),), span))
+        b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
+    _when(b, ok, take, span, "tryget")
+    return ok
+
+
+def _when(b, cond, emit, span, hint: str) -> None:
+    then, done = b.new_block(hint), b.new_block(f"{hint}.done")
+    b.branch(cond, then, done, span)
+    b.at(then)
+    emit()
+    b.jump(done)
+    b.at(done)
 
 
 def _take_slot(sync, parts: QueueParts, index, end: str, span, use) -> None:

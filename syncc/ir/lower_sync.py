@@ -23,7 +23,7 @@ from ..frontend import ast as A
 from ..core.types import BOOL, I32, U32
 from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
-from .lower_queue import declare_queue, lower_get, lower_put
+from .lower_queue import declare_queue, lower_get, lower_put, lower_tryget, lower_tryput
 from .nodes import Prim, Ref, imm
 
 statements = HandlerTable()
@@ -217,6 +217,28 @@ class SyncLowering:
             return lower_get(self, *queue, dest, e.span)
         prim, ref = self.place(e.place)
         return self.cx.exprs.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
+
+    @expressions.on(A.TryPut)
+    def tryput(self, e: A.TryPut, want, dest):
+        parts, index = self.queue_place(e.place)
+        return lower_tryput(self, parts, index, self.cx.exprs.expr(e.value, parts.elem), dest, e.span)
+
+    @statements.on(A.TryGet)
+    def tryget(self, s: A.TryGet) -> None:
+        parts, index = self.queue_place(s.place)
+        got = self.b.reg(parts.elem, s.name.text)
+        self.cx.vars[s] = got
+        took = lower_tryget(self, parts, index, got, s.span)
+        then, other, done = self.b.new_block("took"), self.b.new_block("empty"), self.b.new_block("tryget.end")
+        self.b.branch(took, then, other, s.span)
+        self.b.at(then)
+        self.cx.stmts.block(s.body)
+        self.b.jump(done)
+        self.b.at(other)
+        if s.orelse is not None:
+            self.cx.stmts.block(s.orelse)
+        self.b.jump(done)
+        self.b.at(done)
 
     @expressions.on(A.TryLock)
     def trylock(self, e: A.TryLock, want, dest):

@@ -122,7 +122,8 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
         for ins in facts.cfg.blocks[term.if_true].instrs:
             skipped = step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
-    tries = [ins for ins in facts.sources(term.cond) if ins.op in TRIES and ins.ref.name in mutexes]
+    tries = [ins for ins in facts.sources(term.cond)
+             if ins.op in TRIES and ins.ref.name in mutexes and ins.attr("queue") is None]   # (lock_like says why)
     got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
