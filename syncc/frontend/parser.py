@@ -84,7 +84,7 @@ def _tok_span(source: SourceFile, tok: Token) -> Span:
 # Groups of terminals a message names in one phrase, written as token text
 # (NAME/INT/STRING stand for themselves): (marker, covered, words). A group is
 # used when every marker is expected; it then stands for every covered token.
-_EXPR = {"NAME", "INT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock", "trywait",
+_EXPR = {"NAME", "INT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock", "trywait", "tryput",
          "i32", "u32", "i64", "u64", "bool"}
 _TYPE = {"i32", "u32", "i64", "u64", "bool"}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
