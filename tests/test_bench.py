@@ -80,5 +80,5 @@ def test_gpu_suite_quick(tmp_path):
     """Every gpu section runs (few sizes and repeats) and checks what the kernels computed."""
     r = syncc("bench", "gpu", "--quick", "--out", str(tmp_path))
     assert r.code == 0, r.err + r.out
-    for name in ("gpu_barrier", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw"):
+    for name in ("gpu_barrier", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw", "gpu_queue"):
         assert any(p.name == f"{name}.csv" for p in tmp_path.rglob("*.csv")), name

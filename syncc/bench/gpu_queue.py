@@ -1,0 +1,108 @@
+"""Queues on a GPU: values per second through syncc's queues beside the hand-written rings of
+bench/baselines/queues.cu, in one run (issue 19; docs/design/queues.md).
+
+- between blocks: thread 0 of each block of 32 puts (the first half of the grid) or takes (the
+  second half) through one global queue of capacity 64, 256 values each, at 2 to 1056 blocks;
+  against a sequence-numbered ring (each slot a sequence word, a ticket per operation) and a ring
+  built from libcu++ semaphores (free slots, stored values) and two binary semaphores as locks;
+- inside a block: warp 0's lanes put, warp 1's take, through the block's shared queue; against
+  an mbarrier ring of 3 stages of 32 values (one `full` and one `empty` mbarrier per stage).
+
+Every launch is checked: each value taken exactly once. Goals (issue 19): ≥ 1.0× every
+hand-written ring, ≥ 2× the semaphore-built one.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import BenchError, Context, Table
+from .gpu_common import baseline, best, cupy, program, time_launches, timed
+
+CAP, PER, STEPS, STAGES = 64, 256, 256, 3
+
+
+def run(ctx: Context):
+    cp = cupy()
+    repeats = 2 if ctx.quick else 5
+    sizes = [2, 132] if ctx.quick else [2, 132, 264, 528, 1056]
+    module = baseline(ctx, "queues")
+    prog = program(ctx, "bench/programs/queue.sync")
+    rate: dict[str, dict[int, float]] = {}
+    for blocks in sizes:
+        producers = blocks // 2
+        values = producers * PER
+        for name in ("seq_ring", "sem_ring"):
+            rate.setdefault(f"hand-written {name}", {})[blocks] = values / best(
+                _ring(cp, module, name, blocks, producers, repeats))
+        got = np.zeros(528 * PER, np.int32)
+        t = timed(prog, "between_blocks", [got], (blocks, 1, 1), None, repeats)
+        _exactly(got[:values], repeats + 1, f"syncc queue at {blocks} blocks")
+        rate.setdefault("syncc queue (locked)", {})[blocks] = values / best(t)
+        ctx.log(f"   queue: {blocks} blocks done")
+    table = Table("gpu_queue", f"Queue between blocks: M values/s (thread 0 of each block of 32; half put, "
+                  f"half take, {PER} each; capacity {CAP}; ratio to the hand-written rings, same run)",
+                  ["queue"] + [f"{b} blocks" for b in sizes] + [f"× seq @{b}" for b in sizes]
+                  + [f"× sem @{b}" for b in sizes])
+    seq, sem = rate["hand-written seq_ring"], rate["hand-written sem_ring"]
+    for name, by in rate.items():
+        table.rows.append([name] + [by[b] / 1e6 for b in sizes] + [by[b] / seq[b] for b in sizes]
+                          + [by[b] / sem[b] for b in sizes])
+    ours = rate["syncc queue (locked)"]
+    table.notes.append("goals: ≥ 1.0× the sequence ring: " + _met(min(ours[b] / seq[b] for b in sizes), 1.0)
+                       + "; ≥ 2× the semaphore ring: " + _met(min(ours[b] / sem[b] for b in sizes), 2.0))
+    return [table, _in_block(ctx, cp, module, prog, repeats)]
+
+
+def _ring(cp, module, name: str, blocks: int, producers: int, repeats: int) -> list[float]:
+    state = cp.zeros(32 + CAP + 32, cp.uint32)
+    data = cp.zeros(CAP, cp.uint32)
+    seen = cp.zeros(producers * PER, cp.uint32)
+    err = cp.zeros(1, cp.int32)
+    fn = module.get_function(name)
+
+    def before(stream):
+        state.fill(0)
+        seen.fill(0)
+        err.fill(0)
+        if name == "sem_ring":
+            module.get_function("init_sem_ring")((1,), (1,), (state, np.int32(CAP)), stream=stream)
+    args = (state, data, np.int32(CAP), np.int32(producers), np.int32(PER), seen, err)
+    times = time_launches(lambda s: fn((blocks,), (32,), args, shared_mem=4 * producers, stream=s), repeats, before)
+    _exactly(seen.get(), 1, f"hand-written {name} at {blocks} blocks")
+    if int(err.get()[0]):
+        raise BenchError(f"hand-written {name} at {blocks} blocks took values out of order")
+    return times
+
+
+def _in_block(ctx: Context, cp, module, prog, repeats: int) -> Table:
+    rate: dict[str, dict[int, float]] = {}
+    for blocks in (1, 132):
+        values = blocks * 32 * STEPS
+        seen, err = cp.zeros(values, cp.uint32), cp.zeros(1, cp.int32)
+        fn = module.get_function("mbar_ring")
+        times = time_launches(lambda s: fn((blocks,), (64,), (np.int32(STAGES), np.int32(STEPS), seen, err), stream=s),
+                              repeats, lambda s: (seen.fill(0), err.fill(0)))
+        _exactly(seen.get(), 1, f"mbar_ring at {blocks} blocks")
+        rate.setdefault(f"hand-written mbarrier ring ({STAGES} stages)", {})[blocks] = values / best(times)
+        got = np.zeros(132 * 32 * STEPS, np.int32)
+        t = timed(prog, "warp_to_warp", [got], (blocks, 1, 1), None, repeats)
+        _exactly(got[:values], repeats + 1, f"syncc warp_to_warp at {blocks} blocks")
+        rate.setdefault("syncc queue (locked)", {})[blocks] = values / best(t)
+    table = Table("gpu_queue_block", f"Queue between two warps of a block: M values/s ({STEPS} values per lane; "
+                  "ratio to the mbarrier ring, same run)", ["queue", "1 block", "132 blocks", "× mbar @1", "× mbar @132"])
+    base = rate[f"hand-written mbarrier ring ({STAGES} stages)"]
+    for name, by in rate.items():
+        table.rows.append([name, by[1] / 1e6, by[132] / 1e6, by[1] / base[1], by[132] / base[132]])
+    ctx.log("   queue: in a block done")
+    return table
+
+
+def _exactly(counts, times: int, what: str) -> None:
+    counts = np.asarray(counts)
+    if not (counts == times).all():
+        bad = int(np.argmax(counts != times))
+        raise BenchError(f"{what}: value {bad} was taken {int(counts[bad])} times, not {times}")
+
+
+def _met(ratio: float, goal: float) -> str:
+    return f"{ratio:.2f}× ({'met' if ratio >= goal else 'missed'})"
