@@ -57,9 +57,12 @@ def _nested_in_one_warp(facts: Facts, before, ctx: PassContext) -> None:
         prim = facts.k.prim(ins.ref.name)
         if prim.granularity != "thread":
             continue
-        outer = next((h for h in before.get(id(ins), frozenset()) if h.prim == prim.name), None)
-        if outer is None:
+        held = [h for h in before.get(id(ins), frozenset()) if h.prim == prim.name]
+        if not held:
             continue
+        # the innermost (last taken in the source) of those held: a set's order would depend on
+        # the interpreter's hash seed, and the note with it
+        outer = max(held, key=lambda h: h.site.span.start if h.site.span else -1)
         ctx.sink.error(
             "E0701", f"potential SIMT deadlock: an element of `{prim.name}` is taken while this thread holds "
             f"another; a lane that gets both waits, still holding its first, where its warp reconverges after "
