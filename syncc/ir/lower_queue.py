@@ -92,7 +92,7 @@ def lower_tryput(sync, parts: QueueParts, index, value, dest, span):
     def store():
         _take_slot(sync, parts, index, "tail", span, lambda slot: b.emit("st", (), (Ref(parts.part("data"), slot), value), span))
         b.emit("sem.post", (), (Ref(parts.part("items"), index),), span)
-    _when(b, ok, store, span, "tryput")
+    sync.only_where(ok, store, span, "tryput")
     return ok
 
 
@@ -106,17 +106,8 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
     def take():
         _take_slot(sync, parts, index, "head", span, lambda slot: b.emit("ld", (got,), (Ref(parts.part("data"), slot),), span))
         b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
-    _when(b, ok, take, span, "tryget")
+    sync.only_where(ok, take, span, "tryget")
     return ok
-
-
-def _when(b, cond, emit, span, hint: str) -> None:
-    then, done = b.new_block(hint), b.new_block(f"{hint}.done")
-    b.branch(cond, then, done, span)
-    b.at(then)
-    emit()
-    b.jump(done)
-    b.at(done)
 
 
 def _take_slot(sync, parts: QueueParts, index, end: str, span, use) -> None:

@@ -101,10 +101,10 @@ class SyncLowering:
         else:
             self.b.emit("bar.sync", (), (imm(0),), span, party="sync")
 
-    def by_leader(self, is_leader, emit, span, hint: str) -> None:
-        """Run `emit()` on the leader only."""
+    def only_where(self, cond, emit, span, hint: str) -> None:
+        """Run `emit()` only where `cond` holds (a party's leader; a queue's try that took a permit)."""
         then, done = self.b.new_block(hint), self.b.new_block(f"{hint}.done")
-        self.b.branch(is_leader, then, done, span)
+        self.b.branch(cond, then, done, span)
         self.b.at(then)
         emit()
         self.b.jump(done)
@@ -112,7 +112,7 @@ class SyncLowering:
 
     def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span, **attrs):
         mask, lead = self.leader(prim.granularity, span)
-        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "acquire")
+        self.only_where(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "acquire")
         self.party_sync(prim.granularity, mask, span)
         return mask, lead
 
@@ -120,7 +120,7 @@ class SyncLowering:
         if lead is None:
             mask, lead = self.leader(prim.granularity, span)
         self.party_sync(prim.granularity, mask, span)
-        self.by_leader(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "release")
+        self.only_where(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "release")
 
     # ---- structured statements -----------------------------------------------------------------
 
@@ -279,14 +279,14 @@ class SyncLowering:
         mask, lead = self.leader(prim.granularity, span)
         got = self.b.reg(BOOL, "got")
         self.b.assign(got, imm(False, BOOL), span)
-        self.by_leader(lead, lambda: self.b.emit(op, (got,), args, span, **attrs), span, "try")
+        self.only_where(lead, lambda: self.b.emit(op, (got,), args, span, **attrs), span, "try")
         if prim.granularity == "warp":   # the leader's answer, for every lane
             return self.cx.exprs.emit_value(dest, "vote.any", BOOL, got, mask, span=span)
         # thread 0 tells the block through a shared word: the first barrier lets every thread
         # finish reading the word's last answer, the second publishes the new one
         shared = self.trylock_slot()
         self.b.emit("bar.sync", (), (imm(0),), span)
-        self.by_leader(lead, lambda: self.b.emit("st", (), (Ref(shared, imm(0)), self.b.op(
+        self.only_where(lead, lambda: self.b.emit("st", (), (Ref(shared, imm(0)), self.b.op(
             "cvt", I32, got, span=span)), span), span, "tell")
         self.b.emit("bar.sync", (), (imm(0),), span)
         word = self.b.op("ld", I32, Ref(shared, imm(0)), span=span, uniform="block")

@@ -76,8 +76,8 @@ def lock_like(facts: Facts) -> set[int]:
         found = set()
         posts = [(facts.where[id(i)], i) for _, _, i in facts.k.instructions() if i.op == "sem.post"]
         for _, _, ins in facts.k.instructions():
-            if ins.op not in ("sem.wait", "sem.trywait", "sem.tryfor") or ins.attr("queue") is not None:
-                continue        # (a queue's put or get waits as a producer or consumer: it holds nothing)
+            if ins.op not in ("sem.wait", "sem.trywait", "sem.tryfor") or of_a_queue(ins):
+                continue
             key = facts.value_key(ins.ref.index)
             here = facts.where[id(ins)]
             if ins.attr("region") is not None or any(
@@ -86,6 +86,12 @@ def lock_like(facts: Facts) -> set[int]:
                 found.add(id(ins))
         facts.memo["lock_like"] = found
     return facts.memo["lock_like"]
+
+
+def of_a_queue(ins: Instr) -> bool:
+    """A queue's `put` or `get` waiting on (or trying) one of its semaphores (lower_queue.py): a
+    producer's or consumer's wait, which holds nothing, whoever gives the permit back."""
+    return ins.attr("queue") is not None
 
 
 def _same_threads(facts: Facts, a: str, b: str) -> bool:
@@ -123,7 +129,7 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
             skipped = step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
     tries = [ins for ins in facts.sources(term.cond)
-             if ins.op in TRIES and ins.ref.name in mutexes and ins.attr("queue") is None]   # (lock_like says why)
+             if ins.op in TRIES and ins.ref.name in mutexes and not of_a_queue(ins)]
     got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
