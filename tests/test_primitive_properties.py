@@ -12,7 +12,8 @@ compiled once and re-launched with another schedule each time (`sim_config=` on 
   the order the dataflow promises.
 - fair primitives (ticket, mcs, mcs2, sleeping): bounded bypass (FIFO_BOUND below).
 - queue: every value put taken exactly once, and no consumer takes a producer's values out of
-  the order they were put.
+  the order they were put (so none is taken before its put; a put past the capacity would
+  overwrite a value not yet taken, so none is either).
 """
 from __future__ import annotations
 
@@ -322,7 +323,8 @@ def test_report_worst_bypass():
 
 # ---- queues -------------------------------------------------------------------------------------
 
-QUEUE_RUNS = _scaled({"locked_shared_thread": 500, "locked_global_thread": 500})
+QUEUE_RUNS = _scaled({"locked_shared_thread": 500, "locked_global_thread": 500,
+                      "ring_shared_thread": 500, "ring_global_thread": 500})
 
 
 @pytest.mark.parametrize("kernel", list(QUEUE_RUNS))

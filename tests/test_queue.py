@@ -5,6 +5,7 @@ attempts `tryput` and `tryget`."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ BAD = """kernel k(o: global i32[32]) launch grid(1) block(32) {
     queue q(0): i32 in shared @thread
     queue r(4) in shared @thread
     queue s(4): i32 in shared @warp
-    queue t(4): i32 in shared @thread using ring
+    queue t(4): i32 in shared @thread using nosuch
     q = 3
     o[0] = t[0]
 }
@@ -29,10 +30,22 @@ def test_declaration_errors(tmp_path):
     assert got == [(2, "E0306"), (3, "E0406"), (4, "E0401"), (5, "E0408"), (6, "E0411"), (7, "E0210")], r.err
 
 
-def test_a_put_and_a_get_are_the_parts_operations():
-    r = syncc("explain", "examples/queue.sync", "--target", "ptx")
+@pytest.mark.parametrize("target", ["ptx", "fermi-sim"])
+def test_explain_names_the_ring_and_its_orderings(target):
+    r = syncc("explain", "examples/queue.sync", "--target", target)
     assert r.code == 0, r.err
-    assert "queue `q` (global @thread, capacity 64): locked" in r.out
+    machine = target.split("-")[0]
+    assert "queue `q` (global @thread, capacity 64): ring" in r.out and f"the {machine} default" in r.out
+    assert "release `q.items` at `queue.publish`" in r.out and "acquire `q.items` at `queue.poll`" in r.out
+    assert "the get reads the value its put published" in r.out
+
+
+def test_a_locked_put_and_get_are_the_parts_operations(tmp_path):
+    path = tmp_path / "locked.sync"
+    path.write_text(Path("examples/queue.sync").read_text().replace("@thread", "@thread using locked", 1))
+    r = syncc("explain", str(path), "--target", "ptx")
+    assert r.code == 0, r.err
+    assert "queue `q` (global @thread, capacity 64): locked" in r.out and "chosen with `using`" in r.out
     for part in ("`q.space` (semaphore", "`q.items` (semaphore", "`q.tail` (mutex", "`q.head` (mutex"):
         assert part in r.out
 
@@ -59,11 +72,12 @@ host {
 """
 
 
+@pytest.mark.parametrize("impl", ["ring", "locked"])
 @pytest.mark.parametrize("flags", [(), ("--its",), ("--policy", "random:3"), ("--its", "--policy", "gto")],
                          ids=" ".join)
-def test_every_value_comes_out_once_on_the_simulator(tmp_path, flags):
+def test_every_value_comes_out_once_on_the_simulator(tmp_path, flags, impl):
     path = tmp_path / "small.sync"
-    path.write_text(SMALL)
+    path.write_text(SMALL.replace("@thread", f"@thread using {impl}"))
     r = syncc("run", str(path), *flags)
     assert r.code == 0, r.err
 
@@ -83,9 +97,13 @@ def test_a_library_vends_put_and_get(tmp_path):
         assert text in r.out
 
 
+@pytest.mark.parametrize("impl", ["ring", "locked"])
 @pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
-def test_tryput_finds_it_full_and_tryget_finds_it_empty(flags):
-    r = syncc("run", "tests/sim/queue_try.sync", *flags)
+def test_tryput_finds_it_full_and_tryget_finds_it_empty(tmp_path, flags, impl):
+    path = tmp_path / "try.sync"
+    path.write_text((ROOT / "tests/sim/queue_try.sync").read_text().replace("@thread", f"@thread using {impl}"))
+    assert f"using {impl}" in path.read_text()
+    r = syncc("run", str(path), *flags)
     assert r.code == 0, r.err
 
 

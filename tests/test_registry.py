@@ -13,10 +13,10 @@ from syncc.ir.impls.registry import CATALOGUE, DEFAULTS, REGISTRY, default_imple
 from syncc.ir.ops import OPS
 from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 
-# kind → the prefix of its IR operations
-# (a queue has none: lowering builds its put and get from semaphores and mutexes, ir/lower_queue.py)
+# kind → the prefix of its IR operations (a queue has none of its own: lowering builds its put
+# and get on its parts, ir/lower_queue.py; a `ring` queue's `queue.*` operations are its parts')
 _PREFIX = {"mutex": "mutex.", "semaphore": "sem.", "rwlock": "rw.", "latch": "latch.", "channel": "chan.",
-           "barrier": "prim.", "queue": "queue."}
+           "barrier": "prim.", "queue": None}
 
 
 def test_every_kind_has_implementations():
@@ -42,7 +42,8 @@ def _expansions(impl) -> list[dict]:
                          ids=lambda impl: f"{impl.about.kind}-{impl.about.name}")
 def test_every_operation_has_an_expansion(impl):
     kind = impl.about.kind
-    ops = {name for name, info in OPS.items() if info.group == "prim" and name.startswith(_PREFIX[kind])}
+    prefix = _PREFIX[kind]
+    ops = {name for name, info in OPS.items() if info.group == "prim" and prefix and name.startswith(prefix)}
     for table in _expansions(impl):
         assert set(table) <= ops
         assert all(callable(expand) for expand in table.values())
@@ -50,6 +51,15 @@ def test_every_operation_has_an_expansion(impl):
         assert set(table) == ({"prim.sync"} | (set(table) & {"prim.arrive", "prim.wait"}) if kind == "barrier" else ops)
         if kind == "barrier" and "prim.wait" in table:
             assert "prim.arrive" in table and "grid" in impl.about.granularities
+
+
+def test_a_ring_queues_parts_expand_every_queue_operation_and_using_cannot_name_them():
+    from syncc.ir.impls.queue import PARTS
+    queue_ops = {name for name, info in OPS.items() if name.startswith("queue.")}
+    assert queue_ops and all(OPS[name].judged_as for name in queue_ops)
+    for part in PARTS:
+        assert set(part.operations()) == queue_ops
+        assert part.about.name not in CATALOGUE[part.about.kind]
 
 
 @pytest.mark.parametrize("key", sorted(DEFAULTS, key=str), ids=str)

@@ -114,6 +114,20 @@ def test_stress_programs_break_without_fences_and_hold_with_them(program, define
         assert ok.code == 0, ok.out + ok.err
 
 
+def test_a_ring_queue_loses_values_without_fences_and_keeps_them_with_them():
+    """The ring's publication must not overtake the value's store, nor a put's store the get's read
+    of the slot: without the fences the stress program's own check finds a value lost or doubled.
+    (The `locked` queue reads its slots with LD.CG under a lock taken by atomics, and the simulator
+    showed no failure of it without fences; the H100 shows one, tests/gpu/README.md.)"""
+    args = ["tests/gpu/queue_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "PER=8", "-D", "CAP=8"]
+    assert "ring" in syncc("explain", args[0], "--target", "fermi-sim").out
+    broken = syncc("run", *args, "--unsafe-no-fences")
+    assert broken.code == 1 and "E0901" in broken.err and "lost or taken twice" in broken.err
+    for seed in (1, 2, 3):
+        ok = syncc("run", *args, "--policy", f"adversarial:{seed}")
+        assert ok.code == 0, ok.out + ok.err
+
+
 def test_sc_memory_hides_the_missing_fence():
     r = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "ROUNDS=1",
               "--unsafe-no-fences", "--memory", "sc")

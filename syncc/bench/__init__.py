@@ -10,6 +10,6 @@ a table on the terminal, one CSV per table and one PNG per plot.
 from __future__ import annotations
 
 SUITES: dict[str, list[str]] = {
-    "paper": ["figure4", "wavefront", "seed001", "seed003"],
+    "paper": ["figure4", "wavefront", "seed001", "seed003", "fermi_queue"],
     "gpu": ["gpu_barrier", "gpu_jacobi", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw", "gpu_queue"],
 }

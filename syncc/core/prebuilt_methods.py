@@ -2829,22 +2829,23 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
 # syncc.ir.lower_queue.QueueParts
 def syncc_ir_lower_queue_QueueParts(dflt, fact):
 
-    def __init__(self, name, capacity, elem, dims):
+    def __init__(self, name, capacity, elem, dims, impl):
         _set(self, 'name', name)
         _set(self, 'capacity', capacity)
         _set(self, 'elem', elem)
         _set(self, 'dims', dims)
+        _set(self, 'impl', impl)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims) == (other.name, other.capacity, other.elem, other.dims)
+            return (self.name, self.capacity, self.elem, self.dims, self.impl) == (other.name, other.capacity, other.elem, other.dims, other.impl)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims))
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2852,9 +2853,9 @@ def syncc_ir_lower_queue_QueueParts(dflt, fact):
 METHODS['syncc.ir.lower_queue.QueueParts'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
-      ('dims', 'tuple[int, ...]', False)),
+      ('dims', 'tuple[int, ...]', False), ('impl', 'str', False)),
      (), (), False),
-    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...])',
+    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str)',
     syncc_ir_lower_queue_QueueParts)
 
 
@@ -3311,8 +3312,9 @@ def syncc_ir_ops_OpInfo(dflt, fact):
     d_blocking = dflt['blocking']
     d_ref = dflt['ref']
     d_bare = dflt['bare']
+    d_judged_as = dflt['judged_as']
 
-    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare):
+    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as):
         _set(self, 'name', name)
         _set(self, 'group', group)
         _set(self, 'results', results)
@@ -3321,17 +3323,18 @@ def syncc_ir_ops_OpInfo(dflt, fact):
         _set(self, 'blocking', blocking)
         _set(self, 'ref', ref)
         _set(self, 'bare', bare)
+        _set(self, 'judged_as', judged_as)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare)
+            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare))
+        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3340,9 +3343,9 @@ METHODS['syncc.ir.ops.OpInfo'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('group', 'str', False), ('results', 'int', False),
       ('operands', 'int | None', False), ('memory', 'bool', True), ('blocking', 'bool', True),
-      ('ref', 'bool', True), ('bare', 'str | None', True)),
+      ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True)),
      (), (), False),
-    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None)',
+    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None)',
     syncc_ir_ops_OpInfo)
 
 

@@ -1,14 +1,15 @@
 """Lowering of queues: a declaration becomes its parts, each `put` and `get` their operations.
 
-A queue `q` of capacity C (impls/queue.py, `locked`) is, per instance i:
+Every queue `q` of capacity C has, per instance i, two counting semaphores, and every operation
+is built on them, so every hazard check judges a queue's waits as those semaphores' (the model of
+docs/design/queues.md):
 
-    q.space[i]   a counting semaphore, C permits at first: the queue's free slots
-    q.items[i]   a counting semaphore, 0 permits at first: the values stored
-    q.tail[i]    a mutex over the tail, q.head[i] one over the head
-    q.data       the slots, C per instance; q.ends the next slot to fill and to empty, 2 per instance
+    q.space[i]   C permits at first: the queue's free slots
+    q.items[i]   0 permits at first: the values stored
+    q.data       the slots, C per instance
 
-    tryput q[i] = v / tryget v = q[i] { }:  the same, with one `trywait` instead of the wait, and
-                    the rest only where it took a permit (the statement's result, or its branch)
+`locked` (impls/queue.py) adds a mutex each over the tail and the head (q.tail, q.head) and
+their positions, q.ends (2 per instance); the semaphores and mutexes are the target's defaults:
 
     put q[i] = v:   wait q.space[i]
                     critical q.tail[i] { t = q.ends[2i]; q.data[iC + t] = v; q.ends[2i] = (t + 1) % C }
@@ -17,11 +18,22 @@ A queue `q` of capacity C (impls/queue.py, `locked`) is, per instance i:
                     critical q.head[i] { h = q.ends[2i + 1]; v = q.data[iC + h]; q.ends[2i + 1] = (h + 1) % C }
                     post q.space[i]
 
-Every part is a primitive the passes and hazard checks already know, so a queue's waits are judged
-as theirs: a `get` that no `put` can serve is a semaphore wait that no post can end (E0705), a
-`put` made while holding a lock the consumer needs is a hold across a wait (E0720), and so on.
-The parts' implementations are the target's defaults for semaphores and mutexes in the queue's
-placement at @thread.
+`ring` adds a sequence word per slot (q.seq) and two ticket counters (q.ends); the semaphores'
+operations are the queue's own, which carry the ticket (ops.py, queue.*):
+
+    put q[i] = v:   t = queue.reserve @q.space[i]      (judged as: wait q.space[i])
+                    q.data[iC + t % C] = v
+                    queue.publish @q.items[i], t       (post q.items[i])
+    get q[i]:       t = queue.claim @q.items[i]        (wait q.items[i])
+                    v = q.data[iC + t % C]
+                    queue.free @q.space[i], t          (post q.space[i])
+
+    tryput q[i] = v / tryget v = q[i] { }:  the same, with one attempt (`trywait`, or
+                    queue.tryreserve / queue.tryclaim: a flag and a ticket) instead of the wait,
+                    and the rest only where it took a permit (the statement's result, or its branch)
+
+So a `get` that no `put` can serve is a semaphore wait that no post can end (E0705), a `put`
+made while holding a lock the consumer needs is a hold across a wait (E0720), and so on.
 """
 from __future__ import annotations
 
@@ -39,6 +51,7 @@ class QueueParts:
     capacity: int
     elem: ScalarType
     dims: tuple[int, ...]
+    impl: str               # locked | ring
 
     def part(self, role: str) -> str:
         return f"{self.name}.{role}"
@@ -47,25 +60,43 @@ class QueueParts:
 def declare_queue(sync, d, info, name: str) -> QueueParts:
     """The parts of the queue `d` (a PrimDecl the checker judged), added to the kernel."""
     b, target = sync.b, sync.cx.ctx.target
-    parts = QueueParts(name, info.count, info.elem, info.dims)
     n = prod(info.dims)
-    chosen = []
-    for role, kind, count in (("space", "semaphore", info.count), ("items", "semaphore", 0),
-                              ("tail", "mutex", None), ("head", "mutex", None)):
-        choice = default_implementation(target, kind, info.placement, "thread", instances=n)
-        b.prims.append(Prim(parts.part(role), kind, info.dims, info.placement, "thread", choice.impl,
-                            choice.params, None, count, (), d.span))
-        chosen.append(f"`{parts.part(role)}` ({kind}, {choice.impl})")
+    if info.impl is not None:
+        impl, why = info.impl.name, "chosen with `using`"
+    else:
+        choice = default_implementation(target, "queue", info.placement, "thread")
+        impl, why = choice.impl, f"the {target.name} default: {choice.reason}"
+    parts = QueueParts(name, info.count, info.elem, info.dims, impl)
     b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count,), "state", None))
     b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
+    if impl == "ring":
+        b.add_array(Array(parts.part("seq"), info.placement, I32, (n * info.count,), "state", 0))
+        for role, count in (("space", info.count), ("items", 0)):
+            b.prims.append(Prim(parts.part(role), "semaphore", info.dims, info.placement, "thread", "ring",
+                                (("capacity", info.count),), None, count, (), d.span))
+        how = (f"ring — {info.count} slots with a sequence word each and a ticket counter per side "
+               f"(`{parts.part('space')}`, `{parts.part('items')}`)")
+    else:
+        chosen = []
+        for role, kind, count in (("space", "semaphore", info.count), ("items", "semaphore", 0),
+                                  ("tail", "mutex", None), ("head", "mutex", None)):
+            choice = default_implementation(target, kind, info.placement, "thread", instances=n)
+            b.prims.append(Prim(parts.part(role), kind, info.dims, info.placement, "thread", choice.impl,
+                                choice.params, None, count, (), d.span))
+            chosen.append(f"`{parts.part(role)}` ({kind}, {choice.impl})")
+        how = f"locked — a ring guarded by the target's default primitives: {', '.join(chosen)}"
     sync.cx.ctx.remark(b.name, "implementation",
-                       f"queue `{d.name.text}` ({info.placement} @thread, capacity {info.count}): locked — "
-                       f"a ring guarded by the target's default primitives: {', '.join(chosen)}", d.span)
+                       f"queue `{d.name.text}` ({info.placement} @thread, capacity {info.count}): {how}; {why}",
+                       d.span)
     return parts
 
 
 def lower_put(sync, parts: QueueParts, index, value, span) -> None:
     b = sync.b
+    if parts.impl == "ring":
+        ticket = b.op("queue.reserve", I32, Ref(parts.part("space"), index), hint="ticket", span=span)
+        _publish(sync, parts, index, ticket, value, span)
+        return
     b.emit("sem.wait", (), (Ref(parts.part("space"), index),), span, queue="put")
     _take_slot(sync, parts, index, "tail", span, lambda slot: b.emit("st", (), (Ref(parts.part("data"), slot), value), span))
     b.emit("sem.post", (), (Ref(parts.part("items"), index),), span)
@@ -73,6 +104,10 @@ def lower_put(sync, parts: QueueParts, index, value, span) -> None:
 
 def lower_get(sync, parts: QueueParts, index, dest, span):
     b = sync.b
+    if parts.impl == "ring":
+        ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)
+        got = _consume(sync, parts, index, ticket, span)
+        return sync.cx.exprs.emit_value(dest, "mov", parts.elem, got, span=span)
     b.emit("sem.wait", (), (Ref(parts.part("items"), index),), span, queue="get")
     # assigned before the section too: combine_warps may run the section for each lane of a warp
     # in a loop, and the value must be defined on every path out of it
@@ -87,6 +122,11 @@ def lower_get(sync, parts: QueueParts, index, dest, span):
 def lower_tryput(sync, parts: QueueParts, index, value, dest, span):
     """One attempt: true (and the value stored) where `q.space` had a permit."""
     b = sync.b
+    if parts.impl == "ring":
+        ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
+        b.emit("queue.tryreserve", (ok, ticket), (Ref(parts.part("space"), index),), span)
+        sync.only_where(ok, lambda: _publish(sync, parts, index, ticket, value, span), span, "tryput")
+        return sync.cx.exprs.emit_value(dest, "mov", BOOL, ok, span=span)
     ok = sync.cx.exprs.emit_value(dest, "sem.trywait", BOOL, Ref(parts.part("space"), index), span=span, queue="put")
 
     def store():
@@ -101,6 +141,11 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
     the bool register that says which."""
     b = sync.b
     b.assign(got, imm(0, parts.elem), span)
+    if parts.impl == "ring":
+        ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
+        b.emit("queue.tryclaim", (ok, ticket), (Ref(parts.part("items"), index),), span)
+        sync.only_where(ok, lambda: b.assign(got, _consume(sync, parts, index, ticket, span), span), span, "tryget")
+        return ok
     ok = b.op("sem.trywait", BOOL, Ref(parts.part("items"), index), hint="took", span=span, queue="get")
 
     def take():
@@ -108,6 +153,31 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
         b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
     sync.only_where(ok, take, span, "tryget")
     return ok
+
+
+def _ring_slot(b, parts: QueueParts, index, ticket, span):
+    """A ring queue's slot of `ticket` in `q.data`: iC + t % C."""
+    within = b.op("rem", I32, ticket, imm(parts.capacity), hint="slot", span=span)
+    base = _affine(b, index, parts.capacity, 0, span)
+    if isinstance(base, Imm) and base.value == 0:
+        return within
+    return b.op("add", I32, base, within, hint="slot", span=span)
+
+
+def _publish(sync, parts: QueueParts, index, ticket, value, span) -> None:
+    """A ring queue's put, once its ticket's slot is free: the value, then the slot published."""
+    b = sync.b
+    b.emit("st", (), (Ref(parts.part("data"), _ring_slot(b, parts, index, ticket, span)), value), span)
+    b.emit("queue.publish", (), (Ref(parts.part("items"), index), ticket), span)
+
+
+def _consume(sync, parts: QueueParts, index, ticket, span):
+    """A ring queue's get, once its ticket's slot is full: the value read, then the slot freed."""
+    b = sync.b
+    got = b.op("ld", parts.elem, Ref(parts.part("data"), _ring_slot(b, parts, index, ticket, span)),
+               hint="got", span=span)
+    b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
+    return got
 
 
 def _take_slot(sync, parts: QueueParts, index, end: str, span, use) -> None:

@@ -94,6 +94,12 @@ class Instr(Attributed):
         return self.args[0] if self.args and isinstance(self.args[0], Ref) else None
 
     @property
+    def judged_as(self) -> str:
+        """The operation the analyses read this one as (ops.judged_as): a queue's reserve is its
+        semaphore's `sem.wait`, and so on; any other operation is itself."""
+        return OPS[self.op].judged_as or self.op
+
+    @property
     def reads(self) -> tuple[Reg, ...]:
         """The registers the instruction reads: its register operands and its references' indices."""
         return tuple(read_regs(self.args))

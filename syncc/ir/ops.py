@@ -33,6 +33,7 @@ class OpInfo:
     blocking: bool = False  # may wait for another thread
     ref: bool = False       # first operand is an array or primitive reference @x[i]
     bare: str | None = None  # an attribute printed as a bare word after the name: `sreg tid.x`, `fence acq_rel`
+    judged_as: str | None = None  # the operation the hazard checks and fences read it as (a queue's: a semaphore's)
 
 
 def _ops(group: str, spec: str, **flags) -> list[OpInfo]:
@@ -41,6 +42,16 @@ def _ops(group: str, spec: str, **flags) -> list[OpInfo]:
         name, shape = item.split("/")
         results, operands = shape.split(":")
         out.append(OpInfo(name, group, int(results), None if operands == "*" else int(operands), **flags))
+    return out
+
+
+def _queue_ops(spec: str) -> list[OpInfo]:
+    out = []
+    for item in spec.split():
+        shape, judged = item.rsplit(":", 1)
+        (op,) = _ops("prim", shape, memory=True, ref=True)
+        out.append(OpInfo(f"queue.{op.name}", op.group, op.results, op.operands, op.memory, op.blocking, op.ref,
+                          judged_as=judged))
     return out
 
 
@@ -73,6 +84,12 @@ _TABLE: list[OpInfo] = [
     *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
                   "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
+    # A `ring` queue's operations (ir/lower_queue.py), on one of its two counting semaphores
+    # @q.space[i] (free slots) and @q.items[i] (stored values). Each is that semaphore's wait,
+    # post or single try for every analysis (judged_as), and besides carries the ticket that
+    # names the slot: reserve (put) and claim (get) wait and return it; publish and free post it.
+    *_queue_ops("reserve/1:1:sem.wait claim/1:1:sem.wait publish/0:2:sem.post free/0:2:sem.post "
+                "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll"),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
     *_ops("misc", "nanosleep/0:1"),
     # The end of a `when` body (region=N); structuring removes it.
@@ -81,8 +98,10 @@ _TABLE: list[OpInfo] = [
 
 OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
 
-BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait"}  # waits structuring rewrites
-RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive"}  # what a waiter may wait for
+BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait",  # waits structuring rewrites
+                 "queue.reserve", "queue.claim"}
+RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive",  # what a waiter may wait for
+            "queue.publish", "queue.free"}
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends
 
 SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
@@ -94,3 +113,9 @@ CACHE = ("cg", "volatile")
 
 def info(name: str) -> OpInfo:
     return OPS[name]
+
+
+def judged_as(op: str) -> str:
+    """The operation the analyses read `op` as: a queue's the semaphore operation it performs
+    (publish a post, reserve a wait, ...), every other operation itself."""
+    return OPS[op].judged_as or op

@@ -43,7 +43,7 @@ def _never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: 
         return
     gate = {}          # block label → the (kind) waits in it that could hold a thread up
     for b, _, ins in k.instructions():
-        if ins.op in ("sem.wait", "latch.wait") and ins.attr("party") is None:
+        if ins.judged_as in ("sem.wait", "latch.wait") and ins.attr("party") is None:
             gate.setdefault(b.label, []).append(ins)
     live = {p.name for p in k.prims if p.kind == "semaphore" and (p.count or 0) > 0}
     providers = {w.site.ref.name: w.providers for w in waits}
@@ -105,7 +105,7 @@ def _path_avoiding(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
     index = facts.where[id(ins)][1]
 
     def dead(code):
-        return any(i.op in ("sem.wait", "latch.wait") and i.attr("party") is None and i.ref.name not in live
+        return any(i.judged_as in ("sem.wait", "latch.wait") and i.attr("party") is None and i.ref.name not in live
                    for i in code)
 
     def blocked(x, upto=None):

@@ -74,9 +74,9 @@ def lock_like(facts: Facts) -> set[int]:
     `put` takes free space that a `get`, the same thread's or another's, gives back."""
     if "lock_like" not in facts.memo:
         found = set()
-        posts = [(facts.where[id(i)], i) for _, _, i in facts.k.instructions() if i.op == "sem.post"]
+        posts = [(facts.where[id(i)], i) for _, _, i in facts.k.instructions() if i.judged_as == "sem.post"]
         for _, _, ins in facts.k.instructions():
-            if ins.op not in ("sem.wait", "sem.trywait", "sem.tryfor") or of_a_queue(ins):
+            if ins.judged_as not in ("sem.wait", "sem.trywait", "sem.tryfor") or of_a_queue(ins):
                 continue
             key = facts.value_key(ins.ref.index)
             here = facts.where[id(ins)]
@@ -89,9 +89,10 @@ def lock_like(facts: Facts) -> set[int]:
 
 
 def of_a_queue(ins: Instr) -> bool:
-    """A queue's `put` or `get` waiting on (or trying) one of its semaphores (lower_queue.py): a
-    producer's or consumer's wait, which holds nothing, whoever gives the permit back."""
-    return ins.attr("queue") is not None
+    """A queue's `put` or `get` waiting on (or trying) one of its semaphores (lower_queue.py: a
+    `locked` queue's semaphore operation marked `queue=`, or a `ring` queue's own): a producer's
+    or consumer's wait, which holds nothing, whoever gives the permit back."""
+    return ins.attr("queue") is not None or ins.op.startswith("queue.")
 
 
 def _same_threads(facts: Facts, a: str, b: str) -> bool:
@@ -106,11 +107,12 @@ def step(facts: Facts, state: frozenset, ins: Instr, mutexes) -> frozenset:
     ref = ins.ref
     if ref is None or ref.name not in mutexes:
         return state
-    if ins.op == "sem.wait" and id(ins) not in lock_like(facts):
+    op = ins.judged_as
+    if op == "sem.wait" and id(ins) not in lock_like(facts):
         return state
-    if ins.op in HOLDS:
+    if op in HOLDS:
         return state | {Held(ref.name, ref.index, facts.value_key(ref.index), ins)}
-    if ins.op in UNLOCKS:
+    if op in UNLOCKS:
         key = (ref.name, facts.value_key(ref.index))
         return frozenset(h for h in state if h.key != key)
     return state
@@ -129,7 +131,7 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
             skipped = step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
     tries = [ins for ins in facts.sources(term.cond)
-             if ins.op in TRIES and ins.ref.name in mutexes and not of_a_queue(ins)]
+             if ins.judged_as in TRIES and ins.ref.name in mutexes and not of_a_queue(ins)]
     got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
@@ -146,7 +148,7 @@ def can_run_out(facts: Facts, name: str) -> bool:
         column = {"thread": None, "warp": "gwarp", "block": "block"}[prim.granularity]
         known = True
         for b, _, ins in facts.k.instructions():
-            if ins.op == "sem.wait" and ins.ref.name == name and id(ins) in lock_like(facts):
+            if ins.judged_as == "sem.wait" and ins.ref.name == name and id(ins) in lock_like(facts):
                 inst = facts.instances(b.label)
                 if inst is None:
                     known = False

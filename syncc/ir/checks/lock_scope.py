@@ -75,7 +75,7 @@ def _party_index(facts: Facts, ctx: PassContext) -> None:
     from ..uniformity import BLOCK, WARP
     k, told = facts.k, set()
     for b, _, ins in k.instructions():
-        if ins.op not in ("mutex.lock", "mutex.trylock", "rw.lock", "sem.wait", "sem.trywait", "sem.tryfor") \
+        if ins.judged_as not in ("mutex.lock", "mutex.trylock", "rw.lock", "sem.wait", "sem.trywait", "sem.tryfor") \
                 or ins.span in told or b.label not in facts.cfg.reachable:
             continue
         prim = k.prim(ins.ref.name)

@@ -125,7 +125,7 @@ def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContex
 
 def _acquires(facts: Facts, ins: Instr) -> bool:
     """Does the instruction take a lock, or a semaphore's permit as a lock does?"""
-    return ins.op in LOCKS or ins.op == "sem.wait" and id(ins) in lock_like(facts)
+    return ins.op in LOCKS or ins.judged_as == "sem.wait" and id(ins) in lock_like(facts)
 
 
 def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:

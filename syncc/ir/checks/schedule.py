@@ -158,7 +158,7 @@ class Launch:
 
 def check_schedule(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
-    if ctx.sink.error_count or not any(ins.op in _EVENTS for _, _, ins in k.instructions()):
+    if ctx.sink.error_count or not any(ins.judged_as in _EVENTS for _, _, ins in k.instructions()):
         return        # (another check has explained what is wrong with this kernel)
     launch = _events(facts, ctx)
     if launch is None:
@@ -188,7 +188,7 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
     gwarp = t.columns["gwarp"]
     total = 0
     for label, i, ins, kind in sites:
-        waits = _EVENTS[ins.op][1] and not (kind == "named" and ins.op == "prim.arrive")
+        waits = _EVENTS[ins.judged_as][1] and not (kind == "named" and ins.op == "prim.arrive")
         inst = facts.instances(label)
         if inst is None or not inst.counted or waits and not inst.exact:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: a wait here runs "
@@ -270,7 +270,7 @@ def _var(facts: Facts, head: str) -> str:
 
 
 def _kind(k, ins: Instr) -> str | None:
-    if ins.op not in _EVENTS:
+    if ins.judged_as not in _EVENTS:
         return None
     if ins.op == "bar.sync":
         return "block" if len(ins.args) == 1 else None
@@ -287,7 +287,7 @@ def _kind(k, ins: Instr) -> str | None:
         return "named" if prim.count is not None else None
     if prim.granularity not in ("thread", "warp", "block") or ins.attr("party") is not None:
         return None
-    return _EVENTS[ins.op][0]
+    return _EVENTS[ins.judged_as][0]
 
 
 def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, kind: str) -> list[int] | None:

@@ -66,7 +66,7 @@ def blocking_operations(facts: Facts) -> list[Blocking]:
     by_op: dict[str, list] = {}
     for b, _, ins in k.instructions():
         if b.label in facts.cfg.reachable:
-            by_op.setdefault(ins.op, []).append((b.label, ins))
+            by_op.setdefault(ins.judged_as, []).append((b.label, ins))
 
     def sites(ops, name=None):
         return tuple((lbl, i) for op in ops for lbl, i in by_op.get(op, ())
@@ -109,9 +109,9 @@ def section_waits(facts: Facts) -> list[Blocking]:
     and the posts of the sections before them."""
     out = []
     for b, _, ins in facts.k.instructions():
-        if ins.op == "sem.wait" and id(ins) in lock_like(facts) and b.label in facts.cfg.reachable:
+        if ins.judged_as == "sem.wait" and id(ins) in lock_like(facts) and b.label in facts.cfg.reachable:
             ends = tuple((x.label, i) for x, _, i in facts.k.instructions()
-                         if i.op == "sem.post" and i.ref.name == ins.ref.name)
+                         if i.judged_as == "sem.post" and i.ref.name == ins.ref.name)
             out.append(Blocking(ins, b.label, "semaphore", f"this `acquire` of `{ins.ref.name}`", ends, "posts it"))
     return out
 
@@ -122,7 +122,7 @@ def _acquisitions(facts: Facts) -> dict[str, list[tuple[str, Instr]]]:
     if "acquisitions" not in facts.memo:
         found: dict[str, list] = {}
         for b, _, ins in facts.k.instructions():
-            if ins.op in LOCKS or ins.op == "mutex.trylock" or ins.op == "sem.wait" and id(ins) in lock_like(facts):
+            if ins.op in LOCKS or ins.op == "mutex.trylock" or ins.judged_as == "sem.wait" and id(ins) in lock_like(facts):
                 found.setdefault(ins.ref.name, []).append((b.label, ins))
         facts.memo["acquisitions"] = found
     return facts.memo["acquisitions"]

@@ -107,7 +107,7 @@ def _primitive_waits(facts: Facts) -> list[Wait]:
     k, out = facts.k, []
     for b in k.blocks:
         for i, ins in enumerate(b.instrs):
-            if ins.op not in _WAITS or ins.attr("party") is not None or id(ins) in lock_like(facts):
+            if ins.judged_as not in _WAITS or ins.attr("party") is not None or id(ins) in lock_like(facts):
                 continue      # (a semaphore taken as a lock is a critical section: structured like one)
             prim = k.prim(ins.ref.name)
             if prim is None or prim.granularity != "thread":
@@ -115,7 +115,7 @@ def _primitive_waits(facts: Facts) -> list[Wait]:
             waits = waits_together(b, i)
             end = release_point(k, facts.cfg, b.label, waits[-1], ins)
             inside = _between(facts, b.label, end)
-            out.append(Wait(ins, b.label, inside, _WAITS[ins.op], False, False))
+            out.append(Wait(ins, b.label, inside, _WAITS[ins.judged_as], False, False))
     return out
 
 
@@ -148,7 +148,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
     for b, _, ins in k.instructions():
         if ins.ref is None or ins.ref.name != target or b.label not in facts.cfg.reachable:
             continue
-        if not (ins.op in wait.releases or ins.op.split(".")[0] in wait.releases):
+        if not (ins.judged_as in wait.releases or ins.op.split(".")[0] in wait.releases):
             continue
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site) \
                 or id(ins) in _section_releases(facts):
@@ -190,7 +190,7 @@ def _section_releases(facts: Facts) -> set[int]:
         found = set()
         for b in facts.k.blocks:
             for i, ins in enumerate(b.instrs):
-                if ins.op == "sem.wait" and id(ins) in lock_like(facts):
+                if ins.judged_as == "sem.wait" and id(ins) in lock_like(facts):
                     end = release_point(facts.k, facts.cfg, b.label, i, ins)
                     if end not in (None, UNPAIRED):
                         found.add(id(facts.cfg.blocks[end[0]].instrs[end[1]]))

@@ -1,17 +1,35 @@
 """Queue implementations. A queue never reaches expansion as itself: lowering (ir/lower_queue.py)
-builds each `put` and `get` from primitives every pass already knows, so the hazard checks judge a
-queue's waits exactly as they judge those primitives'.
+builds each `put` and `get` from operations on the queue's two counting semaphores, `q.space`
+(its free slots, `capacity` at first) and `q.items` (its stored values, 0 at first), so the
+hazard checks judge a queue's waits as those semaphores'.
 
-    locked    a ring of `capacity` slots with two counting semaphores, `space` (its free slots,
-              `capacity` at first) and `items` (its stored values, 0 at first), and two mutexes,
-              one for the tail and one for the head:
+    locked    a ring of `capacity` slots guarded by the target's default semaphores for `space`
+              and `items`, and a mutex each for the tail and the head:
                   put:  wait space; critical tail { data[tail % cap] = v; tail += 1 }; post items
                   get:  wait items; critical head { v = data[head % cap]; head += 1 }; post space
               A get's acquire of `items` follows the release of every put before the one that
               posted it (the tail mutex orders the puts), so it sees the slot it reads written.
+
+    ring      a ring of `capacity` slots, each with a sequence word, and two ticket counters
+              (seed 001's ticket idea applied to slots; docs/design/queues.md):
+                  put:  t = tail++ (one atomic); wait until seq[t % cap] == 2 (t / cap);
+                        data[t % cap] = v; seq[t % cap] = 2 (t / cap) + 1, with release
+                  get:  t = head++; wait until seq[t % cap] == 2 (t / cap) + 1 (acquire);
+                        v = data[t % cap]; seq[t % cap] = 2 (t / cap) + 2, with release
+              The ticket names the slot and the round, so no lock is held anywhere: the put of
+              ticket t waits only for the get of ticket t - cap to have read its slot. A single
+              attempt (`tryput`, `tryget`) reads the counter, and takes the ticket with a
+              compare-and-swap only when that slot is ready, so a failed one leaves nothing behind.
+              At most 2^31 puts per queue per launch (the tickets are 32-bit).
+              Its parts, `q.space` and `q.items`, are semaphores implemented by `RingSide`: the
+              operations on them are the queue's own (ops.py, queue.*), each judged as the
+              semaphore operation it performs.
 """
 from __future__ import annotations
 
+from ...core.types import BOOL, I32
+from ..nodes import Imm, Prim, Ref, imm
+from .base import Emitter
 from .entry import Expansion, default, entry
 
 
@@ -19,13 +37,126 @@ class Locked(Expansion):
     about = entry("queue", "locked", "shared global", "thread",
                   "a ring of `capacity` slots: counting semaphores for its free slots and its values, "
                   "a mutex each for the tail and the head", "seed 001 section 4 (semaphores); docs/design/queues.md")
-    defaults = default("ptx fermi", "shared @thread, global @thread",
-                       "the one queue implementation so far: built from semaphores and mutexes, so every "
-                       "hazard check judges its waits as theirs")
+    defaults = ()
 
     @classmethod
     def operations(cls):
         return {}           # lowering builds puts and gets from the parts' operations
 
 
-IMPLEMENTATIONS = (Locked,)
+class Ring(Expansion):
+    about = entry("queue", "ring", "shared global", "thread",
+                  "a ring of `capacity` slots with a sequence word each: a put or get takes a ticket with one "
+                  "atomic and waits for its slot alone", "docs/design/queues.md (the sequence-numbered ring)")
+    defaults = default("ptx fermi", "shared @thread, global @thread",
+                       "one atomic and one polled word per operation and no lock to wait for")
+
+    @classmethod
+    def operations(cls):
+        return {}           # lowering emits the queue.* operations on its parts (RingSide)
+
+
+class RingSide(Expansion):
+    """One side of a `ring` queue: `q.space` (the producers' side: its enter takes a tail ticket,
+    its post frees a slot) or `q.items` (the consumers' side: a head ticket, and a publication).
+    Not a semaphore a program can name: only lowering declares one (`queue ... using ring`)."""
+    about = entry("semaphore", "ring", "shared global", "thread",
+                  "one side of a `ring` queue (internal)", "docs/design/queues.md")
+
+    @classmethod
+    def operations(cls):
+        return {"queue.enter": cls.do_enter, "queue.poll": cls.do_poll, "queue.reserve": cls.do_wait,
+                "queue.claim": cls.do_wait, "queue.publish": cls.do_post, "queue.free": cls.do_post,
+                "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try}
+
+    # ---- where things are
+    @staticmethod
+    def layout(prim: Prim) -> tuple[str, int, int]:
+        """(the queue's name, its capacity, 0 for the producers' side or 1 for the consumers')."""
+        queue, side = prim.name.rsplit(".", 1)
+        return queue, dict(prim.params)["capacity"], ("space", "items").index(side)
+
+    @classmethod
+    def counter(cls, em: Emitter, prim: Prim, index):
+        """The side's ticket counter: `q.ends[2i]` (tail) or `q.ends[2i + 1]` (head)."""
+        queue, _, side = cls.layout(prim)
+        return f"{queue}.ends", _affine(em, index, 2, side)
+
+    @classmethod
+    def slot(cls, em: Emitter, prim: Prim, index, ticket):
+        """(the slot's position in `q.data` and `q.seq`, the ticket's round)."""
+        _, cap, _ = cls.layout(prim)
+        at = em.op("add", I32, _affine(em, index, cap, 0), em.op("rem", I32, ticket, imm(cap), hint="slot"),
+                   hint="slot")
+        return at, em.op("div", I32, ticket, imm(cap), hint="round")
+
+    @classmethod
+    def ready(cls, em: Emitter, prim: Prim, round_):
+        """The sequence word that says the slot is ready for this side in `round_`: empty (2r) for
+        a put, full (2r + 1) for a get."""
+        _, _, side = cls.layout(prim)
+        return em.op("add", I32, em.op("mul", I32, round_, imm(2), hint="seq"), imm(side), hint="seq")
+
+    # ---- the IR's operations
+    @classmethod
+    def enter(cls, em, prim, ins):
+        array, at = cls.counter(em, prim, ins.ref.index)
+        return em.atom("add", array, at, imm(1), hint="ticket")
+
+    @classmethod
+    def attempt(cls, em, prim, ins, ticket):
+        queue, _, _ = cls.layout(prim)
+        at, round_ = cls.slot(em, prim, ins.ref.index, ticket)
+        seq = f"{queue}.seq"
+        seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
+        return em.op("cmp.eq", BOOL, seen, cls.ready(em, prim, round_), hint="ready")
+
+    @classmethod
+    def do_enter(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
+
+    @classmethod
+    def do_poll(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
+
+    @classmethod
+    def do_wait(cls, em, prim, ins):
+        """A blocking reserve or claim (one not structured into the program's loop): the ticket,
+        then its slot's polls."""
+        ticket = ins.dests[0]
+        em.b.assign(ticket, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, ticket), hint="slot")
+
+    @classmethod
+    def do_post(cls, em, prim, ins):
+        """publish (on `q.items`) or free (on `q.space`) the slot of ticket `ins.args[1]`: its
+        sequence word becomes what the other side waits for, with release."""
+        queue, _, side = cls.layout(prim)
+        at, round_ = cls.slot(em, prim, ins.ref.index, ins.args[1])
+        value = em.op("add", I32, em.op("mul", I32, round_, imm(2), hint="seq"), imm(1 if side else 2), hint="seq")
+        em.st(f"{queue}.seq", at, value, **em.order(ins))
+
+    @classmethod
+    def do_try(cls, em, prim, ins):
+        """One attempt: the counter's ticket, and where its slot is ready, that ticket taken with a
+        compare-and-swap (a lost race fails and leaves the counter alone)."""
+        ok, ticket = ins.dests
+        array, at = cls.counter(em, prim, ins.ref.index)
+        em.b.assign(ticket, em.ld(array, at, hint="ticket", **em.poll_cache(array)))
+
+        def take(got):
+            old = em.atom("cas", array, at, ticket, em.op("add", I32, ticket, imm(1), hint="next"))
+            em.b.emit("cmp.eq", (got,), (old, ticket))
+        em.b.assign(ok, em.attempt_if(cls.attempt(em, prim, ins, ticket), take, hint="free"))
+        em.when(ok, lambda: em.fence_if_needed(ins), hint="took")
+
+
+def _affine(em: Emitter, index, scale: int, offset: int):
+    """index * scale + offset, folded where the index is a constant."""
+    if isinstance(index, Imm):
+        return imm(index.value * scale + offset)
+    return em.op("add", I32, em.op("mul", I32, index, imm(scale), hint="at"), imm(offset), hint="at")
+
+
+IMPLEMENTATIONS = (Locked, Ring)
+PARTS = (RingSide,)         # implementations of a queue's parts, which `using` cannot name

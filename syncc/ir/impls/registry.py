@@ -39,7 +39,7 @@ def implementations(kind: str) -> dict[str, Implementation]:
 
 
 _CLASSES: dict[tuple[str, str], type[Expansion]] = {
-    (kind, impl.about.name): impl for kind, impls in REGISTRY.items() for impl in impls}
+    (impl.about.kind, impl.about.name): impl for impls in (*REGISTRY.values(), queue.PARTS) for impl in impls}
 
 
 def implementation(prim) -> type[Expansion]:

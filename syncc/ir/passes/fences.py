@@ -59,7 +59,20 @@ _WHY = {
     ("release", "barrier"): "writes before the `arrive` are visible to every thread after the other blocks' `wait`",
     ("acquire", "barrier"): "reads after the `wait` see what every block wrote before its `arrive`",
 }
+# A `ring` queue's operations (impls/queue.py), by the side they act on
+_WHY_QUEUE = {
+    ("queue.poll", "space"): "the put writes its slot only after the get that last used the slot has read it",
+    ("queue.tryreserve", "space"): "the put writes its slot only after the get that last used the slot has read it",
+    ("queue.publish", "items"): "the value and the producer's earlier writes are visible before the slot reads full",
+    ("queue.poll", "items"): "the get reads the value its put published, and sees what the producer wrote before",
+    ("queue.tryclaim", "items"): "the get reads the value its put published, and sees what the producer wrote before",
+    ("queue.free", "space"): "the get has read the slot before a later put may write it again",
+}
 _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
+
+
+def _why(ins: Instr, role: str, prim: Prim) -> str:
+    return _WHY_QUEUE.get((ins.op, prim.name.rsplit(".", 1)[-1])) or _WHY[(role, prim.kind)]
 
 
 def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
@@ -102,7 +115,7 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
                 fenced_bodies.setdefault(ins.attr("body"), scope)
                 out.append(ins)
                 how = f"fence.{scope} where the polling loop's body begins"
-            elif ins.op in TRIES:
+            elif ins.judged_as in TRIES:
                 out.append(ins.with_attrs(order="acquire", scope=scope))   # expansion fences the success path
                 how = f"fence.{scope} when the attempt succeeds"
             else:                            # a leader's blocking acquire
@@ -111,7 +124,7 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             if key not in told:
                 told.add(key)
                 ctx.remark(k.name, "fence", f"{_WHAT[role]} `{prim.name}` at `{ins.op}` ({how}): "
-                           f"{_WHY[(role, prim.kind)]}", ins.span, key)
+                           f"{_why(ins, role, prim)}", ins.span, key)
         b.code[label] = out
     for label, scope in fenced_bodies.items():
         first = b.code[label][0].span if b.code[label] else None
@@ -128,9 +141,9 @@ def ordering_key(topic: str, kernel: str, span, *what) -> tuple:
 def _role(ins: Instr, prim: Prim | None) -> str | None:
     if prim is None:
         return None
-    if ins.op in ACQUIRE:
+    if ins.judged_as in ACQUIRE:
         return "acquire"
-    if ins.op in RELEASE:
+    if ins.judged_as in RELEASE:
         return "release"
     if prim.kind == "barrier" and prim.granularity == "grid":
         return _GRID_ROLES.get(ins.op)

@@ -1,7 +1,7 @@
 """SIMT-safe structuring: every blocking wait of a @thread primitive becomes a polling loop.
 
 Guarantee: afterwards no @thread primitive has a blocking wait (mutex.lock,
-sem.wait, rw.lock, chan.get, chan.await, latch.wait). Each became
+sem.wait, rw.lock, chan.get, chan.await, latch.wait, queue.reserve, queue.claim). Each became
 
     pre:    enter (a ticket, or nothing), done = false
     head:   poll each input once (those not already had)    ── seed 000 Listing 15
@@ -38,8 +38,10 @@ from ..ops import BLOCKING_PRIM
 from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
-         "rw.lock": "rw.poll", "latch.wait": "latch.poll"}
-_ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter"}
+         "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll"}
+_ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter",
+          "queue.reserve": "queue.enter", "queue.claim": "queue.enter"}
+_TICKETED = ("queue.reserve", "queue.claim")   # the wait's result is the ticket its enter takes
 _CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
 
 
@@ -137,6 +139,8 @@ class _PollingLoop:
         for w in self.waits:
             self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
                                if w.op in _ENTER else None)
+            if w.op in _TICKETED:
+                b.assign(w.dests[0], self.tokens[-1], w.span)
             if len(self.waits) > 1:
                 got = b.reg(BOOL, "got")
                 b.assign(got, imm(False, BOOL))
@@ -211,7 +215,7 @@ class _PollingLoop:
 def _remark(first: Instr, waits: list[Instr], end: tuple[str, int] | None) -> str:
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer", "latch.wait": "latch waiter",
-            "rw.lock": f"`{first.attr('mode')}` section"}[first.op]
+            "rw.lock": f"`{first.attr('mode')}` section", "queue.reserve": "`put`", "queue.claim": "`get`"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in waits}))
     if end is None:
         return f"the wait on {prims} became a polling loop (nothing after it releases anything)"

@@ -1,0 +1,85 @@
+"""Queues on the Fermi simulator (issue 19): cycles per value through each of syncc's queue
+implementations, one producer to one consumer (1:1) and many to many (N:M), in a block's shared
+memory and between blocks in global memory.
+
+The program is QUEUE below, written once per implementation (`using` names a word, so it is
+formatted, not defined); it is compiled for fermi-sim and every launch is checked: each value
+taken exactly once. Cycles are the simulator's (deterministic), per value moved.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .core import BenchError, Context, Table
+
+IMPLS = ("ring", "locked")
+CAP = 16
+
+# shape → (placement, grid, block, who puts, who takes, values per producer)
+SHAPES = {
+    "shared 1:1": ("shared", 1, 64, "tid == 0", "tid == 32", 512),
+    "shared 32:32": ("shared", 1, 64, "warp == 0", "warp == 1", 32),
+    "global 1:1": ("global", 2, 32, "bid == 0 && tid == 0", "bid == 1 && tid == 0", 512),
+    "global 64:64": ("global", 4, 32, "bid < 2", "bid >= 2", 16),
+}
+
+QUEUE = """
+kernel {name}(got: global i32[{values}]) launch grid({grid}) block({block}) {{
+    queue q({cap}): i32 in {place} @thread using {impl}
+    let me = {me}
+    for k in 0 .. {per} {{
+        if {puts} {{
+            put q = me * {per} + k
+        }} else if {takes} {{
+            let v = get q
+            atomic_add(got[v], 1)
+        }}
+    }}
+}}
+"""
+
+
+def _program() -> str:
+    out = []
+    for impl in IMPLS:
+        for shape, (place, grid, block, puts, takes, per) in SHAPES.items():
+            me = "tid % 32" if place == "shared" else "(bid % 2) * 32 + tid"
+            out.append(QUEUE.format(name=_kernel(shape, impl), values=_producers(shape) * per, grid=grid,
+                                    block=block, cap=CAP, place=place, impl=impl, me=me, per=per,
+                                    puts=puts, takes=takes))
+    return "".join(out)
+
+
+def _kernel(shape: str, impl: str) -> str:
+    return f"{shape.replace(' ', '_').replace(':', 'to')}_{impl}"
+
+
+def _producers(shape: str) -> int:
+    return int(shape.split()[1].split(":")[0])
+
+
+def run(ctx: Context):
+    import syncc
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "queue_fermi.sync"
+        path.write_text(_program())
+        prog = syncc.compile(str(path), target="fermi-sim")
+    table = Table("fermi_queue", f"Queues on fermi-sim: cycles per value (capacity {CAP}; every value "
+                  "checked taken once)", ["shape", "values"] + [f"{i} cycles/value" for i in IMPLS]
+                  + ["locked / ring"])
+    for shape, (*_, per) in SHAPES.items():
+        values = _producers(shape) * per
+        cycles = {}
+        for impl in IMPLS:
+            got = np.zeros(values, np.int32)
+            outcome = getattr(prog, _kernel(shape, impl))(got)
+            if not (got == 1).all():
+                bad = int(np.argmax(got != 1))
+                raise BenchError(f"{shape} ({impl}): value {bad} taken {int(got[bad])} times")
+            cycles[impl] = outcome.cycles / values
+        table.rows.append([shape, values] + [cycles[i] for i in IMPLS] + [cycles["locked"] / cycles["ring"]])
+        ctx.log(f"   fermi_queue: {shape} done")
+    return [table]
