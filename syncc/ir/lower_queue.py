@@ -62,10 +62,10 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
     b, target = sync.b, sync.cx.ctx.target
     n = prod(info.dims)
     if info.impl is not None:
-        impl, why = info.impl.name, "chosen with `using`"
+        impl, params, why = info.impl.name, dict(info.impl_params), "chosen with `using`"
     else:
         choice = default_implementation(target, "queue", info.placement, "thread")
-        impl, why = choice.impl, f"the {target.name} default: {choice.reason}"
+        impl, params, why = choice.impl, dict(choice.params), f"the {target.name} default: {choice.reason}"
     parts = QueueParts(name, info.count, info.elem, info.dims, impl)
     b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count,), "state", None))
     b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
@@ -73,9 +73,11 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
         b.add_array(Array(parts.part("seq"), info.placement, I32, (n * info.count,), "state", 0))
         for role, count in (("space", info.count), ("items", 0)):
             b.prims.append(Prim(parts.part(role), "semaphore", info.dims, info.placement, "thread", "ring",
-                                (("capacity", info.count),), None, count, (), d.span))
+                                (("capacity", info.count), ("delay", params.get("delay", 0))), None, count, (),
+                                d.span))
         how = (f"ring — {info.count} slots with a sequence word each and a ticket counter per side "
-               f"(`{parts.part('space')}`, `{parts.part('items')}`)")
+               f"(`{parts.part('space')}`, `{parts.part('items')}`)"
+               + (f", sleeping {params['delay']} ns between polls" if params.get("delay") else ""))
     else:
         chosen = []
         for role, kind, count in (("space", "semaphore", info.count), ("items", "semaphore", 0),

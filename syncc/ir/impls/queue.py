@@ -47,9 +47,17 @@ class Locked(Expansion):
 class Ring(Expansion):
     about = entry("queue", "ring", "shared global", "thread",
                   "a ring of `capacity` slots with a sequence word each: a put or get takes a ticket with one "
-                  "atomic and waits for its slot alone", "docs/design/queues.md (the sequence-numbered ring)")
-    defaults = default("ptx fermi", "shared @thread, global @thread",
-                       "one atomic and one polled word per operation and no lock to wait for")
+                  "atomic and waits for its slot alone; `delay`: ns a waiter sleeps after a poll that found "
+                  "its slot not ready (0: poll again at once)", "docs/design/queues.md (the sequence-numbered ring)",
+                  (("delay", 0),))
+    defaults = (
+        *default("ptx", "global @thread", "one atomic and one polled word per operation and no lock to wait for; "
+                 "a waiter sleeps 32 ns between polls, so that many blocks polling one ring leave L2 to the "
+                 "operations they wait for", (("delay", 32),)),
+        *default("ptx", "shared @thread", "one atomic and one polled word per operation and no lock to wait for"),
+        *default("fermi", "shared @thread, global @thread",
+                 "one atomic and one polled word per operation and no lock to wait for"),
+    )
 
     @classmethod
     def operations(cls):
@@ -109,7 +117,11 @@ class RingSide(Expansion):
         at, round_ = cls.slot(em, prim, ins.ref.index, ticket)
         seq = f"{queue}.seq"
         seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
-        return em.op("cmp.eq", BOOL, seen, cls.ready(em, prim, round_), hint="ready")
+        ok = em.op("cmp.eq", BOOL, seen, cls.ready(em, prim, round_), hint="ready")
+        delay = dict(prim.params).get("delay", 0)
+        if delay:
+            em.between_polls(lambda: em.b.emit("nanosleep", (), (imm(delay),)), unless=ok)
+        return ok
 
     @classmethod
     def do_enter(cls, em, prim, ins):
