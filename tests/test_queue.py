@@ -122,3 +122,152 @@ def test_tryput_takes_a_whole_expression_and_tryget_binds_its_value(tmp_path):
     got = sorted((rec["line"], rec["code"]) for rec in map(json.loads, r.err.splitlines()) if rec.get("code"))
     # `tryput` on a mutex is the wrong kind; `v` is not in scope after the tryget
     assert got == [(6, "E0404"), (7, "E0101")], r.err
+
+
+# ---- closing: `close q` and `for v in q` ------------------------------------------------------
+
+CLOSING_ERRORS = """kernel k(o: global i32[64]) launch grid(1) block(64) {
+    queue a(4, writers = 0): i32 in shared @thread
+    queue b(4): i32 in shared @thread using locked
+    mutex m in shared @thread
+    close m
+    close b
+    for v in b { o[0] = v }
+    for v in 3 { o[0] = v }
+    for v in o[1] { o[0] = v }
+    for v in m { o[0] = v }
+}
+"""
+
+
+def test_closing_errors_name_what_is_wrong(tmp_path):
+    path = tmp_path / "bad.sync"
+    path.write_text(CLOSING_ERRORS)
+    r = syncc("check", str(path), "--error-format=json")
+    got = sorted((rec["line"], rec["code"]) for rec in map(json.loads, r.err.splitlines()) if rec.get("code"))
+    # writers 0; close on a mutex; close and for on a locked queue; `for` over a number, an array
+    # element and a mutex
+    assert got == [(2, "E0306"), (5, "E0404"), (6, "E0418"), (7, "E0418"), (8, "E0404"), (9, "E0404"),
+                   (10, "E0404")], r.err
+
+
+ONE_WRITER = """kernel k(o: global i32[32], n: global i32[1]) launch grid(1) block(64) {
+    queue q(4): i32 in shared @thread
+    if tid == 0 {
+        for i in 0 .. 32 { put q = i }
+        close q
+    } else if tid >= 32 {
+        for v in q {
+            atomic_add(o[v], 1)
+            atomic_add(n[0], 1)
+        }
+    }
+}
+host {
+    let o = zeros(i32, 32)
+    let n = zeros(i32, 1)
+    launch k(o, n)
+    check o == full(i32, 32, 1) && n[0] == 32, "the loops did not take each value once"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [(), ("--its",), ("--policy", "random:5")], ids=" ".join)
+def test_a_queue_with_one_writer_closes_at_its_close(tmp_path, flags):
+    """Without `writers`, one `close` closes the queue: 32 consumer lanes share 32 values, each
+    taking as many as it gets, and every loop ends."""
+    path = tmp_path / "one.sync"
+    path.write_text(ONE_WRITER)
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+def test_a_for_loop_can_break_and_continue(tmp_path):
+    """`break` leaves the loop at once (the rest of the queue stays for the others), `continue`
+    takes the next value; the loop variable is read-only."""
+    path = tmp_path / "flow.sync"
+    path.write_text("""kernel k(o: global i32[64], firsts: global i32[1]) launch grid(1) block(64) {
+    queue q(8, writers = 32): i32 in shared @thread
+    if tid < 32 {
+        put q = tid
+        put q = tid + 32
+        close q
+    } else {
+        var n = 0
+        for v in q {
+            if v % 2 == 1 { continue }
+            atomic_add(o[v], 1)
+            n += 1
+            if n == 64 { break }
+        }
+        if tid == 32 { v = 1 }
+    }
+}
+""")
+    r = syncc("check", str(path), "--error-format=json")
+    codes = [(rec["line"], rec["code"]) for rec in map(json.loads, r.err.splitlines()) if rec.get("code")]
+    assert codes == [(15, "E0101")], r.err        # `v` is not in scope after the loop
+    path.write_text(path.read_text().replace("        if tid == 32 { v = 1 }\n", "").replace(
+        "kernel k", "kernel k").rstrip() + """
+host {
+    let o = zeros(i32, 64)
+    let f = zeros(i32, 1)
+    launch k(o, f)
+    var even = 0
+    for i in 0 .. 64 { if i % 2 == 0 { even += o[i] } }
+    check even == 32, "every even value is taken once"
+}
+""")
+    r = syncc("run", str(path))
+    assert r.code == 0, r.err
+
+
+def test_the_for_loop_takes_its_values_inside_the_polling_loop():
+    """The get of `for v in q` reads its slot and frees it inside the polling loop, before the
+    warp reconverges: on Fermi a lane of the same warp may be polling for that slot's next round
+    (without it, tests/hazards/clean/queue_for_pipeline.sync deadlocks on the simulator)."""
+    r = syncc("build", "tests/hazards/clean/queue_for_pipeline.sync", "--target", "fermi-sass",
+              "--dump-after", "structure")
+    assert r.code == 0, r.err
+    text = r.out
+    poll = text.index("queue.pollnext")
+    free = text.index("queue.free")
+    reconverge = text.index("reconverge", poll)
+    latch_of_loop = text.index("%done", poll)
+    assert poll < free and latch_of_loop < reconverge
+    body = text[text.index("fire", poll):reconverge]
+    assert "queue.free" in text[text.index("take:"):text.index("joined:")] and "br %more, take, none" in body
+
+
+TWO_PUTS = """kernel k(o: global i32[64]) launch grid(1) block(64) {
+    queue q(CAP): i32 in shared @thread
+    if tid < 32 {
+        put q = tid
+        put q = tid + 32
+    } else {
+        for j in 0 .. 2 {
+            let v = get q
+            atomic_add(o[v], 1)
+        }
+    }
+}
+host {
+    let o = zeros(i32, 64)
+    launch k(o)
+    check o == full(i32, 64, 1), "every value is taken once"
+}
+"""
+
+
+@pytest.mark.parametrize("impl", ["ring", "locked"])
+@pytest.mark.parametrize("cap", [4, 8, 16])
+def test_a_put_ends_at_its_own_publication(tmp_path, cap, impl):
+    """A warp whose 32 tickets span several rounds of the ring (capacity below 32), each lane
+    putting twice. The first put's polling loop must end at its own publication: were it to run
+    up to the second put's (the thread's last release), the lanes that got through would poll
+    for the second round inside the first loop, while lanes of their warp still waiting there
+    hold the values the consumers need first — a SIMT deadlock on Fermi (wait_regions.py)."""
+    path = tmp_path / "two.sync"
+    path.write_text(TWO_PUTS.replace("CAP", str(cap)).replace("@thread", f"@thread using {impl}", 1))
+    r = syncc("run", str(path))
+    assert r.code == 0, r.err

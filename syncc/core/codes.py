@@ -63,6 +63,7 @@ CODES: dict[str, str] = {
     "E0414": "warp or block barrier in global memory",
     "E0415": "unknown fence scope",
     "E0416": "latch that can never open",
+    "E0418": "`close` or `for v in q` on a queue that cannot close",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",
@@ -101,6 +102,7 @@ CODES: dict[str, str] = {
     "E0721": "named barrier reached by a number of threads other than its count",
     "E0722": "MCS lock nested deeper than its queue nodes",
     "E0723": "grid barrier's `arrive` and `wait` not paired",
+    "E0724": "queue closed more times than its writers, or put into after a close",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

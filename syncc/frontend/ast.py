@@ -227,6 +227,17 @@ class For:
 
 
 @node
+class ForEach:
+    """for v in q { }: the values of a queue, until it is closed and drained. `source` is the
+    queue's Place, or the expression written where it is not a name with indices (the checker
+    reports it)."""
+    var: Ident
+    source: "Place | Expr"
+    body: Block
+    span: Span
+
+
+@node
 class Break:
     span: Span
 
@@ -387,7 +398,7 @@ class Save:
     span: Span
 
 
-Stmt = Union[Let, Assign, ExprStmt, If, While, For, Break, Continue, Return, SharedDecl, PrimDecl,
+Stmt = Union[Let, Assign, ExprStmt, If, While, For, ForEach, Break, Continue, Return, SharedDecl, PrimDecl,
              Critical, Acquire, RwSection, When, TryGet, BarrierStmt, Fence, PrimOp, Put, Launch, Check, Print, Save]
 
 

@@ -234,7 +234,12 @@ class AstBuilder:
         return A.While(cond, body, span)
 
     @rule
-    def for_stmt(self, span, var, start, stop, step, body):
+    def for_stmt(self, span, var, start, *rest):
+        # `[".." expr [for_step]]`: the stop and step, or where the group is absent a placeholder
+        # for each of its three items (the `..` too)
+        stop, step, body = rest[-3:]
+        if stop is None:            # for v in q { }
+            return A.ForEach(self.ident(var), _as_place(start), body, span)
         return A.For(self.ident(var), start, stop, step, body, span)
 
     @rule
@@ -475,3 +480,14 @@ def _unescape(body: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def _as_place(e):
+    """`q` or `q[i][j]` as the Place of a queue; any other expression as it is."""
+    whole, indices = e, []
+    while isinstance(e, A.Index):
+        indices.append(e.index)
+        e = e.base
+    if not isinstance(e, A.Name):
+        return whole
+    return A.Place(A.Ident(e.id, e.span), tuple(reversed(indices)), whole.span)

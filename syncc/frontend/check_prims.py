@@ -29,7 +29,7 @@ OP_KINDS = {
     "critical": ("mutex",), "lock": ("mutex",), "unlock": ("mutex",), "trylock": ("mutex",),
     "acquire": ("semaphore",), "wait": ("semaphore", "latch", "barrier"), "post": ("semaphore",), "trywait": ("semaphore",),
     "when": ("channel",), "get": ("channel", "queue"), "put": ("channel", "queue"), "signal": ("channel",),
-    "tryput": ("queue",), "tryget": ("queue",),
+    "tryput": ("queue",), "tryget": ("queue",), "close": ("queue",), "for": ("queue",),
     "await": ("channel",),
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
@@ -41,7 +41,8 @@ _USES = {
     "rwlock": "`read {n} {{ }}` or `write {n} {{ }}`",
     "latch": "`count_down {n}`, `wait {n}` or `sync {n}`",
     "channel": "`put {n}[..] = v`, `get {n}[..]`, `when x = {n}[..] {{ }}`, `await` or `signal`",
-    "queue": "`put {n} = v`, `get {n}`, `tryput {n} = v` and `tryget v = {n} {{ }}`",
+    "queue": "`put {n} = v`, `get {n}`, `tryput {n} = v`, `tryget v = {n} {{ }}`, `close {n}` and "
+             "`for v in {n} {{ }}`",
     "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
 }
 
@@ -125,6 +126,8 @@ class PrimitiveRules:
         for kw in d.kwargs:
             if rule.arg is not None and kw.name.text == rule.arg and not args:
                 args.append(kw.value)          # `semaphore s(count=4)` says the same as `s(4)`
+            elif d.kind == "queue" and kw.name.text == "writers":
+                self._writers(kw.value, info, pos)
             else:
                 self.cx.error("E0406", f"a {d.kind} has no argument named `{kw.name.text}`", kw.name.span,
                               help="implementation parameters go after `using`, e.g. `using backoff(max_delay=512)`")
@@ -176,6 +179,17 @@ class PrimitiveRules:
                               arg.span)
                 return
         info.count = count
+
+    def _writers(self, arg, info: PrimInfo, pos) -> None:
+        """`queue q(8, writers = N)`: the queue closes at its N-th `close`."""
+        n = self.cx.exprs.int_constant(arg, pos, "a queue's `writers`")
+        if n is None:
+            return
+        if n < 1 or n >= 1 << 31:
+            self.cx.error("E0306", f"a queue's writers count 1 to 2^31 - 1 `close`s, found {n}", arg.span,
+                          help="each thread (or party) that puts closes once when it is done")
+            return
+        info.writers = n
 
     def _latch_can_open(self, d, info: PrimInfo, count: int, span, pos) -> bool:
         """A shared latch's parties are its block's threads or warps, fixed by the kernel's header;
@@ -284,6 +298,12 @@ class PrimitiveRules:
             return None
         if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
+        if info.kind == "queue" and op in ("close", "for") and info.impl is not None and info.impl.name != "ring":
+            self.cx.error("E0418", f"`{'for v in' if op == 'for' else op} {sym.name}` needs a `ring` queue: a "
+                          f"`{info.impl.name}` queue's `get` waits on a semaphore that closing cannot end",
+                          place.span, notes=[Note("declared here", sym.span)],
+                          help="drop `using " + info.impl.name + "` (`ring` is the default), or count the gets")
+            return None
         if info.kind == "barrier" and op in ("arrive", "wait") and not _splits(info, op):
             can = "a named barrier (`@warp` with a thread count) or a grid barrier" if op == "arrive" else \
                 "a grid barrier (its split phase: `arrive`, then `wait`)"
@@ -322,6 +342,21 @@ class PrimitiveRules:
             seen[b.name.text] = b.name
             elem = info.elem if info is not None else ERROR
             self.cx.declare(body_pos.scope, Symbol(b.name.text, "binding", elem, b))
+        self.cx.stmts.block(s.body, body_pos, new_scope=False)
+
+    @statements.on(A.ForEach)
+    def for_each(self, s: A.ForEach, pos):
+        """for v in q { }: `v` is each value taken, read-only in the body, which is a loop's."""
+        if isinstance(s.source, A.Place):
+            info = self.prim_place(s.source, "for", pos)
+        else:
+            self.cx.exprs.expr(s.source, pos)
+            self.cx.error("E0404", "`for v in ...` takes the values of a queue, named as `q` or `q[i]`",
+                          s.source.span, help="a counted loop is `for i in 0 .. n`")
+            info = None
+        body_pos = pos.child(loops=pos.loops + 1)
+        elem = info.elem if info is not None else ERROR
+        self.cx.declare(body_pos.scope, Symbol(s.var.text, "binding", elem, s))
         self.cx.stmts.block(s.body, body_pos, new_scope=False)
 
     @statements.on(A.TryGet)

@@ -36,7 +36,7 @@ _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
     "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
     "critical", "acquire", "when", "fence", "put", "tryget",
-    "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down",
+    "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down", "close",
     "read", "write",            # (contextual: they arrive here as NAME, which starts a statement anyway)
     "check", "print", "save",
 }

@@ -101,6 +101,7 @@ class PrimInfo:
     impl: Implementation | None = None
     impl_params: dict[str, int] = field(default_factory=dict)
     named: bool = False            # a barrier @warp declared with a thread count (bar.sync/bar.arrive)
+    writers: int = 1               # a queue: the `close`s that close it (`queue q(8, writers = 4)`)
     top_level: bool = False        # declared outside any kernel: each kernel that uses it gets its own
 
     @property

@@ -52,6 +52,9 @@ class QueueParts:
     elem: ScalarType
     dims: tuple[int, ...]
     impl: str               # locked | ring
+    placement: str
+    writers: int            # the `close`s that close it
+    span: object
 
     def part(self, role: str) -> str:
         return f"{self.name}.{role}"
@@ -66,7 +69,7 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
     else:
         choice = default_implementation(target, "queue", info.placement, "thread")
         impl, params, why = choice.impl, dict(choice.params), f"the {target.name} default: {choice.reason}"
-    parts = QueueParts(name, info.count, info.elem, info.dims, impl)
+    parts = QueueParts(name, info.count, info.elem, info.dims, impl, info.placement, info.writers, d.span)
     b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count,), "state", None))
     b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
     if impl == "ring":
@@ -155,6 +158,69 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
         b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
     sync.only_where(ok, take, span, "tryget")
     return ok
+
+
+def lower_close(sync, parts: QueueParts, index, span) -> None:
+    """`close q[i]`: one of the queue's writers is done (a count-down of its latch q.closed)."""
+    sync.b.emit("latch.arrive", (), (Ref(_closed(sync, parts), index),), span, queue="close")
+
+
+def lower_for_each(sync, parts: QueueParts, index, var, body, span) -> None:
+    """`for v in q[i] { body }`: take values until the queue is closed and drained.
+
+        head:   %more, %t = queue.next @q.items[i]    (judged as: wait q.items[i])
+                br %more, take, none
+        take:   v = q.data[iC + t % C]; queue.free @q.space[i], %t;  jmp joined
+        none:   v = 0;  jmp joined
+        joined: br %more, body, closed
+        body:   ...;  jmp head
+        closed: latch.wait @q.closed[i]               (open already: the loop ends only then)
+
+    The two paths meet right after the free, so structuring runs the take inside the polling
+    loop: a lane that got its value frees its slot before its warp reconverges (Fermi), where a
+    lane of the same warp may be polling for that slot's next round. The wait on the latch costs
+    one look: it is there so that the analyses see that the loop ends only once every writer
+    has closed the queue (E0705 when they cannot all)."""
+    b = sync.b
+    closed = _closed(sync, parts)
+    names = ("foreach", "take", "none", "joined", "each", "closed", "endforeach")
+    head, take, none, joined, each, ended, done = (b.new_block(h) for h in names)
+    b.jump(head, span)
+    b.at(head)
+    more, ticket = b.reg(BOOL, "more"), b.reg(I32, "ticket")
+    b.emit("queue.next", (more, ticket), (Ref(parts.part("items"), index),), span)
+    b.branch(more, take, none, span)
+    b.at(take)
+    b.assign(var, _consume(sync, parts, index, ticket, span), span)
+    b.jump(joined, span)
+    b.at(none)
+    b.assign(var, imm(0, parts.elem), span)
+    b.jump(joined, span)
+    b.at(joined)
+    b.branch(more, each, ended, span)
+    b.at(each)
+    sync.cx.loops.append((done, head))
+    sync.cx.stmts.block(body)
+    sync.cx.loops.pop()
+    if b.open:
+        b.jump(head, span)
+    b.at(ended)
+    b.emit("latch.wait", (), (Ref(closed, index),), span, queue="for")
+    b.jump(done, span)
+    b.at(done)
+
+
+def _closed(sync, parts: QueueParts) -> str:
+    """The queue's latch q.closed, of `writers` count-downs, declared at its first use (a queue
+    nobody closes has none). Only a `ring` queue closes (the checker's E0418)."""
+    if parts.impl != "ring":
+        raise AssertionError(f"`close` on a {parts.impl} queue reached lowering")
+    b, name = sync.b, parts.part("closed")
+    if not any(p.name == name for p in b.prims):
+        choice = default_implementation(sync.cx.ctx.target, "latch", parts.placement, "thread")
+        b.prims.append(Prim(name, "latch", parts.dims, parts.placement, "thread", choice.impl, choice.params,
+                            None, parts.writers, (), parts.span))
+    return name
 
 
 def _ring_slot(b, parts: QueueParts, index, ticket, span):

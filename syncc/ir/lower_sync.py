@@ -23,7 +23,8 @@ from ..frontend import ast as A
 from ..core.types import BOOL, I32, U32
 from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
-from .lower_queue import declare_queue, lower_get, lower_put, lower_tryget, lower_tryput
+from .lower_queue import (declare_queue, lower_close, lower_for_each, lower_get, lower_put, lower_tryget,
+                          lower_tryput)
 from .nodes import Prim, Ref, imm
 
 statements = HandlerTable()
@@ -173,6 +174,9 @@ class SyncLowering:
 
     @statements.on(A.PrimOp)
     def prim_op(self, s: A.PrimOp) -> None:
+        if s.op == "close":
+            lower_close(self, *self.queue_place(s.target), s.span)
+            return
         prim, ref = self.place(s.target)
         if prim.kind == "latch":
             for op in self._LATCH_OPS[s.op]:
@@ -222,6 +226,13 @@ class SyncLowering:
     def tryput(self, e: A.TryPut, want, dest):
         parts, index = self.queue_place(e.place)
         return lower_tryput(self, parts, index, self.cx.exprs.expr(e.value, parts.elem), dest, e.span)
+
+    @statements.on(A.ForEach)
+    def for_each(self, s: A.ForEach) -> None:
+        parts, index = self.queue_place(s.source)
+        var = self.b.reg(parts.elem, s.var.text)
+        self.cx.vars[s] = var
+        lower_for_each(self, parts, index, var, s.body, s.span)
 
     @statements.on(A.TryGet)
     def tryget(self, s: A.TryGet) -> None:

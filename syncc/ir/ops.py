@@ -88,8 +88,11 @@ _TABLE: list[OpInfo] = [
     # @q.space[i] (free slots) and @q.items[i] (stored values). Each is that semaphore's wait,
     # post or single try for every analysis (judged_as), and besides carries the ticket that
     # names the slot: reserve (put) and claim (get) wait and return it; publish and free post it.
+    # `queue.next` is the get of `for v in q`: a flag (false once the queue is closed and drained)
+    # and the ticket; structuring leaves its enter and `queue.pollnext` (ready, and that flag).
     *_queue_ops("reserve/1:1:sem.wait claim/1:1:sem.wait publish/0:2:sem.post free/0:2:sem.post "
-                "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll"),
+                "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll "
+                "next/2:1:sem.wait pollnext/2:2:sem.poll"),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
     *_ops("misc", "nanosleep/0:1"),
     # The end of a `when` body (region=N); structuring removes it.
@@ -99,7 +102,7 @@ _TABLE: list[OpInfo] = [
 OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
 
 BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait",  # waits structuring rewrites
-                 "queue.reserve", "queue.claim"}
+                 "queue.reserve", "queue.claim", "queue.next"}
 RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive",  # what a waiter may wait for
             "queue.publish", "queue.free"}
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends

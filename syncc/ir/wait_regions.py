@@ -51,6 +51,8 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
             if encloses(cfg, label, last, end_label, j):
                 return end_label, j
         return UNPAIRED
+    if first.op in _QUEUE_RELEASE or first.attr("queue") in _LOCKED_PARTNER:
+        return _queue_release(k, cfg, label, last, first)
     # get / await / wait: the latest release that closes a region with the wait, among the
     # code that only runs after it (a release elsewhere is the hazard analysis's business), and
     # with no collective in between: a barrier or a warp meeting moved into the polling loop
@@ -60,6 +62,39 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
     releases = [(b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
                 for j, ins in enumerate(b.instrs) if ins.op in RELEASES and (b.label != label or j > last)]
     for end_label, j in sorted(releases, key=lambda r: _order(k, r), reverse=True):
+        for end in _closing_points(cfg, label, end_label, j):
+            if encloses(cfg, label, last, *end) and not _collective_between(k, cfg, (label, last), end):
+                return end
+    return None
+
+
+# a `ring` queue's wait → the operation that releases its slot, and which result is the ticket
+_QUEUE_RELEASE = {"queue.reserve": ("queue.publish", 0), "queue.claim": ("queue.free", 0),
+                  "queue.next": ("queue.free", 1)}
+_LOCKED_PARTNER = {"put": ("space", "items"), "get": ("items", "space")}   # a `locked` queue's semaphores
+
+
+def _queue_release(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
+    """A queue's put or get ends at its own release: the publication or free of its ticket (a
+    `ring` queue), or the post of the other semaphore that follows it (a `locked` one), closed
+    as a release in a branch is. Not at a later release of the thread (its next `put`, a
+    `close`): that would put the next operation's polling loop inside this one, where lanes
+    that got through would poll for a slot that lanes of their warp still waiting here must
+    fill or empty first (a SIMT deadlock on Fermi)."""
+    if first.op in _QUEUE_RELEASE:
+        op, which = _QUEUE_RELEASE[first.op]
+        ticket = first.dests[which]
+        ends = [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
+                if ins.op == op and ins.args[1] == ticket]
+    else:
+        mine, other = _LOCKED_PARTNER[first.attr("queue")]
+        partner = first.ref.name.removesuffix(mine) + other
+        values = Values(k)
+        ends = sorted(((b.label, j) for b in k.blocks if b.label in cfg.reachable and cfg.dominates(label, b.label)
+                       for j, ins in enumerate(b.instrs)
+                       if ins.op == "sem.post" and ins.ref.name == partner and (b.label != label or j > last)
+                       and values.same(ins.ref.index, first.ref.index)), key=lambda r: _order(k, r))[:1]
+    for end_label, j in ends:
         for end in _closing_points(cfg, label, end_label, j):
             if encloses(cfg, label, last, *end) and not _collective_between(k, cfg, (label, last), end):
                 return end

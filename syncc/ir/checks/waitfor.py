@@ -100,7 +100,9 @@ def blocking_operations(facts: Facts) -> list[Blocking]:
             out.append(Blocking(ins, label, "semaphore", f"this wait on `{ins.ref.name}`", ends, "posts it"))
     for label, ins in by_op.get("latch.wait", ()):
         ends = sites(["latch.arrive"], ins.ref.name)
-        out.append(Blocking(ins, label, "latch", f"this wait on the latch `{ins.ref.name}`", ends, "counts it down"))
+        what = (f"this `for` loop over `{ins.ref.name.rsplit('.', 1)[0]}`" if ins.attr("queue") == "for" else
+                f"this wait on the latch `{ins.ref.name}`")
+        out.append(Blocking(ins, label, "latch", what, ends, "counts it down"))
     return out
 
 

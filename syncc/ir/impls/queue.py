@@ -75,7 +75,8 @@ class RingSide(Expansion):
     def operations(cls):
         return {"queue.enter": cls.do_enter, "queue.poll": cls.do_poll, "queue.reserve": cls.do_wait,
                 "queue.claim": cls.do_wait, "queue.publish": cls.do_post, "queue.free": cls.do_post,
-                "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try}
+                "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try,
+                "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext}
 
     # ---- where things are
     @staticmethod
@@ -138,6 +139,41 @@ class RingSide(Expansion):
         ticket = ins.dests[0]
         em.b.assign(ticket, cls.enter(em, prim, ins))
         em.spin(lambda: cls.attempt(em, prim, ins, ticket), hint="slot")
+
+    @classmethod
+    def attempt_next(cls, em, prim, ins, ticket, more):
+        """One look for `for v in q`: ready when the ticket's slot is full (`more` true) or, where
+        the queue is closed, when the ticket lies past the last put (`more` false: no value will
+        come). Every writer closes after its puts, so once the latch reads closed (acquire) the
+        tail counts every put there will be, and a ticket below it is a value on its way: its
+        slot reads full at a later look."""
+        full = cls.attempt(em, prim, ins, ticket)
+        em.b.assign(more, full)
+        ready = em.b.reg(BOOL, "ready")
+
+        def at_the_end():
+            from .registry import expansion      # (the registry imports this module)
+            queue, _, _ = cls.layout(prim)
+            closed = em.prims[f"{queue}.closed"]
+            tail, at = f"{queue}.ends", _affine(em, ins.ref.index, 2, 0)
+
+            def past_the_last():
+                puts = em.ld(tail, at, hint="puts", **em.poll_cache(tail))
+                em.b.emit("cmp.ge", (ready,), (ticket, puts))
+            em.either(expansion(closed, em.target).is_open(em, closed, ins), past_the_last,
+                      lambda: em.b.assign(ready, imm(False, BOOL)), hint="closed")
+        em.either(full, lambda: em.b.assign(ready, imm(True, BOOL)), at_the_end, hint="full")
+        return ready
+
+    @classmethod
+    def do_pollnext(cls, em, prim, ins):
+        em.b.assign(ins.dests[0], cls.attempt_next(em, prim, ins, ins.args[1], ins.dests[1]))
+
+    @classmethod
+    def do_next(cls, em, prim, ins):
+        more, ticket = ins.dests
+        em.b.assign(ticket, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt_next(em, prim, ins, ticket, more), hint="next")
 
     @classmethod
     def do_post(cls, em, prim, ins):

@@ -1,7 +1,8 @@
 """SIMT-safe structuring: every blocking wait of a @thread primitive becomes a polling loop.
 
 Guarantee: afterwards no @thread primitive has a blocking wait (mutex.lock,
-sem.wait, rw.lock, chan.get, chan.await, latch.wait, queue.reserve, queue.claim). Each became
+sem.wait, rw.lock, chan.get, chan.await, latch.wait, queue.reserve, queue.claim, queue.next).
+Each became
 
     pre:    enter (a ticket, or nothing), done = false
     head:   poll each input once (those not already had)    ── seed 000 Listing 15
@@ -38,10 +39,11 @@ from ..ops import BLOCKING_PRIM
 from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
-         "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll"}
+         "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll",
+         "queue.next": "queue.pollnext"}
 _ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter",
-          "queue.reserve": "queue.enter", "queue.claim": "queue.enter"}
-_TICKETED = ("queue.reserve", "queue.claim")   # the wait's result is the ticket its enter takes
+          "queue.reserve": "queue.enter", "queue.claim": "queue.enter", "queue.next": "queue.enter"}
+_TICKET = {"queue.reserve": 0, "queue.claim": 0, "queue.next": 1}  # which result is the ticket its enter takes
 _CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
 
 
@@ -139,8 +141,8 @@ class _PollingLoop:
         for w in self.waits:
             self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
                                if w.op in _ENTER else None)
-            if w.op in _TICKETED:
-                b.assign(w.dests[0], self.tokens[-1], w.span)
+            if w.op in _TICKET:
+                b.assign(w.dests[_TICKET[w.op]], self.tokens[-1], w.span)
             if len(self.waits) > 1:
                 got = b.reg(BOOL, "got")
                 b.assign(got, imm(False, BOOL))
@@ -215,7 +217,8 @@ class _PollingLoop:
 def _remark(first: Instr, waits: list[Instr], end: tuple[str, int] | None) -> str:
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer", "latch.wait": "latch waiter",
-            "rw.lock": f"`{first.attr('mode')}` section", "queue.reserve": "`put`", "queue.claim": "`get`"}[first.op]
+            "rw.lock": f"`{first.attr('mode')}` section", "queue.reserve": "`put`", "queue.claim": "`get`",
+            "queue.next": "`for` loop's get"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in waits}))
     if end is None:
         return f"the wait on {prims} became a polling loop (nothing after it releases anything)"
@@ -253,6 +256,10 @@ def _define_before_loop(b: KernelBuilder, pre: str, head: str, latch: str) -> No
 
 def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
     op = _POLL[w.op]
+    if op == "queue.pollnext":           # ready, and whether a value came (not the queue's end)
+        ok = b.reg(BOOL, "ok")
+        b.emit(op, (ok, w.dests[0]), (w.ref, tok), w.span, **attrs)
+        return ok
     if op == "chan.poll":
         ok = b.reg(BOOL, "ok")
         value = b.reg(b.prim(w.ref.name).elem, "value")
