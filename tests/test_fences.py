@@ -56,6 +56,11 @@ PINNED = {
     # the same; no lock (`using locked` would be ring.sync's 10 and 8)
     ("queue.sync", "ptx"): (0, 0, 4),
     ("queue.sync", "fermi"): (4, 0, 0),
+    # pipeline (a shared ring queue, closed): the put's poll and publication, the loop's get's
+    # poll (its slot's word, and the close latch's where the slot is not full) and free, the
+    # close's release and the loop end's acquire, at cta scope
+    ("pipeline.sync", "ptx"): (0, 0, 7),
+    ("pipeline.sync", "fermi"): (6, 6, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic

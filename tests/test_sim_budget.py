@@ -20,7 +20,7 @@ STUCK_VERDICTS = {"E0905", "E0906", "E0907", "E0908", "E0909"}
 EXAMPLES = {
     "barrier": {}, "chain": {}, "counter": {}, "hashtable": {}, "histogram": {}, "primitives": {},
     "sortedlist": {}, "wavefront": {}, "wavefront_tiled": {"TILE": "7", "TILES": "2"}, "ring": {"ITEMS": "512"},
-    "queue": {"ITEMS": "512"},
+    "queue": {"ITEMS": "512"}, "pipeline": {"BLOCKS": "2", "TILES": "4"},
     "jacobi": {"ROUNDS": "4"},
 }
 

@@ -1210,6 +1210,30 @@ METHODS['syncc.frontend.ast.For'] = (
     syncc_frontend_ast_For)
 
 
+# syncc.frontend.ast.ForEach
+def syncc_frontend_ast_ForEach(dflt, fact):
+
+    def __init__(self, var, source, body, span):
+        _set(self, 'var', var)
+        _set(self, 'source', source)
+        _set(self, 'body', body)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(var={self.var!r}, source={self.source!r}, body={self.body!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.ForEach'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('var', 'Ident', False), ('source', "'Place | Expr'", False), ('body', 'Block', False),
+      ('span', 'Span', False)),
+     (), (), False),
+    "ForEach(var: Ident, source: 'Place | Expr', body: Block, span: Span)",
+    syncc_frontend_ast_ForEach)
+
+
 # syncc.frontend.ast.Break
 def syncc_frontend_ast_Break(dflt, fact):
 
@@ -2144,10 +2168,11 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
     d_count = dflt['count']
     d_impl = dflt['impl']
     d_named = dflt['named']
+    d_writers = dflt['writers']
     d_top_level = dflt['top_level']
     f_impl_params = fact['impl_params']
 
-    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, top_level=d_top_level):
+    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, writers=d_writers, top_level=d_top_level):
         self.decl = decl
         self.kind = kind
         self.dims = dims
@@ -2158,10 +2183,11 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
         self.impl = impl
         self.impl_params = f_impl_params() if impl_params is _FACTORY else impl_params
         self.named = named
+        self.writers = writers
         self.top_level = top_level
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, top_level={self.top_level!r})"
+        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, writers={self.writers!r}, top_level={self.top_level!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -2172,9 +2198,9 @@ METHODS['syncc.frontend.symbols.PrimInfo'] = (
       ('placement', 'str', False), ('granularity', 'str', False), ('elem', 'Any', True),
       ('count', 'int | None', True), ('impl', 'Implementation | None', True),
       ('impl_params', 'dict[str, int]', (False, True, True, True, None, True, False)),
-      ('named', 'bool', True), ('top_level', 'bool', True)),
+      ('named', 'bool', True), ('writers', 'int', True), ('top_level', 'bool', True)),
      (), (), False),
-    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, top_level: bool = False)',
+    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, writers: int = 1, top_level: bool = False)',
     syncc_frontend_symbols_PrimInfo)
 
 
@@ -2829,23 +2855,26 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
 # syncc.ir.lower_queue.QueueParts
 def syncc_ir_lower_queue_QueueParts(dflt, fact):
 
-    def __init__(self, name, capacity, elem, dims, impl):
+    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span):
         _set(self, 'name', name)
         _set(self, 'capacity', capacity)
         _set(self, 'elem', elem)
         _set(self, 'dims', dims)
         _set(self, 'impl', impl)
+        _set(self, 'placement', placement)
+        _set(self, 'writers', writers)
+        _set(self, 'span', span)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims, self.impl) == (other.name, other.capacity, other.elem, other.dims, other.impl)
+            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims, self.impl))
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2853,9 +2882,10 @@ def syncc_ir_lower_queue_QueueParts(dflt, fact):
 METHODS['syncc.ir.lower_queue.QueueParts'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
-      ('dims', 'tuple[int, ...]', False), ('impl', 'str', False)),
+      ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
+      ('writers', 'int', False), ('span', 'object', False)),
      (), (), False),
-    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str)',
+    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object)',
     syncc_ir_lower_queue_QueueParts)
 
 

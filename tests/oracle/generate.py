@@ -38,15 +38,19 @@ MOTIFS = [
     (motifs.warp_exchange, 2, 1),
     (motifs.rwlock, 2, 1),
 ]
+# Queue programs (`generate(seed, queues=True)`, `run.py --queues`): a batch of their own, so
+# that adding them left every earlier batch's programs as they were
+QUEUE_MOTIFS = [(motifs.queue_stream, 4, 1), (motifs.counter, 1, 1), (motifs.latch, 1, 1)]
 BLOCK_SIZES = [32, 64, 64, 96, 128]
 MAX_KERNEL_ACQUISITIONS = 96        # contended operations per kernel, so a run stays short
 
 
-def generate(seed: int) -> ProgramPlan:
-    """The program of this seed."""
+def generate(seed: int, queues: bool = False) -> ProgramPlan:
+    """The program of this seed (of the queue batch: mostly queue motifs)."""
     rng = random.Random(seed)
     mix = _helper(rng) if rng.random() < 0.5 else None
-    kernels = [_kernel(rng, f"k{i}", mix, used=set()) for i in range(rng.choice([1, 1, 1, 2]))]
+    table = QUEUE_MOTIFS if queues else MOTIFS
+    kernels = [_kernel(rng, f"k{i}", mix, table) for i in range(rng.choice([1, 1, 1, 2]))]
     plan = ProgramPlan(seed, kernels)
     if mix is not None and any("mix(" in s for k in kernels for p in k.pieces for s in p.body):
         plan.functions.append(mix[0])
@@ -57,8 +61,8 @@ def generate(seed: int) -> ProgramPlan:
     return plan
 
 
-def program_text(seed: int) -> str:
-    return generate(seed).text()
+def program_text(seed: int, queues: bool = False) -> str:
+    return generate(seed, queues).text()
 
 
 def _helper(rng: random.Random):
@@ -68,7 +72,7 @@ def _helper(rng: random.Random):
     return source, (lambda x, k: (x * a + k * b + c) % m)
 
 
-def _kernel(rng: random.Random, name: str, mix, used: set) -> KernelPlan:
+def _kernel(rng: random.Random, name: str, mix, table) -> KernelPlan:
     block = rng.choice(BLOCK_SIZES)
     declared = rng.randrange(1, 5)
     grid = declared if rng.random() < 0.7 else rng.randrange(1, 5)
@@ -77,7 +81,7 @@ def _kernel(rng: random.Random, name: str, mix, used: set) -> KernelPlan:
     budget = MAX_KERNEL_ACQUISITIONS
     for i in range(rng.choice([1, 2, 2, 3])):
         ctx = Context(f"{name}p{i}", shape, mix=mix[0] if mix else None, mix_fn=mix[1] if mix else None)
-        piece = _piece(rng, ctx, budget)
+        piece = _piece(rng, ctx, budget, table)
         if piece is not None:
             pieces.append(piece)
             budget -= piece.acquisitions
@@ -86,9 +90,9 @@ def _kernel(rng: random.Random, name: str, mix, used: set) -> KernelPlan:
     return KernelPlan(name, shape, pieces)
 
 
-def _piece(rng: random.Random, ctx: Context, budget: int) -> Piece | None:
+def _piece(rng: random.Random, ctx: Context, budget: int, table) -> Piece | None:
     """A motif that fits the block and the kernel's remaining budget of contended operations."""
-    choices = [(m, w) for m, w, warps in MOTIFS if ctx.warps >= warps]
+    choices = [(m, w) for m, w, warps in table if ctx.warps >= warps]
     for _ in range(5):
         motif = rng.choices([m for m, _ in choices], [w for _, w in choices])[0]
         piece = motif(rng, ctx)

@@ -748,3 +748,71 @@ def rwlock(rng: random.Random, ctx: Context) -> Piece:
     arrays = [Array(pair, (rows, 2), expected=expected), Array(bad, (rows,), expected=np.zeros(rows))]
     return Piece(f"writers and readers on rwlock {place} @{gran}{clause}", arrays, decls, body,
                  acquisitions=acquisitions)
+
+
+# ---- queues ------------------------------------------------------------------------------------------
+
+QUEUE_IMPLS = ["ring", "locked", None]
+
+
+def queue_stream(rng: random.Random, ctx: Context) -> Piece:
+    """Values through a queue (docs/language.md "Queues"): producers put `per` values each, unique
+    over the launch, and consumers take them, counting each in `got`, which must end all ones.
+    Consumers take as many values as there are producers' (counted `get`s, or a retry loop of
+    `tryget`s), or, on a closable queue, loop `for v in q` until every producer has closed it.
+    Who puts and who takes: two warps of a block, lanes of one warp (Fermi rejects that: E0701),
+    or two blocks through a global queue. Capacities below, at and above a warp."""
+    place = rng.choice(["global", "shared"])
+    impl = rng.choice(QUEUE_IMPLS)
+    clause = f" using {impl}" if impl else ""
+    cap = rng.choice([1, 2, 4, 8, 16, 32, 33])
+    per = rng.randrange(1, 4)
+    blocks = min(ctx.grid, ctx.shape.declared)     # (blocks every launch of the kernel has)
+    shapes = ["lanes"] + (["warps", "warps"] if ctx.warps >= 2 else []) + \
+        (["blocks", "blocks"] if place == "global" and blocks >= 2 else [])
+    shape = rng.choice(shapes)
+    lanes = rng.randrange(1, min(16, max(1, 48 // (2 * per))) + 1)
+    if shape == "lanes":
+        puts, takes = f"lane < {lanes}", f"lane >= 16 && lane < {16 + lanes}"
+    elif shape == "warps":
+        p, c = rng.sample(range(ctx.warps), 2)
+        puts, takes = f"warp == {p} && lane < {lanes}", f"warp == {c} && lane < {lanes}"
+    else:
+        p, c = rng.sample(range(blocks), 2)
+        puts, takes = f"bid == {p} && lane < {lanes}", f"bid == {c} && lane < {lanes}"
+    if shape != "blocks":          # a warp's lanes, or two warps, in one block: one of every block,
+        w = rng.choice([0, 1] if ctx.warps >= 2 and shape == "lanes" else [0])   # or of block 0 only
+        if shape == "lanes":
+            puts, takes = f"warp == {w} && {puts}", f"warp == {w} && {takes}"
+        if place == "global":
+            puts, takes = f"bid == 0 && {puts}", f"bid == 0 && {takes}"
+    form = rng.choice(["get", "get", "for", "for", "tryget"]) if impl != "locked" else rng.choice(["get", "tryget"])
+    q, got = ctx.name("q"), ctx.name("got")
+    producers = [t for t in ctx.threads() if evaluate(puts, ctx.env(t))]
+    per_instance: dict[int, int] = {}
+    for t in producers:
+        key = t.bid if place == "shared" else 0
+        per_instance[key] = per_instance.get(key, 0) + 1
+    writers = max(per_instance.values(), default=1)
+    if form == "for" and len(set(per_instance.values())) > 1:
+        form = "get"             # (a block's shared queue counts its own writers: keep them equal)
+    args = f"{cap}, writers = {writers}" if form == "for" else f"{cap}"
+    decls = [f"queue {q}({args}): i32 in {place} @thread{clause}"]
+    value = f"gtid * {per} + k"
+    produce = looped("k", per, [f"put {q} = {value}"]) + ([f"close {q}"] if form == "for" else [])
+    if form == "get":
+        consume = looped("k", per, [f"let v = get {q}", f"atomic_add({got}[v], 1)"])
+    elif form == "for":
+        consume = [f"for v in {q} {{", f"    atomic_add({got}[v], 1)", "}"]
+    else:
+        consume = ["var left = " + str(per), "while left > 0 {",
+                   f"    tryget v = {q} {{", f"        atomic_add({got}[v], 1)", "        left -= 1", "    }", "}"]
+    body = [f"if {puts} {{"] + [f"    {s}" for s in produce] + [f"}} else if {takes} {{"] + \
+        [f"    {s}" for s in consume] + ["}"]
+    expected = np.zeros(MAX_GRID * ctx.block * per, dtype=np.int64)
+    for t in producers:
+        for k in range(per):
+            expected[t.gtid * per + k] = 1
+    title = f"{form} from queue({cap}) {place} @thread{clause}, {shape}, {per} per producer"
+    return Piece(title, [Array(got, (MAX_GRID * ctx.block * per,), expected=expected)], decls, body,
+                 acquisitions=2 * per * len(producers))

@@ -35,14 +35,15 @@ KEEP = ("accepted-ok", "rejected-bad")       # verdicts that need no second look
 ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rejected-unrunnable", "timeout")
 
 
-def build_batch(seed: int, count: int, mutants: int, out: Path) -> tuple[list[Program], dict]:
-    """The batch's programs, written under out/programs, and what making them cost."""
+def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False) -> tuple[list[Program], dict]:
+    """The batch's programs, written under out/programs, and what making them cost (`queues`:
+    the generated ones from the queue motifs, named genq_...)."""
     folder = out / "programs"
     folder.mkdir(parents=True, exist_ok=True)
     programs = []
     for i in range(count):
-        path = folder / f"gen_{seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(seed, i)))
+        path = folder / f"gen{'q' if queues else ''}_{seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(seed, i), queues))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
     if mutants:
@@ -262,6 +263,8 @@ def main(argv=None) -> int:
     ap.add_argument("--max-cycles", type=int, default=Settings.max_cycles, help="cycle budget per launch")
     ap.add_argument("--policies", default=",".join(Settings.policies))
     ap.add_argument("--gpu", action="store_true", help="also write out/gpu: the accepted-for-ptx programs and run_gpu.sh")
+    ap.add_argument("--queues", action="store_true",
+                    help="generate from the queue motifs (motifs.queue_stream and a few others): a batch of its own")
     ap.add_argument("--gpu-only", action="store_true",
                     help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
@@ -271,7 +274,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _warm_up()
-    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out)
+    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues)
     if args.gpu_only:
         return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "

@@ -25,10 +25,13 @@ class SpinState:
 class Emitter:
     """Emits one primitive operation's expansion into a KernelBuilder at its current block."""
 
-    def __init__(self, b: KernelBuilder, ctx: PassContext, prims: dict[str, Prim], builtin):
+    def __init__(self, b: KernelBuilder, ctx: PassContext, prims: dict[str, Prim], builtin, expansion_of=None):
         self.b, self.ctx, self.prims = b, ctx, prims
         self.target = ctx.target
         self.builtin = builtin          # tid, ntid, bid, nbid, lane as registers (entry block)
+        # Prim → its implementation's class (registry.expansion), for an implementation whose
+        # operations also act on another primitive (a ring queue's get looks at its close latch)
+        self.expansion_of = expansion_of
         self.spinning: list[SpinState] = []   # one per enclosing spin
         self._carried: dict[tuple, Reg] = {}   # (primitive, role, instance) → its register (carried)
         self.split_phases: set[str] = set()   # grid barriers the kernel arrives at and waits for apart

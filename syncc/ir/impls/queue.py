@@ -152,7 +152,6 @@ class RingSide(Expansion):
         ready = em.b.reg(BOOL, "ready")
 
         def at_the_end():
-            from .registry import expansion      # (the registry imports this module)
             queue, _, _ = cls.layout(prim)
             closed = em.prims[f"{queue}.closed"]
             tail, at = f"{queue}.ends", _affine(em, ins.ref.index, 2, 0)
@@ -160,7 +159,7 @@ class RingSide(Expansion):
             def past_the_last():
                 puts = em.ld(tail, at, hint="puts", **em.poll_cache(tail))
                 em.b.emit("cmp.ge", (ready,), (ticket, puts))
-            em.either(expansion(closed, em.target).is_open(em, closed, ins), past_the_last,
+            em.either(em.expansion_of(closed).is_open(em, closed, ins), past_the_last,
                       lambda: em.b.assign(ready, imm(False, BOOL)), hint="closed")
         em.either(full, lambda: em.b.assign(ready, imm(True, BOOL)), at_the_end, hint="full")
         return ready

@@ -27,7 +27,7 @@ def expand_primitives(k: Kernel, ctx: PassContext) -> Kernel:
     b.prims = _allocate_barriers(k, ctx)
     prims = {p.name: p for p in b.prims}
     specials = Specials(b, b.order[0], k.block)
-    em = Emitter(b, ctx, prims, specials.get)
+    em = Emitter(b, ctx, prims, specials.get, lambda p: expansion(p, ctx.target))
     em.block_threads = k.threads_per_block
     em.split_phases = {ins.ref.name for _, _, ins in k.instructions() if ins.op in ("prim.arrive", "prim.wait")}
 

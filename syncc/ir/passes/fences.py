@@ -66,6 +66,7 @@ _WHY_QUEUE = {
     ("queue.publish", "items"): "the value and the producer's earlier writes are visible before the slot reads full",
     ("queue.poll", "items"): "the get reads the value its put published, and sees what the producer wrote before",
     ("queue.tryclaim", "items"): "the get reads the value its put published, and sees what the producer wrote before",
+    ("queue.pollnext", "items"): "the get reads the value its put published, and sees what the producer wrote before",
     ("queue.free", "space"): "the get has read the slot before a later put may write it again",
 }
 _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
