@@ -93,8 +93,10 @@ def test_the_check_fails_when_a_value_is_missing(tmp_path):
 def test_a_library_vends_put_and_get(tmp_path):
     r = syncc("build", "stdlib/queue.sync", "--target", "cuda")
     assert r.code == 0, r.err
-    for text in ("struct stream", "struct local", "void put(int32_t value)", "int32_t get()"):
+    for text in ("struct stream", "struct local", "void put(int32_t value)", "int32_t get()",
+                 "bool try_put(int32_t value)", "implementation: ring(delay=32)", "implementation: ring(delay=0)"):
         assert text in r.out
+    assert "close()" not in r.out          # closing is not vended: a caller could not see the end
 
 
 @pytest.mark.parametrize("impl", ["ring", "locked"])

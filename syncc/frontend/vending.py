@@ -172,6 +172,8 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
                    doc="add a value at the tail, waiting while the queue is full"), None),
         (Operation("get", lambda b: (b.result(A.Get(b.place(), b.span)),), "slot",
                    doc="take the value at the head, waiting while the queue is empty"), None),
+        (Operation("try_put", lambda b: (b.result(A.TryPut(b.place(), b.value(), b.span)),), "bool",
+                   takes_value=True, doc="one attempt to add a value: true if it went in"), None),
     ),
 }
 

@@ -117,8 +117,13 @@ def vended_types(module, vended: list[VendedOp]) -> list[dict]:
 def describe(kernel) -> list[str]:
     """Which implementation the primitive got, and where it comes from."""
     from ...ir.impls.registry import implementations
-    prim = kernel.prims[0]          # an operation's kernel has its one primitive
-    impl = implementations(prim.kind)[prim.impl]
-    params = ", ".join(f"{n}={v}" for n, v in prim.params)
+    prim = kernel.prims[0]          # an operation's kernel has its one primitive (a queue: its parts)
+    if prim.name.endswith(".space"):        # a queue's first part: a `ring` queue's side, or `locked`'s semaphore
+        ring = prim.impl == "ring"
+        impl = implementations("queue")["ring" if ring else "locked"]
+        params = ", ".join(f"{n}={v}" for n, v in prim.params if n != "capacity") if ring else ""
+    else:
+        impl = implementations(prim.kind)[prim.impl]
+        params = ", ".join(f"{n}={v}" for n, v in prim.params)
     return [f"implementation: {impl.name}{f'({params})' if params else ''}: {impl.summary}",
             f"from: {impl.source}"]
