@@ -273,3 +273,21 @@ def test_a_put_ends_at_its_own_publication(tmp_path, cap, impl):
     path.write_text(TWO_PUTS.replace("CAP", str(cap)).replace("@thread", f"@thread using {impl}", 1))
     r = syncc("run", str(path))
     assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("program, says", [
+    ("queue_more_gets", "queue `q`: 63 puts and 64 gets have taken a ticket; 0 of its 8 slots hold a value; "
+                        "the slot waited on (7) is empty for round 7: a get waiting for a put to fill the slot"),
+    ("queue_warp_split", "queue `q` of block (0, 0, 0): 16 puts and 0 gets have taken a ticket; 2 of its 2 slots "
+                         "hold a value; the slot waited on (0) is full for round 0: a put waiting for a get"),
+    ("queue_close_too_few", "queue `q`: 256 puts and 320 gets have taken a ticket; 0 of its 8 slots hold a "
+                            "value; 1 close still to come"),
+])
+def test_the_simulator_says_where_a_stuck_queue_stands(program, says):
+    """A stream deadlock's report names the queue, its occupancy (tickets taken on each side, slots
+    full), its closes still to come, and which side the waiter is on, read from memory at the stop
+    (syncc/backends/sim/queues.py); the counts are the programs' own (63 values for 64 gets, 16
+    puts into 2 slots from lanes that also get, 63 closes of 64)."""
+    r = syncc("run", f"tests/hazards/{program}.sync", "--unsafe-skip-hazard-checks", "--max-cycles", "3000000")
+    assert r.code == 3, r.err
+    assert says in r.err, r.err

@@ -27,6 +27,7 @@ from . import lanes as L
 from ..fermi.isa import INSTR_BYTES, RZ
 from .findings import Diagnosis, Finding, where
 from .its import its_deadlock, its_starvation
+from .queues import queue_notes
 from .warp import DIV, PBK, SSY, Warp
 
 _READS = {"LDS", "LDSLK", "LD"}
@@ -220,6 +221,7 @@ def diagnose_stuck(sim, why: str, repeat: tuple[int, int] | None = None) -> Diag
     if sim.config.its:
         findings.extend(its_starvation(sim, watch))
     findings = _wait_cycles(sim, findings)
+    queue_notes(sim, findings)
     order = ["simt-deadlock", "alias-deadlock", "deadlock", "barrier-deadlock", "livelock"]
     # a wait on a word a finished warp wrote last may be a warp stuck elsewhere that would write it
     # (a chain behind a stuck warp): the other findings come first
