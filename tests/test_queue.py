@@ -94,7 +94,7 @@ def test_a_library_vends_put_and_get(tmp_path):
     r = syncc("build", "stdlib/queue.sync", "--target", "cuda")
     assert r.code == 0, r.err
     for text in ("struct stream", "struct local", "void put(int32_t value)", "int32_t get()",
-                 "bool try_put(int32_t value)", "implementation: ring(delay=32)", "implementation: ring(delay=0)"):
+                 "bool try_put(int32_t value)", "implementation: ring(delay=128)", "implementation: ring(delay=0)"):
         assert text in r.out
     assert "close()" not in r.out          # closing is not vended: a caller could not see the end
 

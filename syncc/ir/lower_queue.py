@@ -80,7 +80,8 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
                                 d.span))
         how = (f"ring — {info.count} slots with a sequence word each and a ticket counter per side "
                f"(`{parts.part('space')}`, `{parts.part('items')}`)"
-               + (f", sleeping {params['delay']} ns between polls" if params.get("delay") else ""))
+               + (f", sleeping {params['delay']} ns per step its slot has to go through between polls"
+                  if params.get("delay") else ""))
     else:
         chosen = []
         for role, kind, count in (("space", "semaphore", info.count), ("items", "semaphore", 0),

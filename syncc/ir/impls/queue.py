@@ -32,6 +32,8 @@ from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
 
+MAX_STEPS = 8       # a ring waiter's backoff: at most this many steps' `delay`
+
 
 class Locked(Expansion):
     about = entry("queue", "locked", "shared global", "thread",
@@ -47,13 +49,15 @@ class Locked(Expansion):
 class Ring(Expansion):
     about = entry("queue", "ring", "shared global", "thread",
                   "a ring of `capacity` slots with a sequence word each: a put or get takes a ticket with one "
-                  "atomic and waits for its slot alone; `delay`: ns a waiter sleeps after a poll that found "
-                  "its slot not ready (0: poll again at once)", "docs/design/queues.md (the sequence-numbered ring)",
+                  "atomic and waits for its slot alone; `delay`: ns a waiter sleeps, after a poll that found "
+                  "its slot not ready, for each step (a put or get of an earlier round) the slot has still to go "
+                  "through, at most 8 (0: poll again at once)", "docs/design/queues.md (the sequence-numbered ring)",
                   (("delay", 0),))
     defaults = (
         *default("ptx", "global @thread", "one atomic and one polled word per operation and no lock to wait for; "
-                 "a waiter sleeps 32 ns between polls, so that many blocks polling one ring leave L2 to the "
-                 "operations they wait for", (("delay", 32),)),
+                 "a waiter sleeps 128 ns for each step its slot has still to go through, so that many blocks "
+                 "polling one ring leave L2 to the operations they wait for (1.02-1.75x the hand-written "
+                 "sequence ring at 132-1056 blocks on an H100, bench/experiments/queue_delay)", (("delay", 128),)),
         *default("ptx", "shared @thread", "one atomic and one polled word per operation and no lock to wait for"),
         *default("fermi", "shared @thread, global @thread",
                  "one atomic and one polled word per operation and no lock to wait for"),
@@ -118,11 +122,22 @@ class RingSide(Expansion):
         at, round_ = cls.slot(em, prim, ins.ref.index, ticket)
         seq = f"{queue}.seq"
         seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
-        ok = em.op("cmp.eq", BOOL, seen, cls.ready(em, prim, round_), hint="ready")
+        want = cls.ready(em, prim, round_)
+        ok = em.op("cmp.eq", BOOL, seen, want, hint="ready")
         delay = dict(prim.params).get("delay", 0)
         if delay:
-            em.between_polls(lambda: em.b.emit("nanosleep", (), (imm(delay),)), unless=ok)
+            em.between_polls(lambda: cls.back_off(em, delay, want, seen), unless=ok)
         return ok
+
+    @staticmethod
+    def back_off(em, delay: int, want, seen) -> None:
+        """Sleep `delay` ns for each step the slot has still to go through before this ticket's
+        turn (a step is a put or a get of an earlier round), at most MAX_STEPS: a waiter next in
+        line looks again soon, one rounds behind sleeps longer and leaves L2 to those ahead
+        (proportional backoff, as the ticket mutex's)."""
+        steps = em.op("min", I32, em.op("max", I32, em.op("sub", I32, want, seen, hint="steps"), imm(1), hint="steps"),
+                      imm(MAX_STEPS), hint="steps")
+        em.b.emit("nanosleep", (), (em.op("mul", I32, steps, imm(delay), hint="sleep"),))
 
     @classmethod
     def do_enter(cls, em, prim, ins):

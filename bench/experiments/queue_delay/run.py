@@ -1,0 +1,72 @@
+"""Which `delay` suits a global `ring` queue on this GPU (issue 19): the `gpu_queue` section's
+between-blocks shape (thread 0 of each block of 32 puts or takes 256 values through a queue of
+64 slots) with the ring's `delay` at 0, 16, 32, 64 and 128 ns (a sleep per step its slot has still to go through), beside the hand-written sequence
+ring of bench/baselines/queues.cu, in ROUNDS interleaved rounds of one process (device/METHOD.md:
+the same device, side by side). Every launch is checked: each value taken exactly once.
+
+    python bench/experiments/queue_delay/run.py [OUT_DIR]
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from syncc.bench import gpu_queue  # noqa: E402
+from syncc.bench.core import Context  # noqa: E402
+from syncc.bench.gpu_common import baseline, best, cupy, timed, warm_up  # noqa: E402
+
+DELAYS = (0, 16, 32, 64, 128)
+SIZES = (2, 132, 264, 528, 1056)
+ROUNDS = 3
+
+
+def variants() -> str:
+    text = (ROOT / "bench/programs/queue.sync").read_text()
+    head = text[:text.index("kernel between_blocks_default")]
+    kernel = text[text.index("kernel between_blocks_default"):text.index("kernel between_blocks_locked")]
+    return head + "".join(kernel.replace("between_blocks_default", f"between_blocks_d{d}")
+                          .replace("in global @thread", f"in global @thread using ring(delay = {d})") for d in DELAYS)
+
+
+def main() -> None:
+    import syncc
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = Context(ROOT, out, quick=False, log=print)
+    src = out / "queue_delay.sync"
+    src.write_text(variants())
+    prog = syncc.compile(str(src), target="ptx")
+    module = baseline(ctx, "queues")
+    cp = cupy()
+    warm_up()
+    rates: dict[str, dict[int, list[float]]] = {}
+    for _ in range(ROUNDS):
+        for blocks in SIZES:
+            values = blocks // 2 * gpu_queue.PER
+            t = gpu_queue._ring(cp, module, "seq_ring", blocks, blocks // 2, 5)
+            rates.setdefault("hand-written seq_ring", {}).setdefault(blocks, []).append(values / best(t))
+            for d in DELAYS:
+                got = np.zeros(528 * gpu_queue.PER, np.int32)
+                t = timed(prog, f"between_blocks_d{d}", [got], (blocks, 1, 1), None, 5)
+                gpu_queue._exactly(got[:values], 6, f"delay {d} at {blocks} blocks")
+                rates.setdefault(f"ring delay={d}", {}).setdefault(blocks, []).append(values / best(t))
+    seq = rates["hand-written seq_ring"]
+    print("M values/s, median of the rounds (× the sequence ring in the same rounds)")
+    print(f"{'':24}" + "".join(f"{b:>16}" for b in SIZES))
+    for name, by in rates.items():
+        cells = []
+        for b in SIZES:
+            r = float(np.median(by[b]))
+            ratio = float(np.median([x / y for x, y in zip(by[b], seq[b])]))
+            cells.append(f"{r / 1e6:8.2f} ({ratio:4.2f})")
+        print(f"{name:24}" + "".join(f"{c:>16}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
