@@ -11,7 +11,7 @@ Groups:
   atomic    read-modify-write of one word, with an ordering and a scope
   fence     orders this thread's memory operations, at a scope
   barrier   block barriers (bar.sync/bar.arrive with an id and a thread count)
-  warp      warp-level operations: __syncwarp, votes, ballot, leader election, shuffle
+  warp      warp-level operations: __syncwarp, votes, ballot, leader election
   prim      operations on a declared primitive (mutex, semaphore, channel,
             barrier, rwlock, latch), abstract until `expand_primitives` replaces them by the
             chosen implementation's atomics, loads, fences and lock-bit ops
@@ -70,9 +70,6 @@ _TABLE: list[OpInfo] = [
     # ballot and the votes take the value and, optionally, the lanes that must take part (a
     # party's whole warp); without it, the lanes that happen to be active
     *_ops("warp", "warp.sync/0:1 ballot/1:* vote.any/1:* vote.all/1:* activemask/1:0 elect/1:0"),
-    # `%v = shfl %x, %lane, %mask`: lane `lane`'s %x, among the lanes of `mask`, which all take part
-    # (shfl.sync.idx). Only expansion emits it, and only for a target with warp shuffles (not Fermi).
-    *_ops("warp", "shfl/1:3"),
     # On a primitive reference @p[i]. lock/unlock, wait/post, get/await/put/signal and sync/arrive
     # (and a grid barrier's split phase, prim.arrive then prim.wait) are what the program says;
     # structuring turns the blocking ones into enter/poll/exit loops.

@@ -166,11 +166,6 @@ class _Checker:
             elem = self.elem_of(ins)
             if elem is not None and len(args) == 2:
                 self.operand_type(where, args[1], elem)
-        elif op == "shfl":
-            if _type(args[0]) != dests[0].type or dests[0].type.bits != 32:
-                self.bad(where, "shuffles a 32-bit value into one of its type")
-            self.operand_type(where, args[1], I32)
-            self.operand_type(where, args[2], U32)
         elif op in ("vote.any", "vote.all", "ballot"):
             self.operand_type(where, args[0], BOOL)
             for a in args[1:]:

@@ -251,10 +251,6 @@ class KernelWriter:
     def _activemask(self, ins: Instr) -> None:
         self.emit(f"{self.dest(ins)} = __activemask();")
 
-    def _shfl(self, ins: Instr) -> None:
-        value, lane, mask = (self.value(a) for a in ins.args)
-        self.emit(f"{self.dest(ins)} = __shfl_sync({mask}, {value}, {lane});")
-
     def _elect(self, ins: Instr) -> None:
         self.emit(f"{self.dest(ins)} = (uint32_t)(__ffs(__activemask()) - 1) == syncc_laneid();")
 

@@ -364,11 +364,6 @@ class KernelCodegen:
         lane = self.b.call(self.intrinsic("llvm.nvvm.read.ptx.sreg.laneid", I32, []), [])
         self.define(ins, self.b.icmp_unsigned("==", lowest, lane))
 
-    def _shfl(self, ins: Instr) -> None:
-        value, lane, mask = (self.value(a) for a in ins.args)
-        fn = self.intrinsic("llvm.nvvm.shfl.sync.idx.i32", I32, [I32, I32, I32, I32])
-        self.define(ins, self.b.call(fn, [mask, value, lane, ir.Constant(I32, 31)], attrs=("convergent",)))
-
     def _vote(self, ins: Instr, kind: str) -> None:
         # with a mask operand, the .sync vote waits for those lanes; without, the active ones vote
         mask = self.value(ins.args[1]) if len(ins.args) > 1 else self.asm(inline_ptx.ACTIVEMASK, I32, [])

@@ -27,7 +27,7 @@ hazard checks judge a queue's waits as those semaphores'.
 """
 from __future__ import annotations
 
-from ...core.types import BOOL, I32, U32
+from ...core.types import BOOL, I32
 from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
@@ -113,27 +113,8 @@ class RingSide(Expansion):
     # ---- the IR's operations
     @classmethod
     def enter(cls, em, prim, ins):
-        """The next ticket of this side. Where lanes can read each other's registers (not on
-        Fermi), the lanes here together take theirs with one atomic: the lowest adds their count,
-        and each gets that base plus its rank among them (a warp's put of 32 values is then one
-        atomic, not 32 on one word). A thread's own tickets still rise in its program order."""
         array, at = cls.counter(em, prim, ins.ref.index)
-        if not em.target.warp_shuffle:
-            return em.atom("add", array, at, imm(1), hint="ticket")
-        mask = em.b.op("activemask", U32, hint="here")
-        lane = em.b.op("sreg", I32, hint="lane", reg="laneid")
-        below = em.op("and", U32, mask, em.op("sub", U32, em.op("shl", U32, imm(1, U32), em.b.op("cvt", U32, lane),
-                                                                   hint="below"), imm(1, U32), hint="below"), hint="below")
-        rank = em.b.op("popc", I32, below, hint="rank")
-        count = em.b.op("popc", I32, mask, hint="here")
-        lowest = em.op("and", U32, mask, em.op("neg", U32, mask, hint="low"), hint="low")
-        leader = em.b.op("popc", I32, em.op("sub", U32, lowest, imm(1, U32), hint="low"), hint="leader")
-        base = em.b.reg(I32, "base")
-        em.b.assign(base, imm(0))
-        em.when(em.op("cmp.eq", BOOL, rank, imm(0), hint="first"),
-                lambda: em.b.emit("atom.add", (base,), (Ref(array, at), count), order="relaxed",
-                                  scope="cta" if em._array(array).space == "shared" else "gpu"), hint="first")
-        return em.op("add", I32, em.b.op("shfl", I32, base, leader, mask, hint="base"), rank, hint="ticket")
+        return em.atom("add", array, at, imm(1), hint="ticket")
 
     @classmethod
     def attempt(cls, em, prim, ins, ticket):
