@@ -112,6 +112,12 @@ def test_gpu_only_batch_is_the_ptx_check_alone(tmp_path):
     assert (tmp_path / "gpu" / "expected.tsv").read_text().splitlines()[1:] == ["ok\tunjudged"]
 
 
+def fixed_seeds() -> list[str]:
+    """The pinned seed pool of the fixed batch's mutants (tests/oracle/fixed_seeds.txt)."""
+    text = (ROOT / "tests" / "oracle" / "fixed_seeds.txt").read_text()
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
 def h100_verdicts() -> dict[str, str]:
     """What an H100 did with each program of the fixed batch (tests/oracle/h100.tsv)."""
     rows = (line.split("\t") for line in (ROOT / "tests" / "oracle" / "h100.tsv").read_text().splitlines()
@@ -132,7 +138,7 @@ def test_nothing_accepted_hangs_or_is_wrong(tmp_path):
     a deleted meeting: a data race on plain loads and stores, which syncc does not claim to
     catch (it checks synchronization, not plain accesses; tests/oracle/README.md)."""
     programs = generated(tmp_path)
-    mutants, _ = make_mutants(SEED, MUTANTS, tmp_path, include_seeds=False)
+    mutants, _ = make_mutants(SEED, MUTANTS, tmp_path, include_seeds=False, sources=fixed_seeds())
     settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
     results = run_batch(programs + mutants, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
     assert not [r for r in results if r["verdict"] == "frontend-error"]
@@ -158,3 +164,32 @@ def test_nothing_accepted_hangs_or_is_wrong(tmp_path):
                       f"{run.get('message', '')[:160]} | {shape_of(p, r)}")
     if broken:
         pytest.fail("accepted but not safe:\n" + "\n".join(report), pytrace=False)
+
+
+QUEUE_PROGRAMS = 16          # the fixed queue batch (generate(seed, queues=True)): about 20 s
+
+
+def test_queue_programs_pass_the_front_end(tmp_path):
+    """The queue motifs (motifs.queue_stream) only write programs the front end accepts."""
+    for i in range(40):
+        path = tmp_path / f"genq_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), queues=True))
+        assert not frontend_errors(Program(path.stem, str(path), "generated")), path.read_text()
+
+
+@pytest.mark.slow
+def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
+    """The promise on a fixed batch of queue programs (puts and gets, tries, `for` loops over
+    closing queues; between warps, lanes of one warp and blocks; `ring` and `locked`), both
+    targets, four schedules each. Without the fix of wait_regions.py (a put's polling loop ran
+    up to the thread's next put), genq_2026_0009 deadlocked on Fermi here."""
+    programs = []
+    for i in range(QUEUE_PROGRAMS):
+        path = tmp_path / f"genq_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), queues=True))
+        programs.append(Program(path.stem, str(path), "generated"))
+    settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
+    results = run_batch(programs, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
+    broken = [f"{r['program']} [{r['target']}] {r['verdict']}" for r in results if r["verdict"] in SOUNDNESS]
+    assert sum(r["verdict"] == "accepted-ok" for r in results) >= QUEUE_PROGRAMS, results
+    assert not broken, broken

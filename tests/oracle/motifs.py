@@ -761,7 +761,9 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     Consumers take as many values as there are producers' (counted `get`s, or a retry loop of
     `tryget`s), or, on a closable queue, loop `for v in q` until every producer has closed it.
     Who puts and who takes: two warps of a block, lanes of one warp (Fermi rejects that: E0701),
-    or two blocks through a global queue. Capacities below, at and above a warp."""
+    or two blocks through a global queue. Capacities below, at and above a warp. A producer's puts
+    are a loop or written one after another (a put's polling loop must end at its own release,
+    not at the next put's: wait_regions.py)."""
     place = rng.choice(["global", "shared"])
     impl = rng.choice(QUEUE_IMPLS)
     clause = f" using {impl}" if impl else ""
@@ -799,7 +801,11 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     args = f"{cap}, writers = {writers}" if form == "for" else f"{cap}"
     decls = [f"queue {q}({args}): i32 in {place} @thread{clause}"]
     value = f"gtid * {per} + k"
-    produce = looped("k", per, [f"put {q} = {value}"]) + ([f"close {q}"] if form == "for" else [])
+    if per > 1 and rng.random() < 0.4:     # puts one after another, not in a loop
+        produce = [f"put {q} = gtid * {per} + {k}" for k in range(per)]
+    else:
+        produce = looped("k", per, [f"put {q} = {value}"])
+    produce += [f"close {q}"] if form == "for" else []
     if form == "get":
         consume = looped("k", per, [f"let v = get {q}", f"atomic_add({got}[v], 1)"])
     elif form == "for":

@@ -444,11 +444,16 @@ def mutate(rng: random.Random, seed: Seed) -> tuple[str, str, str] | None:
     return operator, description, make()
 
 
-def make_mutants(seed: int, count: int, folder: Path, include_seeds: bool = True) -> tuple[list[Program], dict]:
+def make_mutants(seed: int, count: int, folder: Path, include_seeds: bool = True,
+                 sources: list[str] | None = None) -> tuple[list[Program], dict]:
     """`count` mutants that pass the front end (and, with include_seeds, each seed once), written
-    into folder; the stats count what was discarded, per operator."""
+    into folder; the stats count what was discarded, per operator. `sources`: draw only from
+    these seed files, in this order (a pinned pool: tests/oracle/fixed_seeds.txt)."""
     rng = random.Random(seed * 7919 + 17)
     seeds = load_seeds()
+    if sources is not None:
+        by_source = {s.source: s for s in seeds}
+        seeds = [by_source[src] for src in sources]
     programs: list[Program] = []
     if include_seeds:
         for s in seeds:
