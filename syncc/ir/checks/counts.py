@@ -291,6 +291,23 @@ def _nth(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+def never_blocks(facts: Facts, name: str) -> bool:
+    """Can no wait on the semaphore `name` ever wait? True when, counted over the launch (at
+    most, per instance), it is taken no more often than its initial permits: each wait then
+    finds one of those, whatever the posts do (a thread that fills its own queue to capacity and
+    then drains it). Tries count as takes. False where the takes cannot be counted."""
+    memo = facts.memo.setdefault("never_blocks", {})
+    if name not in memo:
+        prim = facts.k.prim(name)
+        known = prim is not None and prim.kind == "semaphore" and facts.threads.every_block
+        takes = [(b.label, i) for b, _, i in facts.k.instructions()
+                 if i.judged_as in ("sem.wait", "sem.trywait", "sem.tryfor") and i.ref.name == name
+                 and b.label in facts.cfg.reachable] if known else []
+        per = _per_instance(facts, prim, takes, upper=True) if known else None
+        memo[name] = per is not None and all(n <= (prim.count or 0) for n in per.values())
+    return memo[name]
+
+
 def _per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     """instance key → how many times the parties run `sites` (largest count when upper, else the
     smallest possible); None when it cannot be counted."""

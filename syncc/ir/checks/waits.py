@@ -27,6 +27,7 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
+from .counts import never_blocks
 from .facts import Facts, Loop
 from .held import lock_like
 
@@ -46,7 +47,7 @@ class Wait:
 
 
 def check_waits(facts: Facts, ctx: PassContext) -> None:
-    for wait in _spin_loops(facts) + _primitive_waits(facts):
+    for wait in _spin_loops(facts) + _retry_loops(facts) + _primitive_waits(facts):
         culprit = _same_warp_release(facts, wait)
         if culprit is None:
             continue
@@ -90,6 +91,33 @@ def _spin_loops(facts: Facts) -> list[Wait]:
     return out
 
 
+# a single attempt (as the analyses read it: a queue's try is its semaphore's) → what ends its failures
+_TRIES = {"sem.trywait": ("sem.post",), "sem.tryfor": ("sem.post",), "mutex.trylock": ("mutex.unlock",)}
+
+
+def _retry_loops(facts: Facts) -> list[Wait]:
+    """Loops around a single attempt (`trywait s`, `trylock m`, a queue's `tryput` or `tryget`)
+    whose rounds are not counted: they can go round until an attempt succeeds, so they spin on the
+    primitive as surely as a blocking wait does, written by hand. (A counted loop ends however
+    its attempts fare.) Its exit depends on the attempt through control flow, which _spin_loops,
+    looking for exits that test a load, does not see."""
+    counted = facts.space.counted
+    out = []
+    for loop in facts.loops:
+        if loop.head in counted:
+            continue
+        code = [(label, ins) for label in loop.blocks for ins in facts.cfg.blocks[label].instrs]
+        syncwarp = any(ins.op == "warp.sync" for _, ins in code)
+        for label, ins in code:
+            releases = _TRIES.get(ins.judged_as)
+            if releases is None or ins.attr("party") is not None:
+                continue
+            prim = facts.k.prim(ins.ref.name)
+            if prim is not None and prim.granularity == "thread":
+                out.append(Wait(ins, label, loop.blocks, releases, True, syncwarp))
+    return out
+
+
 def _exit_reads(facts: Facts, loop: Loop) -> list[Instr]:
     """The loads and atomics inside the loop that its exit branches test."""
     found: dict[int, Instr] = {}
@@ -112,6 +140,8 @@ def _primitive_waits(facts: Facts) -> list[Wait]:
             prim = k.prim(ins.ref.name)
             if prim is None or prim.granularity != "thread":
                 continue
+            if prim.kind == "semaphore" and never_blocks(facts, prim.name):
+                continue      # (every take finds one of its initial permits: it never spins)
             waits = waits_together(b, i)
             end = release_point(k, facts.cfg, b.label, waits[-1], ins)
             inside = _between(facts, b.label, end)
