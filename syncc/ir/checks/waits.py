@@ -4,8 +4,11 @@
     W0702  a spin that may livelock under independent thread scheduling (sm_70+)
 
 A wait is a hand-written spin loop (a loop that only reads memory and exits on
-what it read: `while atomic_cas(l[0], 0, 1) != 0 {}`, `while load_cg(f[i]) == 0 {}`)
-or a blocking operation on a @thread primitive (`get`, `await`, `wait`). What
+what it read: `while atomic_cas(l[0], 0, 1) != 0 {}`, `while load_cg(f[i]) == 0 {}`),
+an uncounted loop around a single attempt (`while !got { if trywait s { got = true } }`,
+and `trylock`, a queue's `tryput`/`tryget`), or a blocking operation on a @thread
+primitive (`get`, `await`, `wait`, a queue's `put`/`get`), except a semaphore wait that
+can never wait (counts.never_blocks: it is taken no more often than its permits). What
 releases it is a write to the location it waits on: a store or atomic, a `put`
 or `signal`, a `post`, a latch's `count_down`.
 
