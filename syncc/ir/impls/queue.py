@@ -31,6 +31,7 @@ from ...core.types import BOOL, I32
 from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
+from .protocol import Acquirable
 
 MAX_STEPS = 8       # a ring waiter's backoff: at most this many steps' `delay`
 
@@ -68,10 +69,12 @@ class Ring(Expansion):
         return {}           # lowering emits the queue.* operations on its parts (RingSide)
 
 
-class RingSide(Expansion):
+class RingSide(Acquirable):
     """One side of a `ring` queue: `q.space` (the producers' side: its enter takes a tail ticket,
     its post frees a slot) or `q.items` (the consumers' side: a head ticket, and a publication).
-    Not a semaphore a program can name: only lowering declares one (`queue ... using ring`)."""
+    Not a semaphore a program can name: only lowering declares one (`queue ... using ring`). Its
+    steps are the acquire protocol's (protocol.py): enter takes the ticket, an attempt looks at
+    the ticket's slot once."""
     about = entry("semaphore", "ring", "shared global", "thread",
                   "one side of a `ring` queue (internal)", "docs/design/queues.md")
 
@@ -138,14 +141,6 @@ class RingSide(Expansion):
         steps = em.op("min", I32, em.op("max", I32, em.op("sub", I32, want, seen, hint="steps"), imm(1), hint="steps"),
                       imm(MAX_STEPS), hint="steps")
         em.b.emit("nanosleep", (), (em.op("mul", I32, steps, imm(delay), hint="sleep"),))
-
-    @classmethod
-    def do_enter(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.enter(em, prim, ins))
-
-    @classmethod
-    def do_poll(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
 
     @classmethod
     def do_wait(cls, em, prim, ins):
