@@ -4,9 +4,6 @@
            a latch counted down fewer times than its count; a semaphore or latch whose every post
            or count-down comes after a wait that can never end (so none ever comes)
     E0721  a named barrier whose threads per phase, counted over the launch, differ from its count
-    E0724  a queue closed more times than its `writers`, which a `for` loop takes from: the loop
-           may end while writers still put (and E0705 for fewer closes than `writers`: it never
-           ends); a `put` that can follow the same thread's `close` of its queue
 
 Counts are taken over the instances of each operation (space.py): every thread of the launch
 and every round of a counted loop, a party (@warp, @block) counted once. Waits must be counted
@@ -29,7 +26,6 @@ def check_counts(facts: Facts, ctx: PassContext) -> None:
     if blocking or sections:
         _never_provided(facts, blocking + sections, reported, ctx)
         _counts(facts, blocking, reported, ctx)
-        _queue_closes(facts, reported, ctx)
     _named_barrier_counts(facts, ctx)
 
 
@@ -159,13 +155,13 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
             by_prim.setdefault(w.site.ref.name, []).append(w)
     for name, waits in by_prim.items():
         prim = facts.k.prim(name)
-        posts = _per_instance(facts, prim, waits[0].providers, upper=True)
+        posts = per_instance(facts, prim, waits[0].providers, upper=True)
         if posts is None:
             facts.undecided(ctx, f"how many times `{name}` is {'posted' if prim.kind == 'semaphore' else 'counted down'}"
                             ": an index or a loop around it depends on data", prim.span)
             continue
         if prim.kind == "latch":
-            waiting = _per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
+            waiting = per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
             if waiting is None:
                 continue
             bad = [key for key in waiting if waiting[key] and posts.get(key, 0) < prim.count]
@@ -176,13 +172,13 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
             w = waits[0]
             reported.add(id(w.site))
             ctx.sink.error("E0705", f"{w.what} never ends: the latch opens after {prim.count} count-downs, and "
-                           f"{_instance(facts, prim, key)} is counted down {got} time{'s' if got != 1 else ''} at most",
+                           f"{instance_name(facts, prim, key)} is counted down {got} time{'s' if got != 1 else ''} at most",
                            w.site.span, notes=[Note(f"`{name}` is declared here", prim.span)] +
                            [Note("counted down here", ins.span) for _, ins in w.providers[:1]],
                            help=f"count it down {prim.count} times (once per party), or declare it with the "
                                 "count of the parties that count down")
             continue
-        waiting = _per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
+        waiting = per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
         if waiting is None:
             continue
         for key, n in waiting.items():
@@ -190,7 +186,7 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
             if n > supply:
                 w = waits[0]
                 reported.add(id(w.site))
-                ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {_instance(facts, prim, key)} is "
+                ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {instance_name(facts, prim, key)} is "
                                f"waited on {n} times, but it starts with {prim.count or 0} permit"
                                f"{'s' if prim.count != 1 else ''} and is posted {posts.get(key, 0)} time"
                                f"{'s' if posts.get(key, 0) != 1 else ''} at most, so {n - supply} "
@@ -199,96 +195,6 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
                                help="post once for every wait that is not given back (a producer posts, a "
                                     "consumer waits), or give the semaphore more initial permits")
                 break
-
-
-def _queue_closes(facts: Facts, reported: set, ctx: PassContext) -> None:
-    """A queue that `for v in q` loops take from closes at its `writers`-th `close` (its latch
-    `q.closed`, lower_queue.py). Fewer closes than that, and the loops never end (E0705); more,
-    and the queue closes while writers that have not closed yet may still put, so a loop can end
-    with their values in it, or before they are put (E0724). The loops' own trip counts depend
-    on data, so `_counts` cannot count their waits; the closes it can."""
-    k = facts.k
-    loops: dict[str, list] = {}
-    closes: dict[str, list] = {}
-    puts: dict[str, list] = {}
-    for b, _, ins in k.instructions():
-        if b.label not in facts.cfg.reachable:
-            continue
-        if ins.op in ("latch.wait", "latch.arrive"):
-            table = {"for": loops, "close": closes}.get(ins.attr("queue"))
-            if table is not None:
-                table.setdefault(ins.ref.name, []).append((b.label, ins))
-        elif ins.op in ("queue.reserve", "queue.tryreserve"):      # (only a `ring` queue closes)
-            puts.setdefault(ins.ref.name.rsplit(".", 1)[0] + ".closed", []).append((b.label, ins))
-    _put_after_close(facts, closes, puts, ctx)
-    for name, waits in loops.items():
-        label, wait = waits[0]
-        if id(wait) in reported:
-            continue
-        prim = k.prim(name)
-        queue = name.rsplit(".", 1)[0]
-        most = _per_instance(facts, prim, closes.get(name, []), upper=True)
-        least = _per_instance(facts, prim, closes.get(name, []), upper=False)
-        if most is None:
-            facts.undecided(ctx, f"how many times `{queue}` is closed: an index or a loop around a `close` "
-                            "depends on data", wait.span)
-            continue
-        keys = sorted(set(most) | set(least or {}) | _keys_waited(facts, prim, waits), key=str)
-        short = [key for key in keys if most.get(key, 0) < prim.count]
-        if short:
-            got = most.get(short[0], 0)
-            reported.add(id(wait))
-            ctx.sink.error("E0705", f"this `for` loop over `{queue}` never ends: the queue closes after "
-                           f"{prim.count} `close`{'s' if prim.count != 1 else ''} (its `writers`), and "
-                           f"{_instance(facts, prim, short[0]).replace('.closed', '')} is closed {got} "
-                           f"time{'s' if got != 1 else ''} at most", wait.span,
-                           notes=[Note(f"`{queue}` is declared here", prim.span)] +
-                                 [Note("closed here", ins.span) for _, ins in closes.get(name, [])[:1]],
-                           help="close the queue once in each thread that puts into it, and declare it with "
-                                "that many writers: `queue q(8, writers = N)`")
-            continue
-        over = [key for key in keys if least is not None and least.get(key, 0) > prim.count]
-        if over:
-            got = least[over[0]]
-            reported.add(id(wait))
-            ctx.sink.error("E0724", f"`{queue}` is closed {got} times but declared with `writers = {prim.count}`: "
-                           f"it closes at the {_nth(prim.count)} `close`, while the writers that close later may "
-                           "still put, so this `for` loop can end before their values are taken", wait.span,
-                           notes=[Note(f"`{queue}` is declared here", prim.span)] +
-                                 [Note("closed here", ins.span) for _, ins in closes[name][:1]],
-                           help=f"declare it with `writers = {got}`, one for each `close`")
-
-
-def _put_after_close(facts: Facts, closes: dict, puts: dict, ctx: PassContext) -> None:
-    """A `put` that a thread can reach after its own `close` of the queue: by then the queue may
-    be closed and drained, and a `for` loop over it ended (E0724)."""
-    for name, sites in closes.items():
-        for label, close in sites:
-            here = facts.where[id(close)]
-            late = [ins for lbl, ins in puts.get(name, []) if facts.reaches(here, facts.where[id(ins)])]
-            if late:
-                queue = name.rsplit(".", 1)[0]
-                ctx.sink.error("E0724", f"a `put` into `{queue}` can follow this thread's `close` of it: once every "
-                               "writer has closed it, a `for` loop over it may have ended and the value is never "
-                               "taken", late[0].span, notes=[Note("closed here", close.span)],
-                               help="close the queue after the thread's last `put`")
-                return
-
-
-def _keys_waited(facts: Facts, prim, waits) -> set:
-    """The instances of `prim` the waits name, where their indices are known (else none)."""
-    out = set()
-    for label, ins in waits:
-        inst, col = facts.instances(label), facts.value(ins.ref.index, label)
-        if inst is None or col is None or col[1]:
-            continue
-        for n, row in enumerate(inst.thread):
-            out.add(col[0][n] if prim.placement == "global" else (facts.threads.columns["block"][row], col[0][n]))
-    return out
-
-
-def _nth(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def never_blocks(facts: Facts, name: str) -> bool:
@@ -303,12 +209,12 @@ def never_blocks(facts: Facts, name: str) -> bool:
         takes = [(b.label, i) for b, _, i in facts.k.instructions()
                  if i.judged_as in ("sem.wait", "sem.trywait", "sem.tryfor") and i.ref.name == name
                  and b.label in facts.cfg.reachable] if known else []
-        per = _per_instance(facts, prim, takes, upper=True) if known else None
+        per = per_instance(facts, prim, takes, upper=True) if known else None
         memo[name] = per is not None and all(n <= (prim.count or 0) for n in per.values())
     return memo[name]
 
 
-def _per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
+def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     """instance key → how many times the parties run `sites` (largest count when upper, else the
     smallest possible); None when it cannot be counted."""
     t = facts.threads
@@ -333,7 +239,7 @@ def _per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     return per
 
 
-def _instance(facts: Facts, prim, key) -> str:
+def instance_name(facts: Facts, prim, key) -> str:
     if isinstance(key, tuple) and facts.shape.blocks == 1:
         key = key[1]
     if isinstance(key, tuple):
