@@ -5,6 +5,11 @@ ring of bench/baselines/queues.cu, in ROUNDS interleaved rounds of one process (
 the same device, side by side). Every launch is checked: each value taken exactly once.
 
     python bench/experiments/queue_delay/run.py [OUT_DIR]
+    python bench/experiments/queue_delay/run.py --block [OUT_DIR]   # between two warps of a block
+
+With --block: the section's warp-to-warp shape (a shared queue; warp 0 puts, warp 1 takes, 256
+values per lane) with `delay` 0, 8, 16, 32 and 64, beside the hand-written mbarrier ring, in 1
+and 132 blocks.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from syncc.bench import gpu_queue  # noqa: E402
 from syncc.bench.core import Context  # noqa: E402
-from syncc.bench.gpu_common import baseline, best, cupy, timed, warm_up  # noqa: E402
+from syncc.bench.gpu_common import baseline, best, cupy, time_launches, timed, warm_up  # noqa: E402
 
 DELAYS = (0, 16, 32, 64, 128)
 SIZES = (2, 132, 264, 528, 1056)
@@ -34,8 +39,57 @@ def variants() -> str:
                           .replace("in global @thread", f"in global @thread using ring(delay = {d})") for d in DELAYS)
 
 
+BLOCK_DELAYS = (0, 8, 16, 32, 64)
+
+
+def block_variants() -> str:
+    text = (ROOT / "bench/programs/queue.sync").read_text()
+    head = text[:text.index("kernel between_blocks_default")]
+    kernel = text[text.index("kernel warp_to_warp_default"):text.index("kernel warp_to_warp_locked")]
+    return head + "".join(kernel.replace("warp_to_warp_default", f"warp_to_warp_d{d}")
+                          .replace("in shared @thread", f"in shared @thread using ring(delay = {d})")
+                          for d in BLOCK_DELAYS)
+
+
+def in_block(out: Path) -> None:
+    import syncc
+    ctx = Context(ROOT, out, quick=False, log=print)
+    src = out / "queue_delay_block.sync"
+    src.write_text(block_variants())
+    prog = syncc.compile(str(src), target="ptx")
+    module = baseline(ctx, "queues")
+    cp = cupy()
+    warm_up()
+    rates: dict[str, dict[int, list[float]]] = {}
+    for _ in range(ROUNDS):
+        for blocks in (1, 132):
+            values = blocks * 32 * gpu_queue.STEPS
+            seen, err = cp.zeros(values, cp.uint32), cp.zeros(1, cp.int32)
+            fn = module.get_function("mbar_ring")
+            t = time_launches(lambda s: fn((blocks,), (64,), (np.int32(gpu_queue.STAGES), np.int32(gpu_queue.STEPS),
+                                                              seen, err), stream=s), 5,
+                              lambda s: (seen.fill(0), err.fill(0)))
+            rates.setdefault("mbarrier ring", {}).setdefault(blocks, []).append(values / best(t))
+            for d in BLOCK_DELAYS:
+                got = np.zeros(132 * 32 * gpu_queue.STEPS, np.int32)
+                t = timed(prog, f"warp_to_warp_d{d}", [got], (blocks, 1, 1), None, 5)
+                gpu_queue._exactly(got[:values], 6, f"delay {d} in {blocks} blocks")
+                rates.setdefault(f"ring delay={d}", {}).setdefault(blocks, []).append(values / best(t))
+    base = rates["mbarrier ring"]
+    print("M values/s, median of the rounds (× the mbarrier ring in the same rounds)")
+    for name, by in rates.items():
+        cells = [f"{float(np.median(by[b])) / 1e6:10.1f} ({float(np.median([x / y for x, y in zip(by[b], base[b])])):4.2f})"
+                 for b in (1, 132)]
+        print(f"{name:24}" + "".join(f"{c:>20}" for c in cells))
+
+
 def main() -> None:
     import syncc
+    if sys.argv[1:2] == ["--block"]:
+        out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp())
+        out.mkdir(parents=True, exist_ok=True)
+        in_block(out)
+        return
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
     ctx = Context(ROOT, out, quick=False, log=print)
