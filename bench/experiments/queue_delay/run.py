@@ -51,15 +51,30 @@ def block_variants() -> str:
                           for d in BLOCK_DELAYS)
 
 
-def in_block(out: Path) -> None:
+def _setup(out: Path, name: str, text: str):
+    """(the variants compiled for ptx, the baselines' module, cupy), the GPU warmed up."""
     import syncc
-    ctx = Context(ROOT, out, quick=False, log=print)
-    src = out / "queue_delay_block.sync"
-    src.write_text(block_variants())
+    out.mkdir(parents=True, exist_ok=True)
+    src = out / name
+    src.write_text(text)
     prog = syncc.compile(str(src), target="ptx")
-    module = baseline(ctx, "queues")
-    cp = cupy()
+    module = baseline(Context(ROOT, out, quick=False, log=print), "queues")
     warm_up()
+    return prog, module, cupy()
+
+
+def _print(rates: dict, base: str, sizes) -> None:
+    """Each row's median M values/s per size, and its median ratio to `base` in the same rounds."""
+    print(f"M values/s, median of the rounds (× the {base} in the same rounds)")
+    print(f"{'':24}" + "".join(f"{b:>18}" for b in sizes))
+    for name, by in rates.items():
+        cells = [f"{float(np.median(by[b])) / 1e6:9.2f} "
+                 f"({float(np.median([x / y for x, y in zip(by[b], rates[base][b])])):4.2f})" for b in sizes]
+        print(f"{name:24}" + "".join(f"{c:>18}" for c in cells))
+
+
+def in_block(out: Path) -> None:
+    prog, module, cp = _setup(out, "queue_delay_block.sync", block_variants())
     rates: dict[str, dict[int, list[float]]] = {}
     for _ in range(ROUNDS):
         for blocks in (1, 132):
@@ -75,30 +90,11 @@ def in_block(out: Path) -> None:
                 t = timed(prog, f"warp_to_warp_d{d}", [got], (blocks, 1, 1), None, 5)
                 gpu_queue._exactly(got[:values], 6, f"delay {d} in {blocks} blocks")
                 rates.setdefault(f"ring delay={d}", {}).setdefault(blocks, []).append(values / best(t))
-    base = rates["mbarrier ring"]
-    print("M values/s, median of the rounds (× the mbarrier ring in the same rounds)")
-    for name, by in rates.items():
-        cells = [f"{float(np.median(by[b])) / 1e6:10.1f} ({float(np.median([x / y for x, y in zip(by[b], base[b])])):4.2f})"
-                 for b in (1, 132)]
-        print(f"{name:24}" + "".join(f"{c:>20}" for c in cells))
+    _print(rates, "mbarrier ring", (1, 132))
 
 
-def main() -> None:
-    import syncc
-    if sys.argv[1:2] == ["--block"]:
-        out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp())
-        out.mkdir(parents=True, exist_ok=True)
-        in_block(out)
-        return
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp())
-    out.mkdir(parents=True, exist_ok=True)
-    ctx = Context(ROOT, out, quick=False, log=print)
-    src = out / "queue_delay.sync"
-    src.write_text(variants())
-    prog = syncc.compile(str(src), target="ptx")
-    module = baseline(ctx, "queues")
-    cp = cupy()
-    warm_up()
+def between_blocks(out: Path) -> None:
+    prog, module, cp = _setup(out, "queue_delay.sync", variants())
     rates: dict[str, dict[int, list[float]]] = {}
     for _ in range(ROUNDS):
         for blocks in SIZES:
@@ -110,16 +106,14 @@ def main() -> None:
                 t = timed(prog, f"between_blocks_d{d}", [got], (blocks, 1, 1), None, 5)
                 gpu_queue._exactly(got[:values], 6, f"delay {d} at {blocks} blocks")
                 rates.setdefault(f"ring delay={d}", {}).setdefault(blocks, []).append(values / best(t))
-    seq = rates["hand-written seq_ring"]
-    print("M values/s, median of the rounds (× the sequence ring in the same rounds)")
-    print(f"{'':24}" + "".join(f"{b:>16}" for b in SIZES))
-    for name, by in rates.items():
-        cells = []
-        for b in SIZES:
-            r = float(np.median(by[b]))
-            ratio = float(np.median([x / y for x, y in zip(by[b], seq[b])]))
-            cells.append(f"{r / 1e6:8.2f} ({ratio:4.2f})")
-        print(f"{name:24}" + "".join(f"{c:>16}" for c in cells))
+    _print(rates, "hand-written seq_ring", SIZES)
+
+
+def main() -> None:
+    block = sys.argv[1:2] == ["--block"]
+    rest = sys.argv[2:] if block else sys.argv[1:]
+    out = Path(rest[0]) if rest else Path(tempfile.mkdtemp())
+    (in_block if block else between_blocks)(out)
 
 
 if __name__ == "__main__":

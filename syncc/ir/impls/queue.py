@@ -57,7 +57,7 @@ class Ring(Expansion):
     defaults = (
         *default("ptx", "global @thread", "one atomic and one polled word per operation and no lock to wait for; "
                  "a waiter sleeps 128 ns for each step its slot has still to go through, so that many blocks "
-                 "polling one ring leave L2 to the operations they wait for (1.02-1.75x the hand-written "
+                 "polling one ring leave L2 to the operations they wait for (0.99-1.75x the hand-written "
                  "sequence ring at 132-1056 blocks on an H100, bench/experiments/queue_delay)", (("delay", 128),)),
         *default("ptx", "shared @thread", "one atomic and one polled word per operation and no lock to wait for"),
         *default("fermi", "shared @thread, global @thread",
