@@ -59,21 +59,20 @@ _WHY = {
     ("release", "barrier"): "writes before the `arrive` are visible to every thread after the other blocks' `wait`",
     ("acquire", "barrier"): "reads after the `wait` see what every block wrote before its `arrive`",
 }
-# A `ring` queue's operations (impls/queue.py), by the side they act on
+# A `ring` queue's operations (impls/queue.py, ops.py queue.*), by ordering and the side they act on
 _WHY_QUEUE = {
-    ("queue.poll", "space"): "the put writes its slot only after the get that last used the slot has read it",
-    ("queue.tryreserve", "space"): "the put writes its slot only after the get that last used the slot has read it",
-    ("queue.publish", "items"): "the value and the producer's earlier writes are visible before the slot reads full",
-    ("queue.poll", "items"): "the get reads the value its put published, and sees what the producer wrote before",
-    ("queue.tryclaim", "items"): "the get reads the value its put published, and sees what the producer wrote before",
-    ("queue.pollnext", "items"): "the get reads the value its put published, and sees what the producer wrote before",
-    ("queue.free", "space"): "the get has read the slot before a later put may write it again",
+    ("acquire", "space"): "the put writes its slot only after the get that last used the slot has read it",
+    ("release", "items"): "the value and the producer's earlier writes are visible before the slot reads full",
+    ("acquire", "items"): "the get reads the value its put published, and sees what the producer wrote before",
+    ("release", "space"): "the get has read the slot before a later put may write it again",
 }
 _WHAT = {"acquire": "acquire", "release": "release", "acq_rel": "acquire and release"}
 
 
 def _why(ins: Instr, role: str, prim: Prim) -> str:
-    return _WHY_QUEUE.get((ins.op, prim.name.rsplit(".", 1)[-1])) or _WHY[(role, prim.kind)]
+    if ins.op.startswith("queue."):
+        return _WHY_QUEUE[(role, prim.name.rsplit(".", 1)[-1])]
+    return _WHY[(role, prim.kind)]
 
 
 def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
