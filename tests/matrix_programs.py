@@ -51,6 +51,11 @@ _PARTY_CHANNEL = {
     "when": "if {lead} {{ put {p}[tid] = tid }}\n    when x = {p}[tid % 32] {{ out[tid] = x }}",
 }
 _LEAD = {"warp": "warp == 0", "block": "bid == 0"}
+# A @warp or @block queue is put into and taken from by whole parties: warp 0 or block 0 puts
+_PARTY_QUEUE = {
+    "put-get": "if {lead} {{ put {p}[0] = tid }} else {{\n        let v = get {p}[0]\n        out[tid] = v\n    }}",
+    "try": "if tryput {p}[0] = tid {{ out[tid] = 1 }}\n    tryget v = {p}[0] {{ out[64 + tid] = v }}",
+}
 # A named-barrier group has one producer warp and one other consumer warp (E0718)
 _NAMEDBAR_CHANNEL = {
     "get": "if warp == 0 {{ put {p}[tid] = 5 }}\n    if warp == 1 {{\n        let y = get {p}[lane]\n"
@@ -79,6 +84,8 @@ def programs():
                     bodies = {k: v.replace("{sel}", sel) for k, v in bodies.items()}
                 if impl.kind == "channel" and gran != "thread":
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
+                if impl.kind == "queue" and gran != "thread":
+                    bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_QUEUE.items()}
                 if impl.name == "namedbar":
                     bodies = _NAMEDBAR_CHANNEL
                 if gran == "block":            # a @block party takes one element: index it by block (E0719)

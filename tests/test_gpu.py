@@ -40,14 +40,16 @@ def test_stress_finds_no_violation(path, opt):
 
 
 @pytest.mark.parametrize("fences", [True, False], ids=["fenced", "unfenced"])
-@pytest.mark.parametrize("impl", ["ring", "locked"])
+@pytest.mark.parametrize("impl", ["ring", "locked", "ring@warp", "ring@block"])
 def test_queue_stress_per_implementation(tmp_path, impl, fences):
-    """tests/gpu/queue_stress.sync (1 013 760 values) with each queue implementation named: every
+    """tests/gpu/queue_stress.sync (1 013 760 values) with each queue implementation named, and the
+    ring's @warp and @block parties (a warp or block puts one value per thread as one item): every
     value taken once and in order per producer, at -O2. Without fences, what the GPU shows is
     printed, not asserted (exit 1: the program's check failed; 3: a kernel hung)."""
-    path = tmp_path / f"queue_{impl}.sync"
+    impl, _, gran = impl.partition("@")
+    path = tmp_path / f"queue_{impl}_{gran or 'thread'}.sync"
     text = (ROOT / "tests/gpu/queue_stress.sync").read_text()
-    path.write_text(text.replace("in global @thread", f"in global @thread using {impl}", 1))
+    path.write_text(text.replace("in global @thread", f"in global @{gran or 'thread'} using {impl}", 1))
     assert f"using {impl}" in path.read_text()
     flags = [] if fences else ["--unsafe-no-fences"]
     p = subprocess.run([sys.executable, "-m", "syncc", "run", str(path), "--target", "gpu", "--timeout", "60",

@@ -324,13 +324,16 @@ def test_report_worst_bypass():
 # ---- queues -------------------------------------------------------------------------------------
 
 QUEUE_RUNS = _scaled({"locked_shared_thread": 500, "locked_global_thread": 500,
-                      "ring_shared_thread": 500, "ring_global_thread": 500})
+                      "ring_shared_thread": 500, "ring_global_thread": 500,
+                      "ring_shared_warp": 250, "ring_global_warp": 250, "ring_global_block": 250})
 
 
 @pytest.mark.parametrize("kernel", list(QUEUE_RUNS))
 def test_queue_delivers_each_value_once_in_order(programs, kernel):
+    n = mp.queue_values(kernel.rsplit("_", 1)[1])
+
     def arrays():
-        return [np.zeros(128, np.int32), np.zeros(1, np.int32)]
+        return [np.zeros(n, np.int32), np.zeros(1, np.int32)]
     for got, late in run_schedules(programs("queue.sync"), kernel, arrays, QUEUE_RUNS[kernel]):
         assert (got == 1).all(), f"value {int(np.argmax(got != 1))} taken {int(got[np.argmax(got != 1)])} times"
         assert late[0] == 0, "a consumer took a producer's values out of order"

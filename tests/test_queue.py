@@ -14,7 +14,7 @@ from helpers import ROOT, syncc
 BAD = """kernel k(o: global i32[32]) launch grid(1) block(32) {
     queue q(0): i32 in shared @thread
     queue r(4) in shared @thread
-    queue s(4): i32 in shared @warp
+    queue s(4): i32 in shared @block
     queue t(4): i32 in shared @thread using nosuch
     q = 3
     o[0] = t[0]
@@ -27,7 +27,7 @@ def test_declaration_errors(tmp_path):
     path.write_text(BAD)
     r = syncc("check", str(path), "--error-format=json")
     got = sorted((rec["line"], rec["code"]) for rec in map(json.loads, r.err.splitlines()) if rec.get("code"))
-    assert got == [(2, "E0306"), (3, "E0406"), (4, "E0401"), (5, "E0408"), (6, "E0411"), (7, "E0210")], r.err
+    assert got == [(2, "E0306"), (3, "E0406"), (4, "E0402"), (5, "E0408"), (6, "E0411"), (7, "E0210")], r.err
 
 
 @pytest.mark.parametrize("target", ["ptx", "fermi-sim"])

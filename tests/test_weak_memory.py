@@ -114,13 +114,18 @@ def test_stress_programs_break_without_fences_and_hold_with_them(program, define
         assert ok.code == 0, ok.out + ok.err
 
 
-def test_a_ring_queue_loses_values_without_fences_and_keeps_them_with_them():
+@pytest.mark.parametrize("gran", ["thread", "warp", "block"])
+def test_a_ring_queue_loses_values_without_fences_and_keeps_them_with_them(tmp_path, gran):
     """The ring's publication must not overtake the value's store, nor a put's store the get's read
-    of the slot: without the fences the stress program's own check finds a value lost or doubled.
-    (The `locked` queue reads its slots with LD.CG under a lock taken by atomics, and the simulator
-    showed no failure of it without fences; the H100 shows one, tests/gpu/README.md.)"""
-    args = ["tests/gpu/queue_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "PER=8", "-D", "CAP=8"]
-    assert "ring" in syncc("explain", args[0], "--target", "fermi-sim").out
+    of the slot: without the fences the stress program's own check finds a value lost or doubled,
+    with the ring's threads putting one by one or as @warp and @block parties (whose members'
+    stores the leader's publication must carry). (The `locked` queue reads its slots with LD.CG
+    under a lock taken by atomics, and the simulator showed no failure of it without fences; the
+    H100 shows one, tests/gpu/README.md.)"""
+    path = tmp_path / f"queue_{gran}.sync"
+    path.write_text((ROOT / "tests/gpu/queue_stress.sync").read_text().replace("global @thread", f"global @{gran}"))
+    args = [str(path), "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "PER=8", "-D", "CAP=8"]
+    assert f"(global @{gran}, capacity 8): ring" in syncc("explain", *args, "--target", "fermi-sim").out
     broken = syncc("run", *args, "--unsafe-no-fences")
     assert broken.code == 1 and "E0901" in broken.err and "lost or taken twice" in broken.err
     for seed in (1, 2, 3):

@@ -2854,8 +2854,10 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
 
 # syncc.ir.lower_queue.QueueParts
 def syncc_ir_lower_queue_QueueParts(dflt, fact):
+    d_granularity = dflt['granularity']
+    d_members = dflt['members']
 
-    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span):
+    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members):
         _set(self, 'name', name)
         _set(self, 'capacity', capacity)
         _set(self, 'elem', elem)
@@ -2864,17 +2866,19 @@ def syncc_ir_lower_queue_QueueParts(dflt, fact):
         _set(self, 'placement', placement)
         _set(self, 'writers', writers)
         _set(self, 'span', span)
+        _set(self, 'granularity', granularity)
+        _set(self, 'members', members)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span)
+            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span))
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2883,9 +2887,10 @@ METHODS['syncc.ir.lower_queue.QueueParts'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
       ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
-      ('writers', 'int', False), ('span', 'object', False)),
+      ('writers', 'int', False), ('span', 'object', False), ('granularity', 'str', True),
+      ('members', 'int', True)),
      (), (), False),
-    'QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object)',
+    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1)",
     syncc_ir_lower_queue_QueueParts)
 
 

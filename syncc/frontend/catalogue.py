@@ -40,7 +40,7 @@ KINDS: dict[str, KindRule] = {
                        "many readers at once, or one writer"),
     "latch": KindRule(("thread", "warp", "block"), "count", True, False,
                       "single use: opens once `count` parties have counted down"),
-    "queue": KindRule(("thread",), "capacity", True, True,
+    "queue": KindRule(("thread", "warp", "block"), "capacity", True, True,
                       "bounded first-in first-out stream: a put waits while it is full, a get takes "
                       "the oldest value and waits while it is empty"),
 }

@@ -73,7 +73,6 @@ class PrimitiveRules:
             ok = False
         elif gran not in rule.granularities:
             why = "`@grid` is only for barriers" if gran == "grid" else \
-                "queues are taken from and added to by single threads so far" if d.kind == "queue" else \
                 "a barrier's participants are warps, blocks or the grid, not single threads"
             self.cx.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
                           help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))

@@ -41,7 +41,9 @@ from math import prod
 
 from ..core.prebuilt import dataclass
 from ..core.types import BOOL, I32, ScalarType
+from . import lower_queue_party as party
 from .impls.registry import default_implementation
+from .lower_queue_party import affine, party_members, ring_slot
 from .nodes import Array, Imm, Prim, Ref, imm
 
 
@@ -55,6 +57,8 @@ class QueueParts:
     placement: str
     writers: int            # the `close`s that close it
     span: object
+    granularity: str = "thread"     # who puts and gets: a thread, or a warp or block as one party
+    members: int = 1                # values per slot: one per member of the party (lower_queue_party.py)
 
     def part(self, role: str) -> str:
         return f"{self.name}.{role}"
@@ -67,15 +71,16 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
     if info.impl is not None:
         impl, params, why = info.impl.name, dict(info.impl_params), "chosen with `using`"
     else:
-        choice = default_implementation(target, "queue", info.placement, "thread")
+        choice = default_implementation(target, "queue", info.placement, info.granularity)
         impl, params, why = choice.impl, dict(choice.params), f"the {target.name} default: {choice.reason}"
-    parts = QueueParts(name, info.count, info.elem, info.dims, impl, info.placement, info.writers, d.span)
-    b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count,), "state", None))
+    parts = QueueParts(name, info.count, info.elem, info.dims, impl, info.placement, info.writers, d.span,
+                       info.granularity, party_members(b, info.granularity))
+    b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count * parts.members,), "state", None))
     b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
     if impl == "ring":
         b.add_array(Array(parts.part("seq"), info.placement, I32, (n * info.count,), "state", 0))
         for role, count in (("space", info.count), ("items", 0)):
-            b.prims.append(Prim(parts.part(role), "semaphore", info.dims, info.placement, "thread", "ring",
+            b.prims.append(Prim(parts.part(role), "semaphore", info.dims, info.placement, info.granularity, "ring",
                                 (("capacity", info.count), ("delay", params.get("delay", 0))), None, count, (),
                                 d.span))
         how = (f"ring — {info.count} slots with a sequence word each and a ticket counter per side "
@@ -92,13 +97,16 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
             chosen.append(f"`{parts.part(role)}` ({kind}, {choice.impl})")
         how = f"locked — a ring guarded by the target's default primitives: {', '.join(chosen)}"
     sync.cx.ctx.remark(b.name, "implementation",
-                       f"queue `{d.name.text}` ({info.placement} @thread, capacity {info.count}): {how}; {why}",
+                       f"queue `{d.name.text}` ({info.placement} @{info.granularity}, capacity {info.count}): {how}; {why}",
                        d.span)
     return parts
 
 
 def lower_put(sync, parts: QueueParts, index, value, span) -> None:
     b = sync.b
+    if parts.granularity != "thread":
+        party.put(sync, parts, index, value, span)
+        return
     if parts.impl == "ring":
         ticket = b.op("queue.reserve", I32, Ref(parts.part("space"), index), hint="ticket", span=span)
         _publish(sync, parts, index, ticket, value, span)
@@ -110,6 +118,8 @@ def lower_put(sync, parts: QueueParts, index, value, span) -> None:
 
 def lower_get(sync, parts: QueueParts, index, dest, span):
     b = sync.b
+    if parts.granularity != "thread":
+        return sync.cx.exprs.emit_value(dest, "mov", parts.elem, party.get(sync, parts, index, span), span=span)
     if parts.impl == "ring":
         ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)
         got = _consume(sync, parts, index, ticket, span)
@@ -128,6 +138,8 @@ def lower_get(sync, parts: QueueParts, index, dest, span):
 def lower_tryput(sync, parts: QueueParts, index, value, dest, span):
     """One attempt: true (and the value stored) where `q.space` had a permit."""
     b = sync.b
+    if parts.granularity != "thread":
+        return sync.cx.exprs.emit_value(dest, "mov", BOOL, party.tryput(sync, parts, index, value, span), span=span)
     if parts.impl == "ring":
         ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
         b.emit("queue.tryreserve", (ok, ticket), (Ref(parts.part("space"), index),), span)
@@ -146,6 +158,8 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
     """One attempt: where `q.items` had a permit, the head's value into `got` (else it stays 0);
     the bool register that says which."""
     b = sync.b
+    if parts.granularity != "thread":
+        return party.tryget(sync, parts, index, got, span)
     b.assign(got, imm(0, parts.elem), span)
     if parts.impl == "ring":
         ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
@@ -163,7 +177,10 @@ def lower_tryget(sync, parts: QueueParts, index, got, span):
 
 def lower_close(sync, parts: QueueParts, index, span) -> None:
     """`close q[i]`: one of the queue's writers is done (a count-down of its latch q.closed)."""
-    sync.b.emit("latch.arrive", (), (Ref(_closed(sync, parts), index),), span, queue="close")
+    if parts.granularity != "thread":
+        party.close(sync, parts, Ref(closed_latch(sync, parts), index), span)
+        return
+    sync.b.emit("latch.arrive", (), (Ref(closed_latch(sync, parts), index),), span, queue="close")
 
 
 def lower_for_each(sync, parts: QueueParts, index, var, body, span) -> None:
@@ -183,20 +200,25 @@ def lower_for_each(sync, parts: QueueParts, index, var, body, span) -> None:
     one look: it is there so that the analyses see that the loop ends only once every writer
     has closed the queue (E0705 when they cannot all)."""
     b = sync.b
-    closed = _closed(sync, parts)
-    names = ("foreach", "take", "none", "joined", "each", "closed", "endforeach")
-    head, take, none, joined, each, ended, done = (b.new_block(h) for h in names)
+    closed = closed_latch(sync, parts)
+    head = b.new_block("foreach")
+    take, none = (b.new_block(h) for h in ("take", "none")) if parts.granularity == "thread" else (None, None)
+    joined, each, ended, done = (b.new_block(h) for h in ("joined", "each", "closed", "endforeach"))
     b.jump(head, span)
     b.at(head)
-    more, ticket = b.reg(BOOL, "more"), b.reg(I32, "ticket")
-    b.emit("queue.next", (more, ticket), (Ref(parts.part("items"), index),), span)
-    b.branch(more, take, none, span)
-    b.at(take)
-    b.assign(var, _consume(sync, parts, index, ticket, span), span)
-    b.jump(joined, span)
-    b.at(none)
-    b.assign(var, imm(0, parts.elem), span)
-    b.jump(joined, span)
+    if parts.granularity != "thread":        # the leader's ticket, told to the party
+        more = party.next_value(sync, parts, index, var, span)
+        b.jump(joined, span)
+    else:
+        more, ticket = b.reg(BOOL, "more"), b.reg(I32, "ticket")
+        b.emit("queue.next", (more, ticket), (Ref(parts.part("items"), index),), span)
+        b.branch(more, take, none, span)
+        b.at(take)
+        b.assign(var, _consume(sync, parts, index, ticket, span), span)
+        b.jump(joined, span)
+        b.at(none)
+        b.assign(var, imm(0, parts.elem), span)
+        b.jump(joined, span)
     b.at(joined)
     b.branch(more, each, ended, span)
     b.at(each)
@@ -206,44 +228,38 @@ def lower_for_each(sync, parts: QueueParts, index, var, body, span) -> None:
     if b.open:
         b.jump(head, span)
     b.at(ended)
-    b.emit("latch.wait", (), (Ref(closed, index),), span, queue="for")
+    if parts.granularity != "thread":
+        party.end_of_loop(sync, parts, Ref(closed, index), span)
+    else:
+        b.emit("latch.wait", (), (Ref(closed, index),), span, queue="for")
     b.jump(done, span)
     b.at(done)
 
 
-def _closed(sync, parts: QueueParts) -> str:
+def closed_latch(sync, parts: QueueParts) -> str:
     """The queue's latch q.closed, of `writers` count-downs, declared at its first use (a queue
     nobody closes has none). Only a `ring` queue closes (the checker's E0418)."""
     if parts.impl != "ring":
         raise AssertionError(f"`close` on a {parts.impl} queue reached lowering")
     b, name = sync.b, parts.part("closed")
     if not any(p.name == name for p in b.prims):
-        choice = default_implementation(sync.cx.ctx.target, "latch", parts.placement, "thread")
-        b.prims.append(Prim(name, "latch", parts.dims, parts.placement, "thread", choice.impl, choice.params,
+        choice = default_implementation(sync.cx.ctx.target, "latch", parts.placement, parts.granularity)
+        b.prims.append(Prim(name, "latch", parts.dims, parts.placement, parts.granularity, choice.impl, choice.params,
                             None, parts.writers, (), parts.span))
     return name
-
-
-def _ring_slot(b, parts: QueueParts, index, ticket, span):
-    """A ring queue's slot of `ticket` in `q.data`: iC + t % C."""
-    within = b.op("rem", I32, ticket, imm(parts.capacity), hint="slot", span=span)
-    base = _affine(b, index, parts.capacity, 0, span)
-    if isinstance(base, Imm) and base.value == 0:
-        return within
-    return b.op("add", I32, base, within, hint="slot", span=span)
 
 
 def _publish(sync, parts: QueueParts, index, ticket, value, span) -> None:
     """A ring queue's put, once its ticket's slot is free: the value, then the slot published."""
     b = sync.b
-    b.emit("st", (), (Ref(parts.part("data"), _ring_slot(b, parts, index, ticket, span)), value), span)
+    b.emit("st", (), (Ref(parts.part("data"), ring_slot(b, parts, index, ticket, span)), value), span)
     b.emit("queue.publish", (), (Ref(parts.part("items"), index), ticket), span)
 
 
 def _consume(sync, parts: QueueParts, index, ticket, span):
     """A ring queue's get, once its ticket's slot is full: the value read, then the slot freed."""
     b = sync.b
-    got = b.op("ld", parts.elem, Ref(parts.part("data"), _ring_slot(b, parts, index, ticket, span)),
+    got = b.op("ld", parts.elem, Ref(parts.part("data"), ring_slot(b, parts, index, ticket, span)),
                hint="got", span=span)
     b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
     return got
@@ -255,18 +271,10 @@ def _take_slot(sync, parts: QueueParts, index, end: str, span, use) -> None:
     lock = Ref(parts.part(end), index)
     region = sync.new_region()
     b.emit("mutex.lock", (), (lock,), span, region=region)
-    at = _affine(b, index, 2, 0 if end == "tail" else 1, span)
+    at = affine(b, index, 2, 0 if end == "tail" else 1, span)
     now = b.op("ld", I32, Ref(parts.part("ends"), at), hint=end, span=span)
-    use(b.op("add", I32, _affine(b, index, parts.capacity, 0, span), now, hint="slot", span=span))
+    use(b.op("add", I32, affine(b, index, parts.capacity, 0, span), now, hint="slot", span=span))
     following = b.op("add", I32, now, imm(1), hint="next", span=span)
     wrapped = b.op("rem", I32, following, imm(parts.capacity), hint="next", span=span)
     b.emit("st", (), (Ref(parts.part("ends"), at), wrapped), span)
     b.emit("mutex.unlock", (), (lock,), span, region=region)
-
-
-def _affine(b, index, scale: int, offset: int, span):
-    """index * scale + offset, folded where the index is a constant."""
-    if isinstance(index, Imm):
-        return imm(index.value * scale + offset)
-    scaled = index if scale == 1 else b.op("mul", I32, index, imm(scale), hint="at", span=span)
-    return scaled if offset == 0 else b.op("add", I32, scaled, imm(offset), hint="at", span=span)

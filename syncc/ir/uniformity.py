@@ -165,6 +165,8 @@ class Uniformity:
             ref = args[0]
             if ins.attr("uniform") == "block":     # a value broadcast to the block (lowering says so)
                 return BLOCK, None
+            if ins.attr("uniform") == "warp":      # ... or to the warp
+                return WARP, None
             if ref.name in self.written:
                 return self._across_barriers(ins), None
             return max(BLOCK, self.level(ref.index)) if self.level(ref.index) > GRID else GRID, None

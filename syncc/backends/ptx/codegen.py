@@ -142,9 +142,10 @@ class KernelCodegen:
         for _, _, ins in k.instructions():
             for d in ins.dests:
                 defs[d.name] = defs.get(d.name, 0) + 1
+        late = read_before_defined(k)
         for _, _, ins in k.instructions():
             for d in ins.dests:
-                if defs[d.name] > 1:
+                if defs[d.name] > 1 or d.name in late:
                     self.slot(d)
         self._bind_params()
         self._shared_arrays()
@@ -429,6 +430,29 @@ class KernelCodegen:
 
     def to_memory(self, value: ir.Value, elem: ScalarType) -> ir.Value:
         return self.b.zext(value, I8) if elem == BOOL else value
+
+
+def read_before_defined(k: Kernel) -> set[str]:
+    """Registers an instruction or branch reads in a block laid out before the block that defines
+    them (a definition that dominates its uses, placed later): kept in a stack slot, because the
+    blocks are emitted in layout order and an SSA value must be emitted before it is read."""
+    defined = {p.name for p in k.params if isinstance(p, Reg)}
+    out: set[str] = set()
+
+    def note(v) -> None:
+        if isinstance(v, Reg) and v.name not in defined:
+            out.add(v.name)
+        elif isinstance(v, Ref):
+            note(v.index)
+    for b in k.blocks:
+        for ins in b.instrs:
+            for a in ins.args:
+                note(a)
+            if ins.ref is not None:
+                note(ins.ref.index)
+            defined.update(d.name for d in ins.dests)
+        note(getattr(b.term, "cond", None))
+    return out
 
 
 def registers_read(k: Kernel) -> set[str]:

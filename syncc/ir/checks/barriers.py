@@ -66,7 +66,7 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
         if not _once(told, ins, span):
             continue
         notes += _why_split(facts, branch, level)
-        if level == WARP and what.startswith("@warp"):
+        if level == WARP and "@warp " in what:
             ctx.sink.error("E0707", f"{what_here} runs where the lanes of a warp may have split: the warp acts as one "
                            "party, so all of its lanes must reach it together", span, notes=notes,
                            help="move it out of the branch, or make the condition the same for the whole warp "
@@ -299,6 +299,10 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
         return None
     if prim.granularity == "grid":
         return GRID, f"the grid barrier `{prim.name}`" if ins.op == "prim.sync" else f"`{_stmt(ins)} {prim.name}`"
+    queue = _QUEUE_STMT.get(ins.attr("queue") or ins.op)
+    if queue is not None and prim.granularity in ("warp", "block"):            # a @warp or @block queue's part: name the statement and the queue
+        return (BLOCK if prim.granularity == "block" else WARP), \
+            queue.format(prim.granularity, prim.name.rsplit(".", 1)[0])
     if prim.granularity == "block":
         return BLOCK, f"`{_stmt(ins)}` on the @block {prim.kind} `{prim.name}`"
     if prim.granularity == "warp":
@@ -306,6 +310,15 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
             return WARP, f"the named barrier `{prim.name}`"
         return WARP, f"@warp {prim.kind} `{prim.name}`"
     return None
+
+
+# A queue's operations as the statements a program writes (lower_queue_party.py), by op or by
+# the `queue=` of a latch operation
+_QUEUE_STMT = {"queue.reserve": "`put` on the @{} queue `{}`", "queue.claim": "`get` on the @{} queue `{}`",
+               "queue.tryreserve": "`tryput` on the @{} queue `{}`", "queue.tryclaim": "`tryget` on the @{} queue `{}`",
+               "queue.next": "`for` loop over the @{} queue `{}`", "close": "`close` of the @{} queue `{}`",
+               "for": "end of a `for` loop over the @{} queue `{}`", "queue.publish": "`put` on the @{} queue `{}`",
+               "queue.free": "`get` on the @{} queue `{}`"}
 
 
 def _stmt(ins: Instr) -> str:

@@ -48,7 +48,7 @@ class Locked(Expansion):
 
 
 class Ring(Expansion):
-    about = entry("queue", "ring", "shared global", "thread",
+    about = entry("queue", "ring", "shared global", "thread warp block",
                   "a ring of `capacity` slots with a sequence word each: a put or get takes a ticket with one "
                   "atomic and waits for its slot alone; `delay`: ns a waiter sleeps, after a poll that found "
                   "its slot not ready, for each step (a put or get of an earlier round) the slot has still to go "
@@ -59,8 +59,12 @@ class Ring(Expansion):
                  "a waiter sleeps 128 ns for each step its slot has still to go through, so that many blocks "
                  "polling one ring leave L2 to the operations they wait for (0.99-1.75x the hand-written "
                  "sequence ring at 132-1056 blocks on an H100, bench/experiments/queue_delay)", (("delay", 128),)),
-        *default("ptx", "shared @thread", "one atomic and one polled word per operation and no lock to wait for"),
-        *default("fermi", "shared @thread, global @thread",
+        *default("ptx", "global @warp, global @block",
+                 "one atomic and one polled word per group of values, taken by the party's leader; the "
+                 "leader sleeps between polls as a @thread queue's waiters do", (("delay", 128),)),
+        *default("ptx", "shared @thread, shared @warp",
+                 "one atomic and one polled word per operation and no lock to wait for"),
+        *default("fermi", "shared @thread, global @thread, shared @warp, global @warp, global @block",
                  "one atomic and one polled word per operation and no lock to wait for"),
     )
 
@@ -75,7 +79,7 @@ class RingSide(Acquirable):
     Not a semaphore a program can name: only lowering declares one (`queue ... using ring`). Its
     steps are the acquire protocol's (protocol.py): enter takes the ticket, an attempt looks at
     the ticket's slot once."""
-    about = entry("semaphore", "ring", "shared global", "thread",
+    about = entry("semaphore", "ring", "shared global", "thread warp block",
                   "one side of a `ring` queue (internal)", "docs/design/queues.md")
 
     @classmethod

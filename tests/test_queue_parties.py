@@ -1,0 +1,156 @@
+"""Queues of @warp and @block parties (docs/language.md, "Queues"; ir/lower_queue_party.py): a
+warp or a block puts one value per member as one item, and member m of the consumer party gets
+member m's value. Run on the simulator against the programs' own host checks; the checks that
+judge a party's operations (a split warp, a block that does not all reach it, counts per party)."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import syncc
+
+ENGINES = [(), ("--its",), ("--policy", "random:7"), ("--engine", "reference")]
+
+WARPS = """kernel k(out: global i32[512], wrong: global i32[1]) launch grid(1) block(128) {
+    queue q(CAP): i32 in shared @warp
+    if warp < 2 {
+        for r in 0 .. 8 { put q = warp * 256 + r * 32 + lane }
+    } else {
+        for r in 0 .. 8 {
+            let v = get q
+            atomic_add(out[v], 1)
+            if v % 32 != lane { atomic_add(wrong[0], 1) }
+        }
+    }
+}
+host {
+    let out = zeros(i32, 512)
+    let wrong = zeros(i32, 1)
+    launch k(out, wrong)
+    check out == full(i32, 512, 1), "every value is taken once"
+    check wrong[0] == 0, "lane l takes lane l's values"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", ENGINES, ids=" ".join)
+@pytest.mark.parametrize("cap", [1, 4])
+def test_warps_stream_a_value_per_lane(tmp_path, cap, flags):
+    path = tmp_path / "warps.sync"
+    path.write_text(WARPS.replace("CAP", str(cap)))
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+BLOCKS = """kernel k(out: global i32[2048], wrong: global i32[1]) launch grid(4) block(64) {
+    queue q(2, writers = 2): i32 in global @block
+    if bid < 2 {
+        for r in 0 .. 8 { put q = bid * 1024 + r * 64 + tid }
+        close q
+    } else {
+        for v in q {
+            atomic_add(out[v], 1)
+            if v % 64 != tid { atomic_add(wrong[0], 1) }
+        }
+    }
+}
+host {
+    let out = zeros(i32, 2048)
+    let wrong = zeros(i32, 1)
+    launch k(out, wrong)
+    var n = 0
+    for i in 0 .. 2048 { n = n + out[i] }
+    check n == 1024, "every value is taken once"
+    for b in 0 .. 2 { for r in 0 .. 8 { for t in 0 .. 64 {
+        check out[b * 1024 + r * 64 + t] == 1, "every value is taken once"
+    } } }
+    check wrong[0] == 0, "thread t takes thread t's values"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", ENGINES, ids=" ".join)
+def test_blocks_close_and_a_for_loop_drains(tmp_path, flags):
+    path = tmp_path / "blocks.sync"
+    path.write_text(BLOCKS)
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+TRIES = """kernel k(o: global i32[128], took: global i32[4]) launch grid(1) block(64) {
+    queue q(2): i32 in shared @warp
+    if warp == 1 {
+        for i in 0 .. 3 {
+            if tryput q = i * 32 + lane { atomic_add(took[i], 1) }
+        }
+        for i in 0 .. 3 {
+            tryget v = q { o[v] = o[v] + 1 } else { atomic_add(took[3], 1) }
+        }
+    }
+}
+host {
+    let o = zeros(i32, 128)
+    let took = zeros(i32, 4)
+    launch k(o, took)
+    check took[0] == 32 && took[1] == 32 && took[2] == 0, "two items fit, the third try fails in every lane"
+    check took[3] == 32, "the third tryget finds the queue empty in every lane"
+    for i in 0 .. 64 { check o[i] == 1, "every lane takes its own two values" }
+    check o[64] == 0, "the failed tryput stored nothing"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
+def test_a_party_tries_as_one(tmp_path, flags):
+    """The leader's single attempt decides for the whole warp: every lane stores (or reads), or
+    none does."""
+    path = tmp_path / "tries.sync"
+    path.write_text(TRIES)
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("body, code, says", [
+    ("queue q(4): i32 in shared @warp\n    if lane < 16 { put q = lane }\n    if warp == 1 { o[lane] = get q }",
+     "E0707", "`put` on the @warp queue `q` runs where the lanes of a warp may have split"),
+    ("queue q(4): i32 in global @block\n    if bid == 0 { put q = tid }\n    if bid == 1 && tid < 32 { o[tid] = get q }",
+     "E0704", "`get` on the @block queue `q` is under control flow that differs between the threads of the block"),
+    ("queue q(4): i32 in shared @warp using locked", "E0409", "`locked` does not implement a queue `in shared @warp`"),
+    ("queue q(4): i32 in shared @block", "E0402", "a shared-memory queue cannot be contended across blocks"),
+    ("queue q(4): i32 in shared @warp\n    if warp == 0 { put q = lane }\n"
+     "    if warp == 1 {\n        o[lane] = get q\n        o[lane] = get q\n    }",
+     "E0705", "`q.items` is waited on 2 times, but it starts with 0 permits and is posted 1 time at most"),
+    ("queue q(2): i32 in shared @warp\n    if warp == 0 {\n        for i in 0 .. 3 { put q = i }\n"
+     "        o[lane] = get q\n    }", "E0720", "this wait on `q.space` can wait forever"),
+    ("queue q(2, writers = 3): i32 in shared @warp\n    if warp < 2 {\n        put q = lane\n        close q\n    }\n"
+     "    if warp == 2 { for v in q { o[lane] = v } }",
+     "E0705", "the queue closes after 3 `close`s (its `writers`), and `q` is closed 2 times at most"),
+], ids=["split-warp", "split-block", "locked", "shared-block", "more-gets", "own-full-queue", "too-few-closes"])
+def test_what_is_wrong_with_a_party_queue(tmp_path, body, code, says):
+    """Counts are per party: a warp's `put` is one item, its `close` one of the `writers`."""
+    path = tmp_path / "bad.sync"
+    grid = "2" if "@block" in body else "1"
+    path.write_text(f"kernel k(o: global i32[128]) launch grid({grid}) block(96) {{\n    {body}\n}}\n")
+    r = syncc("check", str(path))
+    assert r.code == 1 and f"error[{code}]" in r.err and says in r.err, r.err
+
+
+@pytest.mark.parametrize("body", [
+    "queue q(2): i32 in shared @warp\n    if warp == 0 {\n        for i in 0 .. 2 { put q = i }\n"
+    "        for i in 0 .. 2 { o[lane] = get q }\n    }",
+    "queue q(2, writers = 2): i32 in shared @warp\n    if warp < 2 {\n        put q = lane\n        close q\n    }\n"
+    "    if warp == 2 { for v in q { o[lane] = v } }",
+], ids=["fill-then-drain", "closes-per-warp"])
+def test_the_correct_neighbours_are_accepted(tmp_path, body):
+    path = tmp_path / "ok.sync"
+    path.write_text(f"kernel k(o: global i32[128]) launch grid(1) block(96) {{\n    {body}\n}}\n")
+    r = syncc("check", str(path))
+    assert r.code == 0, r.err
+
+
+def test_explain_says_a_party_queue_is_a_ring(tmp_path):
+    path = tmp_path / "blocks.sync"
+    path.write_text(BLOCKS)
+    r = syncc("explain", str(path), "--target", "ptx")
+    assert r.code == 0, r.err
+    assert "queue `q` (global @block, capacity 2): ring" in r.out
+    assert "taken by the party's leader" in r.out
