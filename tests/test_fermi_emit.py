@@ -992,10 +992,17 @@ def test_implementation_matrix_sample(name, source, tmp_path):
     elif kind == "latch":
         if form == "sync":      # every party counts down before anyone reads a neighbour's word
             assert out[64:128].tolist() == [(t + 1) % 64 for t in range(64)]
+    elif kind == "queue" and form == "put-get" and gran == "block":
+        # block 1 takes the item block 0 put: thread t the value of thread t
+        assert out[:64].tolist() == list(range(64))
     elif kind == "queue" and form == "put-get":
-        # threads 32-63 of each block take what threads 0-31 of the block put into its queue
+        # threads 32-63 of each block take what threads 0-31 of the block put into its queue (at
+        # @warp: warp 1's lane l what warp 0's lane l put)
         taken = out[32:64].tolist()
-        assert sorted(taken) == list(range(32)) if grid == 1 else set(taken) <= set(range(32))
+        if gran == "warp":
+            assert taken == list(range(32))
+        else:
+            assert sorted(taken) == list(range(32)) if grid == 1 else set(taken) <= set(range(32))
     elif kind == "queue":       # single attempts: what was taken was put, once
         taken = [v for v in out[64:128].tolist() if v]
         assert len(taken) == len(set(taken)) and len(taken) <= out[:64].sum()

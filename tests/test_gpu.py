@@ -62,6 +62,53 @@ def test_queue_stress_per_implementation(tmp_path, impl, fences):
         assert p.returncode in (0, 1, 3), p.stderr
 
 
+@pytest.mark.parametrize("fences", [True, False], ids=["fenced", "unfenced"])
+@pytest.mark.parametrize("impl", ["mbarrier"])
+def test_party_queue_stress_per_implementation(tmp_path, impl, fences):
+    """tests/gpu/queue_party_stress.sync (1 013 760 values from warp 0 to warp 1 of each block
+    through a shared @warp queue) with the implementations other than the default (which
+    test_stress_finds_no_violation runs), at -O2. Without fences, what the
+    GPU shows is printed, not asserted (an mbarrier queue's ordering is the mbarriers' own, which
+    --unsafe-no-fences does not remove)."""
+    path = tmp_path / f"party_{impl}.sync"
+    text = (ROOT / "tests/gpu/queue_party_stress.sync").read_text()
+    path.write_text(text.replace("in shared @warp", f"in shared @warp using {impl}", 1))
+    assert f"using {impl}" in path.read_text()
+    flags = [] if fences else ["--unsafe-no-fences"]
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", str(path), "--target", "gpu", "--timeout", "60",
+                        "-O2", *flags], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    print(f"queue_party_stress using {impl}{'' if fences else ' without fences'}: exit {p.returncode}\n"
+          f"{p.stdout}{p.stderr[-600:]}")
+    if fences:
+        assert p.returncode == 0, p.stderr
+    else:
+        assert p.returncode in (0, 1, 3), p.stderr
+
+
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])
+def test_an_mbarrier_queue_on_every_architecture(tmp_path, arch):
+    """The party stress through an `mbarrier` queue, from PTX built for each architecture and
+    compiled by the driver for the device: mbarrier.try_wait (sm_90), test_wait (sm_80), and
+    the two shared words that stand in for an mbarrier before sm_80."""
+    from syncc.driver import compile_file
+    from syncc.runtime.gpu import GpuLauncher
+    path = tmp_path / "party_mbarrier.sync"
+    text = (ROOT / "tests/gpu/queue_party_stress.sync").read_text()
+    path.write_text(text.replace("in shared @warp", "in shared @warp using mbarrier", 1))
+    comp = compile_file(str(path), target="ptx")
+    assert comp.ir is not None, comp.diagnostics
+    launcher = GpuLauncher(comp.ir, timeout=60, arch=arch)
+    assert ("mbarrier.try_wait" in launcher.program.text) == (arch == "sm_90")
+    assert ("mbarrier." in launcher.program.text) == (arch != "sm_75")
+    items = 132 * 32 * 240
+    got, seen = np.zeros(items, np.int32), np.zeros(132 * 32, np.int32)
+    late, wrong = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    launcher("stream", [got, seen, late, wrong], (132, 1, 1), (64, 1, 1))
+    print(f"mbarrier queue built for {arch}: {int((got == 1).sum())} of {items} values once, "
+          f"{int(late[0])} late, {int(wrong[0])} misplaced")
+    assert (got == 1).all() and late[0] == 0 and wrong[0] == 0
+
+
 @pytest.mark.parametrize("path", STRESS, ids=lambda p: p.stem)
 def test_stress_without_fences(path):
     """What the GPU shows without any ordering: printed, not asserted (exit 1: a violation was

@@ -20,6 +20,8 @@ from helpers import syncc
 from syncc.ir.impls.registry import IMPLEMENTATIONS
 
 SEEDS = range(120)
+# the primitives it declares and uses (queues have a generator of their own: tests/oracle/motifs.py)
+_KINDS = [impl for impl in IMPLEMENTATIONS if impl.kind != "queue"]
 
 
 class Gen:
@@ -35,7 +37,7 @@ class Gen:
     def declare(self) -> list[str]:
         out = []
         for n in range(self.r.randint(1, 3)):
-            impl = self.r.choice(IMPLEMENTATIONS)
+            impl = self.r.choice(_KINDS)
             placement = self.r.choice(impl.placements)
             grans = [g for g in impl.granularities if not (placement == "shared" and g in ("block", "grid"))
                      or impl.kind == "barrier" and g == "block"]

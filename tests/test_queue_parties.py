@@ -154,3 +154,105 @@ def test_explain_says_a_party_queue_is_a_ring(tmp_path):
     assert r.code == 0, r.err
     assert "queue `q` (global @block, capacity 2): ring" in r.out
     assert "taken by the party's leader" in r.out
+
+
+# ---- mbarrier stages: one producer warp and one consumer warp per block
+
+STAGES = """kernel k(out: global i32[256], wrong: global i32[1]) launch grid(2) block(64) {
+    queue q(3): i32 in shared @warp USING
+    for r in 0 .. 8 {
+        if warp == 0 {
+            put q = r * 32 + lane
+        } else {
+            let v = get q
+            atomic_add(out[v], 1)
+            if v % 32 != lane { atomic_add(wrong[0], 1) }
+        }
+    }
+}
+host {
+    let out = zeros(i32, 256)
+    let wrong = zeros(i32, 1)
+    launch k(out, wrong)
+    check out == full(i32, 256, 2), "every value is taken once in each block"
+    check wrong[0] == 0, "lane l takes lane l's values"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", ENGINES, ids=" ".join)
+def test_mbarrier_stages_run_on_the_simulator(tmp_path, flags):
+    """Fermi has no mbarrier: two shared words per barrier stand in, so the simulator runs the
+    protocol itself (each lane's count, the phases' parities, 32 arrivals a phase)."""
+    path = tmp_path / "stages.sync"
+    path.write_text(STAGES.replace("USING", "using mbarrier"))
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+def test_two_producer_warps_deadlock_the_stages_they_share(tmp_path):
+    """What E0725 prevents, shown: two warps counting their own puts fill the same stages."""
+    path = tmp_path / "two.sync"
+    path.write_text(STAGES.replace("USING", "using mbarrier").replace("block(64)", "block(96)")
+                    .replace("if warp == 0 {", "if warp < 2 {"))
+    assert "E0725" in syncc("check", str(path)).err
+    r = syncc("run", str(path), "--unsafe-skip-hazard-checks", "--max-cycles", "2000000")
+    assert r.code in (1, 3), r.err
+
+
+@pytest.mark.parametrize("decl, body, code, says", [
+    ("using mbarrier", "if warp < 2 { put q = lane }\n    if warp == 2 { o[lane] = get q\n        o[lane] = get q }",
+     "E0725", "2 warps of a block put into the `mbarrier` queue `q` (warps 0 and 1)"),
+    ("using mbarrier", "if warp == w[0] { put q = lane }\n    if warp == 2 { o[lane] = get q }",
+     "E0725", "the `mbarrier` queue `q`"),
+    ("using mbarrier", "if warp == 0 { put q = lane }\n    tryget v = q { o[lane] = v }",
+     "E0418", "`tryget q` needs a `ring` queue"),
+    ("using mbarrier", "if warp == 0 { put q = lane\n        close q }", "E0418", "`close q` needs a `ring` queue"),
+], ids=["two-producers", "data-dependent", "tryget", "close"])
+def test_what_is_wrong_with_an_mbarrier_queue(tmp_path, decl, body, code, says):
+    path = tmp_path / "bad.sync"
+    path.write_text(f"kernel k(o: global i32[128], w: global i32[1]) launch grid(1) block(96) {{\n"
+                    f"    queue q(3): i32 in shared @warp {decl}\n    {body}\n}}\n")
+    r = syncc("check", str(path))
+    assert r.code == 1 and f"error[{code}]" in r.err and says in r.err, r.err
+
+
+@pytest.mark.parametrize("source, says", [
+    ("queue q(3): i32 in shared @warp using mbarrier\nkernel k(o: global i32[64]) launch grid(1) block(64) {\n"
+     "    if warp == 0 { put q = lane } else { o[lane] = get q }\n}\n", "declared in the kernel that uses it"),
+    ("kernel k(o: global i32[64]) launch grid(1) block(48) {\n    queue q(3): i32 in shared @warp using mbarrier\n}\n",
+     "must be whole warps, not 48 threads"),
+    ("kernel k(o: global i32[64]) launch grid(1) block(64) {\n    queue q[2](3): i32 in shared @warp using mbarrier\n"
+     "    if warp == 0 { put q[lane % 2] = lane }\n}\n", "needs a constant index"),
+], ids=["top-level", "partial-warp", "index"])
+def test_an_mbarrier_queue_needs_its_kernel_and_whole_warps(tmp_path, source, says):
+    path = tmp_path / "bad.sync"
+    path.write_text(source)
+    r = syncc("check", str(path))
+    assert r.code == 1 and says in r.err, r.err
+
+
+@pytest.mark.parametrize("target, warps, chosen", [("ptx", 1, "mbarrier"), ("ptx", 2, "ring"), ("fermi-sim", 1, "ring")])
+def test_ptx_chooses_mbarrier_stages_where_one_warp_is_each_side(tmp_path, target, warps, chosen):
+    """The cost model (ir/choose_queues.py): a shared @warp queue without `using` becomes an
+    mbarrier queue on ptx where the analyses show one producer and one consumer warp a block."""
+    path = tmp_path / "auto.sync"
+    path.write_text(STAGES.replace(" USING", "").replace("block(64)", f"block({64 * warps})")
+                    .replace("if warp == 0 {", f"if warp < {warps} {{"))
+    r = syncc("explain", str(path), "--target", target)
+    assert r.code == 0, r.err
+    assert f"queue `q` (shared @warp, capacity 3): {chosen} —" in r.out, r.out
+    assert ("the ptx cost model: one warp of each block puts into it" in r.out) == (chosen == "mbarrier")
+
+
+@pytest.mark.parametrize("arch, wait", [("sm_90", "mbarrier.try_wait.parity"), ("sm_80", "mbarrier.test_wait.parity"),
+                                        ("sm_75", "ld.acquire.cta.shared.u32")])
+def test_the_stages_wait_as_the_architecture_can(tmp_path, arch, wait):
+    """try_wait on sm_90, test_wait on sm_80; before sm_80 two shared words per barrier. No warp
+    meets: there is no bar.warp.sync in the kernel."""
+    path = tmp_path / "stages.sync"
+    path.write_text(STAGES.replace("USING", ""))
+    r = syncc("build", str(path), "--target", "ptx", "--arch", arch)
+    assert r.code == 0, r.err
+    assert wait in r.out and "bar.warp.sync" not in r.out
+    assert ("mbarrier.arrive" in r.out) == (arch != "sm_75")

@@ -135,3 +135,37 @@ BARRIER_ARRIVE = Asm("barrier.arrive $0, $1;", "r,r,~{memory}", convergent=True)
 WARP_SYNC = Asm("bar.warp.sync $0;", "r,~{memory}", convergent=True)
 ACTIVEMASK = Asm("activemask.b32 $0;", "=r", convergent=True)
 NANOSLEEP = Asm("nanosleep.u32 $0;", "r,~{memory}")
+
+# An `mbarrier` queue's stages. arrive releases and a completed wait acquires, at cta scope (the
+# defaults). A wait is polled: `try_wait` (sm_90) lets the hardware suspend the thread for a while
+# before it answers, `test_wait` (sm_80) answers at once; both answer true once the phase of the
+# given parity has completed. sm_70 and sm_75 have no mbarrier: there the 64-bit word is two
+# 32-bit ones, the arrivals still missing and (phase << 16 | count), and an arrive that finds
+# itself the last restores the count and moves the phase on, with release. That is right for a
+# queue's stages, where no arrival of a phase can come before its waiters saw the phase before
+# end (each side waits for the other's phase before it arrives again).
+MBARRIER_WAIT = {"sm_90": "try", "sm_80": "test", "sm_86": "test", "sm_87": "test", "sm_89": "test"}
+
+
+def mbar_init(native: bool) -> Asm:
+    if native:
+        return Asm("mbarrier.init.shared.b64 [$0], $1;", "l,r,~{memory}")
+    return Asm("st.shared.u32 [$0], $1; st.shared.u32 [$0+4], $1;", "l,r,~{memory}")
+
+
+def mbar_arrive(native: bool) -> Asm:
+    if native:
+        return Asm("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [$0]; }", "l,~{memory}")
+    return Asm("{ .reg .u32 o, h; .reg .pred l; atom.acq_rel.cta.shared.add.u32 o, [$0], 0xffffffff; "
+               "setp.eq.u32 l, o, 1; @l ld.relaxed.cta.shared.u32 h, [$0+4]; @l and.b32 h, h, 65535; "
+               "@l st.relaxed.cta.shared.u32 [$0], h; @l red.release.cta.shared.add.u32 [$0+4], 65536; }",
+               "l,~{memory}")
+
+
+def mbar_test(how: str | None) -> Asm:
+    """`how`: try, test, or None (no mbarrier: the two words above)."""
+    if how is None:
+        return Asm("{ .reg .u32 h; .reg .pred p; ld.acquire.cta.shared.u32 h, [$1+4]; shr.u32 h, h, 16; "
+                   "and.b32 h, h, 1; setp.ne.u32 p, h, $2; selp.u32 $0, 1, 0, p; }", "=r,l,r,~{memory}")
+    return Asm(f"{{ .reg .pred p; mbarrier.{how}_wait.parity.shared.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }}",
+               "=r,l,r,~{memory}")

@@ -6,8 +6,10 @@ bench/baselines/queues.cu, in one run (issue 19; docs/design/queues.md).
   with syncc's default queue (a `ring`) and with `using locked`;
   against a sequence-numbered ring (each slot a sequence word, a ticket per operation) and a ring
   built from libcu++ semaphores (free slots, stored values) and two binary semaphores as locks;
-- inside a block: warp 0's lanes put, warp 1's take, through the block's shared queue; against
-  an mbarrier ring of 3 stages of 32 values (one `full` and one `empty` mbarrier per stage).
+- inside a block: warp 0's lanes put, warp 1's take, through the block's shared queue (capacity
+  64, each lane on its own), and through a @warp queue of 3 items of 32 values (the warp puts as
+  one party), by default (the cost model makes it an `mbarrier` queue) and `using ring`; against an mbarrier ring of 3 stages of 32 values (one `full` and one `empty`
+  mbarrier per stage).
 
 Every launch is checked: each value taken exactly once. Goals (issue 19): ≥ 1.0× every
 hand-written ring, ≥ 2× the semaphore-built one.
@@ -21,6 +23,10 @@ from .gpu_common import baseline, best, cupy, program, time_launches, timed
 
 CAP, PER, STEPS, STAGES = 64, 256, 256, 3
 IMPLS = ("default", "locked")   # syncc's queues: the default (a `ring`, with its default parameters), `using locked`
+# inside a block: (row, kernel of bench/programs/queue.sync)
+IN_BLOCK = (("syncc queue (default)", "warp_to_warp_default"), ("syncc queue (locked)", "warp_to_warp_locked"),
+            ("syncc @warp queue (default: mbarrier)", "warp_to_warp_party"),
+            ("syncc @warp queue (ring)", "warp_to_warp_ring"))
 
 
 def run(ctx: Context):
@@ -87,11 +93,11 @@ def _in_block(ctx: Context, cp, module, prog, repeats: int) -> Table:
                               repeats, lambda s: (seen.fill(0), err.fill(0)))
         _exactly(seen.get(), 1, f"mbar_ring at {blocks} blocks")
         rate.setdefault(f"hand-written mbarrier ring ({STAGES} stages)", {})[blocks] = values / best(times)
-        for impl in IMPLS:
+        for row, kernel in IN_BLOCK:
             got = np.zeros(132 * 32 * STEPS, np.int32)
-            t = timed(prog, f"warp_to_warp_{impl}", [got], (blocks, 1, 1), None, repeats)
-            _exactly(got[:values], repeats + 1, f"syncc warp_to_warp ({impl}) at {blocks} blocks")
-            rate.setdefault(f"syncc queue ({impl})", {})[blocks] = values / best(t)
+            t = timed(prog, kernel, [got], (blocks, 1, 1), None, repeats)
+            _exactly(got[:values], repeats + 1, f"{kernel} at {blocks} blocks")
+            rate.setdefault(row, {})[blocks] = values / best(t)
     table = Table("gpu_queue_block", f"Queue between two warps of a block: M values/s ({STEPS} values per lane; "
                   "ratio to the mbarrier ring, same run)", ["queue", "1 block", "132 blocks", "× mbar @1", "× mbar @132"])
     base = rate[f"hand-written mbarrier ring ({STAGES} stages)"]

@@ -236,6 +236,18 @@ class PrimitiveRules:
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
                           help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
             return
+        if impl.name == "mbarrier" and pos.kernel is None:
+            self.cx.error("E0409", "an `mbarrier` queue is declared in the kernel that uses it: each lane counts "
+                          "its warp's puts and gets in registers of that kernel", ref.name.span,
+                          help="declare it in the kernel's body, or use the default `ring`, which a library can vend")
+            return
+        threads = pos.kernel.threads_per_block if impl.name == "mbarrier" and pos.kernel is not None else 32
+        if threads is None or threads % 32:
+            self.cx.error("E0409", "an `mbarrier` queue's stages complete at 32 arrivals, one per lane, so its "
+                          "kernel's block must be whole warps" + (f", not {threads} threads" if threads else
+                                                                  ", fixed in its header (`launch block(...)`)"),
+                          ref.name.span, help="make the block a multiple of 32 threads, or use the default `ring`")
+            return
         needs_count = impl.warp_count if info.granularity == "warp" else None
         if needs_count is not None and needs_count != info.named:
             why = ("`bar` at @warp is a named barrier: give the thread count, `barrier b(64) ...`, or use `syncwarp`"
@@ -297,6 +309,9 @@ class PrimitiveRules:
             return None
         if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
+        if info.kind == "queue" and info.impl is not None and info.impl.name == "mbarrier" and \
+                not self._mbarrier_use(sym, info, op, place):
+            return None
         if info.kind == "queue" and op in ("close", "for") and info.impl is not None and info.impl.name != "ring":
             self.cx.error("E0418", f"`{'for v in' if op == 'for' else op} {sym.name}` needs a `ring` queue: a "
                           f"`{info.impl.name}` queue's `get` waits on a semaphore that closing cannot end",
@@ -312,6 +327,25 @@ class PrimitiveRules:
                                "a grid barrier's `arrive` ... `wait` lets work run between arriving and waiting")
             return None
         return info
+
+    def _mbarrier_use(self, sym, info: PrimInfo, op: str, place) -> bool:
+        """An `mbarrier` queue takes `put` and `get` at a constant index: each lane counts the
+        instance's operations in a register of its own, and a single attempt or a close would
+        have nothing to count with (E0418)."""
+        if op not in ("put", "get"):
+            what = "for v in" if op == "for" else op
+            self.cx.error("E0418", f"`{what} {sym.name}` needs a `ring` queue: an `mbarrier` queue's warps count "
+                          "their puts and gets, and a single attempt or a close would leave the count behind",
+                          place.span, notes=[Note("declared here", sym.span)],
+                          help="drop `using mbarrier` (`ring` is the default), or use `put` and `get` only")
+            return False
+        if any(self.cx.exprs.try_fold(i) is None for i in place.indices):
+            self.cx.error("E0418", f"`{op} {sym.name}[...]` on an `mbarrier` queue needs a constant index: each lane "
+                          "counts every instance's puts and gets in a register of its own", place.span,
+                          notes=[Note("declared here", sym.span)],
+                          help="index it with a constant, or drop `using mbarrier` (`ring` is the default)")
+            return False
+        return True
 
     @statements.on(A.Critical)
     def critical(self, s: A.Critical, pos):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from ..frontend.symbols import CheckedModule, KernelInfo
 from . import lower_expr, lower_stmts, lower_sync
+from .choose_queues import queue_choices
 from .context import PassContext
+from .launches import launch_shapes
 from .lower_context import LoweringContext
 from .nodes import Kernel, Module
 
@@ -25,16 +27,32 @@ def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
     for m in modules:
         types.update(m.types)
         refs.update(m.refs)
-    kernels = tuple(KernelLowering(checked, info, types, refs, ctx).run() for info in checked.kernels.values())
+    shapes = launch_shapes(checked)
+    kernels = tuple(_lower_kernel(checked, info, types, refs, ctx, shapes.get(name, []))
+                    for name, info in checked.kernels.items())
     return Module(kernels, checked.path)
 
 
+def _lower_kernel(checked, info, types, refs, ctx: PassContext, shapes) -> Kernel:
+    """The kernel lowered; again where the cost model, seeing the first lowering, prefers another
+    implementation for a queue (choose_queues.py). The first lowering's remarks are dropped."""
+    mark = len(ctx.remarks)
+    lowering = KernelLowering(checked, info, types, refs, ctx)
+    k = lowering.run()
+    prefer = queue_choices(k, lowering.cx.sync.queue_candidates, ctx, shapes)
+    if not prefer:
+        return k
+    del ctx.remarks[mark:]
+    return KernelLowering(checked, info, types, refs, ctx, prefer).run()
+
+
 class KernelLowering:
-    def __init__(self, checked: CheckedModule, info: KernelInfo, types: dict, refs: dict, ctx: PassContext):
+    def __init__(self, checked: CheckedModule, info: KernelInfo, types: dict, refs: dict, ctx: PassContext,
+                 preferred: dict | None = None):
         cx = self.cx = LoweringContext(checked, info, types, refs, ctx)
         cx.stmts = lower_stmts.StatementLowering(cx)
         cx.exprs = lower_expr.ExpressionLowering(cx)
-        cx.sync = lower_sync.SyncLowering(cx)
+        cx.sync = lower_sync.SyncLowering(cx, preferred)
         cx.statement_handlers = lower_stmts.statements.bind(cx.stmts) | lower_sync.statements.bind(cx.sync)
         cx.expression_handlers = lower_expr.expressions.bind(cx.exprs) | lower_sync.expressions.bind(cx.sync)
 

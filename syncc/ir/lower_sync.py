@@ -32,11 +32,14 @@ expressions = HandlerTable()     # the expressions on primitives: get, trylock, 
 
 
 class SyncLowering:
-    def __init__(self, cx: LoweringContext):
+    def __init__(self, cx: LoweringContext, preferred: dict | None = None):
         self.cx = cx
+        self.preferred = preferred or {}     # a queue's PrimDecl → the implementation the cost model chose
+        self.queue_candidates: dict = {}     # IR name → PrimDecl of a queue the cost model may choose again
         self.b = cx.b
         self.prims_of: dict = {}      # PrimDecl node → primitive name
         self.queues: dict = {}        # a queue's PrimDecl node → its parts (lower_queue.py)
+        self.queue_counters: dict = {}   # an mbarrier queue's counts of puts and gets: name → register
         self.region_count = 0
         # primitives used with `trylock`: their default implementation must let a waiter give up
         # (every `trylock` is an expression the checker typed)

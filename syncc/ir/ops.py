@@ -16,6 +16,7 @@ Groups:
             barrier, rwlock, latch), abstract until `expand_primitives` replaces them by the
             chosen implementation's atomics, loads, fences and lock-bit ops
   lockbit   Fermi lock bits (LDSLK / STSUL); emulated with a shared flag on PTX
+  mbarrier  sm_80+ shared-memory transaction barriers (an `mbarrier` queue's stages; PTX only)
   misc      nanosleep
 """
 from __future__ import annotations
@@ -93,7 +94,13 @@ _TABLE: list[OpInfo] = [
     *_queue_ops("reserve/1:1:sem.wait claim/1:1:sem.wait publish/0:2:sem.post free/0:2:sem.post "
                 "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll "
                 "next/2:1:sem.wait pollnext/2:2:sem.poll"),
+    # An `mbarrier` queue's wait for the slot of a ticket the party counted itself (no ticket to
+    # take: ir/lower_queue_mbarrier.py), then the same publish and free.
+    *_queue_ops("await/0:2:sem.wait"),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
+    # @bar[i]: init with the arrivals a phase needs; arrive (release at cta scope); test: true once
+    # the phase of the given parity has completed (acquire at cta scope)
+    *_ops("mbarrier", "mbar.init/0:2 mbar.arrive/0:1 mbar.test/1:2", memory=True, ref=True),
     *_ops("misc", "nanosleep/0:1"),
     # The end of a `when` body (region=N); structuring removes it.
     *_ops("misc", "region.end/0:0"),

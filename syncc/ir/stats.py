@@ -47,7 +47,7 @@ def fence_stats(module: Module) -> FenceStats:
                 continue
             if ins.attr("order") in ORDERS:
                 ordered += 1
-            if group in ("atomic", "lockbit", "barrier") or ins.op == "warp.sync" or \
+            if group in ("atomic", "lockbit", "barrier", "mbarrier") or ins.op == "warp.sync" or \
                     group == "memory" and ins.ref is not None and ins.ref.name in state:
                 sync += 1
     return FenceStats(fences, cta, ordered, sync)

@@ -159,7 +159,7 @@ class Uniformity:
             return self._special(ins.attr("reg"))
         if op in ("vote.any", "vote.all", "ballot", "activemask"):
             return WARP, None
-        if op == "elect" or ins.info.group in ("atomic", "prim", "lockbit"):
+        if op == "elect" or ins.info.group in ("atomic", "prim", "lockbit", "mbarrier"):
             return THREAD, None
         if op == "ld":
             ref = args[0]

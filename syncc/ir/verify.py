@@ -123,7 +123,7 @@ class _Checker:
         target = self.arrays.get(ref.name) or self.prims.get(ref.name)
         if target is None:
             self.bad(where, f"@{ref.name} is not declared")
-        elif group in ("memory", "atomic", "lockbit") and not isinstance(target, Array):
+        elif group in ("memory", "atomic", "lockbit", "mbarrier") and not isinstance(target, Array):
             self.bad(where, f"@{ref.name} is a primitive, not an array")
         elif group == "prim":
             kind = _KIND_OF[ins.op.split(".")[0]]
@@ -131,6 +131,8 @@ class _Checker:
                 self.bad(where, f"@{ref.name} is not a {kind}")
         if group == "lockbit" and isinstance(target, Array) and target.space != "shared":
             self.bad(where, f"lock bits exist only in shared memory, @{ref.name} is {target.space}")
+        if group == "mbarrier" and isinstance(target, Array) and (target.space != "shared" or target.elem.bits != 64):
+            self.bad(where, f"an mbarrier is a 64-bit word in shared memory, @{ref.name} is not")
 
     def elem_of(self, ins: Instr) -> ScalarType | None:
         if ins.ref is None:

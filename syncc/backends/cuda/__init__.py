@@ -269,6 +269,28 @@ class KernelWriter:
     def _lockbit(self, ins: Instr) -> None:
         raise CudaError("lock bits exist only on Fermi")
 
+    # An mbarrier queue's stages: the same PTX as the PTX back end's, for the architecture the
+    # code is compiled for: try_wait on sm_90, test_wait on sm_80 to sm_89, two words before
+    def _mbar_init(self, ins: Instr) -> None:
+        args = [self.address(ins.ref, self.arrays[ins.ref.name]), f"(uint32_t){self.value(ins.args[1])}"]
+        self._by_arch(lambda how: self.asm(inline_ptx.mbar_init(how is not None), [], args))
+
+    def _mbar_arrive(self, ins: Instr) -> None:
+        args = [self.address(ins.ref, self.arrays[ins.ref.name])]
+        self._by_arch(lambda how: self.asm(inline_ptx.mbar_arrive(how is not None), [], args))
+
+    def _mbar_test(self, ins: Instr) -> None:
+        args = [self.address(ins.ref, self.arrays[ins.ref.name]), f"(uint32_t){self.value(ins.args[1])}"]
+        self.emit("{ uint32_t done;")
+        self._by_arch(lambda how: self.asm(inline_ptx.mbar_test(how), ["done"], args))
+        self.emit(f"{self.dest(ins)} = done != 0; }}")
+
+    def _by_arch(self, asm) -> None:
+        for test, how in (("#if __CUDA_ARCH__ >= 900", "try"), ("#elif __CUDA_ARCH__ >= 800", "test"), ("#else", None)):
+            self.emit(test)
+            self.emit(asm(how))
+        self.emit("#endif")
+
     def _prim(self, ins: Instr) -> None:
         raise CudaError(f"`{ins.op}` reached the back end unexpanded")
 

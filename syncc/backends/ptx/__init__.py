@@ -29,7 +29,8 @@ def build_ptx(module: Module, arch: str = "sm_90", lines: bool = False) -> PtxPr
     from .. import inline_ptx
     from .codegen import module_to_llvm
     from .target import emit_ptx
-    llvm_text = str(module_to_llvm(module, lines, split_fences=arch in inline_ptx.SPLIT_FENCES))
+    llvm_text = str(module_to_llvm(module, lines, split_fences=arch in inline_ptx.SPLIT_FENCES,
+                                   mbarrier=inline_ptx.MBARRIER_WAIT.get(arch.rstrip("a"))))
     ptx = emit_ptx(llvm_text, arch)
     kernels = {k.name: kernel_abi(k) for k in module.kernels}
     return PtxProgram(header(module, kernels, arch) + ptx, arch, kernels, module.source)

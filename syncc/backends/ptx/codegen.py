@@ -66,17 +66,20 @@ class CodegenError(Exception):
     """The IR has something this back end cannot emit (a bug in syncc's passes)."""
 
 
-def module_to_llvm(module: Module, lines: bool = False, split_fences: bool = False) -> ir.Module:
+def module_to_llvm(module: Module, lines: bool = False, split_fences: bool = False,
+                   mbarrier: str | None = "try") -> ir.Module:
     """`lines`: attach each instruction's source line and column as debug locations, which NVPTX
     writes as `.loc` directives (for `--target sass`, which shows them beside the SASS).
     `split_fences`: the architecture has `fence.acquire` (inline_ptx.SPLIT_FENCES), so a polling
-    loop's deferred acquire is one fence after the loop rather than an acquire on each poll."""
+    loop's deferred acquire is one fence after the loop rather than an acquire on each poll.
+    `mbarrier`: how the architecture waits on an mbarrier (inline_ptx.MBARRIER_WAIT: try, test,
+    or None where it has none and two shared words stand in)."""
     out = ir.Module(name=module.source or "syncc")
     out.triple = "nvptx64-nvidia-cuda"
     annotations = out.add_named_metadata("nvvm.annotations")
     debug = DebugInfo(out, module.source or "<module>") if lines else None
     for k in module.kernels:
-        fn = KernelCodegen(out, k, debug, split_fences).run()
+        fn = KernelCodegen(out, k, debug, split_fences, mbarrier).run()
         annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
     return out
 
@@ -113,8 +116,9 @@ class DebugInfo:
 
 
 class KernelCodegen:
-    def __init__(self, out: ir.Module, k: Kernel, debug: DebugInfo | None = None, split_fences: bool = False):
-        self.out, self.k, self.debug, self.split_fences = out, k, debug, split_fences
+    def __init__(self, out: ir.Module, k: Kernel, debug: DebugInfo | None = None, split_fences: bool = False,
+                 mbarrier: str | None = "try"):
+        self.out, self.k, self.debug, self.split_fences, self.mbarrier = out, k, debug, split_fences, mbarrier
         self.abi = kernel_abi(k)
         params = [self._param_type(p) for p in self.abi.params]
         self.fn = ir.Function(out, ir.FunctionType(VOID, params), name=k.name)
@@ -386,6 +390,19 @@ class KernelCodegen:
 
     def _lockbit(self, ins: Instr) -> None:
         raise CodegenError("lock bits exist only on Fermi; expansion should have replaced them for PTX")
+
+    def _mbar_init(self, ins: Instr) -> None:
+        ptr, _ = self.address(ins.ref)
+        self.asm(inline_ptx.mbar_init(self.mbarrier is not None), VOID, [ptr, self.value(ins.args[1])])
+
+    def _mbar_arrive(self, ins: Instr) -> None:
+        ptr, _ = self.address(ins.ref)
+        self.asm(inline_ptx.mbar_arrive(self.mbarrier is not None), VOID, [ptr])
+
+    def _mbar_test(self, ins: Instr) -> None:
+        ptr, _ = self.address(ins.ref)
+        done = self.asm(inline_ptx.mbar_test(self.mbarrier), I32, [ptr, self.value(ins.args[1])])
+        self.define(ins, self.b.icmp_unsigned("!=", done, ir.Constant(I32, 0)))
 
     def _prim(self, ins: Instr) -> None:
         raise CodegenError(f"`{ins.op}` reached the back end unexpanded")

@@ -42,13 +42,16 @@ class Expansion:
     and what the hazard checks (ir/checks/) must know of its protocol:
       * `meets_lanes_only`: its `sync` is a meeting of one warp's lanes and nothing more;
       * `nested_reads`: a reader may read again while it reads (readers never wait for readers);
-      * `one_consumer_warp`: each group of 32 slots may be waited for by one other warp, once."""
+      * `one_consumer_warp`: each group of 32 slots may be waited for by one other warp, once;
+      * `one_warp_per_side`: one warp per block waits on it (a queue side whose lanes count their
+        own operations instead of taking tickets: checks/queue_parties.py)."""
     about: Implementation
     defaults: tuple[Default, ...] = ()
     stand_in: str | None = None
     meets_lanes_only = False
     nested_reads = False
     one_consumer_warp = False
+    one_warp_per_side = False
 
     @classmethod
     def operations(cls) -> dict:

@@ -212,6 +212,94 @@ class RingSide(Acquirable):
         em.when(ok, lambda: em.fence_if_needed(ins), hint="took")
 
 
+class Mbarrier(Expansion):
+    about = entry("queue", "mbarrier", "shared", "warp",
+                  "stages of 32 values with a `full` and an `empty` mbarrier each: one producer warp and one "
+                  "consumer warp per block, every lane waiting on the stage's phase and arriving after its store "
+                  "or load, no ticket to take and no meeting of the warp (before sm_80 and on Fermi, two shared "
+                  "words stand in for each barrier)", "docs/design/queues.md (mbarrier stages; CUTLASS's pipeline "
+                  "without TMA)")
+    defaults = ()
+
+    @classmethod
+    def operations(cls):
+        return {}           # lowering emits the queue.* operations on its parts (MbarrierSide)
+
+
+class MbarrierSide(Expansion):
+    """One side of an `mbarrier` queue (ir/lower_queue_mbarrier.py): `q.space` waits on a stage's
+    `empty` barrier, `q.items` on its `full` one, each for the phase of the ticket's round, which
+    every lane counts itself. A publish arrives on the stage's `full` barrier, a free on its
+    `empty` one: 32 arrivals (the warp's lanes) complete a phase. mbarrier.arrive releases and the
+    wait acquires, at cta scope, so no fence is needed around them."""
+    about = entry("semaphore", "mbarrier", "shared", "warp",
+                  "one side of an `mbarrier` queue (internal)", "docs/design/queues.md")
+    one_warp_per_side = True
+
+    @classmethod
+    def operations(cls):
+        return {"queue.await": cls.do_await, "queue.publish": cls.do_arrive, "queue.free": cls.do_arrive}
+
+    @classmethod
+    def orders_memory(cls, prim, target) -> bool:
+        return True
+
+    @staticmethod
+    def barrier(em: Emitter, prim: Prim, index, ticket, full: bool):
+        """The number of the stage's `full` (even) or `empty` (odd) barrier in `q.bars`, and the
+        ticket's round."""
+        cap = dict(prim.params)["capacity"]
+        stage = em.op("add", I32, _affine(em, index, cap, 0), em.op("rem", I32, ticket, imm(cap), hint="stage"),
+                      hint="stage")
+        at = em.op("add", I32, em.op("mul", I32, stage, imm(2), hint="bar"), imm(0 if full else 1), hint="bar")
+        return at, em.op("div", I32, ticket, imm(cap), hint="round")
+
+    @classmethod
+    def do_await(cls, em, prim, ins):
+        """A put waits for the stage's `empty` phase of the round before (round 0 passes at once:
+        parity 1 is the phase before a fresh barrier's first), a get for its `full` phase."""
+        producer = prim.name.endswith(".space")
+        at, round_ = cls.barrier(em, prim, ins.ref.index, ins.args[1], full=not producer)
+        parity = em.op("and", I32, round_, imm(1), hint="parity")
+        if producer:
+            parity = em.op("xor", I32, parity, imm(1), hint="parity")
+        bars = _bars(prim)
+        if em.target.mbarrier:
+            em.spin(lambda: em.op("mbar.test", BOOL, Ref(bars, at), parity, hint="done"), hint="stage")
+            return
+
+        def phase_done():           # the phase count is the high half of the second word
+            word = em.ld(bars, em.op("add", I32, em.op("mul", I32, at, imm(2)), imm(1), hint="word"), hint="phase",
+                         **em.poll_cache(bars), order="acquire")
+            phase = em.op("and", I32, em.op("shr", I32, word, imm(16), hint="phase"), imm(1), hint="phase")
+            return em.op("cmp.ne", BOOL, phase, parity, hint="done")
+        em.spin(phase_done, hint="stage")
+
+    @classmethod
+    def do_arrive(cls, em, prim, ins):
+        """publish (on `q.items`): the stage is full; free (on `q.space`): the stage is empty. Without
+        mbarriers, the last of the 32 arrivals restores the count and moves the phase on: no
+        arrival of the next phase can come before the other side has seen this one end."""
+        at, _ = cls.barrier(em, prim, ins.ref.index, ins.args[1], full=prim.name.endswith(".items"))
+        bars = _bars(prim)
+        if em.target.mbarrier:
+            em.b.emit("mbar.arrive", (), (Ref(bars, at),))
+            return
+        word = em.op("mul", I32, at, imm(2), hint="word")
+        missing = em.atom("add", bars, word, imm(-1), hint="missing", order="acq_rel")
+
+        def last():
+            per = em.ld(bars, em.op("add", I32, word, imm(1), hint="word"), hint="per")
+            em.st(bars, word, em.op("and", I32, per, imm(0xFFFF), hint="per"))
+            em.atom("add", bars, em.op("add", I32, word, imm(1), hint="word"), imm(1 << 16), hint="phase",
+                    order="release")
+        em.when(em.op("cmp.eq", BOOL, missing, imm(1), hint="last"), last, hint="last")
+
+
+def _bars(prim: Prim) -> str:
+    return f"{prim.name.rsplit('.', 1)[0]}.bars"
+
+
 def _affine(em: Emitter, index, scale: int, offset: int):
     """index * scale + offset, folded where the index is a constant."""
     if isinstance(index, Imm):
@@ -219,5 +307,5 @@ def _affine(em: Emitter, index, scale: int, offset: int):
     return em.op("add", I32, em.op("mul", I32, index, imm(scale), hint="at"), imm(offset), hint="at")
 
 
-IMPLEMENTATIONS = (Locked, Ring)
-PARTS = (RingSide,)         # implementations of a queue's parts, which `using` cannot name
+IMPLEMENTATIONS = (Locked, Ring, Mbarrier)
+PARTS = (RingSide, MbarrierSide)         # implementations of a queue's parts, which `using` cannot name

@@ -50,7 +50,7 @@ class Rmw(NamedTuple):
 
 _ATOMIC_FOR = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "min": "min", "max": "max"}
 _COMMUTES = {"add", "and", "or", "xor", "min", "max"}
-_NOT_IN_COMBINED = {"barrier", "warp", "prim", "lockbit"}
+_NOT_IN_COMBINED = {"barrier", "warp", "prim", "lockbit", "mbarrier"}
 
 
 def _regions(k: Kernel) -> dict[int, tuple[tuple[str, int], tuple[str, int]]]:

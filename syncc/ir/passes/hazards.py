@@ -20,6 +20,8 @@ operation, with notes at the other end of the problem and a fix.
                         barrier reached by too many or too few
     checks/closes.py    E0705 a `for` loop over a queue closed too few times, E0724 one closed
                         too many times or put into after a thread's own close
+    checks/queue_parties.py  E0725 an `mbarrier` queue with more than one producer or consumer
+                        warp in a block
     checks/schedule.py  E0705 / E0720 waits left waiting when the threads' known sequences of
                         posts, puts, count-downs and barriers run together, each as far as it can
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
@@ -39,6 +41,7 @@ from ...core.diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
+from ..checks.queue_parties import check_queue_parties
 from ..checks.facts import Facts, declared_shape
 from ..checks.counts import check_counts
 from ..checks.data_params import data_only_params
@@ -54,7 +57,7 @@ from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
-          check_counts, check_closes, check_schedule, check_memory_order)
+          check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
