@@ -761,7 +761,8 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     Consumers take as many values as there are producers' (counted `get`s, or a retry loop of
     `tryget`s), or, on a closable queue, loop `for v in q` until every producer has closed it.
     Who puts and who takes: two warps of a block, lanes of one warp (Fermi rejects that: E0701),
-    or two blocks through a global queue. Capacities below, at and above a warp. A producer's puts
+    or two blocks through a global queue; warps and blocks sometimes as @warp or @block parties
+    (a shared @warp queue with one warp each side becomes mbarrier stages on ptx). Capacities below, at and above a warp. A producer's puts
     are a loop or written one after another (a put's polling loop must end at its own release,
     not at the next put's: wait_regions.py)."""
     place = rng.choice(["global", "shared"])
@@ -788,18 +789,28 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
             puts, takes = f"warp == {w} && {puts}", f"warp == {w} && {takes}"
         if place == "global":
             puts, takes = f"bid == 0 && {puts}", f"bid == 0 && {takes}"
+    gran = "thread"
+    # whole warps or blocks as parties, decided by an rng of its own: drawing from `rng` would change
+    # every program of the fixed batches after this one (tests/test_oracle.py)
+    parties = random.Random(f"{place}/{impl}/{cap}/{per}/{shape}/{puts}/{takes}").random() < 0.4
+    if shape != "lanes" and impl != "locked" and parties:
+        gran = "warp" if shape == "warps" else "block"
+        puts, takes = (f"warp == {p}", f"warp == {c}") if shape == "warps" else (f"bid == {p}", f"bid == {c}")
+        if shape == "warps" and place == "global":
+            puts, takes = f"bid == 0 && {puts}", f"bid == 0 && {takes}"
     form = rng.choice(["get", "get", "for", "for", "tryget"]) if impl != "locked" else rng.choice(["get", "tryget"])
     q, got = ctx.name("q"), ctx.name("got")
     producers = [t for t in ctx.threads() if evaluate(puts, ctx.env(t))]
-    per_instance: dict[int, int] = {}
+    per_instance: dict[int, set] = {}       # instance → its writers: threads, or parties
     for t in producers:
         key = t.bid if place == "shared" else 0
-        per_instance[key] = per_instance.get(key, 0) + 1
-    writers = max(per_instance.values(), default=1)
-    if form == "for" and len(set(per_instance.values())) > 1:
+        party = {"thread": t.gtid, "warp": (t.bid, t.tid // 32), "block": t.bid}[gran]
+        per_instance.setdefault(key, set()).add(party)
+    writers = max(map(len, per_instance.values()), default=1)
+    if form == "for" and len({len(w) for w in per_instance.values()}) > 1:
         form = "get"             # (a block's shared queue counts its own writers: keep them equal)
     args = f"{cap}, writers = {writers}" if form == "for" else f"{cap}"
-    decls = [f"queue {q}({args}): i32 in {place} @thread{clause}"]
+    decls = [f"queue {q}({args}): i32 in {place} @{gran}{clause}"]
     value = f"gtid * {per} + k"
     if per > 1 and rng.random() < 0.4:     # puts one after another, not in a loop
         produce = [f"put {q} = gtid * {per} + {k}" for k in range(per)]
@@ -819,6 +830,6 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     for t in producers:
         for k in range(per):
             expected[t.gtid * per + k] = 1
-    title = f"{form} from queue({cap}) {place} @thread{clause}, {shape}, {per} per producer"
+    title = f"{form} from queue({cap}) {place} @{gran}{clause}, {shape}, {per} per producer"
     return Piece(title, [Array(got, (MAX_GRID * ctx.block * per,), expected=expected)], decls, body,
                  acquisitions=2 * per * len(producers))
