@@ -56,6 +56,14 @@ _PARTY_QUEUE = {
     "put-get": "if {lead} {{ put {p}[0] = tid }} else {{\n        let v = get {p}[0]\n        out[tid] = v\n    }}",
     "try": "if tryput {p}[0] = tid {{ out[tid] = 1 }}\n    tryget v = {p}[0] {{ out[64 + tid] = v }}",
 }
+# An `spsc` or `tinylock` queue has one producer and one consumer thread: lane l of one warp (or
+# block) puts into p[l], and lane l of the other takes from it
+_PAIR_QUEUE = {
+    "shared": "if warp == 0 && lane < 8 {{ put {p}[lane] = tid }} else if warp == 1 && lane < 8 {{\n"
+              "        let v = get {p}[lane]\n        out[tid] = v\n    }}",
+    "global": "if bid == 0 && tid < 8 {{ put {p}[tid] = tid }} else if bid == 1 && tid < 8 {{\n"
+              "        let v = get {p}[tid]\n        out[32 + tid] = v\n    }}",
+}
 # A named-barrier group has one producer warp and one other consumer warp (E0718)
 _NAMEDBAR_CHANNEL = {
     "get": "if warp == 0 {{ put {p}[tid] = 5 }}\n    if warp == 1 {{\n        let y = get {p}[lane]\n"
@@ -86,6 +94,8 @@ def programs():
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_CHANNEL.items()}
                 if impl.kind == "queue" and gran != "thread":
                     bodies = {k: v.replace("{lead}", _LEAD[gran]) for k, v in _PARTY_QUEUE.items()}
+                elif impl.kind == "queue" and impl.counted:     # one thread each side of each queue
+                    bodies = {"put-get": _PAIR_QUEUE[placement]}
                 if impl.name == "namedbar":
                     bodies = _NAMEDBAR_CHANNEL
                 if gran == "block":            # a @block party takes one element: index it by block (E0719)

@@ -992,6 +992,9 @@ def test_implementation_matrix_sample(name, source, tmp_path):
     elif kind == "latch":
         if form == "sync":      # every party counts down before anyone reads a neighbour's word
             assert out[64:128].tolist() == [(t + 1) % 64 for t in range(64)]
+    elif kind == "queue" and form == "put-get" and impl in ("spsc", "tinylock"):
+        # pair l: lane l of warp 1 (or thread l of block 1) takes what lane l of the other put
+        assert out[32:40].tolist() == list(range(8))
     elif kind == "queue" and form == "put-get" and gran == "block":
         # block 1 takes the item block 0 put: thread t the value of thread t
         assert out[:64].tolist() == list(range(64))

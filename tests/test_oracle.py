@@ -180,9 +180,12 @@ def test_queue_programs_pass_the_front_end(tmp_path):
 @pytest.mark.slow
 def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
     """The promise on a fixed batch of queue programs (puts and gets, tries, `for` loops over
-    closing queues; between warps, lanes of one warp and blocks; `ring` and `locked`), both
+    closing queues; between warps, lanes of one warp and blocks; `ring`, `locked`, `spsc` and
+    `tinylock`, threads and parties), both
     targets, four schedules each. Without the fix of wait_regions.py (a put's polling loop ran
-    up to the thread's next put), genq_2026_0009 deadlocked on Fermi here."""
+    up to the thread's next put), genq_2026_0009 of this batch, as the motifs wrote it then,
+    deadlocked on Fermi; tests/test_queue.py pins that case since the motifs grew `@warp`,
+    `@block`, `spsc` and `tinylock` queues."""
     programs = []
     for i in range(QUEUE_PROGRAMS):
         path = tmp_path / f"genq_{SEED}_{i:04d}.sync"

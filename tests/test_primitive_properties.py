@@ -326,12 +326,13 @@ def test_report_worst_bypass():
 QUEUE_RUNS = _scaled({"locked_shared_thread": 500, "locked_global_thread": 500,
                       "ring_shared_thread": 500, "ring_global_thread": 500,
                       "ring_shared_warp": 250, "ring_global_warp": 250, "ring_global_block": 250,
-                      "mbarrier_shared_warp": 1000})
+                      "mbarrier_shared_warp": 1000, "spsc_shared_pairs": 500, "spsc_global_pairs": 500,
+                      "tinylock_shared_pairs": 1000})
 
 
 @pytest.mark.parametrize("kernel", list(QUEUE_RUNS))
 def test_queue_delivers_each_value_once_in_order(programs, kernel):
-    n = mp.queue_values(kernel.split("_")[0], kernel.rsplit("_", 1)[1])
+    n = 64 if kernel.endswith("_pairs") else mp.queue_values(kernel.split("_")[0], kernel.rsplit("_", 1)[1])
 
     def arrays():
         return [np.zeros(n, np.int32), np.zeros(1, np.int32)]

@@ -256,3 +256,78 @@ def test_the_stages_wait_as_the_architecture_can(tmp_path, arch, wait):
     assert r.code == 0, r.err
     assert wait in r.out and "bar.warp.sync" not in r.out
     assert ("mbarrier.arrive" in r.out) == (arch != "sm_75")
+
+
+# ---- one thread each side: `spsc` and `tinylock` (ir/lower_queue_counted.py)
+
+PAIRS = """kernel k(out: global i32[1024], late: global i32[1]) launch grid(2) block(64) {
+    queue q[32](CAP): i32 in shared @thread using IMPL
+    var last = -1
+    for r in 0 .. 16 {
+        if warp == 0 {
+            put q[lane] = r * 32 + lane
+        } else {
+            let v = get q[lane]
+            atomic_add(out[bid * 512 + v], 1)
+            if v <= last || v % 32 != lane { atomic_add(late[0], 1) }
+            last = v
+        }
+    }
+}
+host {
+    let out = zeros(i32, 1024)
+    let late = zeros(i32, 1)
+    launch k(out, late)
+    check out == full(i32, 1024, 1), "every value is taken once"
+    check late[0] == 0, "each consumer takes its own producer's values, in order"
+}
+"""
+
+
+@pytest.mark.parametrize("flags", ENGINES, ids=" ".join)
+@pytest.mark.parametrize("impl", ["spsc", "tinylock"])
+@pytest.mark.parametrize("cap", [1, 4])
+def test_pairs_stream_through_queues_of_their_own(tmp_path, impl, cap, flags):
+    """32 producer lanes, each with a queue of its own, feed the lanes of another warp; at
+    capacity 1 every value waits for its slot's token (or sequence word) to come back."""
+    path = tmp_path / "pairs.sync"
+    path.write_text(PAIRS.replace("IMPL", impl).replace("CAP", str(cap)))
+    r = syncc("run", str(path), *flags)
+    assert r.code == 0, r.err
+
+
+@pytest.mark.parametrize("impl, target, says", [
+    ("tinylock", "fermi-sim", "tinylock — 4 slots with two lock bits each, `full` (held at first) and `empty`"),
+    ("tinylock", "ptx", "tinylock as spsc (ptx has no lock bits) — 4 slots with a sequence word each"),
+    ("spsc", "ptx", "spsc — 4 slots with a sequence word each; one producer and one consumer thread count"),
+])
+def test_explain_says_how_the_pairs_queue_runs(tmp_path, impl, target, says):
+    path = tmp_path / "pairs.sync"
+    path.write_text(PAIRS.replace("IMPL", impl).replace("CAP", "4"))
+    r = syncc("explain", str(path), "--target", target)
+    assert r.code == 0 and says in r.out, r.out
+
+
+def test_a_tinylock_pipeline_uses_two_bits_a_slot_whatever_its_rounds(tmp_path):
+    """The token goes back: 64 rounds through 32 queues of 4 slots take 2 x 32 x 4 lock bits."""
+    path = tmp_path / "pairs.sync"
+    path.write_text(PAIRS.replace("IMPL", "tinylock").replace("CAP", "4").replace("0 .. 16", "0 .. 64")
+                    .replace("1024", "4096").replace("512", "2048"))
+    r = syncc("explain", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err
+    assert "(bit = word mod 1024; 256 of 1024 used)" in r.out, r.out
+
+
+@pytest.mark.parametrize("impl", ["spsc", "tinylock"])
+@pytest.mark.parametrize("body, code, says", [
+    ("if warp == 0 { put q[lane % 16] = lane }\n    if warp == 1 && lane < 16 { o[lane] = get q[lane]\n"
+     "        o[lane] = get q[lane] }", "E0725", "2 threads of a block put into the `IMPL` queue `q` (threads 0 and 16)"),
+    ("if warp == 0 { put q[lane] = lane }\n    tryget v = q[lane] { o[lane] = v }", "E0418",
+     "`tryget q` needs a `ring` queue: a `IMPL` queue's sides count"),
+], ids=["two-producers", "tryget"])
+def test_what_is_wrong_with_a_pairs_queue(tmp_path, impl, body, code, says):
+    path = tmp_path / "bad.sync"
+    path.write_text(f"kernel k(o: global i32[128]) launch grid(1) block(64) {{\n"
+                    f"    queue q[32](4): i32 in shared @thread using {impl}\n    {body}\n}}\n")
+    r = syncc("check", str(path))
+    assert r.code == 1 and f"error[{code}]" in r.err and says.replace("IMPL", impl) in r.err, r.err

@@ -133,6 +133,17 @@ def test_a_ring_queue_loses_values_without_fences_and_keeps_them_with_them(tmp_p
         assert ok.code == 0, ok.out + ok.err
 
 
+def test_an_spsc_queue_between_blocks_loses_values_without_fences(tmp_path):
+    """One producer thread and one consumer thread per queue between blocks (`spsc`, no ticket):
+    without the publication's release and the poll's acquire, the weak memory shows a value read
+    before it arrived (tests/gpu/queue_pairs_stress.sync's kernel between blocks)."""
+    args = ["tests/gpu/queue_pairs_stress.sync", "-D", "BLOCKS=4", "-D", "PER=16"]
+    assert syncc("run", *args).code == 0
+    broken = [syncc("run", *args, "--unsafe-no-fences", "--memory", f"weak:{seed}") for seed in (1, 2, 3)]
+    assert any(r.code == 1 and "spsc between blocks: a value was lost" in r.err for r in broken), \
+        [r.err[-300:] for r in broken]
+
+
 def test_sc_memory_hides_the_missing_fence():
     r = syncc("run", "tests/gpu/channel_stress.sync", "-D", "BLOCKS=8", "-D", "THREADS=64", "-D", "ROUNDS=1",
               "--unsafe-no-fences", "--memory", "sc")

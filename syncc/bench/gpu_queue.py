@@ -3,7 +3,8 @@ bench/baselines/queues.cu, in one run (issue 19; docs/design/queues.md).
 
 - between blocks: thread 0 of each block of 32 puts (the first half of the grid) or takes (the
   second half) through one global queue of capacity 64, 256 values each, at 2 to 1056 blocks,
-  with syncc's default queue (a `ring`) and with `using locked`;
+  with syncc's default queue (a `ring`) and with `using locked`, and at 2 blocks (one producer,
+  one consumer) `using spsc`;
   against a sequence-numbered ring (each slot a sequence word, a ticket per operation) and a ring
   built from libcu++ semaphores (free slots, stored values) and two binary semaphores as locks;
 - inside a block: warp 0's lanes put, warp 1's take, through the block's shared queue (capacity
@@ -47,6 +48,13 @@ def run(ctx: Context):
             t = timed(prog, f"between_blocks_{impl}", [got], (blocks, 1, 1), None, repeats)
             _exactly(got[:values], repeats + 1, f"syncc queue ({impl}) at {blocks} blocks")
             rate.setdefault(f"syncc queue ({impl})", {})[blocks] = values / best(t)
+        spsc = rate.setdefault("syncc queue (spsc: 1:1 only)", {})
+        spsc[blocks] = float("nan")
+        if blocks == 2:                # one producer and one consumer: what `spsc` serves
+            got = np.zeros(528 * PER, np.int32)
+            t = timed(prog, "between_blocks_spsc", [got], (2, 1, 1), None, repeats)
+            _exactly(got[:values], repeats + 1, "syncc queue (spsc) at 2 blocks")
+            spsc[blocks] = values / best(t)
         ctx.log(f"   queue: {blocks} blocks done")
     table = Table("gpu_queue", f"Queue between blocks: M values/s (thread 0 of each block of 32; half put, "
                   f"half take, {PER} each; capacity {CAP}; ratio to the hand-written rings, same run)",

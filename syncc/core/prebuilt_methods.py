@@ -1993,8 +1993,9 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_abandonable = dflt['abandonable']
     d_lock_bits = dflt['lock_bits']
     d_warp_count = dflt['warp_count']
+    d_counted = dflt['counted']
 
-    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count):
+    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted):
         _set(self, 'kind', kind)
         _set(self, 'name', name)
         _set(self, 'placements', placements)
@@ -2005,17 +2006,18 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'abandonable', abandonable)
         _set(self, 'lock_bits', lock_bits)
         _set(self, 'warp_count', warp_count)
+        _set(self, 'counted', counted)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count)
+            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count, other.counted)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count))
+        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2025,9 +2027,9 @@ METHODS['syncc.frontend.catalogue.Implementation'] = (
      (('kind', 'str', False), ('name', 'str', False), ('placements', 'tuple[str, ...]', False),
       ('granularities', 'tuple[str, ...]', False), ('params', 'tuple[ImplParam, ...]', False),
       ('summary', 'str', False), ('source', 'str', False), ('abandonable', 'bool', True),
-      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True)),
+      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True), ('counted', 'bool', True)),
      (), (), False),
-    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None)',
+    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False)',
     syncc_frontend_catalogue_Implementation)
 
 

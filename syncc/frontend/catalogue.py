@@ -66,6 +66,9 @@ class Implementation:
     # a barrier at @warp: True when it must be given a thread count (a named barrier), False when
     # it cannot take one (the lanes of one warp); None where a count is the kind's usual argument
     warp_count: bool | None = None
+    # a queue whose sides count their own operations instead of taking tickets: one party a side
+    # (E0725), `put` and `get` only (E0418), declared in the kernel that uses it (E0409)
+    counted: bool = False
 
 
 MAX_NAMED_BARRIERS = 15  # 16 per block; barrier 0 serves `barrier`

@@ -236,9 +236,10 @@ class PrimitiveRules:
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
                           help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
             return
-        if impl.name == "mbarrier" and pos.kernel is None:
-            self.cx.error("E0409", "an `mbarrier` queue is declared in the kernel that uses it: each lane counts "
-                          "its warp's puts and gets in registers of that kernel", ref.name.span,
+        if impl.counted and pos.kernel is None:
+            self.cx.error("E0409", f"a `{impl.name}` queue is declared in the kernel that uses it: each side "
+                          "counts its own puts or gets, which the kernel's analyses must see come from one party",
+                          ref.name.span,
                           help="declare it in the kernel's body, or use the default `ring`, which a library can vend")
             return
         threads = pos.kernel.threads_per_block if impl.name == "mbarrier" and pos.kernel is not None else 32
@@ -309,8 +310,8 @@ class PrimitiveRules:
             return None
         if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
-        if info.kind == "queue" and info.impl is not None and info.impl.name == "mbarrier" and \
-                not self._mbarrier_use(sym, info, op, place):
+        if info.kind == "queue" and info.impl is not None and self.cx.catalogue["queue"][info.impl.name].counted \
+                and not self._counted_use(sym, info, op, place):
             return None
         if info.kind == "queue" and op in ("close", "for") and info.impl is not None and info.impl.name != "ring":
             self.cx.error("E0418", f"`{'for v in' if op == 'for' else op} {sym.name}` needs a `ring` queue: a "
@@ -328,18 +329,19 @@ class PrimitiveRules:
             return None
         return info
 
-    def _mbarrier_use(self, sym, info: PrimInfo, op: str, place) -> bool:
-        """An `mbarrier` queue takes `put` and `get` at a constant index: each lane counts the
-        instance's operations in a register of its own, and a single attempt or a close would
-        have nothing to count with (E0418)."""
+    def _counted_use(self, sym, info: PrimInfo, op: str, place) -> bool:
+        """A queue whose sides count their own operations (`mbarrier`, `spsc`, `tinylock`) takes
+        `put` and `get` only: a single attempt or a close would leave the count behind (E0418).
+        An `mbarrier` queue's lanes count in registers, so its index is a constant."""
+        name = info.impl.name
         if op not in ("put", "get"):
             what = "for v in" if op == "for" else op
-            self.cx.error("E0418", f"`{what} {sym.name}` needs a `ring` queue: an `mbarrier` queue's warps count "
+            self.cx.error("E0418", f"`{what} {sym.name}` needs a `ring` queue: a `{name}` queue's sides count "
                           "their puts and gets, and a single attempt or a close would leave the count behind",
                           place.span, notes=[Note("declared here", sym.span)],
-                          help="drop `using mbarrier` (`ring` is the default), or use `put` and `get` only")
+                          help=f"drop `using {name}` (`ring` is the default), or use `put` and `get` only")
             return False
-        if any(self.cx.exprs.try_fold(i) is None for i in place.indices):
+        if name == "mbarrier" and any(self.cx.exprs.try_fold(i) is None for i in place.indices):
             self.cx.error("E0418", f"`{op} {sym.name}[...]` on an `mbarrier` queue needs a constant index: each lane "
                           "counts every instance's puts and gets in a register of its own", place.span,
                           notes=[Note("declared here", sym.span)],

@@ -17,7 +17,7 @@ from dataclasses import replace
 from math import prod
 
 from .checks.facts import Facts, declared_shape
-from .checks.queue_parties import warps_per_instance
+from .checks.queue_parties import parties_per_instance
 from .nodes import Imm, Kernel
 
 _SIMPLE = {"queue.reserve", "queue.claim", "queue.publish", "queue.free"}   # put and get, nothing else
@@ -48,7 +48,7 @@ def _one_warp_each_side(k: Kernel, name: str, ctx, shapes) -> bool:
         facts = Facts(replace(k, grid=shape.grid, block=shape.block), ctx.target, shape)
         for prim_name, sites in sides.items():
             reached = [(label, ins) for label, ins in sites if label in facts.cfg.reachable]
-            per = warps_per_instance(facts, k.prim(prim_name), reached)
+            per = parties_per_instance(facts, k.prim(prim_name), reached)
             if per is None or any(len(warps) > 1 for warps in per.values()):
                 return False
     return True

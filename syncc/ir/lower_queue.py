@@ -44,6 +44,7 @@ from math import prod
 
 from ..core.prebuilt import dataclass
 from ..core.types import BOOL, I32, ScalarType
+from . import lower_queue_counted as counted
 from . import lower_queue_mbarrier as mbarrier
 from . import lower_queue_party as party
 from .impls.registry import default_implementation
@@ -51,6 +52,7 @@ from .lower_queue_party import affine, party_members, ring_slot
 from .nodes import Array, Imm, Prim, Ref, imm
 
 
+COUNTED = {"mbarrier": mbarrier, "spsc": counted, "tinylock": counted}   # each side counts its own tickets
 MBARRIER_WHY = ("one warp of each block puts into it and one takes from it, with `put` and `get` only, so "
                 "mbarrier stages, with no ticket and no meeting of the warp (1.04-1.31x a hand-written mbarrier "
                 "ring on an H100, where a ring's parties make 0.35-0.39x)")
@@ -62,7 +64,7 @@ class QueueParts:
     capacity: int
     elem: ScalarType
     dims: tuple[int, ...]
-    impl: str               # locked | ring | mbarrier
+    impl: str               # locked | ring | mbarrier | spsc | tinylock
     placement: str
     writers: int            # the `close`s that close it
     span: object
@@ -91,6 +93,8 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
     b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count * parts.members,), "state", None))
     if impl == "mbarrier":
         how = mbarrier.declare(sync, parts, n)
+    elif impl in ("spsc", "tinylock"):
+        how = counted.declare(sync, parts, n)
     elif impl == "ring":
         b.add_array(Array(parts.part("ends"), info.placement, I32, (n * 2,), "state", 0))
         b.add_array(Array(parts.part("seq"), info.placement, I32, (n * info.count,), "state", 0))
@@ -120,8 +124,8 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
 
 def lower_put(sync, parts: QueueParts, index, value, span) -> None:
     b = sync.b
-    if parts.impl == "mbarrier":
-        mbarrier.put(sync, parts, index, value, span)
+    if parts.impl in COUNTED:
+        COUNTED[parts.impl].put(sync, parts, index, value, span)
         return
     if parts.granularity != "thread":
         party.put(sync, parts, index, value, span)
@@ -137,8 +141,8 @@ def lower_put(sync, parts: QueueParts, index, value, span) -> None:
 
 def lower_get(sync, parts: QueueParts, index, dest, span):
     b = sync.b
-    if parts.granularity != "thread":
-        take = mbarrier.get if parts.impl == "mbarrier" else party.get
+    if parts.granularity != "thread" or parts.impl in COUNTED:
+        take = COUNTED[parts.impl].get if parts.impl in COUNTED else party.get
         return sync.cx.exprs.emit_value(dest, "mov", parts.elem, take(sync, parts, index, span), span=span)
     if parts.impl == "ring":
         ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)

@@ -762,7 +762,8 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     `tryget`s), or, on a closable queue, loop `for v in q` until every producer has closed it.
     Who puts and who takes: two warps of a block, lanes of one warp (Fermi rejects that: E0701),
     or two blocks through a global queue; warps and blocks sometimes as @warp or @block parties
-    (a shared @warp queue with one warp each side becomes mbarrier stages on ptx). Capacities below, at and above a warp. A producer's puts
+    (a shared @warp queue with one warp each side becomes mbarrier stages on ptx); some counted
+    gets use `spsc` or `tinylock`, right only with one thread a side. Capacities below, at and above a warp. A producer's puts
     are a loop or written one after another (a put's polling loop must end at its own release,
     not at the next put's: wait_regions.py)."""
     place = rng.choice(["global", "shared"])
@@ -799,6 +800,12 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
         if shape == "warps" and place == "global":
             puts, takes = f"bid == 0 && {puts}", f"bid == 0 && {takes}"
     form = rng.choice(["get", "get", "for", "for", "tryget"]) if impl != "locked" else rng.choice(["get", "tryget"])
+    counted = random.Random(f"counted/{place}/{cap}/{per}/{shape}/{puts}/{takes}/{form}")   # (as `parties`)
+    if gran == "thread" and form == "get" and counted.random() < 0.3:
+        # a queue whose sides count their own tickets: right with one producer and one consumer
+        # thread per instance, E0725 with more (and then it hangs or loses values)
+        impl = counted.choice(["spsc", "tinylock"] if place == "shared" else ["spsc"])
+        clause = f" using {impl}"
     q, got = ctx.name("q"), ctx.name("got")
     producers = [t for t in ctx.threads() if evaluate(puts, ctx.env(t))]
     per_instance: dict[int, set] = {}       # instance → its writers: threads, or parties

@@ -1,12 +1,13 @@
-"""An `mbarrier` queue's parties (ir/lower_queue_mbarrier.py): one producer warp and one consumer
-warp for each instance in each block.
+"""The parties of a queue whose sides count their own operations (`mbarrier`: ir/lower_queue_mbarrier.py;
+`spsc` and `tinylock`: ir/lower_queue_counted.py): one producer and one consumer for each instance
+(of each block, for a shared queue), a warp at @warp and a thread at @thread.
 
-    E0725  an `mbarrier` queue put into (or taken from) by more than one warp of a block, or by
-           warps the analysis cannot tell apart
+    E0725  such a queue put into (or taken from) by more than one party, or by parties the
+           analysis cannot tell apart
 
-Each lane counts its warp's puts (gets) to know the stage and the phase to wait for; a second
-producer warp would count from 0 too, and both would fill stage 0 of round 0, so values are
-lost or a phase completes with the wrong arrivals and the stream hangs. Unlike the other
+Each side counts its puts (gets) to know the slot and the round to wait for; a second producer
+would count from 0 too, and both would fill slot 0 of round 0, so values are lost or a round
+completes with the wrong values and the stream hangs. Unlike the other
 checks, where the analysis cannot tell who puts this is an error, not a note: the queue is only
 right when the parties are known.
 """
@@ -21,7 +22,7 @@ from .facts import Facts
 def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     for prim in k.prims:
-        if prim.kind != "semaphore" or not implementation(prim).one_warp_per_side:
+        if prim.kind != "semaphore" or not implementation(prim).one_party_per_side:
             continue
         sites = [(b.label, ins) for b, _, ins in k.instructions()
                  if ins.op == "queue.await" and ins.ref.name == prim.name and b.label in facts.cfg.reachable]
@@ -29,28 +30,34 @@ def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
             continue
         queue, side = prim.name.rsplit(".", 1)
         what = "put into" if side == "space" else "take from"
-        parties = warps_per_instance(facts, prim, sites)
+        who = "warp" if prim.granularity == "warp" else "thread"
+        where = " of a block" if prim.placement == "shared" else ""
+        parties = parties_per_instance(facts, prim, sites)
         if parties is None:
-            ctx.sink.error("E0725", f"which warps {what} the `mbarrier` queue `{queue}` depends on "
-                           "data: it needs one producer warp and one consumer warp per block, known from the program",
-                           sites[0][1].span, notes=[Note(f"`{queue}` is declared here", prim.span)],
-                           help="choose the warps by `warp` and constants, or use the default `ring`")
+            ctx.sink.error("E0725", f"which {who}s {what} the `{prim.impl}` queue `{queue}` depends on data: it "
+                           f"needs one producer {who} and one consumer {who} per instance{where}, known from the "
+                           "program", sites[0][1].span, notes=[Note(f"`{queue}` is declared here", prim.span)],
+                           help=f"choose the {who}s by `{'warp' if who == 'warp' else 'tid'}` and constants, or use "
+                                "the default `ring`")
             continue
-        for key, warps in sorted(parties.items(), key=str):
-            if len(warps) > 1:
-                w = sorted(warps)
-                ctx.sink.error("E0725", f"{len(w)} warps of a block {what} the `mbarrier` queue `{queue}` (warps "
-                               f"{w[0]} and {w[1]}): each warp counts its own operations to find "
-                               "its stage, so two of them would use the same stage in the same round", sites[0][1].span,
+        for key, found in sorted(parties.items(), key=str):
+            if len(found) > 1:
+                w = sorted(found)
+                ctx.sink.error("E0725", f"{len(w)} {who}s{where} {what} the `{prim.impl}` queue `{queue}` ({who}s "
+                               f"{w[0]} and {w[1]}): each {who} counts its own operations to find its slot, so two "
+                               "of them would use the same slot in the same round", sites[0][1].span,
                                notes=[Note(f"`{queue}` is declared here", prim.span)],
-                               help="let one warp put and one other warp get, or use the default `ring`, which "
+                               help=f"let one {who} put and one other {who} get, or use the default `ring`, which "
                                     "takes a ticket per operation")
                 break
 
 
-def warps_per_instance(facts: Facts, prim, sites) -> dict | None:
-    """(block, instance index) → the warps of that block that run `sites`; None when unknown."""
+def parties_per_instance(facts: Facts, prim, sites) -> dict | None:
+    """instance (with its block, for a shared queue) → the parties that run `sites`: warps of the
+    block at @warp, threads at @thread (of the block, or as (block, thread) for a global queue);
+    None when unknown."""
     t = facts.threads
+    column = "warp" if prim.granularity == "warp" else "tid"
     out: dict = {}
     for label, ins in sites:
         inst = facts.instances(label)
@@ -60,7 +67,7 @@ def warps_per_instance(facts: Facts, prim, sites) -> dict | None:
         if col is None or col[1]:
             return None
         for n, row in enumerate(inst.thread):
-            key = (t.columns["block"][row], col[0][n])
-            out.setdefault(key, set()).add(int(t.columns["warp"][row]))
+            block, party = t.columns["block"][row], int(t.columns[column][row])
+            key = (block, col[0][n]) if prim.placement == "shared" else col[0][n]
+            out.setdefault(key, set()).add(party if prim.placement == "shared" else (block, party))
     return out
-

@@ -43,15 +43,15 @@ class Expansion:
       * `meets_lanes_only`: its `sync` is a meeting of one warp's lanes and nothing more;
       * `nested_reads`: a reader may read again while it reads (readers never wait for readers);
       * `one_consumer_warp`: each group of 32 slots may be waited for by one other warp, once;
-      * `one_warp_per_side`: one warp per block waits on it (a queue side whose lanes count their
-        own operations instead of taking tickets: checks/queue_parties.py)."""
+      * `one_party_per_side`: one party (a thread, or a warp) waits on each instance (a queue side
+        that counts its own operations instead of taking tickets: checks/queue_parties.py)."""
     about: Implementation
     defaults: tuple[Default, ...] = ()
     stand_in: str | None = None
     meets_lanes_only = False
     nested_reads = False
     one_consumer_warp = False
-    one_warp_per_side = False
+    one_party_per_side = False
 
     @classmethod
     def operations(cls) -> dict:

@@ -218,7 +218,7 @@ class Mbarrier(Expansion):
                   "consumer warp per block, every lane waiting on the stage's phase and arriving after its store "
                   "or load, no ticket to take and no meeting of the warp (before sm_80 and on Fermi, two shared "
                   "words stand in for each barrier)", "docs/design/queues.md (mbarrier stages; CUTLASS's pipeline "
-                  "without TMA)")
+                  "without TMA)", counted=True)
     defaults = ()
 
     @classmethod
@@ -234,7 +234,7 @@ class MbarrierSide(Expansion):
     wait acquires, at cta scope, so no fence is needed around them."""
     about = entry("semaphore", "mbarrier", "shared", "warp",
                   "one side of an `mbarrier` queue (internal)", "docs/design/queues.md")
-    one_warp_per_side = True
+    one_party_per_side = True
 
     @classmethod
     def operations(cls):
@@ -296,6 +296,90 @@ class MbarrierSide(Expansion):
         em.when(em.op("cmp.eq", BOOL, missing, imm(1), hint="last"), last, hint="last")
 
 
+class Spsc(Expansion):
+    about = entry("queue", "spsc", "shared global", "thread",
+                  "one producer thread and one consumer thread per instance, each counting its own puts or gets "
+                  "(no atomic): a sequence word per slot, polled with acquire and published with release",
+                  "docs/design/queues.md (1:1 without tickets)", counted=True)
+    defaults = ()
+
+    @classmethod
+    def operations(cls):
+        return {}           # lowering emits the queue.* operations on its parts (SpscSide)
+
+
+class TinyLockQueue(Expansion):
+    about = entry("queue", "tinylock", "shared", "thread",
+                  "one producer thread and one consumer thread per instance; two Fermi lock bits per slot, "
+                  "`full` and `empty`, passed back and forth, so the same bits serve every round (on ptx, spsc)",
+                  "seed 000 Listings 6 and 15 (channels), with the token restored", lock_bits=True, counted=True)
+    defaults = ()
+    stand_in = "spsc"
+
+    @classmethod
+    def operations(cls):
+        return {}           # lowering emits the queue.* operations on its parts (TinyLockSide)
+
+
+class SpscSide(RingSide):
+    """One side of an `spsc` queue (ir/lower_queue_counted.py): the ring's sequence words, waited on
+    for the slot of a ticket the side counted itself, so no ticket is taken."""
+    about = entry("semaphore", "spsc", "shared global", "thread", "one side of an `spsc` queue (internal)",
+                  "docs/design/queues.md")
+    one_party_per_side = True
+
+    @classmethod
+    def operations(cls):
+        return {"queue.await": cls.do_await, "queue.publish": cls.do_post, "queue.free": cls.do_post}
+
+    @classmethod
+    def do_await(cls, em, prim, ins):
+        em.spin(lambda: cls.attempt(em, prim, ins, ins.args[1]), hint="slot")
+
+
+class TinyLockSide(Expansion):
+    """One side of a `tinylock` queue (ir/lower_queue_counted.py): a put takes the slot's `empty`
+    bit (free at first) and, after its store, releases its `full` bit (held at first); a get takes
+    the `full` bit and, after its load, releases the `empty` one. A bit is released by the other
+    side than took it, so each passes back and forth round after round. Lock bits order shared
+    memory on Fermi, so no fence is needed; on ptx, `spsc` stands in."""
+    about = entry("semaphore", "tinylock", "shared", "thread", "one side of a `tinylock` queue (internal)",
+                  "seed 000", lock_bits=True)
+    stand_in = "spsc"
+    one_party_per_side = True
+
+    @classmethod
+    def operations(cls):
+        return {"queue.await": cls.do_await, "queue.publish": cls.do_release, "queue.free": cls.do_release}
+
+    @classmethod
+    def orders_memory(cls, prim, target) -> bool:
+        return True
+
+    @staticmethod
+    def bits(prim: Prim) -> str:
+        """The side's bits: `q.space`'s are `q.empty` (a put takes one, a get releases it),
+        `q.items`'s are `q.full` (a get takes one, a put releases it)."""
+        queue, side = prim.name.rsplit(".", 1)
+        return f"{queue}.{'empty' if side == 'space' else 'full'}"
+
+    @classmethod
+    def do_await(cls, em, prim, ins):
+        at, _ = RingSide.slot(em, prim, ins.ref.index, ins.args[1])
+
+        def take():
+            ok = em.b.reg(BOOL, "got")
+            em.b.emit("lockbit.try", (ok, em.b.reg(I32, "word")), (Ref(cls.bits(prim), at),))
+            return ok
+        em.spin(take, hint="token")
+
+    @classmethod
+    def do_release(cls, em, prim, ins):
+        """publish (on `q.items`) releases the slot's `full` bit, free (on `q.space`) its `empty` one."""
+        at, _ = RingSide.slot(em, prim, ins.ref.index, ins.args[1])
+        em.b.emit("lockbit.release", (), (Ref(cls.bits(prim), at), imm(0)))
+
+
 def _bars(prim: Prim) -> str:
     return f"{prim.name.rsplit('.', 1)[0]}.bars"
 
@@ -307,5 +391,5 @@ def _affine(em: Emitter, index, scale: int, offset: int):
     return em.op("add", I32, em.op("mul", I32, index, imm(scale), hint="at"), imm(offset), hint="at")
 
 
-IMPLEMENTATIONS = (Locked, Ring, Mbarrier)
-PARTS = (RingSide, MbarrierSide)         # implementations of a queue's parts, which `using` cannot name
+IMPLEMENTATIONS = (Locked, Ring, Mbarrier, Spsc, TinyLockQueue)
+PARTS = (RingSide, MbarrierSide, SpscSide, TinyLockSide)         # implementations of a queue's parts, which `using` cannot name
