@@ -455,38 +455,30 @@ def read_before_defined(k: Kernel) -> set[str]:
     blocks are emitted in layout order and an SSA value must be emitted before it is read."""
     defined = {p.name for p in k.params if isinstance(p, Reg)}
     out: set[str] = set()
-
-    def note(v) -> None:
-        if isinstance(v, Reg) and v.name not in defined:
-            out.add(v.name)
-        elif isinstance(v, Ref):
-            note(v.index)
-    for b in k.blocks:
-        for ins in b.instrs:
-            for a in ins.args:
-                note(a)
-            if ins.ref is not None:
-                note(ins.ref.index)
+    for reads, ins in _reads(k):
+        out.update(name for name in reads if name not in defined)
+        if ins is not None:
             defined.update(d.name for d in ins.dests)
-        note(getattr(b.term, "cond", None))
     return out
 
 
 def registers_read(k: Kernel) -> set[str]:
     """The names of the registers some instruction, index or branch of the kernel reads."""
-    out: set[str] = set()
+    return {name for reads, _ in _reads(k) for name in reads}
 
-    def note(v) -> None:
+
+def _reads(k: Kernel):
+    """(names of the registers read, the instruction or None for a branch), in layout order."""
+    def regs(v):
         if isinstance(v, Reg):
-            out.add(v.name)
+            yield v.name
         elif isinstance(v, Ref):
-            note(v.index)
+            yield from regs(v.index)
     for b in k.blocks:
         for ins in b.instrs:
-            for a in ins.args:
-                note(a)
+            names = [n for a in ins.args for n in regs(a)]
             if ins.ref is not None:
-                note(ins.ref.index)
-        note(getattr(b.term, "cond", None))
-    return out
+                names += list(regs(ins.ref.index))
+            yield names, ins
+        yield list(regs(getattr(b.term, "cond", None))), None
 

@@ -226,7 +226,22 @@ class Mbarrier(Expansion):
         return {}           # lowering emits the queue.* operations on its parts (MbarrierSide)
 
 
-class MbarrierSide(Expansion):
+class CountedSide(Expansion):
+    """A side of a queue whose parties count their own tickets (lowering passes the ticket to
+    `queue.await`, `queue.publish` and `queue.free`): one party per side and instance
+    (checks/queue_parties.py), and its own synchronization orders memory, so no fence is added."""
+    one_party_per_side = True
+
+    @classmethod
+    def operations(cls):
+        return {"queue.await": cls.do_await, "queue.publish": cls.do_release, "queue.free": cls.do_release}
+
+    @classmethod
+    def orders_memory(cls, prim, target) -> bool:
+        return True
+
+
+class MbarrierSide(CountedSide):
     """One side of an `mbarrier` queue (ir/lower_queue_mbarrier.py): `q.space` waits on a stage's
     `empty` barrier, `q.items` on its `full` one, each for the phase of the ticket's round, which
     every lane counts itself. A publish arrives on the stage's `full` barrier, a free on its
@@ -234,15 +249,6 @@ class MbarrierSide(Expansion):
     wait acquires, at cta scope, so no fence is needed around them."""
     about = entry("semaphore", "mbarrier", "shared", "warp",
                   "one side of an `mbarrier` queue (internal)", "docs/design/queues.md")
-    one_party_per_side = True
-
-    @classmethod
-    def operations(cls):
-        return {"queue.await": cls.do_await, "queue.publish": cls.do_arrive, "queue.free": cls.do_arrive}
-
-    @classmethod
-    def orders_memory(cls, prim, target) -> bool:
-        return True
 
     @staticmethod
     def barrier(em: Emitter, prim: Prim, index, ticket, full: bool):
@@ -276,7 +282,7 @@ class MbarrierSide(Expansion):
         em.spin(phase_done, hint="stage")
 
     @classmethod
-    def do_arrive(cls, em, prim, ins):
+    def do_release(cls, em, prim, ins):
         """publish (on `q.items`): the stage is full; free (on `q.space`): the stage is empty. Without
         mbarriers, the last of the 32 arrivals restores the count and moves the phase on: no
         arrival of the next phase can come before the other side has seen this one end."""
@@ -337,7 +343,7 @@ class SpscSide(RingSide):
         em.spin(lambda: cls.attempt(em, prim, ins, ins.args[1]), hint="slot")
 
 
-class TinyLockSide(Expansion):
+class TinyLockSide(CountedSide):
     """One side of a `tinylock` queue (ir/lower_queue_counted.py): a put takes the slot's `empty`
     bit (free at first) and, after its store, releases its `full` bit (held at first); a get takes
     the `full` bit and, after its load, releases the `empty` one. A bit is released by the other
@@ -346,15 +352,6 @@ class TinyLockSide(Expansion):
     about = entry("semaphore", "tinylock", "shared", "thread", "one side of a `tinylock` queue (internal)",
                   "seed 000", lock_bits=True)
     stand_in = "spsc"
-    one_party_per_side = True
-
-    @classmethod
-    def operations(cls):
-        return {"queue.await": cls.do_await, "queue.publish": cls.do_release, "queue.free": cls.do_release}
-
-    @classmethod
-    def orders_memory(cls, prim, target) -> bool:
-        return True
 
     @staticmethod
     def bits(prim: Prim) -> str:
