@@ -331,3 +331,27 @@ def test_what_is_wrong_with_a_pairs_queue(tmp_path, impl, body, code, says):
                     f"    queue q[32](4): i32 in shared @thread using {impl}\n    {body}\n}}\n")
     r = syncc("check", str(path))
     assert r.code == 1 and f"error[{code}]" in r.err and says.replace("IMPL", impl) in r.err, r.err
+
+
+@pytest.mark.parametrize("source, target, chosen", [
+    (PAIRS.replace(" using IMPL", "").replace("CAP", "4"), "ptx", "spsc"),
+    (PAIRS.replace(" using IMPL", "").replace("CAP", "4"), "fermi-sim", "spsc"),   # 256 bits: over an eighth
+    (PAIRS.replace(" using IMPL", "").replace("CAP", "4").replace("q[32]", "q[8]").replace("if warp == 0 {",
+                                                                                         "if warp == 0 && lane < 8 {")
+     .replace("} else {", "} else if lane < 8 {"), "fermi-sim", "tinylock"),
+    # a producer that only some blocks have: which threads put depends on the block, so a grid the
+    # analysis did not follow could have two: the ring stays
+    (STAGES.replace(" USING", "").replace("if warp == 0 {", "if warp == 0 || bid == 3 && warp == 1 {")
+     .replace("} else {", "} else if warp == 1 {"), "ptx", "ring"),
+], ids=["spsc-ptx", "spsc-fermi", "tinylock-fermi", "bid-dependent"])
+def test_the_cost_model_chooses_a_queue_that_counts_its_own_tickets(tmp_path, source, target, chosen):
+    """choose_queues.py: one party a side of each shared instance, at every grid, with `put` and
+    `get` only, makes the default ring `mbarrier`, `tinylock` or `spsc`."""
+    path = tmp_path / "auto.sync"
+    path.write_text(source)
+    r = syncc("explain", str(path), "--target", target)
+    assert r.code == 0, r.err
+    assert f"capacity {'3' if 'STAGES' in source or 'q(3)' in source else '4'}): {chosen} —" in r.out, r.out
+    assert ("cost model" in r.out) == (chosen != "ring")
+    if "lane < 8" not in source:            # (its host block checks every lane's values)
+        assert syncc("run", str(path)).code == 0

@@ -1,15 +1,27 @@
-"""The ptx cost model's choice for a queue the analyses can see through: mbarrier stages.
+"""The cost model's choice for a queue the analyses can see through: a queue whose sides count
+their own tickets, where one party puts into each instance and one takes from it.
 
-    prefer = queue_choices(k, sync, ctx, shapes)     # PrimDecl → "mbarrier"
+    prefer = queue_choices(k, candidates, ctx, shapes)     # PrimDecl → implementation
 
-A shared `@warp` queue declared without `using` is lowered first as the default `ring`. Where
-the lowered kernel shows that, at every shape it is checked for, one warp of each block puts
-into each instance and one warp takes from it, with `put` and `get` only, at constant indices,
-in a block of whole warps, an `mbarrier` queue does the same work without a ticket or a
-meeting of the warp (1.04-1.31x a hand-written mbarrier ring on an H100, where the ring's
-parties make 0.35-0.39x: docs/targets.md), and lowering runs again with that choice. The
-mbarrier lowering is then checked like any other (checks/queue_parties.py proves again what
-was found here).
+A queue declared without `using` is lowered first as the default `ring`. Where the lowered
+kernel shows that, at every shape it is checked for, one party puts into each instance (of
+each block, for a shared queue) and one party takes from it, with `put` and `get` only,
+lowering runs again with:
+
+    shared @warp, ptx      `mbarrier`: no ticket and no meeting of the warp (1.04-1.31x a
+                           hand-written mbarrier ring on an H100, where the ring's parties make
+                           0.33-0.39x), in a block of whole warps, at constant indices
+    shared @thread, Fermi  `tinylock`: two lock bits per slot passed back and forth (0.66-0.75x
+                           the ring's cycles per value on fermi-sim), where its 2 x capacity bits
+                           per instance take at most an eighth of an SM's; else `spsc`
+    @thread otherwise      `spsc`: no atomic (1.57x the hand-written sequence ring between two
+                           blocks on an H100; 0.74-0.90x the ring's cycles on fermi-sim)
+
+The new lowering is checked like any other (checks/queue_parties.py proves again what was found
+here). The choice must hold for every launch, and a launch may take any grid (only the block is
+fixed): so only shared queues are chosen for, and only where which threads reach each `put` and
+`get`, and the instance each names, depend on no block index, grid size, kernel argument or
+memory, so that every block of any grid runs them as the blocks the analysis followed did.
 """
 from __future__ import annotations
 
@@ -18,29 +30,58 @@ from math import prod
 
 from .checks.facts import Facts, declared_shape
 from .checks.queue_parties import parties_per_instance
-from .nodes import Imm, Kernel
+from .nodes import Imm, Kernel, Reg
 
 _SIMPLE = {"queue.reserve", "queue.claim", "queue.publish", "queue.free"}   # put and get, nothing else
+TINYLOCK_SHARE = 8          # a tinylock queue may take up to 1/8 of an SM's lock bits
+
+WHY = {
+    "mbarrier": "one warp of each block puts into it and one takes from it, with `put` and `get` only, so "
+                "mbarrier stages, with no ticket and no meeting of the warp (1.04-1.31x a hand-written mbarrier "
+                "ring on an H100, where a ring's parties make 0.33-0.39x)",
+    "tinylock": "one thread puts into each instance and one takes from it, with `put` and `get` only, so lock "
+                "bits passed back and forth, with no ticket (0.66-0.75x the ring's cycles per value on fermi-sim)",
+    "spsc": "one thread puts into each instance and one takes from it, with `put` and `get` only, so each side "
+            "counts its own tickets, with no atomic (1.57x a hand-written sequence ring between two blocks on an "
+            "H100, 0.74-0.90x the ring's cycles per value on fermi-sim)",
+}
 
 
 def queue_choices(k: Kernel, candidates: dict, ctx, shapes) -> dict:
-    """{PrimDecl: "mbarrier"} for the `candidates` (IR name of a defaulted shared @warp ring
-    queue → its declaration) that one warp per side serves, at every shape in `shapes` (the
+    """{PrimDecl: implementation} for the `candidates` (IR name of a defaulted ring queue → its
+    declaration and its parts) that one party a side serves, at every shape in `shapes` (the
     launches the host block makes, or the kernel's declared shape)."""
-    if ctx.target.name != "ptx" or not candidates or k.block is None or prod(k.block) % 32:
-        return {}
     shapes = shapes or [declared_shape(k)]         # as the hazard checks judge it (passes/hazards.py)
-    return {decl: "mbarrier" for name, decl in candidates.items() if _one_warp_each_side(k, name, ctx, shapes)}
+    out = {}
+    for name, (decl, parts) in candidates.items():
+        impl = _counted_for(k, parts, ctx) if parts.placement == "shared" else None
+        if impl is not None and _one_party_each_side(k, name, ctx, shapes, constant=impl == "mbarrier"):
+            out[decl] = impl
+    return out
 
 
-def _one_warp_each_side(k: Kernel, name: str, ctx, shapes) -> bool:
+def _counted_for(k: Kernel, parts, ctx) -> str | None:
+    """The queue that counts its own tickets this target would use for `parts`, or None."""
+    target = ctx.target
+    if parts.granularity == "warp":
+        whole = k.block is not None and prod(k.block) % 32 == 0
+        return "mbarrier" if target.mbarrier and parts.placement == "shared" and whole else None
+    if parts.granularity != "thread":
+        return None
+    bits = 2 * parts.capacity * prod(parts.dims)
+    if parts.placement == "shared" and target.lock_bits is not None and bits * TINYLOCK_SHARE <= target.lock_bits:
+        return "tinylock"
+    return "spsc"
+
+
+def _one_party_each_side(k: Kernel, name: str, ctx, shapes, constant: bool) -> bool:
     sides = {f"{name}.space": [], f"{name}.items": []}
     if any(p.name == f"{name}.closed" for p in k.prims):
         return False
     for b, _, ins in k.instructions():
         if ins.ref is None or ins.ref.name not in sides:
             continue
-        if ins.op not in _SIMPLE or not isinstance(ins.ref.index, Imm):
+        if ins.op not in _SIMPLE or constant and not isinstance(ins.ref.index, Imm):
             return False
         if ins.op in ("queue.reserve", "queue.claim"):
             sides[ins.ref.name].append((b.label, ins))
@@ -48,7 +89,33 @@ def _one_warp_each_side(k: Kernel, name: str, ctx, shapes) -> bool:
         facts = Facts(replace(k, grid=shape.grid, block=shape.block), ctx.target, shape)
         for prim_name, sites in sides.items():
             reached = [(label, ins) for label, ins in sites if label in facts.cfg.reachable]
-            per = parties_per_instance(facts, k.prim(prim_name), reached)
-            if per is None or any(len(warps) > 1 for warps in per.values()):
+            if not _same_in_every_block(facts, k, reached):
                 return False
+            per = parties_per_instance(facts, k.prim(prim_name), reached)
+            if per is None or any(len(parties) > 1 for parties in per.values()):
+                return False
+    return True
+
+
+_GRID = {"ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y", "nctaid.z"}
+_FOLLOWED = 256             # sources followed per value; more, and the site is not judged
+
+
+def _same_in_every_block(facts: Facts, k: Kernel, sites) -> bool:
+    """Do the conditions under which each site runs, and its index, come from thread indices and
+    constants alone (no block index or grid size, kernel argument, or value read from memory)?"""
+    params = {p.name for p in k.params if isinstance(p, Reg)}
+    for label, ins in sites:
+        for v in [ins.ref.index] + [cond for cond, _, _ in facts.guards(label)]:
+            if not isinstance(v, Reg):
+                continue
+            if v.name in params:
+                return False
+            found = facts.sources(v, limit=_FOLLOWED, through_shared=True)
+            if len(found) >= _FOLLOWED:
+                return False
+            for src in found:
+                if src.op == "sreg" and src.attr("reg") in _GRID or src.op == "ld" or src.info.group != "arith" \
+                        and src.op not in ("sreg", "mov") or any(isinstance(a, Reg) and a.name in params for a in src.args):
+                    return False
     return True

@@ -47,17 +47,13 @@ from ..core.types import BOOL, I32, ScalarType
 from . import lower_queue_counted as counted
 from . import lower_queue_mbarrier as mbarrier
 from . import lower_queue_party as party
+from .choose_queues import WHY
 from .impls.registry import default_implementation
 from .lower_queue_party import affine, party_members, ring_slot
 from .nodes import Array, Imm, Prim, Ref, imm
 
 
 COUNTED = {"mbarrier": mbarrier, "spsc": counted, "tinylock": counted}   # each side counts its own tickets
-MBARRIER_WHY = ("one warp of each block puts into it and one takes from it, with `put` and `get` only, so "
-                "mbarrier stages, with no ticket and no meeting of the warp (1.04-1.31x a hand-written mbarrier "
-                "ring on an H100, where a ring's parties make 0.35-0.39x)")
-
-
 @dataclass(frozen=True)
 class QueueParts:
     name: str               # the queue's name in the IR (its parts are `name.space`, ...)
@@ -82,14 +78,14 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
     if info.impl is not None:
         impl, params, why = info.impl.name, dict(info.impl_params), "chosen with `using`"
     elif d in sync.preferred:            # choose_queues.py: what the analyses of a first lowering showed
-        impl, params, why = sync.preferred[d], {}, f"the {target.name} cost model: {MBARRIER_WHY}"
+        impl, params, why = sync.preferred[d], {}, f"the {target.name} cost model: {WHY[sync.preferred[d]]}"
     else:
         choice = default_implementation(target, "queue", info.placement, info.granularity)
         impl, params, why = choice.impl, dict(choice.params), f"the {target.name} default: {choice.reason}"
-        if impl == "ring" and info.placement == "shared" and info.granularity == "warp" and not info.top_level:
-            sync.queue_candidates[name] = d      # one warp each side would make it an mbarrier queue
     parts = QueueParts(name, info.count, info.elem, info.dims, impl, info.placement, info.writers, d.span,
                        info.granularity, party_members(b, info.granularity))
+    if info.impl is None and impl == "ring" and not info.top_level:
+        sync.queue_candidates[name] = (d, parts)    # one party each side would make it count its own tickets
     b.add_array(Array(parts.part("data"), info.placement, info.elem, (n * info.count * parts.members,), "state", None))
     if impl == "mbarrier":
         how = mbarrier.declare(sync, parts, n)

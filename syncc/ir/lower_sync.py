@@ -35,7 +35,7 @@ class SyncLowering:
     def __init__(self, cx: LoweringContext, preferred: dict | None = None):
         self.cx = cx
         self.preferred = preferred or {}     # a queue's PrimDecl → the implementation the cost model chose
-        self.queue_candidates: dict = {}     # IR name → PrimDecl of a queue the cost model may choose again
+        self.queue_candidates: dict = {}     # IR name → (PrimDecl, parts) of a queue the cost model may choose again
         self.b = cx.b
         self.prims_of: dict = {}      # PrimDecl node → primitive name
         self.queues: dict = {}        # a queue's PrimDecl node → its parts (lower_queue.py)

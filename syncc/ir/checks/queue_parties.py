@@ -34,9 +34,9 @@ def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
         where = " of a block" if prim.placement == "shared" else ""
         parties = parties_per_instance(facts, prim, sites)
         if parties is None:
-            ctx.sink.error("E0725", f"which {who}s {what} the `{prim.impl}` queue `{queue}` depends on data: it "
-                           f"needs one producer {who} and one consumer {who} per instance{where}, known from the "
-                           "program", sites[0][1].span, notes=[Note(f"`{queue}` is declared here", prim.span)],
+            ctx.sink.error("E0725", f"which {who}s {what} the `{prim.impl}` queue `{queue}` cannot be told from the "
+                           "program (it depends on data, or on more blocks than the analysis follows): it needs one "
+                           f"producer {who} and one consumer {who} per instance{where}, known from the program", sites[0][1].span, notes=[Note(f"`{queue}` is declared here", prim.span)],
                            help=f"choose the {who}s by `{'warp' if who == 'warp' else 'tid'}` and constants, or use "
                                 "the default `ring`")
             continue
@@ -57,6 +57,8 @@ def parties_per_instance(facts: Facts, prim, sites) -> dict | None:
     block at @warp, threads at @thread (of the block, or as (block, thread) for a global queue);
     None when unknown."""
     t = facts.threads
+    if prim.placement == "global" and not t.every_block:
+        return None         # a party in a block the analysis does not follow could put too
     column = "warp" if prim.granularity == "warp" else "tid"
     out: dict = {}
     for label, ins in sites:
