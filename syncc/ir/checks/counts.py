@@ -24,14 +24,14 @@ def check_counts(facts: Facts, ctx: PassContext) -> None:
     sections = section_waits(facts)
     reported = reported_waits(facts)
     if blocking or sections:
-        _never_provided(facts, blocking + sections, reported, ctx)
+        never_provided(facts, blocking + sections, reported, ctx)
         _counts(facts, blocking, reported, ctx)
     _named_barrier_counts(facts, ctx)
 
 
 # ---- E0705: nothing can ever provide ------------------------------------------------------------
 
-def _never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassContext) -> None:
+def never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassContext) -> None:
     """Semaphores and latches that no thread can ever post or count down: their counts start
     too low, and every post (count-down) comes after a wait that can never end. A fixed point:
     a primitive is *live* when it starts with a permit (a latch: never), or some post of it is

@@ -30,9 +30,10 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
-from .counts import never_blocks
+from .counts import never_blocks, never_provided
 from .facts import Facts, Loop
 from .held import lock_like
+from .waitfor import Blocking, blocking_operations, reported_waits, section_waits
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
@@ -50,7 +51,7 @@ class Wait:
 
 
 def check_waits(facts: Facts, ctx: PassContext) -> None:
-    for wait in _spin_loops(facts) + _retry_loops(facts) + _primitive_waits(facts):
+    for wait in _spin_loops(facts) + retry_loops(facts) + _primitive_waits(facts):
         culprit = _same_warp_release(facts, wait)
         if culprit is None:
             continue
@@ -98,7 +99,25 @@ def _spin_loops(facts: Facts) -> list[Wait]:
 _TRIES = {"sem.trywait": ("sem.post",), "sem.tryfor": ("sem.post",), "mutex.trylock": ("mutex.unlock",)}
 
 
-def _retry_loops(facts: Facts) -> list[Wait]:
+def check_retry_providers(facts: Facts, ctx: PassContext) -> None:
+    """E0705 for a loop that retries `trywait s` (or a queue's `tryput`/`tryget`) until it
+    succeeds, where nothing can ever post `s`: a wait written by hand, which never ends either.
+    Only whether anything can post it is judged (counts.never_provided, with every other wait);
+    how many permits such a loop takes depends on its attempts, which the counts do not follow."""
+    retries = []
+    for wait in retry_loops(facts):
+        if wait.site.judged_as != "sem.trywait":
+            continue
+        name = wait.site.ref.name
+        ends = tuple((b.label, i) for b, _, i in facts.k.instructions()
+                     if i.judged_as == "sem.post" and i.ref.name == name and b.label in facts.cfg.reachable)
+        retries.append(Blocking(wait.site, wait.label, "semaphore", f"this loop of attempts on `{name}`", ends,
+                                "posts it"))
+    if retries:
+        never_provided(facts, blocking_operations(facts) + section_waits(facts) + retries, reported_waits(facts), ctx)
+
+
+def retry_loops(facts: Facts) -> list[Wait]:
     """Loops around a single attempt (`trywait s`, `trylock m`, a queue's `tryput` or `tryget`)
     whose rounds are not counted: they can go round until an attempt succeeds, so they spin on the
     primitive as surely as a blocking wait does, written by hand. (A counted loop ends however

@@ -18,6 +18,8 @@ operation, with notes at the other end of the problem and a fix.
                         ring of channel waits)
     checks/counts.py    E0705 semaphore or latch that can never be posted enough, E0721 named
                         barrier reached by too many or too few
+    checks/waits.py     (check_retry_providers) E0705 a loop retrying `trywait` that nothing can
+                        ever post
     checks/closes.py    E0705 a `for` loop over a queue closed too few times, E0724 one closed
                         too many times or put into after a thread's own close
     checks/queue_parties.py  E0725 an `mbarrier` queue with more than one producer or consumer
@@ -52,12 +54,12 @@ from ..checks.phases import check_phases
 from ..checks.schedule import check_schedule
 from ..checks.space import Shape
 from ..checks.waitfor import check_waits_for
-from ..checks.waits import check_waits
+from ..checks.waits import check_retry_providers, check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
-          check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
+          check_counts, check_retry_providers, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
