@@ -24,6 +24,16 @@ hazard checks judge a queue's waits as those semaphores'.
               Its parts, `q.space` and `q.items`, are semaphores implemented by `RingSide`: the
               operations on them are the queue's own (ops.py, queue.*), each judged as the
               semaphore operation it performs.
+
+    mbarrier  (shared @warp) stages of 32 values with a `full` and an `empty` mbarrier each, one
+              producer warp and one consumer warp per block counting their own tickets
+              (ir/lower_queue_mbarrier.py; MbarrierSide)
+    spsc      one producer and one consumer thread per instance, each counting its own tickets
+              in a word only it touches: the ring's sequence words, no atomic (SpscSide)
+    tinylock  (Fermi) as spsc, with a `full` and an `empty` lock bit per slot passed back and
+              forth instead of a sequence word (TinyLockSide; spsc on ptx)
+              (both: ir/lower_queue_counted.py). The sides of these three are CountedSides:
+              one party a side (checks/queue_parties.py, E0725).
 """
 from __future__ import annotations
 
@@ -36,18 +46,23 @@ from .protocol import Acquirable
 MAX_STEPS = 8       # a ring waiter's backoff: at most this many steps' `delay`
 
 
-class Locked(Expansion):
-    about = entry("queue", "locked", "shared global", "thread",
-                  "a ring of `capacity` slots: counting semaphores for its free slots and its values, "
-                  "a mutex each for the tail and the head", "seed 001 section 4 (semaphores); docs/design/queues.md")
+class QueueImplementation(Expansion):
+    """A queue as `using` names it. It never reaches expansion itself: lowering (ir/lower_queue*.py)
+    emits the queue.* operations on its two parts, which the part classes below expand."""
     defaults = ()
 
     @classmethod
     def operations(cls):
-        return {}           # lowering builds puts and gets from the parts' operations
+        return {}
 
 
-class Ring(Expansion):
+class Locked(QueueImplementation):
+    about = entry("queue", "locked", "shared global", "thread",
+                  "a ring of `capacity` slots: counting semaphores for its free slots and its values, "
+                  "a mutex each for the tail and the head", "seed 001 section 4 (semaphores); docs/design/queues.md")
+
+
+class Ring(QueueImplementation):
     about = entry("queue", "ring", "shared global", "thread warp block",
                   "a ring of `capacity` slots with a sequence word each: a put or get takes a ticket with one "
                   "atomic and waits for its slot alone; `delay`: ns a waiter sleeps, after a poll that found "
@@ -67,10 +82,6 @@ class Ring(Expansion):
         *default("fermi", "shared @thread, global @thread, shared @warp, global @warp, global @block",
                  "one atomic and one polled word per operation and no lock to wait for"),
     )
-
-    @classmethod
-    def operations(cls):
-        return {}           # lowering emits the queue.* operations on its parts (RingSide)
 
 
 class RingSide(Acquirable):
@@ -212,18 +223,13 @@ class RingSide(Acquirable):
         em.when(ok, lambda: em.fence_if_needed(ins), hint="took")
 
 
-class Mbarrier(Expansion):
+class Mbarrier(QueueImplementation):
     about = entry("queue", "mbarrier", "shared", "warp",
                   "stages of 32 values with a `full` and an `empty` mbarrier each: one producer warp and one "
                   "consumer warp per block, every lane waiting on the stage's phase and arriving after its store "
                   "or load, no ticket to take and no meeting of the warp (before sm_80 and on Fermi, two shared "
                   "words stand in for each barrier)", "docs/design/queues.md (mbarrier stages; CUTLASS's pipeline "
                   "without TMA)", counted=True)
-    defaults = ()
-
-    @classmethod
-    def operations(cls):
-        return {}           # lowering emits the queue.* operations on its parts (MbarrierSide)
 
 
 class CountedSide(Expansion):
@@ -302,29 +308,19 @@ class MbarrierSide(CountedSide):
         em.when(em.op("cmp.eq", BOOL, missing, imm(1), hint="last"), last, hint="last")
 
 
-class Spsc(Expansion):
+class Spsc(QueueImplementation):
     about = entry("queue", "spsc", "shared global", "thread",
                   "one producer thread and one consumer thread per instance, each counting its own puts or gets "
                   "(no atomic): a sequence word per slot, polled with acquire and published with release",
                   "docs/design/queues.md (1:1 without tickets)", counted=True)
-    defaults = ()
-
-    @classmethod
-    def operations(cls):
-        return {}           # lowering emits the queue.* operations on its parts (SpscSide)
 
 
-class TinyLockQueue(Expansion):
+class TinyLockQueue(QueueImplementation):
     about = entry("queue", "tinylock", "shared", "thread",
                   "one producer thread and one consumer thread per instance; two Fermi lock bits per slot, "
                   "`full` and `empty`, passed back and forth, so the same bits serve every round (on ptx, spsc)",
                   "seed 000 Listings 6 and 15 (channels), with the token restored", lock_bits=True, counted=True)
-    defaults = ()
     stand_in = "spsc"
-
-    @classmethod
-    def operations(cls):
-        return {}           # lowering emits the queue.* operations on its parts (TinyLockSide)
 
 
 class SpscSide(RingSide):
