@@ -242,8 +242,8 @@ class PrimitiveRules:
                           ref.name.span,
                           help="declare it in the kernel's body, or use the default `ring`, which a library can vend")
             return
-        threads = pos.kernel.threads_per_block if impl.name == "mbarrier" and pos.kernel is not None else 32
-        if threads is None or threads % 32:
+        threads = pos.kernel.threads_per_block if pos.kernel is not None else None
+        if impl.name == "mbarrier" and (threads is None or threads % 32):
             self.cx.error("E0409", "an `mbarrier` queue's stages complete at 32 arrivals, one per lane, so its "
                           "kernel's block must be whole warps" + (f", not {threads} threads" if threads else
                                                                   ", fixed in its header (`launch block(...)`)"),

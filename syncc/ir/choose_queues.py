@@ -61,17 +61,16 @@ def queue_choices(k: Kernel, candidates: dict, ctx, shapes) -> dict:
 
 
 def _counted_for(k: Kernel, parts, ctx) -> str | None:
-    """The queue that counts its own tickets this target would use for `parts`, or None."""
+    """The queue that counts its own tickets this target would use for the shared queue `parts`,
+    or None."""
     target = ctx.target
     if parts.granularity == "warp":
         whole = k.block is not None and prod(k.block) % 32 == 0
-        return "mbarrier" if target.mbarrier and parts.placement == "shared" and whole else None
+        return "mbarrier" if target.mbarrier and whole else None
     if parts.granularity != "thread":
         return None
     bits = 2 * parts.capacity * prod(parts.dims)
-    if parts.placement == "shared" and target.lock_bits is not None and bits * TINYLOCK_SHARE <= target.lock_bits:
-        return "tinylock"
-    return "spsc"
+    return "tinylock" if target.lock_bits is not None and bits * TINYLOCK_SHARE <= target.lock_bits else "spsc"
 
 
 def _one_party_each_side(k: Kernel, name: str, ctx, shapes, constant: bool) -> bool:
@@ -112,10 +111,15 @@ def _same_in_every_block(facts: Facts, k: Kernel, sites) -> bool:
             if v.name in params:
                 return False
             found = facts.sources(v, limit=_FOLLOWED, through_shared=True)
-            if len(found) >= _FOLLOWED:
+            if len(found) >= _FOLLOWED or not all(_from_threads(src, params) for src in found):
                 return False
-            for src in found:
-                if src.op == "sreg" and src.attr("reg") in _GRID or src.op == "ld" or src.info.group != "arith" \
-                        and src.op not in ("sreg", "mov") or any(isinstance(a, Reg) and a.name in params for a in src.args):
-                    return False
     return True
+
+
+def _from_threads(src, params: set[str]) -> bool:
+    """Is `src` arithmetic, or a thread index, reading no kernel argument?"""
+    if src.op == "sreg":
+        return src.attr("reg") not in _GRID
+    if src.info.group != "arith" and src.op != "mov":
+        return False            # a load, an atomic, a vote: a value that memory or other threads decide
+    return not any(isinstance(a, Reg) and a.name in params for a in src.args)

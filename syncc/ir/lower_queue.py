@@ -32,8 +32,8 @@ operations are the queue's own, which carry the ticket (ops.py, queue.*):
                     queue.tryreserve / queue.tryclaim: a flag and a ticket) instead of the wait,
                     and the rest only where it took a permit (the statement's result, or its branch)
 
-At `@warp` and `@block` a party puts and gets as one (lower_queue_party.py), and an `mbarrier`
-queue's lanes count their own tickets (lower_queue_mbarrier.py).
+At `@warp` and `@block` a party puts and gets as one (lower_queue_party.py); `mbarrier`, `spsc`
+and `tinylock` queues count their own tickets (lower_queue_counted.py, lower_queue_mbarrier.py).
 
 So a `get` that no `put` can serve is a semaphore wait that no post can end (E0705), a `put`
 made while holding a lock the consumer needs is a hold across a wait (E0720), and so on.
@@ -53,7 +53,9 @@ from .lower_queue_party import affine, party_members, ring_slot
 from .nodes import Array, Imm, Prim, Ref, imm
 
 
-COUNTED = {"mbarrier": mbarrier, "spsc": counted, "tinylock": counted}   # each side counts its own tickets
+COUNTED = {"mbarrier", "spsc", "tinylock"}     # each side counts its own tickets (lower_queue_counted.py)
+
+
 @dataclass(frozen=True)
 class QueueParts:
     name: str               # the queue's name in the IR (its parts are `name.space`, ...)
@@ -120,11 +122,9 @@ def declare_queue(sync, d, info, name: str) -> QueueParts:
 
 def lower_put(sync, parts: QueueParts, index, value, span) -> None:
     b = sync.b
-    if parts.impl in COUNTED:
-        COUNTED[parts.impl].put(sync, parts, index, value, span)
-        return
-    if parts.granularity != "thread":
-        party.put(sync, parts, index, value, span)
+    special = _lowering_of(parts)
+    if special is not None:
+        special.put(sync, parts, index, value, span)
         return
     if parts.impl == "ring":
         ticket = b.op("queue.reserve", I32, Ref(parts.part("space"), index), hint="ticket", span=span)
@@ -137,9 +137,9 @@ def lower_put(sync, parts: QueueParts, index, value, span) -> None:
 
 def lower_get(sync, parts: QueueParts, index, dest, span):
     b = sync.b
-    if parts.granularity != "thread" or parts.impl in COUNTED:
-        take = COUNTED[parts.impl].get if parts.impl in COUNTED else party.get
-        return sync.cx.exprs.emit_value(dest, "mov", parts.elem, take(sync, parts, index, span), span=span)
+    special = _lowering_of(parts)
+    if special is not None:
+        return sync.cx.exprs.emit_value(dest, "mov", parts.elem, special.get(sync, parts, index, span), span=span)
     if parts.impl == "ring":
         ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)
         got = _consume(sync, parts, index, ticket, span)
@@ -153,6 +153,14 @@ def lower_get(sync, parts: QueueParts, index, dest, span):
                lambda slot: b.emit("ld", (got,), (Ref(parts.part("data"), slot),), span))
     b.emit("sem.post", (), (Ref(parts.part("space"), index),), span)
     return sync.cx.exprs.emit_value(dest, "mov", parts.elem, got, span=span)
+
+
+def _lowering_of(parts: QueueParts):
+    """The module that lowers `parts`' puts and gets where this one does not: a queue that counts
+    its own tickets, or a @warp or @block party's ring; None for a @thread ring or `locked`."""
+    if parts.impl in COUNTED:
+        return counted
+    return party if parts.granularity != "thread" else None
 
 
 def lower_tryput(sync, parts: QueueParts, index, value, dest, span):

@@ -1,5 +1,7 @@
 """Lowering of `spsc` and `tinylock` queues: one producer thread and one consumer thread for each
-instance (of each block, for a shared queue), so neither side takes a ticket.
+instance (of each block, for a shared queue), so neither side takes a ticket. The `put` and
+`get` below serve `mbarrier` queues too, whose lanes count in registers and whose slots hold a
+warp's 32 values (lower_queue_mbarrier.py).
 
 Only one thread puts into an instance and one gets from it (checks/queue_parties.py proves it,
 E0725), so a side's ticket is the count of its own operations so far, which it keeps in a word
@@ -22,7 +24,8 @@ read and written by that thread alone, with no atomic. The rest is the side's im
 from __future__ import annotations
 
 from ..core.types import I32
-from .lower_queue_party import affine, ring_slot
+from . import lower_queue_mbarrier as mbarrier
+from .lower_queue_party import affine, member_slot
 from .nodes import Array, Prim, Ref, imm
 
 
@@ -51,7 +54,7 @@ def put(sync, parts, index, value, span) -> None:
     b = sync.b
     ticket = _next(sync, parts, 0, index, span)
     b.emit("queue.await", (), (Ref(parts.part("space"), index), ticket), span)
-    b.emit("st", (), (Ref(parts.part("data"), ring_slot(b, parts, index, ticket, span)), value), span)
+    b.emit("st", (), (member_slot(sync, parts, index, ticket, span), value), span)
     b.emit("queue.publish", (), (Ref(parts.part("items"), index), ticket), span)
 
 
@@ -59,14 +62,16 @@ def get(sync, parts, index, span):
     b = sync.b
     ticket = _next(sync, parts, 1, index, span)
     b.emit("queue.await", (), (Ref(parts.part("items"), index), ticket), span)
-    got = b.op("ld", parts.elem, Ref(parts.part("data"), ring_slot(b, parts, index, ticket, span)), hint="got",
-               span=span)
+    got = b.op("ld", parts.elem, member_slot(sync, parts, index, ticket, span), hint="got", span=span)
     b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
     return got
 
 
 def _next(sync, parts, side: int, index, span):
-    """This operation's ticket: the side's count so far, which moves on by one."""
+    """This operation's ticket (side 0: a put, 1: a get): the side's count so far, which moves on
+    by one (an `mbarrier` queue's lanes keep theirs in registers: lower_queue_mbarrier.py)."""
+    if parts.impl == "mbarrier":
+        return mbarrier.next_ticket(sync, parts, side, index, span)
     b = sync.b
     at = Ref(parts.part("count"), affine(b, index, 2, side, span))
     ticket = b.op("ld", I32, at, hint="ticket", span=span)

@@ -23,7 +23,6 @@ simulator runs the same protocol.
 from __future__ import annotations
 
 from ..core.types import BOOL, I32, U64
-from .lower_queue_party import ring_slot
 from .nodes import Array, Imm, Prim, Ref, imm
 
 LANES = 32          # the arrivals that complete a phase: a warp's lanes
@@ -83,35 +82,11 @@ def counter(sync, parts, side: str, index):
     return regs[name]
 
 
-def put(sync, parts, index, value, span) -> None:
+def next_ticket(sync, parts, side: int, index, span):
+    """This operation's ticket (side 0: a put, 1: a get): the lane's count so far, in a register,
+    which moves on by one."""
     b = sync.b
-    ticket = _next(sync, parts, "puts", index, span)
-    b.emit("queue.await", (), (Ref(parts.part("space"), index), ticket), span)
-    b.emit("st", (), (_lane_slot(sync, parts, index, ticket, span), value), span)
-    b.emit("queue.publish", (), (Ref(parts.part("items"), index), ticket), span)
-
-
-def get(sync, parts, index, span):
-    b = sync.b
-    ticket = _next(sync, parts, "gets", index, span)
-    b.emit("queue.await", (), (Ref(parts.part("items"), index), ticket), span)
-    got = b.op("ld", parts.elem, _lane_slot(sync, parts, index, ticket, span), hint="got", span=span)
-    b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
-    return got
-
-
-def _next(sync, parts, side: str, index, span):
-    """This operation's ticket: the count so far, which moves on by one."""
-    b = sync.b
-    count = counter(sync, parts, side, index)
+    count = counter(sync, parts, ("puts", "gets")[side], index)
     ticket = b.op("mov", I32, count, hint="ticket", span=span)
     b.emit("add", (count,), (count, imm(1)), span)
     return ticket
-
-
-def _lane_slot(sync, parts, index, ticket, span) -> Ref:
-    b = sync.b
-    slot = ring_slot(b, parts, index, ticket, span)
-    at = b.op("add", I32, b.op("mul", I32, slot, imm(LANES), hint="group", span=span), sync.cx.builtin("lane"),
-              hint="member", span=span)
-    return Ref(parts.part("data"), at)

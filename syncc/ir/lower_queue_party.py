@@ -49,7 +49,7 @@ def put(sync, parts, index, value, span) -> None:
         "queue.reserve", I32, Ref(parts.part("space"), index), hint="ticket", span=span)), span), span, "reserve")
     sync.party_sync(parts.granularity, mask, span)
     ticket = _read_turn(sync, parts, turn, span)
-    b.emit("st", (), (_member_slot(sync, parts, index, ticket, span), value), span)
+    b.emit("st", (), (member_slot(sync, parts, index, ticket, span), value), span)
     sync.party_sync(parts.granularity, mask, span)
     sync.only_where(lead, lambda: b.emit("queue.publish", (), (Ref(parts.part("items"), index), ticket), span),
                     span, "publish")
@@ -62,7 +62,7 @@ def get(sync, parts, index, span):
         "queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)), span), span, "claim")
     sync.party_sync(parts.granularity, mask, span)
     ticket = _read_turn(sync, parts, turn, span)
-    got = b.op("ld", parts.elem, _member_slot(sync, parts, index, ticket, span), hint="got", span=span)
+    got = b.op("ld", parts.elem, member_slot(sync, parts, index, ticket, span), hint="got", span=span)
     sync.party_sync(parts.granularity, mask, span)
     sync.only_where(lead, lambda: b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span),
                     span, "free")
@@ -74,7 +74,7 @@ def tryput(sync, parts, index, value, span):
     register that says so, the same in every member."""
     b = sync.b
     mask, lead, ok, ticket = _leader_takes(sync, parts, index, "queue.tryreserve", "space", span)
-    sync.only_where(ok, lambda: b.emit("st", (), (_member_slot(sync, parts, index, ticket, span), value), span),
+    sync.only_where(ok, lambda: b.emit("st", (), (member_slot(sync, parts, index, ticket, span), value), span),
                     span, "tryput")
     _release_if(sync, parts, (mask, lead), ok, "queue.publish", "items", index, ticket, span)
     return ok
@@ -86,7 +86,7 @@ def tryget(sync, parts, index, got, span):
     b = sync.b
     b.assign(got, imm(0, parts.elem), span)
     mask, lead, ok, ticket = _leader_takes(sync, parts, index, "queue.tryclaim", "items", span)
-    sync.only_where(ok, lambda: b.emit("ld", (got,), (_member_slot(sync, parts, index, ticket, span),), span),
+    sync.only_where(ok, lambda: b.emit("ld", (got,), (member_slot(sync, parts, index, ticket, span),), span),
                     span, "tryget")
     _release_if(sync, parts, (mask, lead), ok, "queue.free", "space", index, ticket, span)
     return ok
@@ -99,7 +99,7 @@ def next_value(sync, parts, index, var, span):
     b = sync.b
     mask, lead, more, ticket = _leader_takes(sync, parts, index, "queue.next", "items", span)
     b.assign(var, imm(0, parts.elem), span)
-    sync.only_where(more, lambda: b.emit("ld", (var,), (_member_slot(sync, parts, index, ticket, span),), span),
+    sync.only_where(more, lambda: b.emit("ld", (var,), (member_slot(sync, parts, index, ticket, span),), span),
                     span, "take")
     _release_if(sync, parts, (mask, lead), more, "queue.free", "space", index, ticket, span)
     return more
@@ -153,10 +153,13 @@ def _read_turn(sync, parts, turn: Ref, span):
     return sync.b.op("ld", I32, turn, hint="ticket", span=span, uniform=parts.granularity)
 
 
-def _member_slot(sync, parts, index, ticket, span) -> Ref:
-    """This member's value in the slot of `ticket`: q.data[(iC + t % C) M + m]."""
+def member_slot(sync, parts, index, ticket, span) -> Ref:
+    """This member's value in the slot of `ticket`: q.data[(iC + t % C) M + m] (q.data[iC + t % C]
+    where a slot holds one value)."""
     b = sync.b
     slot = ring_slot(b, parts, index, ticket, span)
+    if parts.members == 1:
+        return Ref(parts.part("data"), slot)
     member = sync.cx.builtin("lane" if parts.granularity == "warp" else "tid")
     at = b.op("add", I32, b.op("mul", I32, slot, imm(parts.members), hint="group", span=span), member,
               hint="member", span=span)

@@ -303,7 +303,7 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     if key == "queue.await":            # an mbarrier queue's wait: the put's or the get's
         key = "queue.reserve" if prim.name.endswith(".space") else "queue.claim"
     queue = _QUEUE_STMT.get(key)
-    if queue is not None and prim.granularity in ("warp", "block"):            # a @warp or @block queue's part: name the statement and the queue
+    if queue is not None and prim.granularity in ("warp", "block"):    # name the statement and the queue
         return (BLOCK if prim.granularity == "block" else WARP), \
             queue.format(prim.granularity, prim.name.rsplit(".", 1)[0])
     if prim.granularity == "block":

@@ -7,9 +7,9 @@
 
 Each side counts its puts (gets) to know the slot and the round to wait for; a second producer
 would count from 0 too, and both would fill slot 0 of round 0, so values are lost or a round
-completes with the wrong values and the stream hangs. Unlike the other
-checks, where the analysis cannot tell who puts this is an error, not a note: the queue is only
-right when the parties are known.
+completes with the wrong values and the stream hangs. Unlike the other checks, where the
+analysis cannot tell who puts this is an error, not a note: the queue is only right when the
+parties are known.
 """
 from __future__ import annotations
 
@@ -33,23 +33,22 @@ def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
         who = "warp" if prim.granularity == "warp" else "thread"
         where = " of a block" if prim.placement == "shared" else ""
         parties = parties_per_instance(facts, prim, sites)
+        notes = [Note(f"`{queue}` is declared here", prim.span)]
         if parties is None:
             ctx.sink.error("E0725", f"which {who}s {what} the `{prim.impl}` queue `{queue}` cannot be told from the "
                            "program (it depends on data, or on more blocks than the analysis follows): it needs one "
-                           f"producer {who} and one consumer {who} per instance{where}, known from the program", sites[0][1].span, notes=[Note(f"`{queue}` is declared here", prim.span)],
+                           f"producer {who} and one consumer {who} per instance{where}, known from the program",
+                           sites[0][1].span, notes=notes,
                            help=f"choose the {who}s by `{'warp' if who == 'warp' else 'tid'}` and constants, or use "
                                 "the default `ring`")
             continue
-        for key, found in sorted(parties.items(), key=str):
-            if len(found) > 1:
-                w = sorted(found)
-                ctx.sink.error("E0725", f"{len(w)} {who}s{where} {what} the `{prim.impl}` queue `{queue}` ({who}s "
-                               f"{w[0]} and {w[1]}): each {who} counts its own operations to find its slot, so two "
-                               "of them would use the same slot in the same round", sites[0][1].span,
-                               notes=[Note(f"`{queue}` is declared here", prim.span)],
-                               help=f"let one {who} put and one other {who} get, or use the default `ring`, which "
-                                    "takes a ticket per operation")
-                break
+        shared = next((sorted(found) for _, found in sorted(parties.items(), key=str) if len(found) > 1), None)
+        if shared is not None:
+            ctx.sink.error("E0725", f"{len(shared)} {who}s{where} {what} the `{prim.impl}` queue `{queue}` ({who}s "
+                           f"{shared[0]} and {shared[1]}): each {who} counts its own operations to find its slot, so "
+                           "two of them would use the same slot in the same round", sites[0][1].span, notes=notes,
+                           help=f"let one {who} put and one other {who} get, or use the default `ring`, which "
+                                "takes a ticket per operation")
 
 
 def parties_per_instance(facts: Facts, prim, sites) -> dict | None:
