@@ -180,7 +180,7 @@ def vend_library(comp: Compilation, ctx: PassContext) -> list:
     sink = DiagnosticSink()      # the library's own findings were reported when it was checked
     module = None
     with collector_paused():
-        library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines).run()
+        library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines, vending=True).run()
         sub_ctx = PassContext(ctx.target, ctx.opt, sink, minimize_fences=ctx.minimize_fences,
                               fences=ctx.fences, syncwarp=ctx.syncwarp)
         if not sink.has_errors:

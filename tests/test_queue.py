@@ -90,13 +90,27 @@ def test_the_check_fails_when_a_value_is_missing(tmp_path):
     assert r.code == 1 and "E0705" in r.err
 
 
-def test_a_library_vends_put_and_get(tmp_path):
+def test_a_library_vends_put_get_and_closing(tmp_path):
     r = syncc("build", "stdlib/queue.sync", "--target", "cuda")
     assert r.code == 0, r.err
     for text in ("struct stream", "struct local", "void put(int32_t value)", "int32_t get()",
-                 "bool try_put(int32_t value)", "implementation: ring(delay=128)", "implementation: ring(delay=0)"):
+                 "bool try_put(int32_t value)", "implementation: ring(delay=128)", "implementation: ring(delay=0)",
+                 "void close()", "bool next(int32_t& value)", "bool next(uint32_t& value)",
+                 "closed_count;   // global, 1 i32, first value 1"):
         assert text in r.out
-    assert "close()" not in r.out          # closing is not vended: a caller could not see the end
+
+
+def test_a_vended_queue_closes_after_its_declared_writers(tmp_path):
+    """`writers = N` is the closing count's first value; a `using locked` queue cannot close (E0418),
+    so its type has no `close` or `next`."""
+    lib = tmp_path / "lib.sync"
+    lib.write_text("queue jobs(32, writers = 6): i32 in global @thread\n"
+                   "queue plain(32): i32 in global @thread using locked\n")
+    r = syncc("build", str(lib), "--target", "cuda")
+    assert r.code == 0, r.err
+    jobs, plain = r.out.split("struct plain")[0].split("struct jobs")[1], r.out.split("struct plain")[1]
+    assert "closed_count;   // global, 1 i32, first value 6" in jobs and "bool next(int32_t& value)" in jobs
+    assert "close()" not in plain and "next(" not in plain
 
 
 @pytest.mark.parametrize("impl", ["ring", "locked"])

@@ -355,3 +355,21 @@ def test_the_cost_model_chooses_a_queue_that_counts_its_own_tickets(tmp_path, so
     assert ("cost model" in r.out) == (chosen != "ring")
     if "lane < 8" not in source:            # (its host block checks every lane's values)
         assert syncc("run", str(path)).code == 0
+
+
+def test_a_top_level_spsc_queue_is_vended_by_a_library_and_refused_in_a_program(tmp_path):
+    """A library vends it to C++ callers, who owe it one thread a side (docs/stdlib.md); a
+    program's kernels would share it across launches the analyses do not see (E0409)."""
+    lib = tmp_path / "lib.sync"
+    lib.write_text("queue pipe(8): i32 in global @thread using spsc\n")
+    r = syncc("build", str(lib), "--target", "cuda")
+    assert r.code == 0, r.err
+    assert "void put(int32_t value)" in r.out and "int32_t get()" in r.out
+    assert "try_put" not in r.out and "close()" not in r.out          # put and get only (E0418)
+    assert "void init() const" in r.out and "void init_block() const" in r.out    # global slots, shared counts
+    prog = tmp_path / "prog.sync"
+    prog.write_text("queue pipe(8): i32 in global @thread using spsc\n"
+                    "kernel k(o: global i32[1]) launch grid(2) block(32) {\n"
+                    "    if bid == 0 && tid == 0 { put pipe = 1 }\n    if bid == 1 && tid == 0 { o[0] = get pipe }\n}\n")
+    r = syncc("check", str(prog))
+    assert r.code == 1 and "error[E0409]" in r.err and "declared in the kernel that uses it" in r.err, r.err

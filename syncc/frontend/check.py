@@ -32,8 +32,12 @@ declarations = HandlerTable()    # top-level item class → how it is declared
 class Checker:
     def __init__(self, program: A.Program, path: str, sink: DiagnosticSink,
                  catalogue: dict[str, dict[str, Implementation]], loader=None,
-                 defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False):
+                 defines: dict[str, tuple[int | bool, str]] | None = None, is_module: bool = False,
+                 vending: bool = False):
         cx = self.cx = CheckContext(program, path, sink, catalogue, loader, defines or {}, is_module)
+        # a library's own file, checked on its own or with its vended operations' kernels: its
+        # primitives are vended to C++ callers, not shared by kernels of this program
+        cx.library = vending or not is_module and not any(isinstance(i, (A.Kernel, A.Host)) for i in program.items)
         cx.stmts = check_stmts.StatementRules(cx)
         cx.exprs = check_expr.ExpressionRules(cx)
         cx.calls = check_calls.CallRules(cx)

@@ -44,6 +44,7 @@ class CheckContext:
         self.refs = self.module.refs
         self.scope = Scope(_BUILTINS)
         self.module.scope = self.scope
+        self.library = False         # set by Checker: a library file, whose primitives are vended
         self.reported: set = set()   # constant errors already reported (code, span)
         self.suggestion_budget = SUGGESTION_BUDGET   # see ExpressionRules.resolve
         # The parts, set by Checker once all exist (they call one another).

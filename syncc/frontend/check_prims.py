@@ -236,11 +236,16 @@ class PrimitiveRules:
                                    + ", ".join(f"@{g}" for g in impl.granularities))],
                           help=("these do: " + ", ".join(f"`{n}`" for n in fits)) if fits else None)
             return
-        if impl.counted and pos.kernel is None:
+        # a library's queue is vended to C++ callers, who owe it one party a side (docs/stdlib.md);
+        # a module's is too, and its importers' kernels cannot use it (they declare their own)
+        vendable = impl.name == "spsc" and (self.cx.library or self.cx.module.is_module)
+        if impl.counted and pos.kernel is None and not vendable:
             self.cx.error("E0409", f"a `{impl.name}` queue is declared in the kernel that uses it: each side "
                           "counts its own puts or gets, which the kernel's analyses must see come from one party",
                           ref.name.span,
-                          help="declare it in the kernel's body, or use the default `ring`, which a library can vend")
+                          help="declare it in the kernel's body, or use the default `ring`"
+                          + (", which a library can vend" if impl.name != "spsc" else
+                             "; a library's own file may declare a `spsc` queue to vend to C++"))
             return
         threads = pos.kernel.threads_per_block if pos.kernel is not None else None
         if impl.name == "mbarrier" and (threads is None or threads % 32):

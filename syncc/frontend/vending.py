@@ -38,6 +38,7 @@ RESULT = "syncc_result"    # what the operation returns: a store to this array
 INDEX = "syncc_index"      # which element of an array of primitives
 VALUE = "syncc_value"      # the value a channel `put` stores
 COUNT = "syncc_count"      # attempts of a bounded wait
+TAKEN = "syncc_taken"      # the value an operation hands back beside its result (a queue's `next`)
 
 
 class OperationBuilder:
@@ -89,6 +90,10 @@ class OperationBuilder:
         assert self.op.takes_value, f"{self.op.name} stores a value: declare takes_value"
         return self.name(VALUE)
 
+    def taken(self, value: A.Expr) -> A.Assign:
+        assert self.op.gives_value, f"{self.op.name} hands a value back: declare gives_value"
+        return self.store(TAKEN, value)
+
     def count(self) -> A.Name:
         assert self.op.takes_count, f"{self.op.name} takes a count: declare takes_count"
         return self.name(COUNT)
@@ -106,6 +111,7 @@ class Operation:
     has_body: bool = False         # runs the caller's code (a lambda in C++)
     takes_value: bool = False      # a channel's value to store
     takes_count: bool = False      # a bound on attempts
+    gives_value: bool = False      # hands back a value of the slot type beside its result (C++: `T& value`)
 
 
 def _section(statement):
@@ -123,6 +129,24 @@ def _try_critical(b: OperationBuilder) -> tuple:
     # result = false; if trylock m { body; unlock m; result = true }
     took = A.If(A.TryLock(b.place(), b.span), b.body(b.prim_op("unlock"), b.result(b.bool(True))), None, b.span)
     return b.result(b.bool(False)), took
+
+
+def _next_value(b: OperationBuilder) -> tuple:
+    # result = false; for v in q { taken = v; result = true; break }: one round of the consumers' loop
+    v = b.ident("syncc_v")
+    take = A.ForEach(v, b.place(), b.block(b.taken(b.name("syncc_v")), b.result(b.bool(True)), A.Break(b.span)),
+                     b.span)
+    return b.result(b.bool(False)), take
+
+
+def _closable(info, impl) -> bool:
+    """Closing needs a `ring` queue (E0418), the default a library's queue gets without `using`."""
+    return impl is None or impl.name == "ring"
+
+
+def _not_counted(info, impl) -> bool:
+    """A queue whose sides count their own tickets (`spsc`) has `put` and `get` only (E0418)."""
+    return impl is None or not impl.counted
 
 
 # kind → its operations; `when(info, impl)` filters (e.g. `arrive` only for named barriers)
@@ -173,7 +197,12 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
         (Operation("get", lambda b: (b.result(A.Get(b.place(), b.span)),), "slot",
                    doc="take the value at the head, waiting while the queue is empty"), None),
         (Operation("try_put", lambda b: (b.result(A.TryPut(b.place(), b.value(), b.span)),), "bool",
-                   takes_value=True, doc="one attempt to add a value: true if it went in"), None),
+                   takes_value=True, doc="one attempt to add a value: true if it went in"), _not_counted),
+        (Operation("close", _prim_op("close"), doc="count this writer out: after the declaration's `writers` "
+                   "closes, `next` ends once every value is taken (once per writer, after its last put)"), _closable),
+        (Operation("next", _next_value, "bool", gives_value=True,
+                   doc="take the value at the head into `value`, waiting while the queue is empty and open; "
+                   "false once it is closed and drained (the `for v in q` loop's get)"), _closable),
     ),
 }
 
@@ -220,6 +249,8 @@ def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
         params.append(param(VALUE, scalar(str(info.elem))))
     if op.takes_count:
         params.append(param(COUNT, scalar("i32")))
+    if op.gives_value:
+        params.append(param(TAKEN, one("global", str(info.elem))))
     if op.returns:
         params.append(param(RESULT, one("global", str(info.elem) if op.returns == "slot" else op.returns)))
     if op.has_body:

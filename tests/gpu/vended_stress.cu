@@ -241,6 +241,54 @@ __global__ void stream_values(syncc_queue::stream q, int producers, int per, int
     }
 }
 
+// the same through the consumers' loop: every producer thread closes after its last put (the
+// closing count starts at the number of writers), and each consumer takes values until `next`
+// says the queue is closed and drained
+__global__ void drain_values(syncc_queue::stream q, int producers, int per, int* seen, int* ended) {
+    if ((int)blockIdx.x < producers) {
+        int me = blockIdx.x * blockDim.x + threadIdx.x;
+        for (int k = 0; k < per; ++k) q.put(me * per + k);
+        q.close();
+    } else {
+        int v = 0;
+        while (q.next(v)) atomicAdd(&seen[v], 1);
+        atomicAdd(ended, 1);
+    }
+}
+
+// spsc in a block: lane l of warp 0 feeds lane l of warp 1 through lanes[l]; each value must come
+// out in order (FIFO per producer), every one of them
+__global__ void lane_pipes(int per, int* wrong) {
+    __shared__ int32_t data[512], count[64], seq[512];
+    syncc_queue::lanes q{data, count, seq};
+    q.init();
+    __syncthreads();
+    const int lane = threadIdx.x % 32;
+    if (threadIdx.x < 32) {
+        for (int k = 0; k < per; ++k) q.put(lane, lane * per + k);
+    } else {
+        int bad = 0;
+        for (int k = 0; k < per; ++k) bad += q.get(lane) != lane * per + k;
+        if (bad) atomicAdd(wrong, bad);
+    }
+}
+
+// spsc between blocks: thread 0 of block 0 puts, thread 0 of block 1 gets, in order
+__global__ void linked(syncc_queue::link q, int n, int* wrong) {
+    __shared__ int32_t count[2];
+    syncc_queue::link mine{q.data, count, q.seq};
+    mine.init_block();
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) {
+        for (int k = 0; k < n; ++k) mine.put(k);
+    } else {
+        int bad = 0;
+        for (int k = 0; k < n; ++k) bad += mine.get() != k;
+        *wrong = bad;
+    }
+}
+
 // one thread offers more values than the queue holds: exactly its capacity go in
 __global__ void offer(syncc_queue::stream q, int n, int* took) {
     for (int i = 0; i < n; ++i) took[0] += q.try_put(i) ? 1 : 0;
@@ -264,6 +312,43 @@ static void queues() {
     bool ok = err == cudaSuccess && wrong == 0 && h_took == 1024;
     std::printf("%-28s %8d values  not taken once %d  try_put took %d of 1100 (capacity 1024)  %s\n",
                 "queue stream (ring)", n, wrong, h_took, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    // closing: producers * threads writers, and every consumer's loop must end
+    int* drained = zeros(n);
+    int* ended = zeros(1);
+    int32_t* writers = zeros(1);
+    const int count = producers * threads;
+    cudaMemcpy(writers, &count, sizeof(int), cudaMemcpyHostToDevice);
+    drain_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros(1024), zeros(2), zeros(1024), writers},
+                                             producers, per, drained, ended);
+    err = cudaDeviceSynchronize();
+    cudaMemcpy(h.data(), drained, n * sizeof(int), cudaMemcpyDeviceToHost);
+    wrong = 0;
+    for (int v : h) wrong += v != 1;
+    int h_ended = -1;
+    cudaMemcpy(&h_ended, ended, sizeof(int), cudaMemcpyDeviceToHost);
+    ok = err == cudaSuccess && wrong == 0 && h_ended == count;
+    std::printf("%-28s %8d values  not taken once %d  loops ended %d of %d  %s\n", "queue stream close/next", n,
+                wrong, h_ended, count, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    // spsc: 132 blocks of 32 lane pipes, and one link between two blocks
+    const int pipes_per = 1024, link_n = 1 << 20;
+    int* bad = zeros(1);
+    lane_pipes<<<132, 64>>>(pipes_per, bad);
+    err = cudaDeviceSynchronize();
+    int h_bad = -1;
+    cudaMemcpy(&h_bad, bad, sizeof(int), cudaMemcpyDeviceToHost);
+    ok = err == cudaSuccess && h_bad == 0;
+    std::printf("%-28s %8d values  out of order or lost %d  %s\n", "queue lanes (spsc, shared)", 132 * 32 * pipes_per,
+                h_bad, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    int* link_bad = zeros(1, 0xFF);
+    linked<<<2, 32>>>(syncc_queue::link{zeros(1024), nullptr, zeros(1024)}, link_n, link_bad);
+    err = cudaDeviceSynchronize();
+    cudaMemcpy(&h_bad, link_bad, sizeof(int), cudaMemcpyDeviceToHost);
+    ok = err == cudaSuccess && h_bad == 0;
+    std::printf("%-28s %8d values  out of order or lost %d  %s\n", "queue link (spsc, global)", link_n,
+                h_bad, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
     failures += !ok;
 }
 

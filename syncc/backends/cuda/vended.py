@@ -15,7 +15,7 @@ becomes the function's return value.
 from __future__ import annotations
 
 from ...ir.nodes import Array, Reg, Return
-from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, VALUE, VendedOp
+from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, TAKEN, VALUE, VendedOp
 from . import CTYPE, MEMORY, KernelWriter, cname
 
 _ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts"}
@@ -39,7 +39,7 @@ class OperationWriter(KernelWriter):
         return "a_" + cname(name)
 
     def declares(self, array: Array) -> bool:
-        return array.kind != "state" and array.name != HOLE      # state is the type's; the body the caller's
+        return array.kind != "state" and array.name not in (HOLE, TAKEN)      # state is the type's; the body the caller's
 
     def _st(self, ins) -> None:
         if ins.ref.name == HOLE:
@@ -47,6 +47,8 @@ class OperationWriter(KernelWriter):
         elif ins.ref.name == RESULT:
             self.result = self.arrays[RESULT].elem
             self.emit(f"syncc_result = {self.value(ins.args[1])};")
+        elif ins.ref.name == TAKEN:
+            self.emit(f"value = {self.value(ins.args[1])};")
         else:
             super()._st(ins)
 
@@ -64,6 +66,8 @@ class OperationWriter(KernelWriter):
             if isinstance(p, Reg) and p.name in _ARGS:
                 args.append(f"{CTYPE[p.type.name]} {_ARGS[p.name]}")
                 unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = {_ARGS[p.name]};")
+        if op.gives_value:
+            args.append(f"{CTYPE[self.arrays[TAKEN].elem.name]}& value")
         if op.has_body:
             args.append("Body&& body")
         ret = "void"
@@ -95,6 +99,19 @@ def state_members(kernels, prefix: str) -> list[dict]:
     return out
 
 
+def initializers(state: list[dict]) -> list[dict]:
+    """The functions that give the state its first values: `init()`, or, where a type has both
+    global and shared state (a global `spsc` queue's sides count in their blocks' shared memory),
+    `init()` for the global state, once, and `init_block()` for the shared state, in each block."""
+    if len({s["space"] for s in state}) < 2:
+        return [{"name": "init", "state": state, "doc": "every element's first value, strided over the block's threads"}]
+    return [{"name": "init", "state": [s for s in state if s["space"] == "global"],
+             "doc": "the global state's first values, strided over the block's threads: from one block, "
+                    "before any block uses the queue"},
+            {"name": "init_block", "state": [s for s in state if s["space"] == "shared"],
+             "doc": "the shared state's first values: from every block that uses the queue, then __syncthreads()"}]
+
+
 def vended_types(module, vended: list[VendedOp]) -> list[dict]:
     kernels = {k.name: k for k in module.kernels}
     types: dict[str, dict] = {}
@@ -110,6 +127,7 @@ def vended_types(module, vended: list[VendedOp]) -> list[dict]:
         t["kernels"].append(kernels[vop.kernel])
     for t in types.values():
         t["state"] = state_members(t["kernels"], t["info"].decl.name.text + ".")
+        t["inits"] = initializers(t["state"])
         t["decl"], t["about"] = t["written"], describe(t["kernels"][0])
     return list(types.values())
 
