@@ -182,7 +182,7 @@ def vend_library(comp: Compilation, ctx: PassContext) -> list:
     with collector_paused():
         library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines, vending=True).run()
         sub_ctx = PassContext(ctx.target, ctx.opt, sink, minimize_fences=ctx.minimize_fences,
-                              fences=ctx.fences, syncwarp=ctx.syncwarp)
+                              fences=ctx.fences, syncwarp=ctx.syncwarp, vending=True)
         if not sink.has_errors:
             module = run_passes(lower_program(library, sub_ctx),
                                 [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)

@@ -4,6 +4,9 @@ member m's value. Run on the simulator against the programs' own host checks; th
 judge a party's operations (a split warp, a block that does not all reach it, counts per party)."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from helpers import syncc
@@ -373,3 +376,31 @@ def test_a_top_level_spsc_queue_is_vended_by_a_library_and_refused_in_a_program(
                     "    if bid == 0 && tid == 0 { put pipe = 1 }\n    if bid == 1 && tid == 0 { o[0] = get pipe }\n}\n")
     r = syncc("check", str(prog))
     assert r.code == 1 and "error[E0409]" in r.err and "declared in the kernel that uses it" in r.err, r.err
+
+
+def test_a_library_vends_mbarrier_stages_whose_init_sets_the_barriers_up(tmp_path):
+    """Vended, each lane counts in a shared word of its own (the type's `counts`) and init() runs
+    mbarrier.init (or sets the two words that stand in before sm_80); an instance's index may be a
+    run-time value there. The header compiles for every architecture its #if branches serve."""
+    lib = tmp_path / "lib.sync"
+    lib.write_text("queue q[2](3): u32 in shared @warp using mbarrier\n")
+    r = syncc("build", str(lib), "--target", "cuda", "-o", str(tmp_path / "lib.cuh"))
+    assert r.code == 0, r.err
+    header = (tmp_path / "lib.cuh").read_text()
+    for text in ("uint64_t* bars;   // shared, 12 u64, an mbarrier of 32 arrivals each (init())",
+                 "int32_t* counts;   // shared, 128 i32, first value 0", "mbarrier.init.shared.b64",
+                 "void put(int32_t index, uint32_t value)", "uint32_t get(int32_t index)"):
+        assert text in header, text
+    assert "try_put" not in header
+    assert syncc("build", str(lib), "--target", "fermi-sass").code == 0       # the two-word stand-in
+    if shutil.which("nvcc") is None:
+        return
+    (tmp_path / "use.cu").write_text(
+        '#include "lib.cuh"\n__global__ void k(unsigned* o) {\n'
+        "    __shared__ uint32_t d[192]; __shared__ uint64_t b[12]; __shared__ int32_t c[128];\n"
+        "    syncc_lib::q q{d, b, c}; q.init(); __syncthreads();\n"
+        "    if (threadIdx.x < 32) q.put(1, threadIdx.x); else o[threadIdx.x] = q.get(1);\n}\n")
+    for arch in ("sm_75", "sm_80", "sm_90"):
+        p = subprocess.run(["nvcc", f"-arch={arch}", "-std=c++17", "-Werror", "all-warnings", "-c", "use.cu"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]

@@ -2316,8 +2316,9 @@ def syncc_frontend_vending_Operation(dflt, fact):
     d_has_body = dflt['has_body']
     d_takes_value = dflt['takes_value']
     d_takes_count = dflt['takes_count']
+    d_gives_value = dflt['gives_value']
 
-    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count):
+    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, gives_value=d_gives_value):
         _set(self, 'name', name)
         _set(self, 'statements', statements)
         _set(self, 'returns', returns)
@@ -2325,17 +2326,18 @@ def syncc_frontend_vending_Operation(dflt, fact):
         _set(self, 'has_body', has_body)
         _set(self, 'takes_value', takes_value)
         _set(self, 'takes_count', takes_count)
+        _set(self, 'gives_value', gives_value)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, gives_value={self.gives_value!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count)
+            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.gives_value)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count))
+        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2344,9 +2346,9 @@ METHODS['syncc.frontend.vending.Operation'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('statements', 'Callable[[OperationBuilder], tuple]', False),
       ('returns', 'str | None', True), ('doc', 'str', True), ('has_body', 'bool', True),
-      ('takes_value', 'bool', True), ('takes_count', 'bool', True)),
+      ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('gives_value', 'bool', True)),
      (), (), False),
-    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False)",
+    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, gives_value: bool = False)",
     syncc_frontend_vending_Operation)
 
 
@@ -2768,12 +2770,13 @@ def syncc_ir_context_PassContext(dflt, fact):
     d_syncwarp = dflt['syncwarp']
     d_hazards = dflt['hazards']
     d_omit = dflt['omit']
+    d_vending = dflt['vending']
     f_sink = fact['sink']
     f_remarks = fact['remarks']
     f_launches = fact['launches']
     f_verify_each = fact['verify_each']
 
-    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, omit=d_omit, launches=_FACTORY, verify_each=_FACTORY):
+    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, omit=d_omit, launches=_FACTORY, verify_each=_FACTORY, vending=d_vending):
         self.target = target
         self.opt = opt
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -2785,13 +2788,14 @@ def syncc_ir_context_PassContext(dflt, fact):
         self.omit = omit
         self.launches = f_launches() if launches is _FACTORY else launches
         self.verify_each = f_verify_each() if verify_each is _FACTORY else verify_each
+        self.vending = vending
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, omit={self.omit!r}, launches={self.launches!r}, verify_each={self.verify_each!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, omit={self.omit!r}, launches={self.launches!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.omit, self.launches, self.verify_each) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.omit, other.launches, other.verify_each)
+            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.omit, self.launches, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.omit, other.launches, other.verify_each, other.vending)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -2805,9 +2809,10 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('minimize_fences', 'bool', True), ('fences', 'bool', True), ('syncwarp', 'bool', True),
       ('hazards', 'bool', True), ('omit', 'frozenset', True),
       ('launches', 'dict', (False, True, True, True, None, True, False)),
-      ('verify_each', 'bool', (False, True, True, True, None, True, False))),
+      ('verify_each', 'bool', (False, True, True, True, None, True, False)),
+      ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 

@@ -238,17 +238,17 @@ class PrimitiveRules:
             return
         # a library's queue is vended to C++ callers, who owe it one party a side (docs/stdlib.md);
         # a module's is too, and its importers' kernels cannot use it (they declare their own)
-        vendable = impl.name == "spsc" and (self.cx.library or self.cx.module.is_module)
+        vendable = impl.name in ("spsc", "mbarrier") and (self.cx.library or self.cx.module.is_module)
         if impl.counted and pos.kernel is None and not vendable:
             self.cx.error("E0409", f"a `{impl.name}` queue is declared in the kernel that uses it: each side "
                           "counts its own puts or gets, which the kernel's analyses must see come from one party",
                           ref.name.span,
                           help="declare it in the kernel's body, or use the default `ring`"
-                          + (", which a library can vend" if impl.name != "spsc" else
-                             "; a library's own file may declare a `spsc` queue to vend to C++"))
+                          + ("; a library's own file may declare it, to vend it to C++" if impl.name != "tinylock"
+                             else ", which a library can vend"))
             return
         threads = pos.kernel.threads_per_block if pos.kernel is not None else None
-        if impl.name == "mbarrier" and (threads is None or threads % 32):
+        if impl.name == "mbarrier" and (threads is None and not vendable or threads is not None and threads % 32):
             self.cx.error("E0409", "an `mbarrier` queue's stages complete at 32 arrivals, one per lane, so its "
                           "kernel's block must be whole warps" + (f", not {threads} threads" if threads else
                                                                   ", fixed in its header (`launch block(...)`)"),
@@ -346,7 +346,7 @@ class PrimitiveRules:
                           place.span, notes=[Note("declared here", sym.span)],
                           help=f"drop `using {name}` (`ring` is the default), or use `put` and `get` only")
             return False
-        if name == "mbarrier" and any(self.cx.exprs.try_fold(i) is None for i in place.indices):
+        if name == "mbarrier" and not self.cx.library and any(self.cx.exprs.try_fold(i) is None for i in place.indices):
             self.cx.error("E0418", f"`{op} {sym.name}[...]` on an `mbarrier` queue needs a constant index: each lane "
                           "counts every instance's puts and gets in a register of its own", place.span,
                           notes=[Note("declared here", sym.span)],

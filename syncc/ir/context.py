@@ -55,6 +55,10 @@ class PassContext:
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite turns VERIFY_EACH_DEFAULT on for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: VERIFY_EACH_DEFAULT)
+    # True for a library's vended operations (driver.vend_library): each is one call of a C++
+    # member function, so what a kernel would set up once or keep in registers (an mbarrier
+    # queue's barriers and counts) is the type's state, initialized by its `init()`.
+    vending: bool = False
 
     def remark(self, kernel: str, topic: str, message: str, span: Span | None = None,
                key: tuple | None = None) -> None:

@@ -23,9 +23,11 @@ simulator runs the same protocol.
 from __future__ import annotations
 
 from ..core.types import BOOL, I32, U64
+from .lower_queue_party import affine
 from .nodes import Array, Imm, Prim, Ref, imm
 
 LANES = 32          # the arrivals that complete a phase: a warp's lanes
+MBARRIER_INIT = "mbarrier"   # a state array's first value: each word an mbarrier of LANES arrivals (vended)
 
 
 def declare(sync, parts, count: int) -> str:
@@ -40,6 +42,14 @@ def declare(sync, parts, count: int) -> str:
     n = count * parts.capacity * 2
     bars = parts.part("bars")
     native = target.mbarrier
+    if sync.cx.ctx.vending:         # the C++ type's init() sets the barriers up; each lane's counts are state
+        # (where two words stand in for each barrier, both start at LANES: inline_ptx.mbar_init)
+        b.add_array(Array(bars, "shared", U64, (n,), "state", MBARRIER_INIT) if native
+                    else Array(bars, "shared", I32, (2 * n,), "state", LANES))
+        b.add_array(Array(parts.part("counts"), "shared", I32, (count * 2 * LANES,), "state", 0))
+        return (f"mbarrier — {parts.capacity} stages of {LANES} values, each with a `full` and an `empty` mbarrier "
+                f"(`{bars}`, set up by the type's init()); each lane counts its warp's puts and gets in a shared "
+                "word of its own (`counts`)")
     b.add_array(Array(bars, "shared", U64 if native else I32, (n if native else 2 * n,), "state", None))
     span = parts.span
     tid, ntid = sync.cx.builtin("tid"), sync.cx.builtin("ntid")
@@ -86,6 +96,14 @@ def next_ticket(sync, parts, side: int, index, span):
     """This operation's ticket (side 0: a put, 1: a get): the lane's count so far, in a register,
     which moves on by one."""
     b = sync.b
+    if sync.cx.ctx.vending:         # word (2i + side) 32 + lane of `counts`: this lane's alone
+        lane = sync.cx.builtin("lane")
+        pair = affine(b, index, 2, side, span)
+        at = Ref(parts.part("counts"), b.op("add", I32, b.op("mul", I32, pair, imm(LANES), hint="count", span=span),
+                                            lane, hint="count", span=span))
+        ticket = b.op("ld", I32, at, hint="ticket", span=span)
+        b.emit("st", (), (at, b.op("add", I32, ticket, imm(1), hint="next", span=span)), span)
+        return ticket
     count = counter(sync, parts, ("puts", "gets")[side], index)
     ticket = b.op("mov", I32, count, hint="ticket", span=span)
     b.emit("add", (count,), (count, imm(1)), span)

@@ -273,6 +273,23 @@ __global__ void lane_pipes(int per, int* wrong) {
     }
 }
 
+// mbarrier stages: warp 0 puts 32 values at a time, warp 1 gets them; lane l's come out in order
+__global__ void staged(int per, int* wrong) {
+    __shared__ int32_t data[3 * 32], counts[64];
+    __shared__ uint64_t bars[6];
+    syncc_queue::stages q{data, bars, counts};
+    q.init();
+    __syncthreads();
+    const int lane = threadIdx.x % 32;
+    if (threadIdx.x < 32) {
+        for (int k = 0; k < per; ++k) q.put(lane * per + k);
+    } else if (threadIdx.x < 64) {
+        int bad = 0;
+        for (int k = 0; k < per; ++k) bad += q.get() != lane * per + k;
+        if (bad) atomicAdd(wrong, bad);
+    }
+}
+
 // spsc between blocks: thread 0 of block 0 puts, thread 0 of block 1 gets, in order
 __global__ void linked(syncc_queue::link q, int n, int* wrong) {
     __shared__ int32_t count[2];
@@ -340,6 +357,14 @@ static void queues() {
     cudaMemcpy(&h_bad, bad, sizeof(int), cudaMemcpyDeviceToHost);
     ok = err == cudaSuccess && h_bad == 0;
     std::printf("%-28s %8d values  out of order or lost %d  %s\n", "queue lanes (spsc, shared)", 132 * 32 * pipes_per,
+                h_bad, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    int* staged_bad = zeros(1);
+    staged<<<132, 64>>>(pipes_per * 4, staged_bad);
+    err = cudaDeviceSynchronize();
+    cudaMemcpy(&h_bad, staged_bad, sizeof(int), cudaMemcpyDeviceToHost);
+    ok = err == cudaSuccess && h_bad == 0;
+    std::printf("%-28s %8d values  out of order or lost %d  %s\n", "queue stages (mbarrier)", 132 * 32 * pipes_per * 4,
                 h_bad, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
     failures += !ok;
     int* link_bad = zeros(1, 0xFF);

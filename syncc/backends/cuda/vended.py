@@ -14,7 +14,9 @@ becomes the function's return value.
 """
 from __future__ import annotations
 
+from ...ir.lower_queue_mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
+from .. import inline_ptx
 from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, TAKEN, VALUE, VendedOp
 from . import CTYPE, MEMORY, KernelWriter, cname
 
@@ -92,11 +94,25 @@ def state_members(kernels, prefix: str) -> list[dict]:
         per = {None: "", "block": " per block of the launch", "thread": " per thread of the launch"}[a.per]
         length = {None: f"{n}", "block": f"{n} * gridDim.x * gridDim.y * gridDim.z",
                   "thread": f"{n} * gridDim.x * gridDim.y * gridDim.z * blockDim.x * blockDim.y * blockDim.z"}[a.per]
-        init = a.init if isinstance(a.init, int) else 0
-        out.append({"name": cname(a.name[len(prefix):]), "type": MEMORY[a.elem.name], "init": init,
-                    "space": a.space, "length": length,
-                    "doc": f"{a.space}, {n} {a.elem}{per}, first value {init}"})
+        name = cname(a.name[len(prefix):])
+        if a.init == MBARRIER_INIT:
+            sets, first = _mbarrier_init(name), f"an mbarrier of {LANES} arrivals each (init())"
+        else:
+            init = a.init if isinstance(a.init, int) else 0
+            sets, first = [f"{name}[i] = {init};"], f"first value {init}"
+        out.append({"name": name, "type": MEMORY[a.elem.name], "sets": sets, "space": a.space, "length": length,
+                    "doc": f"{a.space}, {n} {a.elem}{per}, {first}"})
     return out
+
+
+def _mbarrier_init(name: str) -> list[str]:
+    """mbarrier.init of element i, for the architecture the code is compiled for (the two shared
+    words that stand in for one before sm_80 start the same way: inline_ptx.mbar_init)."""
+    lines = []
+    for test, native in (("#if __CUDA_ARCH__ >= 800", True), ("#else", False)):
+        lines += [test, KernelWriter.asm(inline_ptx.mbar_init(native), [],
+                                         [f"__cvta_generic_to_shared(&{name}[i])", f"(uint32_t){LANES}"])]
+    return lines + ["#endif"]
 
 
 def initializers(state: list[dict]) -> list[dict]:
