@@ -2812,7 +2812,7 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 
@@ -2863,8 +2863,9 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
 def syncc_ir_lower_queue_QueueParts(dflt, fact):
     d_granularity = dflt['granularity']
     d_members = dflt['members']
+    d_wide = dflt['wide']
 
-    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members):
+    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members, wide=d_wide):
         _set(self, 'name', name)
         _set(self, 'capacity', capacity)
         _set(self, 'elem', elem)
@@ -2875,17 +2876,18 @@ def syncc_ir_lower_queue_QueueParts(dflt, fact):
         _set(self, 'span', span)
         _set(self, 'granularity', granularity)
         _set(self, 'members', members)
+        _set(self, 'wide', wide)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r}, wide={self.wide!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members)
+            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members, other.wide)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members))
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2895,9 +2897,9 @@ METHODS['syncc.ir.lower_queue.QueueParts'] = (
      (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
       ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
       ('writers', 'int', False), ('span', 'object', False), ('granularity', 'str', True),
-      ('members', 'int', True)),
+      ('members', 'int', True), ('wide', 'bool', True)),
      (), (), False),
-    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1)",
+    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1, wide: bool = False)",
     syncc_ir_lower_queue_QueueParts)
 
 
@@ -2910,8 +2912,9 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
     d_max_threads_per_sm = dflt['max_threads_per_sm']
     d_ordered_atomics = dflt['ordered_atomics']
     d_mbarrier = dflt['mbarrier']
+    d_wide_slots = dflt['wide_slots']
 
-    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier):
+    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier, wide_slots=d_wide_slots):
         _set(self, 'name', name)
         _set(self, 'title', title)
         _set(self, 'its', its)
@@ -2923,17 +2926,18 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
         _set(self, 'max_threads_per_sm', max_threads_per_sm)
         _set(self, 'ordered_atomics', ordered_atomics)
         _set(self, 'mbarrier', mbarrier)
+        _set(self, 'wide_slots', wide_slots)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r}, wide_slots={self.wide_slots!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier)
+            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier, other.wide_slots)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier))
+        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2944,9 +2948,9 @@ METHODS['syncc.ir.machine_model.MachineModel'] = (
       ('lock_bits', 'int | None', False), ('lock_word_stride', 'int', True),
       ('named_barriers', 'int', True), ('sms', 'int', True), ('max_blocks_per_sm', 'int', True),
       ('max_threads_per_sm', 'int', True), ('ordered_atomics', 'bool', True),
-      ('mbarrier', 'bool', True)),
+      ('mbarrier', 'bool', True), ('wide_slots', 'bool', True)),
      (), (), False),
-    'MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False)',
+    'MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False, wide_slots: bool = False)',
     syncc_ir_machine_model_MachineModel)
 
 

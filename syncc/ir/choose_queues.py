@@ -32,7 +32,8 @@ from .checks.facts import Facts, declared_shape
 from .checks.queue_parties import parties_per_instance
 from .nodes import Imm, Kernel, Reg
 
-_SIMPLE = {"queue.reserve", "queue.claim", "queue.publish", "queue.free"}   # put and get, nothing else
+# put and get, nothing else (a wide ring slot's get and put: take and give)
+_SIMPLE = {"queue.reserve", "queue.claim", "queue.publish", "queue.free", "queue.take", "queue.give"}
 TINYLOCK_SHARE = 8          # a tinylock queue may take up to 1/8 of an SM's lock bits
 
 WHY = {
@@ -82,7 +83,7 @@ def _one_party_each_side(k: Kernel, name: str, ctx, shapes, constant: bool) -> b
             continue
         if ins.op not in _SIMPLE or constant and not isinstance(ins.ref.index, Imm):
             return False
-        if ins.op in ("queue.reserve", "queue.claim"):
+        if ins.op in ("queue.reserve", "queue.claim", "queue.take"):
             sides[ins.ref.name].append((b.label, ins))
     for shape in shapes:
         facts = Facts(replace(k, grid=shape.grid, block=shape.block), ctx.target, shape)

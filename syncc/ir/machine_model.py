@@ -27,6 +27,9 @@ class MachineModel:
     max_threads_per_sm: int = 1536
     ordered_atomics: bool = False   # atomics and loads can carry acquire/release (else fences are emitted)
     mbarrier: bool = False          # shared-memory mbarriers (PTX; the back end stands in for them before sm_80)
+    # 64-bit loads and stores: a @thread ring's slot holds its 32-bit value and sequence word in one
+    # word, so a get's poll brings the value and a put's publication stores it (lower_queue.py)
+    wide_slots: bool = False
 
     @property
     def stack_based(self) -> bool:
@@ -41,7 +44,8 @@ class MachineModel:
 
 
 PTX = MachineModel("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
-             sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True)
+             sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True,
+             wide_slots=True)
 FERMI = MachineModel("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False)

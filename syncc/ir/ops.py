@@ -94,6 +94,11 @@ _TABLE: list[OpInfo] = [
     *_queue_ops("reserve/1:1:sem.wait claim/1:1:sem.wait publish/0:2:sem.post free/0:2:sem.post "
                 "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll "
                 "next/2:1:sem.wait pollnext/2:2:sem.poll"),
+    # A @thread ring whose slot is one 64-bit word, value and sequence word (the target's
+    # wide_slots, lower_queue.py): take is a claim that returns the value too, give a publish that
+    # stores it; their structured and single-attempt forms carry the value as well.
+    *_queue_ops("take/2:1:sem.wait give/0:3:sem.post polltake/2:2:sem.poll trytake/3:1:sem.trywait "
+                "nexttake/3:1:sem.wait pollnexttake/3:2:sem.poll"),
     # An `mbarrier` queue's wait for the slot of a ticket the party counted itself (no ticket to
     # take: ir/lower_queue_mbarrier.py), then the same publish and free.
     *_queue_ops("await/0:2:sem.wait"),
@@ -109,9 +114,9 @@ _TABLE: list[OpInfo] = [
 OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
 
 BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait",  # waits structuring rewrites
-                 "queue.reserve", "queue.claim", "queue.next"}
+                 "queue.reserve", "queue.claim", "queue.next", "queue.take", "queue.nexttake"}
 RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive",  # what a waiter may wait for
-            "queue.publish", "queue.free"}
+            "queue.publish", "queue.free", "queue.give"}
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends
 
 SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",

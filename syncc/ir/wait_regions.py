@@ -69,8 +69,9 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
 
 
 # a `ring` queue's wait → the operation that releases its slot, and which result is the ticket
-_QUEUE_RELEASE = {"queue.reserve": ("queue.publish", 0), "queue.claim": ("queue.free", 0),
-                  "queue.next": ("queue.free", 1)}
+_QUEUE_RELEASE = {"queue.reserve": (("queue.publish", "queue.give"), 0), "queue.claim": (("queue.free",), 0),
+                  "queue.next": (("queue.free",), 1), "queue.take": (("queue.free",), 0),
+                  "queue.nexttake": (("queue.free",), 1)}
 _LOCKED_PARTNER = {"put": ("space", "items"), "get": ("items", "space")}   # a `locked` queue's semaphores
 
 
@@ -82,10 +83,10 @@ def _queue_release(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
     that got through would poll for a slot that lanes of their warp still waiting here must
     fill or empty first (a SIMT deadlock on Fermi)."""
     if first.op in _QUEUE_RELEASE:
-        op, which = _QUEUE_RELEASE[first.op]
+        ops, which = _QUEUE_RELEASE[first.op]
         ticket = first.dests[which]
         ends = [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
-                if ins.op == op and ins.args[1] == ticket]
+                if ins.op in ops and ins.args[1] == ticket]
     else:
         mine, other = _LOCKED_PARTNER[first.attr("queue")]
         partner = first.ref.name.removesuffix(mine) + other

@@ -73,6 +73,10 @@ static int32_t* zeros(size_t n, int value = 0) {
     return p;
 }
 
+static uint64_t* zeros64(size_t n) {              // a ring's slots: value and sequence word, 0 at first
+    return reinterpret_cast<uint64_t*>(zeros(2 * n));
+}
+
 template <class Launch>
 static void measure(const char* name, Party party, int blocks, int threads, int iterations, int bound,
                     Launch launch) {
@@ -314,7 +318,7 @@ __global__ void offer(syncc_queue::stream q, int n, int* took) {
 static void queues() {
     const int producers = 66, threads = 256, per = 8, n = producers * threads * per;
     int* seen = zeros(n);
-    stream_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros(1024), zeros(2), zeros(1024)},
+    stream_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros64(1024), zeros(2), zeros(1)},
                                               producers, per, seen);
     cudaError_t err = cudaDeviceSynchronize();
     std::vector<int> h(n);
@@ -322,7 +326,7 @@ static void queues() {
     int wrong = 0;
     for (int v : h) wrong += v != 1;
     int* took = zeros(1);
-    offer<<<1, 1>>>(syncc_queue::stream{zeros(1024), zeros(2), zeros(1024)}, 1100, took);
+    offer<<<1, 1>>>(syncc_queue::stream{zeros64(1024), zeros(2), zeros(1)}, 1100, took);
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
     int h_took = -1;
     cudaMemcpy(&h_took, took, sizeof(int), cudaMemcpyDeviceToHost);
@@ -336,7 +340,7 @@ static void queues() {
     int32_t* writers = zeros(1);
     const int count = producers * threads;
     cudaMemcpy(writers, &count, sizeof(int), cudaMemcpyHostToDevice);
-    drain_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros(1024), zeros(2), zeros(1024), writers},
+    drain_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros64(1024), zeros(2), writers},
                                              producers, per, drained, ended);
     err = cudaDeviceSynchronize();
     cudaMemcpy(h.data(), drained, n * sizeof(int), cudaMemcpyDeviceToHost);

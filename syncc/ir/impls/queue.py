@@ -37,7 +37,7 @@ hazard checks judge a queue's waits as those semaphores'.
 """
 from __future__ import annotations
 
-from ...core.types import BOOL, I32
+from ...core.types import BOOL, I32, U32, U64
 from ..nodes import Imm, Prim, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
@@ -98,7 +98,10 @@ class RingSide(Acquirable):
         return {"queue.enter": cls.do_enter, "queue.poll": cls.do_poll, "queue.reserve": cls.do_wait,
                 "queue.claim": cls.do_wait, "queue.publish": cls.do_post, "queue.free": cls.do_post,
                 "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try,
-                "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext}
+                "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext,
+                # a wide slot's (value and sequence word in one 64-bit word): the value comes with the look
+                "queue.take": cls.do_take, "queue.polltake": cls.do_polltake, "queue.trytake": cls.do_try,
+                "queue.nexttake": cls.do_next, "queue.pollnexttake": cls.do_pollnext, "queue.give": cls.do_post}
 
     # ---- where things are
     @staticmethod
@@ -134,12 +137,27 @@ class RingSide(Acquirable):
         array, at = cls.counter(em, prim, ins.ref.index)
         return em.atom("add", array, at, imm(1), hint="ticket")
 
+    @staticmethod
+    def wide(em: Emitter, queue: str) -> bool:
+        """Does each slot hold its value and sequence word in one 64-bit word, `q.slots` (lowering
+        chose it: the target's wide_slots, a @thread ring of 32-bit values)?"""
+        return any(a.name == f"{queue}.slots" for a in em.b.arrays)
+
     @classmethod
-    def attempt(cls, em, prim, ins, ticket):
+    def attempt(cls, em, prim, ins, ticket, value=None):
+        """One look at the ticket's slot: ready for this side? Where the slot is wide, the look
+        brings the value too, into `value` (a get's)."""
         queue, _, _ = cls.layout(prim)
         at, round_ = cls.slot(em, prim, ins.ref.index, ticket)
-        seq = f"{queue}.seq"
-        seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
+        if cls.wide(em, queue):
+            slots = f"{queue}.slots"
+            word = em.ld(slots, at, hint="slot", **em.poll_cache(slots), **em.order(ins))
+            seen = em.op("cvt", I32, word, hint="seq")          # the low half
+            if value is not None:
+                em.b.emit("cvt", (value,), (em.op("shr", U64, word, imm(32, U64), hint="value"),))
+        else:
+            seq = f"{queue}.seq"
+            seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
         want = cls.ready(em, prim, round_)
         ok = em.op("cmp.eq", BOOL, seen, want, hint="ready")
         delay = dict(prim.params).get("delay", 0)
@@ -166,13 +184,26 @@ class RingSide(Acquirable):
         em.spin(lambda: cls.attempt(em, prim, ins, ticket), hint="slot")
 
     @classmethod
-    def attempt_next(cls, em, prim, ins, ticket, more):
+    def do_take(cls, em, prim, ins):
+        """A blocking claim of a wide slot: the ticket, then its slot's polls, the last of which
+        brought the value."""
+        ticket, value = ins.dests
+        em.b.assign(ticket, cls.enter(em, prim, ins))
+        em.spin(lambda: cls.attempt(em, prim, ins, ticket, value), hint="slot")
+
+    @classmethod
+    def do_polltake(cls, em, prim, ins):
+        ok, value = ins.dests
+        em.b.assign(ok, cls.attempt(em, prim, ins, ins.args[1], value))
+
+    @classmethod
+    def attempt_next(cls, em, prim, ins, ticket, more, value=None):
         """One look for `for v in q`: ready when the ticket's slot is full (`more` true) or, where
         the queue is closed, when the ticket lies past the last put (`more` false: no value will
         come). Every writer closes after its puts, so once the latch reads closed (acquire) the
         tail counts every put there will be, and a ticket below it is a value on its way: its
         slot reads full at a later look."""
-        full = cls.attempt(em, prim, ins, ticket)
+        full = cls.attempt(em, prim, ins, ticket, value)
         em.b.assign(more, full)
         ready = em.b.reg(BOOL, "ready")
 
@@ -191,13 +222,17 @@ class RingSide(Acquirable):
 
     @classmethod
     def do_pollnext(cls, em, prim, ins):
-        em.b.assign(ins.dests[0], cls.attempt_next(em, prim, ins, ins.args[1], ins.dests[1]))
+        """queue.pollnext: (ready, more); queue.pollnexttake also the value."""
+        value = ins.dests[2] if len(ins.dests) > 2 else None
+        em.b.assign(ins.dests[0], cls.attempt_next(em, prim, ins, ins.args[1], ins.dests[1], value))
 
     @classmethod
     def do_next(cls, em, prim, ins):
-        more, ticket = ins.dests
+        """queue.next: (more, ticket); queue.nexttake also the value."""
+        more, ticket = ins.dests[:2]
+        value = ins.dests[2] if len(ins.dests) > 2 else None
         em.b.assign(ticket, cls.enter(em, prim, ins))
-        em.spin(lambda: cls.attempt_next(em, prim, ins, ticket, more), hint="next")
+        em.spin(lambda: cls.attempt_next(em, prim, ins, ticket, more, value), hint="next")
 
     @classmethod
     def do_post(cls, em, prim, ins):
@@ -205,21 +240,30 @@ class RingSide(Acquirable):
         sequence word becomes what the other side waits for, with release."""
         queue, _, side = cls.layout(prim)
         at, round_ = cls.slot(em, prim, ins.ref.index, ins.args[1])
-        value = em.op("add", I32, em.op("mul", I32, round_, imm(2), hint="seq"), imm(1 if side else 2), hint="seq")
-        em.st(f"{queue}.seq", at, value, **em.order(ins))
+        seq = em.op("add", I32, em.op("mul", I32, round_, imm(2), hint="seq"), imm(1 if side else 2), hint="seq")
+        if not cls.wide(em, queue):
+            em.st(f"{queue}.seq", at, seq, **em.order(ins))
+            return
+        # (value << 32) | seq, one store: a give's value (queue.give's third operand), a free's 0
+        word = em.op("cvt", U64, em.op("cvt", U32, seq, hint="seq"), hint="slot")     # zero-extended
+        if ins.op == "queue.give":
+            high = em.op("shl", U64, em.op("cvt", U64, ins.args[2], hint="value"), imm(32, U64), hint="value")
+            word = em.op("or", U64, high, word, hint="slot")
+        em.st(f"{queue}.slots", at, word, **em.order(ins))
 
     @classmethod
     def do_try(cls, em, prim, ins):
         """One attempt: the counter's ticket, and where its slot is ready, that ticket taken with a
         compare-and-swap (a lost race fails and leaves the counter alone)."""
-        ok, ticket = ins.dests
+        ok, ticket = ins.dests[:2]
+        value = ins.dests[2] if len(ins.dests) > 2 else None     # queue.trytake: the value too
         array, at = cls.counter(em, prim, ins.ref.index)
         em.b.assign(ticket, em.ld(array, at, hint="ticket", **em.poll_cache(array)))
 
         def take(got):
             old = em.atom("cas", array, at, ticket, em.op("add", I32, ticket, imm(1), hint="next"))
             em.b.emit("cmp.eq", (got,), (old, ticket))
-        em.b.assign(ok, em.attempt_if(cls.attempt(em, prim, ins, ticket), take, hint="free"))
+        em.b.assign(ok, em.attempt_if(cls.attempt(em, prim, ins, ticket, value), take, hint="free"))
         em.when(ok, lambda: em.fence_if_needed(ins), hint="took")
 
 

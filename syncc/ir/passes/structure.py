@@ -40,10 +40,12 @@ from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
          "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll",
-         "queue.next": "queue.pollnext"}
+         "queue.next": "queue.pollnext", "queue.take": "queue.polltake", "queue.nexttake": "queue.pollnexttake"}
 _ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter",
-          "queue.reserve": "queue.enter", "queue.claim": "queue.enter", "queue.next": "queue.enter"}
-_TICKET = {"queue.reserve": 0, "queue.claim": 0, "queue.next": 1}  # which result is the ticket its enter takes
+          "queue.reserve": "queue.enter", "queue.claim": "queue.enter", "queue.next": "queue.enter",
+          "queue.take": "queue.enter", "queue.nexttake": "queue.enter"}
+# which result is the ticket its enter takes
+_TICKET = {"queue.reserve": 0, "queue.claim": 0, "queue.next": 1, "queue.take": 0, "queue.nexttake": 1}
 _CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
 
 
@@ -218,7 +220,7 @@ def _remark(first: Instr, waits: list[Instr], end: tuple[str, int] | None) -> st
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer", "latch.wait": "latch waiter",
             "rw.lock": f"`{first.attr('mode')}` section", "queue.reserve": "`put`", "queue.claim": "`get`",
-            "queue.next": "`for` loop's get"}[first.op]
+            "queue.next": "`for` loop's get", "queue.take": "`get`", "queue.nexttake": "`for` loop's get"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in waits}))
     if end is None:
         return f"the wait on {prims} became a polling loop (nothing after it releases anything)"
@@ -259,6 +261,14 @@ def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
     if op == "queue.pollnext":           # ready, and whether a value came (not the queue's end)
         ok = b.reg(BOOL, "ok")
         b.emit(op, (ok, w.dests[0]), (w.ref, tok), w.span, **attrs)
+        return ok
+    if op == "queue.pollnexttake":       # the same, and the value (a wide ring slot's)
+        ok = b.reg(BOOL, "ok")
+        b.emit(op, (ok, w.dests[0], w.dests[2]), (w.ref, tok), w.span, **attrs)
+        return ok
+    if op == "queue.polltake":           # ready, and the value its look read
+        ok = b.reg(BOOL, "ok")
+        b.emit(op, (ok, w.dests[1]), (w.ref, tok), w.span, **attrs)
         return ok
     if op == "chan.poll":
         ok = b.reg(BOOL, "ok")
