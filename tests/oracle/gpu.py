@@ -74,7 +74,8 @@ def write_gpu_batch(folder: Path, programs: list[Program], results: list[dict]) 
     the check accepted goes, whatever the simulator made of it (a run error there too)."""
     ptx = [r for r in results if r["target"] == "ptx"]
     verdicts = {r["program"]: r["verdict"] for r in ptx}
-    accepted = {r["program"] for r in ptx if r["check"]["accepted"]}
+    # (a judgement that timed out has no check: it is not in the batch)
+    accepted = {r["program"] for r in ptx if r.get("check", {}).get("accepted")}
     chosen = [p for p in programs if p.name in accepted]
     if folder.exists():
         shutil.rmtree(folder)

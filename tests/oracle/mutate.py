@@ -48,6 +48,9 @@ SHRINK = {
     "tests/gpu/semaphore_stress.sync": {"BLOCKS": 2, "THREADS": 32, "ITER": 2},
     "examples/queue.sync": {"THREADS": 32, "ITEMS": 256},
     "tests/gpu/queue_stress.sync": {"BLOCKS": 4, "THREADS": 32, "PER": 2, "CAP": 8},
+    "tests/gpu/queue_payload_stress.sync": {"BLOCKS": 4, "THREADS": 32, "PER": 2, "CAP": 8},
+    "tests/gpu/queue_party_stress.sync": {"BLOCKS": 2, "PER": 8},
+    "tests/gpu/queue_pairs_stress.sync": {"BLOCKS": 2, "PER": 8},
 }
 SEED_GLOBS = ["examples/*.sync", "tests/hazards/clean/*.sync", "tests/properties/*.sync",
               "tests/gpu/*_stress.sync"]

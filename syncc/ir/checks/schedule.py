@@ -18,6 +18,7 @@ large to enumerate) `syncc explain` lists.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import deque
 from itertools import chain, count, repeat
 from operator import add, mul
 
@@ -164,9 +165,17 @@ def check_schedule(facts: Facts, ctx: PassContext) -> None:
     if launch is None:
         return
     stuck = _run_once(facts, launch)
+    how = "with every thread going as far as it can"
+    if not stuck and not launch.monotone():
+        # a semaphore's permits (a queue's free slots) go to whoever asks first, so one order that
+        # finishes does not show that every order does: threads that each take several before
+        # giving any back can share them out and all wait. Taking turns, one event each, is the
+        # order that shares them out (tests/hazards/queue_puts_interleaved.sync)
+        stuck = _run_once(facts, launch, interleave=True)
+        how = "with the threads taking turns, one operation each"
     if stuck:
         events = {row: launch.events(row) for row in stuck}
-        _report(facts, {row: events[row][p] for row, p in stuck.items()}, events, ctx)
+        _report(facts, {row: events[row][p] for row, p in stuck.items()}, events, ctx, how)
 
 
 # ---- the events of each thread ---------------------------------------------------------------------
@@ -347,28 +356,28 @@ def _positions(facts: Facts) -> dict[str, int]:
 _RUNS: dict[tuple, dict[int, int]] = {}   # recent runs: everything `_run` reads → where each stuck thread is
 
 
-def _run_once(facts: Facts, launch: Launch) -> dict[int, int]:
+def _run_once(facts: Facts, launch: Launch, interleave: bool = False) -> dict[int, int]:
     """`_run`, or its answer for the same events: `syncc check` with no target checks a program
     for ptx and for fermi, and a launch's events are usually the same for both."""
     prims = tuple((p.name, p.kind, p.count) for p in facts.k.prims)
     # each thread's events follow from what the sites are made of (flat tuples of ints: cheap to hash)
     key = (facts.threads.n, tuple(facts.threads.columns["block"]), prims, tuple(launch.ranges),
            tuple(launch.named.items()), frozenset(launch.members.items()), frozenset(launch.expected.items()),
-           tuple(launch.made_of))
+           tuple(launch.made_of), interleave)
     at = _RUNS.get(key)
     if at is None:
-        at = _run(facts, launch)
+        at = _run(facts, launch, interleave)
         if len(_RUNS) >= 8:
             _RUNS.clear()
         _RUNS[key] = at
     return at
 
 
-def _run(facts: Facts, launch: Launch) -> dict[int, int]:
-    """Every thread as far as it can go; the threads left waiting, at the position of the event
-    each waits on. Event-driven: a thread blocked on a resource is woken when the resource
-    changes. Semaphores, latches and channels are acted on here (the most frequent); the rest
-    in _State.act."""
+def _run(facts: Facts, launch: Launch, interleave: bool = False) -> dict[int, int]:
+    """Every thread as far as it can go (or, `interleave`, the threads taking turns, one event
+    each); the threads left waiting, at the position of the event each waits on. Event-driven: a
+    thread blocked on a resource is woken when the resource changes. Semaphores, latches and
+    channels are acted on here (the most frequent); the rest in _State.act."""
     t = facts.threads
     events, members = launch.per_row, launch.members
     state = _State(facts, launch)
@@ -391,7 +400,8 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
                 gone[blocks[row]] += 1
                 gone[grid] += 1
     sleeping: list[list[int] | None] = [None] * launch.size   # resource or party → threads woken by it
-    todo = list(launch.rows)
+    todo = deque(launch.rows)
+    take = todo.popleft if interleave else todo.pop       # turns in row order, or the last in first
     if launch.monotone():
         # the order is free: threads in row order (popped from the end), as the sites list them,
         # which puts a producer that comes first in the program before its consumers
@@ -412,7 +422,7 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
                     todo.append(r)
 
     while todo:
-        row = todo.pop()
+        row = take()
         evs = events[row]
         p, end = pos[row], len(evs)
         while p < end:
@@ -474,6 +484,10 @@ def _run(facts: Facts, launch: Launch) -> dict[int, int]:
                     todo.extend(sleeping[party])
                     sleeping[party] = None
             p += 1
+            if interleave and p < end:          # its turn is over: to the back of the line
+                pos[row] = p
+                todo.append(row)
+                break
         else:
             pos[row] = p
             finished += 1
@@ -550,7 +564,8 @@ class _State:
 
 # ---- what to say ---------------------------------------------------------------------------------------
 
-def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext) -> None:
+def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext, how: str) -> None:
+    """Report the stuck run (`how`: the order in which the threads went)."""
     reported = reported_waits(facts)
     t = facts.threads
     # a lane held where a wait's loop ends explains a stack-based deadlock best: report it first
@@ -562,18 +577,19 @@ def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext) -> 
     if e.kind == "converge":
         _report_convergence(facts, row, e, stuck, events, ctx)
         return
-    providers = _providers(e, events, stuck)
+    found = _providers(e, events, stuck)
+    providers = [(r, at) for r, at in found if r != row] or found      # another thread, where there is one
     what = _describe(facts, e)
     if providers:
         other_row, other = providers[0]
-        ctx.sink.error("E0720", f"{what} can wait forever: with every thread going as far as it can, "
+        ctx.sink.error("E0720", f"{what} can wait forever: {how}, "
                        f"{t.describe(row)} waits here while {t.describe(other_row)}, which would {_verb(e)} later, "
                        f"waits at line {_line(other)} for something only a waiting thread provides", e.site.span,
                        notes=[Note(f"{t.describe(other_row)} waits here", other.site.span)],
                        help="let each provider reach its post, put or arrival before it waits for what the waiters "
                             "would give it")
     else:
-        ctx.sink.error("E0705", f"{what} can wait forever: with every thread going as far as it can, "
+        ctx.sink.error("E0705", f"{what} can wait forever: {how}, "
                        f"{t.describe(row)} is left waiting here and every thread that could {_verb(e)} has finished",
                        e.site.span, help="post, put or count down once for every wait, from threads that do not "
                                          "wait for it first")
