@@ -248,7 +248,8 @@ class PrimitiveRules:
                              else ", which a library can vend"))
             return
         threads = pos.kernel.threads_per_block if pos.kernel is not None else None
-        if impl.name == "mbarrier" and (threads is None and not vendable or threads is not None and threads % 32):
+        unsized = threads is None and not vendable      # (a library's C++ caller owes whole warps)
+        if impl.name == "mbarrier" and (unsized or threads is not None and threads % 32):
             self.cx.error("E0409", "an `mbarrier` queue's stages complete at 32 arrivals, one per lane, so its "
                           "kernel's block must be whole warps" + (f", not {threads} threads" if threads else
                                                                   ", fixed in its header (`launch block(...)`)"),

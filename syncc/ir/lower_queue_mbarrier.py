@@ -15,6 +15,10 @@ waits and arrives itself, so the warp never meets:
                     queue.publish @q.items[i], t    (post q.items[i]: mbar.arrive on `full`)
     get q[i]:       the same with q.gets.i, queue.await @q.items[i], a load and queue.free
 
+A library's vended operations (PassContext.vending) are each one call of a C++ member function,
+so there nothing is kept in registers or set up at the kernel's start: each lane counts in a
+shared word of its own, `q.counts[(2i + side) 32 + lane]`, and the type's init() runs mbar.init.
+
 The ordering is the mbarriers': an arrive releases the lane's store, a completed wait acquires
 what all 32 lanes released, at cta scope. Fermi has no mbarrier: there each barrier is two
 shared words that the expansion counts down and moves on with atomics (impls/queue.py), so the
