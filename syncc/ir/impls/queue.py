@@ -100,7 +100,7 @@ class RingSide(Acquirable):
                 "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try,
                 "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext,
                 # a wide slot's (value and sequence word in one 64-bit word): the value comes with the look
-                "queue.take": cls.do_take, "queue.polltake": cls.do_polltake, "queue.trytake": cls.do_try,
+                "queue.take": cls.do_wait, "queue.polltake": cls.do_poll, "queue.trytake": cls.do_try,
                 "queue.nexttake": cls.do_next, "queue.pollnexttake": cls.do_pollnext, "queue.give": cls.do_post}
 
     # ---- where things are
@@ -177,24 +177,18 @@ class RingSide(Acquirable):
 
     @classmethod
     def do_wait(cls, em, prim, ins):
-        """A blocking reserve or claim (one not structured into the program's loop): the ticket,
-        then its slot's polls."""
+        """A blocking reserve, claim or take (one not structured into the program's loop): the
+        ticket, then its slot's polls (a take's last one brought the value)."""
         ticket = ins.dests[0]
-        em.b.assign(ticket, cls.enter(em, prim, ins))
-        em.spin(lambda: cls.attempt(em, prim, ins, ticket), hint="slot")
-
-    @classmethod
-    def do_take(cls, em, prim, ins):
-        """A blocking claim of a wide slot: the ticket, then its slot's polls, the last of which
-        brought the value."""
-        ticket, value = ins.dests
+        value = ins.dests[1] if len(ins.dests) > 1 else None
         em.b.assign(ticket, cls.enter(em, prim, ins))
         em.spin(lambda: cls.attempt(em, prim, ins, ticket, value), hint="slot")
 
     @classmethod
-    def do_polltake(cls, em, prim, ins):
-        ok, value = ins.dests
-        em.b.assign(ok, cls.attempt(em, prim, ins, ins.args[1], value))
+    def do_poll(cls, em, prim, ins):
+        """queue.poll: ready; queue.polltake also the value."""
+        value = ins.dests[1] if len(ins.dests) > 1 else None
+        em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1], value))
 
     @classmethod
     def attempt_next(cls, em, prim, ins, ticket, more, value=None):

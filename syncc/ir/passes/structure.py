@@ -46,6 +46,9 @@ _ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.e
           "queue.take": "queue.enter", "queue.nexttake": "queue.enter"}
 # which result is the ticket its enter takes
 _TICKET = {"queue.reserve": 0, "queue.claim": 0, "queue.next": 1, "queue.take": 0, "queue.nexttake": 1}
+# a queue poll that defines some of its wait's results besides `ready`: which ones (whether a
+# value came, not the queue's end; a wide ring slot's value)
+_POLL_ALSO = {"queue.pollnext": (0,), "queue.pollnexttake": (0, 2), "queue.polltake": (1,)}
 _CARRIED = ("mode",)      # attributes of a wait that its enter and poll keep (an rwlock's read or write)
 
 
@@ -258,17 +261,9 @@ def _define_before_loop(b: KernelBuilder, pre: str, head: str, latch: str) -> No
 
 def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
     op = _POLL[w.op]
-    if op == "queue.pollnext":           # ready, and whether a value came (not the queue's end)
+    if op in _POLL_ALSO:                 # ready, then results of the wait the poll defines itself
         ok = b.reg(BOOL, "ok")
-        b.emit(op, (ok, w.dests[0]), (w.ref, tok), w.span, **attrs)
-        return ok
-    if op == "queue.pollnexttake":       # the same, and the value (a wide ring slot's)
-        ok = b.reg(BOOL, "ok")
-        b.emit(op, (ok, w.dests[0], w.dests[2]), (w.ref, tok), w.span, **attrs)
-        return ok
-    if op == "queue.polltake":           # ready, and the value its look read
-        ok = b.reg(BOOL, "ok")
-        b.emit(op, (ok, w.dests[1]), (w.ref, tok), w.span, **attrs)
+        b.emit(op, (ok, *(w.dests[i] for i in _POLL_ALSO[op])), (w.ref, tok), w.span, **attrs)
         return ok
     if op == "chan.poll":
         ok = b.reg(BOOL, "ok")
