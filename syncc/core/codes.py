@@ -104,6 +104,7 @@ CODES: dict[str, str] = {
     "E0723": "grid barrier's `arrive` and `wait` not paired",
     "E0724": "queue closed more times than its writers, or put into after a close",
     "E0725": "queue that counts its own tickets with more than one producer or consumer",
+    "E0726": "index outside its array or primitive",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

@@ -2520,6 +2520,39 @@ METHODS['syncc.ir.checks.memory.HandLock'] = (
     syncc_ir_checks_memory_HandLock)
 
 
+# syncc.ir.checks.retries.Retry
+def syncc_ir_checks_retries_Retry(dflt, fact):
+
+    def __init__(self, loop, attempt, label, entry, after):
+        _set(self, 'loop', loop)
+        _set(self, 'attempt', attempt)
+        _set(self, 'label', label)
+        _set(self, 'entry', entry)
+        _set(self, 'after', after)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(loop={self.loop!r}, attempt={self.attempt!r}, label={self.label!r}, entry={self.entry!r}, after={self.after!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.loop, self.attempt, self.label, self.entry, self.after) == (other.loop, other.attempt, other.label, other.entry, other.after)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.loop, self.attempt, self.label, self.entry, self.after))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.checks.retries.Retry'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('loop', 'Loop', False), ('attempt', 'Instr', False), ('label', 'str', False),
+      ('entry', 'str', False), ('after', 'frozenset[str]', False)),
+     (), (), False),
+    'Retry(loop: Loop, attempt: Instr, label: str, entry: str, after: frozenset[str])',
+    syncc_ir_checks_retries_Retry)
+
+
 # syncc.ir.checks.space.Shape
 def syncc_ir_checks_space_Shape(dflt, fact):
     d_args = dflt['args']

@@ -21,7 +21,7 @@ from ...core.diagnostics import Note
 from ..context import PassContext
 from ..impls.registry import implementation
 from ..nodes import Instr, Prim
-from .facts import Facts
+from .facts import Facts, reported_waits
 from .space import gather
 
 _PRODUCE = ("chan.put", "chan.signal")
@@ -146,9 +146,13 @@ def _two_producers(facts: Facts, prim: Prim, put: Instr, inst, keys: list, befor
 
 
 def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContext) -> None:
+    reported = reported_waits(facts)
     for label, wait in waits:
+        if id(wait) in reported:
+            continue
         found = slot_keys(facts, prim, label, wait.ref.index)
         if found is None:
+            _unproduced_by_data(facts, prim, label, wait, produced, ctx)
             continue
         inst, keys, symbolic = found
         if set(produced) - {symbolic}:
@@ -180,6 +184,34 @@ def _unproduced(facts: Facts, prim: Prim, waits, produced: dict, ctx: PassContex
                        notes=[Note(f"`{prim.name}` is declared here", prim.span)],
                        help="wait only for slots some thread puts, or put this one" if not elsewhere else
                             f"declare `{prim.name}` `in global` to pass values between blocks")
+
+
+def _unproduced_by_data(facts: Facts, prim: Prim, label: str, wait: Instr, produced: dict, ctx: PassContext) -> None:
+    """A wait whose slot is chosen by data (`get c[idx[tid]]`) may wait for any slot of the channel
+    (the run-time bounds check stops one outside it): every slot must then have a producer, in
+    every block where the wait runs for a shared channel."""
+    inst = facts.instances(label)
+    if inst is None or not inst.size or set(produced) - {()}:
+        return
+    have: dict = {}              # block (None: a global channel) → the slots some thread puts
+    for key in produced.get((), {}):
+        block, slot = _decode(facts, prim, key)
+        if 0 <= slot < prim.instances:
+            have.setdefault(block, set()).add(slot)
+    blocks = sorted(set(gather(facts.threads.columns["block"], inst.thread))) if prim.placement == "shared" else [None]
+    for block in blocks:
+        slots = have.get(block, set())
+        if len(slots) == prim.instances:
+            continue
+        slot = next(i for i in range(prim.instances) if i not in slots)
+        row = next(r for r in inst.thread if block is None or facts.threads.columns["block"][r] == block)
+        where = f" of block {block}" if block is not None and facts.shape.blocks > 1 else ""
+        ctx.sink.error("E0705", f"{facts.threads.describe(row)} waits for a slot of `{prim.name}` chosen by data, and "
+                       f"nothing puts or signals `{_slot(prim, slot, ())}`{where}: if the data chooses it, the wait "
+                       "never ends", wait.span, notes=[Note(f"`{prim.name}` is declared here", prim.span)],
+                       help="compute the slot from thread and block indices, constants and loop counters, so that "
+                            "the check can see it is put; or put every slot of the channel")
+        return
 
 
 def _waits_for_itself(facts: Facts, prim: Prim, wait: Instr, inst, keys, symbolic, have, ctx) -> bool:

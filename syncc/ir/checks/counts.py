@@ -16,6 +16,7 @@ from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
+from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 
 
@@ -41,10 +42,7 @@ def never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: P
     waits = [w for w in blocking if w.kind in kinds]
     if not waits:
         return
-    gate = {}          # block label → the (kind) waits in it that could hold a thread up
-    for b, _, ins in k.instructions():
-        if ins.judged_as in ("sem.wait", "latch.wait") and ins.attr("party") is None:
-            gate.setdefault(b.label, []).append(ins)
+    gate = _gates(facts)
     live = {p.name for p in k.prims if p.kind == "semaphore" and (p.count or 0) > 0}
     providers = {w.site.ref.name: w.providers for w in waits}
     changed = True
@@ -65,27 +63,44 @@ def never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: P
         blockers = sorted({i.ref.name for lbl, ins in w.providers for i in _first_blockers(facts, lbl, ins, gate, live)})
         if len(blockers) > 1 and name in blockers:
             blockers.remove(name)
+        queue, role = queue_part(name)
         if not w.providers:
             why = "nothing in this kernel posts it" if prim.kind == "semaphore" else "nothing counts it down"
         elif blockers:
             why = (f"every {'post' if prim.kind == 'semaphore' else 'count-down'} of it comes after a wait on "
-                   + ", ".join(f"`{b}`" for b in blockers) + ", which can never end either")
+                   + ", ".join(f"`{queue_part(b)[0]}`" for b in blockers) + ", which can never end either")
         else:
             why = "it is counted down fewer times than its count"
         start = (f"`{name}` starts with {prim.count or 0} permits and " if prim.kind == "semaphore" else
                  f"the latch `{name}` opens after {prim.count} count-downs, and ")
         help = ("post (count down) before anyone waits for it, from a thread that does not wait first, "
                 "or give it an initial count")
-        if w.site.attr("queue") == "for":       # a queue's `close`s are its latch's count-downs
-            queue = name.rsplit(".", 1)[0]
+        if role == "closed":       # a queue's `close`s are its latch's count-downs
             start = f"`{queue}` closes after {prim.count} `close`{'s' if prim.count != 1 else ''}, and "
             why = why.replace("counts it down", "closes it").replace("count-down", "`close`").replace(
                 "counted down", "closed")
             help = "close the queue in each thread that puts into it, after its last `put`"
+        elif role in _QUEUE_WORDS:     # its free slots (puts wait) or its values (gets wait)
+            full, provide, verb = _QUEUE_WORDS[role]
+            start = f"`{queue}` {full(prim.count or 0)} and "
+            why = why.replace("posts it", f"{provide} `{queue}`").replace("every post of it", f"every {verb}")
+            help = f"{provide} `{queue}` once for every value that waits for it, from threads that do not wait first"
         ctx.sink.error("E0705", f"{w.what} never ends: {start}{why}", w.site.span,
-                       notes=[Note(f"`{name.rsplit('.', 1)[0] if w.site.attr('queue') else name}` is declared "
-                                   "here", prim.span)],
-                       help=help)
+                       notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
+
+
+def queue_part(name: str) -> tuple[str, str | None]:
+    """(the queue, which part) for a queue's semaphore or latch (`q.space`: its free slots, `q.items`:
+    its values, `q.closed`: its close count); (name, None) for a primitive of the program's own.
+    (A program's names have no dot: a dotted name is a part lowering made.)"""
+    queue, _, role = name.rpartition(".")
+    return (queue, role) if queue else (name, None)
+
+
+# a queue's counting semaphore → (how full it starts, who posts it, what posting it is)
+_QUEUE_WORDS = {"space": (lambda c: f"is full after {c} `put`{'s' if c != 1 else ''}", "nothing in this kernel "
+                          "takes a value from", "`get` of it"),
+                "items": (lambda c: "starts empty", "nothing in this kernel puts a value into", "`put` into it")}
 
 
 def _reachable_through(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
@@ -93,16 +108,31 @@ def _reachable_through(facts: Facts, label: str, ins: Instr, gate, live) -> bool
     return _path_avoiding(facts, label, ins, gate, live)
 
 
+def _gates(facts: Facts) -> dict[str, list[tuple[int, Instr]]]:
+    """block label → (position, wait) of the waits that hold a thread up in that block before
+    the position: each @thread semaphore or latch wait where it stands, and each loop retrying
+    an attempt until it succeeds (retries.py) at the start of the blocks its exits lead to (only
+    a success gets a thread there), where nothing else leads."""
+    gate: dict[str, list[tuple[int, Instr]]] = {}
+    for b, i, ins in facts.k.instructions():
+        if ins.judged_as in ("sem.wait", "latch.wait") and ins.attr("party") is None:
+            gate.setdefault(b.label, []).append((i, ins))
+    for r in retries(facts):
+        for _, out in r.loop.exits:
+            if all(p in r.loop.blocks for p in facts.cfg.preds[out]):
+                gate.setdefault(out, []).append((-1, r.attempt))
+    return gate
+
+
 def _first_blockers(facts: Facts, label: str, ins: Instr, gate, live) -> list[Instr]:
     """The waits on primitives not live that lie on some path to `ins` (for the message)."""
     index = facts.where[id(ins)][1]
     out = []
     for x, found in gate.items():
-        for w in found:
-            if w.ref.name in live or w is ins:
+        for at, w in found:
+            if w.ref.name in live or w is ins or w in out:
                 continue
-            at = facts.where[id(w)]
-            if x == label and at[1] < index or facts.reaches(at, (label, index)):
+            if x == label and at < index or facts.reaches((x, at), (label, index)):
                 out.append(w)
     return out
 
@@ -112,16 +142,12 @@ def _path_avoiding(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
     cfg = facts.cfg
     index = facts.where[id(ins)][1]
 
-    def dead(code):
-        return any(i.judged_as in ("sem.wait", "latch.wait") and i.attr("party") is None and i.ref.name not in live
-                   for i in code)
-
     def blocked(x, upto=None):
-        code = cfg.blocks[x].instrs if upto is None else cfg.blocks[x].instrs[:upto]
-        if dead(code):
+        if any(w.ref.name not in live and (upto is None or at < upto) for at, w in gate.get(x, ())):
             return True
         # a @warp/@block party's leader waits for everyone: the lanes that skip its branch meet it after
-        return upto is None and facts.is_party_branch(x) and dead(cfg.blocks[cfg.blocks[x].term.if_true].instrs)
+        return upto is None and facts.is_party_branch(x) and any(
+            w.ref.name not in live for _, w in gate.get(cfg.blocks[x].term.if_true, ()))
 
     seen, todo = set(), [cfg.entry]
     while todo:
@@ -186,15 +212,36 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
             if n > supply:
                 w = waits[0]
                 reported.add(id(w.site))
-                ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {instance_name(facts, prim, key)} is "
-                               f"waited on {n} times, but it starts with {prim.count or 0} permit"
-                               f"{'s' if prim.count != 1 else ''} and is posted {posts.get(key, 0)} time"
-                               f"{'s' if posts.get(key, 0) != 1 else ''} at most, so {n - supply} "
-                               f"wait{'s' if n - supply != 1 else ''} never end", w.site.span,
-                               notes=[Note(f"`{name}` is declared here", prim.span)],
-                               help="post once for every wait that is not given back (a producer posts, a "
-                                    "consumer waits), or give the semaphore more initial permits")
+                queue, role = queue_part(name)
+                short = n - supply
+                if role == "space":
+                    why = (f"{instance_name(facts, prim, key, queue)} holds {prim.count} value"
+                           f"{'s' if prim.count != 1 else ''}, {n} are put into it and "
+                           f"{_at_most(posts.get(key, 0))} taken out, so {short} `put`{'s never end' if short != 1 else ' never ends'}")
+                    help = "take out every value that is put (a consumer for each), or give the queue more capacity"
+                elif role == "items":
+                    why = (f"{n} values are taken from {instance_name(facts, prim, key, queue)}, and "
+                           f"{_at_most(posts.get(key, 0))} {'is' if posts.get(key, 0) == 1 else 'are'} put into it, so {short} "
+                           f"`get`{'s never end' if short != 1 else ' never ends'}")
+                    help = "put one value for every `get`, or let the consumers stop when the queue is closed (`for v in q`)"
+                else:
+                    why = (f"{instance_name(facts, prim, key)} is waited on {n} times, but it starts with "
+                           f"{prim.count or 0} permit{'s' if prim.count != 1 else ''} and is posted "
+                           f"{_times(posts.get(key, 0))} at most, so {short} "
+                           f"wait{'s never end' if short != 1 else ' never ends'}")
+                    help = ("post once for every wait that is not given back (a producer posts, a consumer waits), "
+                            "or give the semaphore more initial permits")
+                ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {why}", w.site.span,
+                               notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
                 break
+
+
+def _at_most(n: int) -> str:
+    return "none" if n == 0 else f"at most {n}"
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
 
 
 def never_blocks(facts: Facts, name: str) -> bool:
@@ -239,13 +286,15 @@ def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     return per
 
 
-def instance_name(facts: Facts, prim, key) -> str:
+def instance_name(facts: Facts, prim, key, name: str | None = None) -> str:
+    """`s[3]` of block 1: the instance `key` of `prim` (shown as `name`: a queue for its parts)."""
+    name = name or prim.name
     if isinstance(key, tuple) and facts.shape.blocks == 1:
         key = key[1]
     if isinstance(key, tuple):
         block, index = key
-        return f"`{prim.name}{'' if prim.instances == 1 else f'[{index}]'}` of block {block}"
-    return f"`{prim.name}{'' if prim.instances == 1 else f'[{key}]'}`"
+        return f"`{name}{'' if prim.instances == 1 else f'[{index}]'}` of block {block}"
+    return f"`{name}{'' if prim.instances == 1 else f'[{key}]'}`"
 
 
 # ---- E0721: named barrier counts ----------------------------------------------------------------

@@ -21,6 +21,11 @@ DEFAULT_BLOCK = (1024, 1, 1)      # the widest block, for kernels whose launch c
 DEFAULT_GRID = (2, 1, 1)          # two blocks, for kernels whose grid is given only at launch
 
 
+def reported_waits(facts: "Facts") -> set[int]:
+    """The waits a check already reported (so that another does not report them again)."""
+    return facts.memo.setdefault("reported_waits", set())
+
+
 def declared_shape(k: Kernel) -> Shape:
     return Shape(k.grid or DEFAULT_GRID, k.block or DEFAULT_BLOCK)
 

@@ -28,7 +28,8 @@ from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
 from .space import gather
-from .waitfor import reported_waits
+from .retries import Retry, retries
+from .waitfor import reported_waits, retry_what, wait_what
 
 BUDGET_EVENTS = 25_000      # operation instances simulated per kernel and launch shape
 BUDGET_SLOTS = 1 << 16      # the most slots of one semaphore, latch or channel numbered in advance
@@ -184,9 +185,12 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
     k, t = facts.k, facts.threads
     if not t.every_block:
         return None
+    retried = _retried(facts)
     sites = [(b.label, i, ins, kind) for b in k.blocks if b.label in facts.cfg.reachable
-             for i, ins in enumerate(b.instrs) if (kind := _kind(k, ins)) is not None]
-    sizes = [facts.instances(label) for label, _, _, _ in sites]
+             for i, ins in enumerate(b.instrs) if (kind := _kind(k, ins, retried)) is not None]
+    # where a site's instances are counted: its block, or the block entering the retry loop it is in
+    counted_at = {id(ins): retried[id(ins)].entry if id(ins) in retried else label for label, _, ins, _ in sites}
+    sizes = [facts.instances(counted_at[id(ins)]) for _, _, ins, _ in sites]
     if any(inst is None for inst in sizes) or sum(inst.size for inst in sizes) > BUDGET_EVENTS:
         facts.undecided(ctx, "whether the threads' waits can all end in some order: too many operations to "
                         "follow one by one", k.span)
@@ -197,13 +201,16 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
     gwarp = t.columns["gwarp"]
     total = 0
     for label, i, ins, kind in sites:
-        waits = _EVENTS[ins.judged_as][1] and not (kind == "named" and ins.op == "prim.arrive")
-        inst = facts.instances(label)
-        if inst is None or not inst.counted or waits and not inst.exact:
+        retry = retried.get(id(ins))
+        attempt = retry is not None and ins is retry.attempt
+        waits = attempt or _EVENTS[ins.judged_as][1] and not (kind == "named" and ins.op == "prim.arrive")
+        at = counted_at[id(ins)]
+        inst = facts.instances(at)
+        if inst is None or not inst.counted or waits and not inst.exact or waits and retry and not attempt:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: a wait here runs "
                             "under a condition or in a loop that depends on data", ins.span)
             return None
-        rids = _resource_ids(facts, launch, ins, label, inst, kind)
+        rids = _resource_ids(facts, launch, ins, at, inst, kind)
         if rids is None:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: the element this "
                             "operation uses depends on data", ins.span)
@@ -213,7 +220,9 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         # on a stack-based GPU the lanes that got through a @thread wait's polling loop wait where
         # it ends for the warp's other lanes (after the release structuring put in its body)
         converge = None
-        if ctx.target.stack_based and waits and kind in ("sem", "latch", "chan") and party is None:
+        if ctx.target.stack_based and attempt:       # (the retrying lanes meet where the loop ends)
+            converge = min(positions[out] for _, out in retry.loop.exits), -0.5
+        elif ctx.target.stack_based and waits and kind in ("sem", "latch", "chan") and party is None:
             converge = _convergence_point(facts, label, i, ins, positions)
         total += inst.size * (2 if converge is not None else 1)
         if total > BUDGET_EVENTS:
@@ -278,7 +287,22 @@ def _var(facts: Facts, head: str) -> str:
     return facts.space.counted[head].var
 
 
-def _kind(k, ins: Instr) -> str | None:
+def _retried(facts: Facts) -> dict[int, Retry]:
+    """The attempts of loops that retry until they succeed (retries.py), each a wait on its
+    semaphore, and the operations of those loops that run only after the success, at most once
+    each time the loop runs: id(instruction) → its loop."""
+    out = {}
+    for r in retries(facts):
+        if r.attempt.judged_as in ("sem.trywait", "sem.tryfor"):
+            out[id(r.attempt)] = r
+            for label in r.after:
+                out.update((id(ins), r) for ins in facts.cfg.blocks[label].instrs)
+    return out
+
+
+def _kind(k, ins: Instr, retried: dict) -> str | None:
+    if id(ins) in retried and ins is retried[id(ins)].attempt:
+        return "sem"
     if ins.judged_as not in _EVENTS:
         return None
     if ins.op == "bar.sync":
@@ -578,21 +602,65 @@ def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext, how
         _report_convergence(facts, row, e, stuck, events, ctx)
         return
     found = _providers(e, events, stuck)
-    providers = [(r, at) for r, at in found if r != row] or found      # another thread, where there is one
+    party = _party_of(facts, e)
+    others = [(r, at) for r, at in found if not _same_party(facts, party, r, row)]
     what = _describe(facts, e)
-    if providers:
-        other_row, other = providers[0]
+    if others:
+        other_row, other = others[0]
         ctx.sink.error("E0720", f"{what} can wait forever: {how}, "
-                       f"{t.describe(row)} waits here while {t.describe(other_row)}, which would {_verb(e)} later, "
-                       f"waits at line {_line(other)} for something only a waiting thread provides", e.site.span,
-                       notes=[Note(f"{t.describe(other_row)} waits here", other.site.span)],
+                       f"{_who(facts, party, row)} waits here while {_who(facts, party, other_row)}, which would "
+                       f"{_verb(e)} later, waits at line {_line(other)} for something only a waiting "
+                       f"{'party' if party else 'thread'} provides", e.site.span,
+                       notes=[Note(f"{_who(facts, party, other_row)} waits here", other.site.span)],
                        help="let each provider reach its post, put or arrival before it waits for what the waiters "
                             "would give it")
+    elif found:
+        mine = next((x for x in events[row][events[row].index(e):] if not x.waits and x.resource == e.resource),
+                    None)
+        later = f" (line {_line(mine)})" if mine is not None else ""
+        ctx.sink.error("E0720", f"{what} can wait forever: {how}, {_who(facts, party, row)} waits here for "
+                       f"{_needed(facts, e)} that only it would provide, later{later}: it waits for itself",
+                       e.site.span, notes=[Note("it would provide it here", mine.site.span)] if mine else (),
+                       help="provide before waiting (a `get` before the next `put`, a post before the next wait), "
+                            "or give the primitive more room or permits")
     else:
         ctx.sink.error("E0705", f"{what} can wait forever: {how}, "
                        f"{t.describe(row)} is left waiting here and every thread that could {_verb(e)} has finished",
                        e.site.span, help="post, put or count down once for every wait, from threads that do not "
                                          "wait for it first")
+
+
+def _party_of(facts: Facts, e: Event) -> str | None:
+    """The column that names the party acting in `e` ("gwarp", "block"), None for a thread."""
+    prim = facts.k.prim(e.site.ref.name) if e.site.ref is not None else None
+    return _PARTY.get(prim.granularity) if prim is not None and e.kind in ("sem", "latch") else None
+
+
+def _same_party(facts: Facts, party: str | None, a: int, b: int) -> bool:
+    return a == b or party is not None and facts.threads.columns[party][a] == facts.threads.columns[party][b]
+
+
+def _who(facts: Facts, party: str | None, row: int) -> str:
+    """The thread, or the @warp or @block party it belongs to."""
+    t = facts.threads
+    if party == "block":
+        return f"block {t.columns['block'][row]}"
+    if party == "gwarp":
+        warp = t.columns["warp"][row]
+        return f"warp {warp}" if t.shape.blocks == 1 else f"warp {warp} of block {t.columns['block'][row]}"
+    return t.describe(row)
+
+
+def _needed(facts: Facts, e: Event) -> str:
+    """What a wait waits for, in words."""
+    name = e.site.ref.name if e.site.ref is not None else "?"
+    queue, _, role = name.rpartition(".")
+    if role == "space":
+        return f"room in `{queue}`"
+    if role == "items":
+        return f"a value in `{queue}`"
+    return {"sem": f"a permit of `{name}`", "latch": f"a count-down of the latch `{name}`",
+            "chan": f"the slot of `{name}`"}.get(e.kind, f"`{name}`")
 
 
 def _report_convergence(facts: Facts, row: int, e: Event, stuck, events, ctx: PassContext) -> None:
@@ -625,7 +693,7 @@ def _describe(facts: Facts, e: Event) -> str:
     if e.kind in ("block", "grid"):
         return "this barrier"
     name = e.site.ref.name if e.site.ref is not None else "?"
-    return {"sem": f"this wait on `{name}`", "latch": f"this wait on the latch `{name}`",
+    return {"sem": wait_what(e.site) if e.site.judged_as == "sem.wait" else retry_what(e.site), "latch": f"this wait on the latch `{name}`",
             "chan": f"this wait on `{name}`", "named": f"the named barrier `{name}`",
             "phase": f"this `wait {name}`",
             "converge": f"this wait on `{name}` (its warp's lanes meet where its polling loop ends)"}.get(
@@ -633,6 +701,9 @@ def _describe(facts: Facts, e: Event) -> str:
 
 
 def _verb(e: Event) -> str:
+    role = e.site.ref.name.rpartition(".")[2] if e.kind == "sem" and e.site.ref is not None else None
+    if role in ("space", "items"):        # a queue's free slots, its values
+        return "take a value out" if role == "space" else "put a value in"
     return {"sem": "post it", "latch": "count it down", "chan": "put the slot", "block": "arrive",
             "grid": "arrive", "phase": "arrive", "named": "arrive",
             "converge": "let its warp reconverge"}.get(e.kind, "end it")

@@ -23,8 +23,9 @@ from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS
 from .channels import slot_keys
-from .facts import Facts
+from .facts import Facts, reported_waits
 from .held import can_run_out, held, lock_like
+from .retries import retries
 from .space import gather
 
 _HOLDABLE = ("mutex", "rwlock", "semaphore")
@@ -53,15 +54,12 @@ def check_waits_for(facts: Facts, ctx: PassContext) -> None:
     _channel_rings(facts, reported, ctx)
 
 
-def reported_waits(facts: Facts) -> set[int]:
-    """The waits a check already reported (so that another does not report them again)."""
-    return facts.memo.setdefault("reported_waits", set())
-
-
 # ---- the blocking operations -------------------------------------------------------------------
 
 def blocking_operations(facts: Facts) -> list[Blocking]:
-    """Every operation that waits for other threads, except taking a lock (locks.py)."""
+    """Every operation that waits for other threads, except taking a lock (locks.py); a loop
+    retrying `trywait` (a queue's `tryput` or `tryget`) until it succeeds is its semaphore's wait
+    (retries.py), counted once each time the loop runs: its label is the block that enters it."""
     k, out = facts.k, []
     by_op: dict[str, list] = {}
     for b, _, ins in k.instructions():
@@ -97,13 +95,46 @@ def blocking_operations(facts: Facts) -> list[Blocking]:
     for label, ins in by_op.get("sem.wait", ()):
         if id(ins) not in lock_like(facts):
             ends = sites(["sem.post"], ins.ref.name)
-            out.append(Blocking(ins, label, "semaphore", f"this wait on `{ins.ref.name}`", ends, "posts it"))
+            out.append(Blocking(ins, label, "semaphore", wait_what(ins), ends, "posts it"))
     for label, ins in by_op.get("latch.wait", ()):
         ends = sites(["latch.arrive"], ins.ref.name)
         what = (f"this `for` loop over `{ins.ref.name.rsplit('.', 1)[0]}`" if ins.attr("queue") == "for" else
                 f"this wait on the latch `{ins.ref.name}`")
         out.append(Blocking(ins, label, "latch", what, ends, "counts it down"))
+    for r in retries(facts):
+        if r.attempt.judged_as in ("sem.trywait", "sem.tryfor"):
+            name = r.attempt.ref.name
+            out.append(Blocking(r.attempt, r.entry, "semaphore", retry_what(r.attempt), sites(["sem.post"], name),
+                                "posts it"))
     return out
+
+
+# a queue's operation (or, for `locked`, its semaphore's, which says `queue=`) → the statement
+_QUEUE_STATEMENT = {"queue.reserve": "put", "queue.claim": "get", "queue.take": "get", "queue.next": "for",
+                    "queue.nexttake": "for", "queue.tryreserve": "tryput", "queue.tryclaim": "tryget",
+                    "queue.trytake": "tryget"}
+
+
+def _statement(ins: Instr) -> str | None:
+    return _QUEUE_STATEMENT.get(ins.op) or ins.attr("queue")
+
+
+def wait_what(ins: Instr) -> str:
+    """How a message names a semaphore wait: a queue's, by the statement it stands for."""
+    word = _statement(ins)
+    if word == "for":
+        return f"this `for` loop over `{ins.ref.name.rsplit('.', 1)[0]}`"
+    if word is not None:
+        return f"this `{word}` on `{ins.ref.name.rsplit('.', 1)[0]}`"
+    return f"this wait on `{ins.ref.name}`"
+
+
+def retry_what(attempt: Instr) -> str:
+    """How a message names a loop retrying `attempt` until it succeeds."""
+    word = _statement(attempt)
+    if word is not None:
+        return f"this loop of `{word}` attempts on `{attempt.ref.name.rsplit('.', 1)[0]}`"
+    return f"this loop of attempts on `{attempt.ref.name}`"
 
 
 def section_waits(facts: Facts) -> list[Blocking]:

@@ -30,10 +30,9 @@ from ..context import PassContext
 from ..nodes import Instr, Kernel
 from ..wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
-from .counts import never_blocks, never_provided
+from .counts import never_blocks
 from .facts import Facts, Loop
 from .held import lock_like
-from .waitfor import Blocking, blocking_operations, reported_waits, section_waits
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
@@ -97,24 +96,6 @@ def _spin_loops(facts: Facts) -> list[Wait]:
 
 # a single attempt (as the analyses read it: a queue's try is its semaphore's) → what ends its failures
 _TRIES = {"sem.trywait": ("sem.post",), "sem.tryfor": ("sem.post",), "mutex.trylock": ("mutex.unlock",)}
-
-
-def check_retry_providers(facts: Facts, ctx: PassContext) -> None:
-    """E0705 for a loop that retries `trywait s` (or a queue's `tryput`/`tryget`) until it
-    succeeds, where nothing can ever post `s`: a wait written by hand, which never ends either.
-    Only whether anything can post it is judged (counts.never_provided, with every other wait);
-    how many permits such a loop takes depends on its attempts, which the counts do not follow."""
-    retries = []
-    for wait in retry_loops(facts):
-        if wait.site.judged_as != "sem.trywait":
-            continue
-        name = wait.site.ref.name
-        ends = tuple((b.label, i) for b, _, i in facts.k.instructions()
-                     if i.judged_as == "sem.post" and i.ref.name == name and b.label in facts.cfg.reachable)
-        retries.append(Blocking(wait.site, wait.label, "semaphore", f"this loop of attempts on `{name}`", ends,
-                                "posts it"))
-    if retries:
-        never_provided(facts, blocking_operations(facts) + section_waits(facts) + retries, reported_waits(facts), ctx)
 
 
 def retry_loops(facts: Facts) -> list[Wait]:
@@ -208,7 +189,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
         writers = _keys(facts, b.label, ins)
         if writers is None:
             continue
-        who = _lane_of_same_warp(facts, waiters, writers, _any_instance_releases(k, target))
+        who = _lane_of_same_warp(facts, waiters, writers)
         if who is not None:
             return ins, who
     return None
@@ -257,18 +238,15 @@ def _before(facts: Facts, write: Instr, wait: Instr) -> bool:
     return facts.reaches(w, s) and not facts.reaches(s, w)
 
 
-def _any_instance_releases(k: Kernel, name: str) -> bool:
-    """A semaphore's post or a latch's count-down by anyone can end a wait, whatever its index."""
-    prim = k.prim(name)
-    return prim is not None and prim.kind in ("semaphore", "latch")
-
-
-def _lane_of_same_warp(facts: Facts, waiters, writers, any_instance: bool) -> str | None:
-    """Describe a lane of a waiter's warp whose write can end its wait, or None."""
+def _lane_of_same_warp(facts: Facts, waiters, writers) -> str | None:
+    """Describe a lane of a waiter's warp whose write can end its wait, or None. Where the words
+    (a channel's slot, a semaphore's or latch's instance, an array element) are known, only a
+    write to the waiter's own word counts, and only another lane's: a thread that waits for
+    its own later post waits for itself, which the counts and the schedule report (E0705, E0720)."""
     warps = facts.threads.columns["gwarp"]
     lanes = facts.threads.columns["laneid"]
     (wait_rows, wait_keys, wait_sym), (write_rows, write_keys, write_sym) = waiters, writers
-    if any_instance or wait_keys is None or write_keys is None or wait_sym != write_sym:
+    if wait_keys is None or write_keys is None or wait_sym != write_sym:
         # unknown indices: another lane of a waiting warp that writes is enough
         writing: dict[int, set[int]] = {}
         for u in write_rows:

@@ -13,19 +13,20 @@ operation, with notes at the other end of the problem and a fix.
                         divergence (or in a section, or a `when` body), E0708 grid barrier
                         beyond co-residency
     checks/phases.py    E0723 a grid barrier's `arrive` and `wait` that do not alternate
-    checks/channels.py  E0705 wait with no producer, E0706 slot with two producers
+    checks/channels.py  E0705 wait with no producer (or, for a slot chosen by data, a slot of the
+                        channel with none), E0706 slot with two producers
     checks/waitfor.py   E0720 a wait for threads that wait for this one (a hold they need, a
                         ring of channel waits)
-    checks/counts.py    E0705 semaphore or latch that can never be posted enough, E0721 named
-                        barrier reached by too many or too few
-    checks/waits.py     (check_retry_providers) E0705 a loop retrying `trywait` that nothing can
-                        ever post
+    checks/counts.py    E0705 semaphore or latch that can never be posted enough (a queue's `put` and
+                        `get` too, and a loop retrying an attempt until it succeeds: retries.py),
+                        E0721 named barrier reached by too many or too few
     checks/closes.py    E0705 a `for` loop over a queue closed too few times, E0724 one closed
                         too many times or put into after a thread's own close
     checks/queue_parties.py  E0725 an `mbarrier` queue with more than one producer or consumer
                         warp in a block
     checks/schedule.py  E0705 / E0720 waits left waiting when the threads' known sequences of
                         posts, puts, count-downs and barriers run together, each as far as it can
+    checks/bounds.py    E0726 an index outside its array or primitive, for a thread that runs it
     checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
                         E0711 fence after the release, E0712 last block without a fence
 
@@ -41,6 +42,7 @@ from dataclasses import replace
 
 from ...core.diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
+from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
 from ..checks.queue_parties import check_queue_parties
@@ -54,12 +56,12 @@ from ..checks.phases import check_phases
 from ..checks.schedule import check_schedule
 from ..checks.space import Shape
 from ..checks.waitfor import check_waits_for
-from ..checks.waits import check_retry_providers, check_waits
+from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
-CHECKS = (check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
-          check_counts, check_retry_providers, check_closes, check_queue_parties, check_schedule, check_memory_order)
+CHECKS = (check_bounds, check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
+          check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
