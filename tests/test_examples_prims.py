@@ -93,9 +93,10 @@ def test_checks_clean_at_gpu_scale():
 def test_gpu_scale_is_too_large_for_fermi():
     """The host block launches the grid-barrier kernels with grid(BLOCKS): 1056 blocks of 128 threads
     are resident at once on an H100, not on a GTX480 (15 SMs × 8 blocks), so the launch's shape,
-    not only the declared one, is checked (E0708)."""
+    not only the declared one, is checked (E0708, at the launch)."""
     r = syncc("check", str(EXAMPLE), "--target", "fermi-sim", "-D", "BLOCKS=1056", "-D", "ITERS=50")
-    assert r.code == 1 and "E0708" in r.err and "for this launch" in r.err, r.err
+    assert r.code == 1 and "E0708" in r.err and "this launch runs 1056 blocks" in r.err, r.err
+    assert "launch barrier_atomic(done, seen, early, ITERS) grid(BLOCKS)" in r.err, r.err
 
 
 @pytest.mark.gpu

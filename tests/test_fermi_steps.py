@@ -159,7 +159,7 @@ def test_dump_after_takes_ir_passes_for_every_target_and_steps_for_fermi_sass_on
     assert wrong_target.code == 2 and "a step of the SASS emitter: use it with --target fermi-sass" in wrong_target.err
     unknown = cli("build", str(DIVERGENT_IF), "--target", "fermi-sass", "--dump-after", "nope")
     assert unknown.code == 2
-    assert "`nope` is not an IR pass (lower, check_hazards" in unknown.err
+    assert "`nope` is not an IR pass (lower, unroll_lock_loops, check_hazards" in unknown.err
     assert ", ".join(STEP_NAMES) in unknown.err
 
 

@@ -121,9 +121,10 @@ def test_a_party_tries_as_one(tmp_path, flags):
     ("queue q(4): i32 in shared @block", "E0402", "a shared-memory queue cannot be contended across blocks"),
     ("queue q(4): i32 in shared @warp\n    if warp == 0 { put q = lane }\n"
      "    if warp == 1 {\n        o[lane] = get q\n        o[lane] = get q\n    }",
-     "E0705", "`q.items` is waited on 2 times, but it starts with 0 permits and is posted 1 time at most"),
+     "E0705", "2 values are taken from `q`, and at most 1 is put into it, so 1 `get` never ends"),
     ("queue q(2): i32 in shared @warp\n    if warp == 0 {\n        for i in 0 .. 3 { put q = i }\n"
-     "        o[lane] = get q\n    }", "E0720", "this wait on `q.space` can wait forever"),
+     "        o[lane] = get q\n    }", "E0720", "this `put` on `q` can wait forever: with every thread going as far as it can, warp 0 waits here for "
+     "room in `q` that only it would provide"),
     ("queue q(2, writers = 3): i32 in shared @warp\n    if warp < 2 {\n        put q = lane\n        close q\n    }\n"
      "    if warp == 2 { for v in q { o[lane] = v } }",
      "E0705", "the queue closes after 3 `close`s (its `writers`), and `q` is closed 2 times at most"),

@@ -2488,6 +2488,39 @@ METHODS['syncc.ir.checks.held.Held'] = (
     syncc_ir_checks_held_Held)
 
 
+# syncc.ir.checks.locks.Replay
+def syncc_ir_checks_locks_Replay(dflt, fact):
+
+    def __init__(self, names, relocks, nests, unpaired, left):
+        _set(self, 'names', names)
+        _set(self, 'relocks', relocks)
+        _set(self, 'nests', nests)
+        _set(self, 'unpaired', unpaired)
+        _set(self, 'left', left)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(names={self.names!r}, relocks={self.relocks!r}, nests={self.nests!r}, unpaired={self.unpaired!r}, left={self.left!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.names, self.relocks, self.nests, self.unpaired, self.left) == (other.names, other.relocks, other.nests, other.unpaired, other.left)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.names, self.relocks, self.nests, self.unpaired, self.left))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.checks.locks.Replay'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('names', 'frozenset[str]', False), ('relocks', 'dict', False), ('nests', 'dict', False),
+      ('unpaired', 'frozenset[int]', False), ('left', 'dict', False)),
+     (), (), False),
+    'Replay(names: frozenset[str], relocks: dict, nests: dict, unpaired: frozenset[int], left: dict)',
+    syncc_ir_checks_locks_Replay)
+
+
 # syncc.ir.checks.memory.HandLock
 def syncc_ir_checks_memory_HandLock(dflt, fact):
 
@@ -2523,23 +2556,24 @@ METHODS['syncc.ir.checks.memory.HandLock'] = (
 # syncc.ir.checks.retries.Retry
 def syncc_ir_checks_retries_Retry(dflt, fact):
 
-    def __init__(self, loop, attempt, label, entry, after):
+    def __init__(self, loop, attempt, label, entry, after, once):
         _set(self, 'loop', loop)
         _set(self, 'attempt', attempt)
         _set(self, 'label', label)
         _set(self, 'entry', entry)
         _set(self, 'after', after)
+        _set(self, 'once', once)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(loop={self.loop!r}, attempt={self.attempt!r}, label={self.label!r}, entry={self.entry!r}, after={self.after!r})"
+        return f"{self.__class__.__qualname__}(loop={self.loop!r}, attempt={self.attempt!r}, label={self.label!r}, entry={self.entry!r}, after={self.after!r}, once={self.once!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.loop, self.attempt, self.label, self.entry, self.after) == (other.loop, other.attempt, other.label, other.entry, other.after)
+            return (self.loop, self.attempt, self.label, self.entry, self.after, self.once) == (other.loop, other.attempt, other.label, other.entry, other.after, other.once)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.loop, self.attempt, self.label, self.entry, self.after))
+        return hash((self.loop, self.attempt, self.label, self.entry, self.after, self.once))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2547,9 +2581,9 @@ def syncc_ir_checks_retries_Retry(dflt, fact):
 METHODS['syncc.ir.checks.retries.Retry'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('loop', 'Loop', False), ('attempt', 'Instr', False), ('label', 'str', False),
-      ('entry', 'str', False), ('after', 'frozenset[str]', False)),
+      ('entry', 'str', False), ('after', 'frozenset[str]', False), ('once', 'bool', False)),
      (), (), False),
-    'Retry(loop: Loop, attempt: Instr, label: str, entry: str, after: frozenset[str])',
+    'Retry(loop: Loop, attempt: Instr, label: str, entry: str, after: frozenset[str], once: bool)',
     syncc_ir_checks_retries_Retry)
 
 
@@ -3322,8 +3356,9 @@ METHODS['syncc.ir.nodes.Prim'] = (
 # syncc.ir.nodes.Kernel
 def syncc_ir_nodes_Kernel(dflt, fact):
     d_span = dflt['span']
+    d_coresident = dflt['coresident']
 
-    def __init__(self, name, params, arrays, prims, grid, block, blocks, span=d_span):
+    def __init__(self, name, params, arrays, prims, grid, block, blocks, span=d_span, coresident=d_coresident):
         _set(self, 'name', name)
         _set(self, 'params', params)
         _set(self, 'arrays', arrays)
@@ -3332,17 +3367,18 @@ def syncc_ir_nodes_Kernel(dflt, fact):
         _set(self, 'block', block)
         _set(self, 'blocks', blocks)
         _set(self, 'span', span)
+        _set(self, 'coresident', coresident)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, params={self.params!r}, arrays={self.arrays!r}, prims={self.prims!r}, grid={self.grid!r}, block={self.block!r}, blocks={self.blocks!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, params={self.params!r}, arrays={self.arrays!r}, prims={self.prims!r}, grid={self.grid!r}, block={self.block!r}, blocks={self.blocks!r}, span={self.span!r}, coresident={self.coresident!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.params, self.arrays, self.prims, self.grid, self.block, self.blocks) == (other.name, other.params, other.arrays, other.prims, other.grid, other.block, other.blocks)
+            return (self.name, self.params, self.arrays, self.prims, self.grid, self.block, self.blocks, self.coresident) == (other.name, other.params, other.arrays, other.prims, other.grid, other.block, other.blocks, other.coresident)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.params, self.arrays, self.prims, self.grid, self.block, self.blocks))
+        return hash((self.name, self.params, self.arrays, self.prims, self.grid, self.block, self.blocks, self.coresident))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3353,9 +3389,10 @@ METHODS['syncc.ir.nodes.Kernel'] = (
       ('arrays', 'tuple[Array, ...]', False), ('prims', 'tuple[Prim, ...]', False),
       ('grid', 'tuple[int, int, int] | None', False), ('block', 'tuple[int, int, int] | None', False),
       ('blocks', 'tuple[Block, ...]', False),
-      ('span', 'Span | None', (True, False, True, True, None, False, False))),
+      ('span', 'Span | None', (True, False, True, True, None, False, False)),
+      ('coresident', 'bool', True)),
      (), (), False),
-    'Kernel(name: str, params: tuple[Union[Reg, Array], ...], arrays: tuple[Array, ...], prims: tuple[Prim, ...], grid: tuple[int, int, int] | None, block: tuple[int, int, int] | None, blocks: tuple[Block, ...], span: Span | None = None)',
+    'Kernel(name: str, params: tuple[Union[Reg, Array], ...], arrays: tuple[Array, ...], prims: tuple[Prim, ...], grid: tuple[int, int, int] | None, block: tuple[int, int, int] | None, blocks: tuple[Block, ...], span: Span | None = None, coresident: bool = False)',
     syncc_ir_nodes_Kernel)
 
 
@@ -3475,6 +3512,39 @@ METHODS['syncc.ir.passes.structure._PollingLoop'] = (
      (), (), False),
     "_PollingLoop(b: KernelBuilder, first: Instr, pre: str, waits: list[Instr], done: Reg | None = None, tokens: list[Reg | None] = <factory>, flags: list[Reg] = <factory>, head: str = '', body: str = '', latch: str = '', after: str = '')",
     syncc_ir_passes_structure__PollingLoop)
+
+
+# syncc.ir.passes.unroll.Counter
+def syncc_ir_passes_unroll_Counter(dflt, fact):
+
+    def __init__(self, var, first, by, step, rounds):
+        _set(self, 'var', var)
+        _set(self, 'first', first)
+        _set(self, 'by', by)
+        _set(self, 'step', step)
+        _set(self, 'rounds', rounds)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(var={self.var!r}, first={self.first!r}, by={self.by!r}, step={self.step!r}, rounds={self.rounds!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.var, self.first, self.by, self.step, self.rounds) == (other.var, other.first, other.by, other.step, other.rounds)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.var, self.first, self.by, self.step, self.rounds))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.passes.unroll.Counter'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('var', 'Reg', False), ('first', 'int', False), ('by', 'int', False), ('step', 'Instr', False),
+      ('rounds', 'int', False)),
+     (), (), False),
+    'Counter(var: Reg, first: int, by: int, step: Instr, rounds: int)',
+    syncc_ir_passes_unroll_Counter)
 
 
 # syncc.ir.uniformity.Form

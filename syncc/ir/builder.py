@@ -23,6 +23,7 @@ class KernelBuilder:
         self.arrays: list[Array] = list(arrays)
         self.prims: list[Prim] = list(prims)
         self.grid, self.block, self.span = grid, block, span
+        self.coresident = False
         self.order: list[str] = []
         self.code: dict[str, list[Instr]] = {}
         self.terms: dict[str, Terminator | None] = {}
@@ -36,6 +37,7 @@ class KernelBuilder:
     @classmethod
     def thaw(cls, k: Kernel) -> "KernelBuilder":
         b = cls(k.name, k.params, k.arrays, k.prims, k.grid, k.block, k.span)
+        b.coresident = k.coresident
         for blk in k.blocks:
             b.order.append(blk.label)
             b.code[blk.label] = list(blk.instrs)
@@ -51,7 +53,7 @@ class KernelBuilder:
                 raise ValueError(f"block {label} of @{self.name} has no terminator")
             blocks.append(Block(label, tuple(self.code[label]), term))
         return Kernel(self.name, tuple(self.params), tuple(self.arrays), tuple(self.prims), self.grid, self.block,
-                      tuple(blocks), self.span)
+                      tuple(blocks), self.span, self.coresident)
 
     # ---- names
     @property
@@ -188,15 +190,16 @@ class KernelBuilder:
         self.order = [label for label in self.order if label in seen]
 
 
-    def rename(self, names: dict[str, Reg]) -> None:
-        """Replace every read of the registers named in `names` (operands, indices, branch conditions)."""
+    def rename(self, names: dict[str, Reg], labels=None) -> None:
+        """Replace every read of the registers named in `names` (operands, indices, branch conditions),
+        in the blocks `labels` (all, when None)."""
         def sub(v):
             if type(v) is Reg:
                 return names.get(v.name, v)
             if type(v) is Ref and type(v.index) is Reg and v.index.name in names:
                 return replace(v, index=names[v.index.name])
             return v
-        for label in self.order:
+        for label in self.order if labels is None else labels:
             code = self.code[label]
             for n, ins in enumerate(code):
                 args = tuple(sub(a) for a in ins.args)

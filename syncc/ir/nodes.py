@@ -207,6 +207,8 @@ class Kernel:
     block: tuple[int, int, int] | None
     blocks: tuple[Block, ...]               # blocks[0] is the entry
     span: Span | None = field(default=None, compare=False)
+    # a wait only another block can end (checks/residency.py): every block must be resident at once
+    coresident: bool = False
 
     def array(self, name: str) -> Array | None:
         for a in self.arrays:

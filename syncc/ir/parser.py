@@ -81,6 +81,9 @@ class _Build(Transformer):
     def array_param(self, name, elem, dims):
         return Array(str(name)[1:], "global", _type(str(elem)), dims, "param")
 
+    def coresident(self):
+        return "coresident", True
+
     def shape(self, name, *ints):
         values = tuple(int(i) for i in ints)
         return str(name), values + (1,) * (3 - len(values))
@@ -157,7 +160,7 @@ class _Build(Transformer):
                       for label, instrs, term in blocks)
         return Kernel(str(name)[1:], tuple(params), tuple(d for d in decls if isinstance(d, Array)),
                       tuple(d for d in decls if isinstance(d, Prim)), shapes.get("grid"), shapes.get("block"),
-                      built)
+                      built, None, shapes.get("coresident", False))
 
     def block(self, label, *items):
         *instrs, term = items

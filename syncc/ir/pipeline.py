@@ -24,12 +24,14 @@ from .passes.livelock import prevent_livelock
 from .passes.lockbits import allocate_lock_bits
 from .passes.simplify import simplify_cfg
 from .passes.structure import structure
+from .passes.unroll import unroll_lock_loops
 from .verify import verify_kernel
 
 Pass = Callable[[Kernel, PassContext], Kernel]
 
 # (name, pass, IR stage afterwards, the least -O at which it runs)
 PASSES: list[tuple[str, Pass, str, int]] = [
+    ("unroll_lock_loops", unroll_lock_loops, "lowered", 0),
     ("check_hazards", check_hazards, "lowered", 0),
     ("elide_locks", elide_locks, "lowered", 2),
     ("combine_warps", combine_warps, "lowered", 2),

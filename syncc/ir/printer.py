@@ -35,6 +35,8 @@ def print_kernel(k: Kernel, locations: bool = True) -> str:
         shape += " grid(" + ", ".join(map(str, k.grid)) + ")"
     if k.block is not None:
         shape += " block(" + ", ".join(map(str, k.block)) + ")"
+    if k.coresident:
+        shape += " coresident"
     lines = [f"kernel @{k.name}({params}){shape} {{"]
     lines += ["  " + print_prim(p) for p in k.prims]
     lines += ["  " + print_array(a) for a in k.arrays]

@@ -252,8 +252,69 @@ class Uniformity:
         (kind "block": between the same two block barriers; "grid": grid barriers), as (block,
         index); None when there is none."""
         starts = self._interval_starts(kind)
-        mine = starts.get(self._where.get(id(load)), frozenset())
-        return next((at for at in self.writers.get(load.ref.name, ()) if mine & starts.get(at, frozenset())), None)
+        here = self._where.get(id(load))
+        mine = starts.get(here, frozenset())
+        for at in self.writers.get(load.ref.name, ()):
+            shared = mine & starts.get(at, frozenset())
+            if shared and not all(self._other_word(here, at, start, kind) for start in shared):
+                return at
+        return None
+
+    def _other_word(self, load: tuple[str, int], store: tuple[str, int], start, kind: str) -> bool:
+        """Do the load and the store touch different words whenever both run in the interval that
+        begins at `start`? Yes when both index with one register that the interval only steps by
+        constants (a round counter, `delta[it]` read after the barrier and `delta[it]` written
+        after `it += 1`), and it has stepped by different amounts when each runs."""
+        index = self.cfg.blocks[load[0]].instrs[load[1]].ref.index
+        if not isinstance(index, Reg) or self.cfg.blocks[store[0]].instrs[store[1]].ref.index != index:
+            return False
+        steps = self._steps_from(start, index.name, kind)
+        a, b = steps.get(load), steps.get(store)
+        return a is not None and b is not None and a != b
+
+    def _steps_from(self, start, name: str, kind: str) -> dict[tuple[str, int], int | None]:
+        """How far register `name` has been stepped (`add name, name, c`) at each instruction of the
+        interval that begins at barrier `start`, since the interval began; None where it differs
+        by path or is set otherwise."""
+        cfg = self.cfg
+        if start[0] not in cfg.blocks:
+            return {}                                  # the kernel's entry: before anything is set
+        out: dict[tuple[str, int], int | None] = {}
+        into: dict[str, int | None] = {}
+        todo = [(start[0], start[1] + 1, 0)]
+        while todo:
+            label, first, step = todo.pop()
+            instrs = cfg.blocks[label].instrs
+            ended = False
+            for i in range(first, len(instrs)):
+                at = (label, i)
+                if at in out and out[at] == step:
+                    ended = True
+                    break
+                out[at] = None if at in out and out[at] != step else step
+                step = out[at]
+                ins = instrs[i]
+                if self._barrier(ins, kind):
+                    ended = True
+                    break
+                if any(d.name == name for d in ins.dests):
+                    inc = ins.args[1] if ins.op in ("add", "sub") and ins.args[0] == ins.dests[0] else None
+                    step = None if step is None or not isinstance(inc, Imm) else \
+                        step + (int(inc.value) if ins.op == "add" else -int(inc.value))
+            if ended:
+                continue
+            for succ in cfg.succs[label]:
+                seen = into.get(succ, "unseen")
+                if seen == "unseen":
+                    into[succ] = step
+                elif seen != step:
+                    if seen is None:
+                        continue
+                    into[succ] = None
+                else:
+                    continue
+                todo.append((succ, 0, into[succ]))
+        return out
 
     def _interval_starts(self, kind: str) -> dict[tuple[str, int], frozenset]:
         """For each instruction, the barriers (of `kind`: block or grid) and the kernel's entry
@@ -311,6 +372,9 @@ class Uniformity:
                 return GRID, Form((), shape["xyz".index(reg[-1])])
             return GRID, Form(((reg, 1),), 0)
         if reg.startswith("ctaid"):
+            grid = self.k.grid
+            if grid is not None and grid["xyz".index(reg[-1])] == 1:
+                return GRID, Form((), 0)              # one block along it: the same for the whole grid
             return BLOCK, Form(((reg, 1),), 0)
         if reg in ("clock", "globaltimer_lo"):
             return THREAD, None

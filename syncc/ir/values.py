@@ -7,7 +7,7 @@ Lowering computes an index each time the program writes it, so `lock m[warp % 4]
 and `unlock m[warp % 4]` name different registers. Two operands are the same
 value when they are the same immediate, or registers each assigned once by the
 same pure operation (arithmetic, a special register) on operands that are the
-same value. A register assigned more than once, or loaded from memory, is the
+same value; arithmetic on constants folds to its result. A register assigned more than once, or loaded from memory, is the
 same value only as itself.
 """
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 from .nodes import Imm, Instr, Kernel, Reg
 
 _PURE = ("arith", "special")
+_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "min": min, "max": max,
+         "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "neg": lambda a: -a}
 
 
 class Values:
@@ -40,7 +42,11 @@ class Values:
         elif d.op in ("mov", "cvt"):
             key = self.key(d.args[0], depth - 1)
         else:
-            key = (d.op, d.attrs, tuple(self.key(a, depth - 1) for a in d.args))
+            args = tuple(self.key(a, depth - 1) for a in d.args)
+            key = (d.op, d.attrs, args)
+            if d.op in _FOLD and all(a[0] == "imm" for a in args) and d.dests[0].type.is_int:
+                # constants fold (an unrolled loop's `3 - i` in the round where i is 1)
+                key = ("imm", d.dests[0].type.wrap(_FOLD[d.op](*(a[1] for a in args))))
         self.cache[v.name] = key
         return key
 

@@ -9,8 +9,8 @@ parameters (dtype and shape of each array, the range of each scalar, which it wr
 the matching numpy type: cupy checks nothing and sends a Python int as 64 bits),
 copies the arrays to the device, allocates the kernel's global state arrays and fills
 them with their first values (abi.py). A kernel with a grid barrier needs every block
-resident at once: the launcher computes the occupancy and launches cooperatively, or
-refuses. The launch runs under a watchdog: a kernel that has not finished within
+resident at once, and so does one marked `coresident` (a wait that only another block can
+end): the launcher computes the occupancy and launches cooperatively, or refuses. The launch runs under a watchdog: a kernel that has not finished within
 `timeout` seconds is reported as a probable deadlock or livelock, naming the
 primitives it can wait on (ProbableDeadlock); the GPU stays busy, so the caller should
 end the process (syncc run exits with status 3).
@@ -166,7 +166,9 @@ class GpuLauncher:
     # ---- co-residency
     @staticmethod
     def _needs_coresidency(kernel: Kernel) -> bool:
-        return any(p.kind == "barrier" and p.granularity == "grid" for p in kernel.prims)
+        """A grid barrier waits for every block, and a kernel marked `coresident` has a wait that only
+        another block can end (checks/residency.py): either needs all its blocks resident at once."""
+        return kernel.coresident or any(p.kind == "barrier" and p.granularity == "grid" for p in kernel.prims)
 
     def _check_coresidency(self, function, kernel: Kernel, blocks: int, threads: int, span,
                            dynamic_shared: int = 0) -> None:
@@ -174,8 +176,10 @@ class GpuLauncher:
                                                                                   dynamic_shared)
         fit = per_sm * self.device.sms
         if blocks > fit:
-            barrier = next(p.name for p in kernel.prims if p.kind == "barrier" and p.granularity == "grid")
-            raise LaunchError(f"the grid barrier `{barrier}` needs all {blocks} blocks resident at once, but "
+            barrier = next((p.name for p in kernel.prims if p.kind == "barrier" and p.granularity == "grid"), None)
+            what = (f"the grid barrier `{barrier}`" if barrier is not None else
+                    "a wait that only another block can end")
+            raise LaunchError(f"{what} needs all {blocks} blocks resident at once, but "
                               f"{self.device.name} holds {fit} of these ({per_sm} per SM × {self.device.sms} SMs)",
                               span)
 

@@ -2,7 +2,6 @@
 
     E0704  a barrier under control flow that splits the threads it waits for
     E0707  an operation of a @warp primitive where only part of a warp may be
-    E0708  a grid barrier in a launch larger than the GPU can hold at once
     E0704 / E0707  a barrier (a warp meeting) inside a `when` body: each thread runs the body inside
            its polling loop when its inputs come, so the ones served first meet without the others
 
@@ -77,7 +76,6 @@ def check_collectives(facts: Facts, ctx: PassContext) -> None:
                            "leave the others waiting forever", span, notes=notes,
                            help=f"move it out of the branch or loop, or make the condition the same for all of "
                                 f"{_ARRAY_WORD[level]}")
-    _grid_residency(facts, ctx)
     _collective_in_when(facts, ctx)
 
 
@@ -326,21 +324,6 @@ _QUEUE_STMT = {"queue.reserve": "`put` on the @{} queue `{}`", "queue.claim": "`
 
 def _stmt(ins: Instr) -> str:
     return ins.op.split(".")[1]
-
-
-def _grid_residency(facts: Facts, ctx: PassContext) -> None:
-    k = facts.k
-    if k.grid is None or k.block is None:
-        return
-    blocks = k.grid[0] * k.grid[1] * k.grid[2]
-    fit = ctx.target.co_resident_blocks(k.threads_per_block)
-    for prim in k.prims:
-        if prim.kind == "barrier" and prim.granularity == "grid" and blocks > fit:
-            ctx.sink.error("E0708", f"the grid barrier `{prim.name}` needs all {blocks} blocks resident at once, but "
-                           f"{ctx.target.title} holds at most {fit} blocks of {k.threads_per_block} threads "
-                           f"({ctx.target.sms} SMs): the blocks that run first wait for blocks that cannot start",
-                           prim.span, notes=[Note("the launch is declared here", k.span)],
-                           help=f"launch at most {fit} blocks and loop over the work inside the kernel")
 
 
 # ---- E0704 / E0707: a meeting inside a `when` body ------------------------------------------------

@@ -67,21 +67,24 @@ def check_closes(facts: Facts, ctx: PassContext) -> None:
         if over:
             got = least[over[0]]
             reported.add(id(wait))
-            ctx.sink.error("E0724", f"`{queue}` is closed {got} times but declared with `writers = {prim.count}`: "
-                           f"it closes at the {_nth(prim.count)} `close`, while the writers that close later may "
-                           "still put, so this `for` loop can end before their values are taken", wait.span,
-                           notes=[Note(f"`{queue}` is declared here", prim.span)] +
-                                 [Note("closed here", ins.span) for _, ins in closes[name][:1]],
+            ctx.sink.error("E0724", f"`{queue}` is closed {got} times in all but declared with `writers = "
+                           f"{prim.count}`: it closes at the {_nth(prim.count)} `close`, while the writers that "
+                           "close later may still put, so a `for` loop over it can end before their values are "
+                           "taken", closes[name][0][1].span,
+                           notes=[Note(f"`{queue}` is declared here", prim.span),
+                                  Note("this loop can end too early", wait.span)],
                            help=f"declare it with `writers = {got}`, one for each `close`")
 
 
 def _put_after_close(facts: Facts, closes: dict, puts: dict, ctx: PassContext) -> None:
     """A `put` that a thread can reach after its own `close` of the queue: by then the queue may
-    be closed and drained, and a `for` loop over it ended (E0724)."""
+    be closed and drained, and a `for` loop over it ended (E0724). Where both lie in counted
+    loops, a thread's rounds decide it (`if i == LAST { close q }` after the round's put)."""
     for name, sites in closes.items():
         for label, close in sites:
             here = facts.where[id(close)]
-            late = [ins for lbl, ins in puts.get(name, []) if facts.reaches(here, facts.where[id(ins)])]
+            late = [ins for lbl, ins in puts.get(name, []) if facts.reaches(here, facts.where[id(ins)])
+                    and not _all_before(facts, (lbl, ins), (label, close))]
             if late:
                 queue = name.rsplit(".", 1)[0]
                 ctx.sink.error("E0724", f"a `put` into `{queue}` can follow this thread's `close` of it: once every "
@@ -89,6 +92,19 @@ def _put_after_close(facts: Facts, closes: dict, puts: dict, ctx: PassContext) -
                                "taken", late[0].span, notes=[Note("closed here", close.span)],
                                help="close the queue after the thread's last `put`")
                 return
+
+
+def _all_before(facts: Facts, first, then) -> bool:
+    """Does every thread run every instance of `first` before any instance of `then`, by the
+    rounds of the counted loops around them (Facts.order_keys)? False where it cannot tell."""
+    a, b = facts.order_keys(*first), facts.order_keys(*then)
+    if a is None or b is None or not facts.instances(then[0]).exact:
+        return False
+    last: dict[int, tuple] = {}
+    for row, key in zip(*a):
+        if key > last.get(row, ()):
+            last[row] = key
+    return all(key > last.get(row, ()) for row, key in zip(*b))
 
 
 def _keys_waited(facts: Facts, prim, waits) -> set:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ..cfg import CFG
+from ..cfg import CFG, post_order
 from ..nodes import Branch, Instr, Kernel, Reg
 from ..uniformity import GRID, THREAD, Uniformity
 from ..values import Values
@@ -194,6 +194,35 @@ class Facts:
         return [(c, p) for c, p, _ in self.guards(label)]
 
     # ---- order of instructions
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        """A topological order of the blocks in which a loop's body comes before the code after the
+        loop: depth-first over the graph without its back edges, each loop's exits made to follow
+        its latches. (With the rounds of the loops around, it orders a thread's operations.)"""
+        cfg = self.cfg
+        succs = {x: [s for s in cfg.succs[x] if not cfg.dominates(s, x)] for x in cfg.labels}
+        for lp in self.loops:
+            latches = [x for x in lp.blocks if lp.head in cfg.succs[x]]
+            for _, out in lp.exits:
+                for latch in latches:
+                    if out not in succs[latch]:
+                        succs[latch].append(out)
+        return {label: n for n, label in enumerate(reversed(post_order(cfg.entry, succs)))}
+
+    def order_keys(self, label: str, ins: Instr) -> tuple[list[int], list[tuple]] | None:
+        """(rows, order key of each instance) of `ins` in block `label`: the rounds of the loops
+        around it, outermost first, each after its loop's place, then the operation's place; two
+        operations of one thread run in the order of their keys. None where a loop around it is
+        not counted (or there are too many instances)."""
+        inst = self.instances(label)
+        if inst is None or not inst.counted:
+            return None
+        here = (self.positions[label], self.where[id(ins)][1])
+        counted = self.space.counted
+        columns = [(self.positions[head], inst.iters[counted[head].var]) for head in inst.loops]
+        keys = [tuple(x for place, values in columns for x in (place, values[n])) + here for n in range(inst.size)]
+        return inst.thread, keys
+
     def reaches(self, a: tuple[str, int], b: tuple[str, int]) -> bool:
         """Can control go from instruction a to instruction b (later in the same block, or a block after)?"""
         (la, ia), (lb, ib) = a, b

@@ -26,7 +26,9 @@ from ..nodes import Instr
 from ..ops import LOCKS
 from .facts import Facts
 from .held import LOCKABLE, Held, can_run_out, held, lock_like, step
+from ...core.prebuilt import dataclass
 from .order import order_of
+from .retries import retries
 
 
 def check_locks(facts: Facts, ctx: PassContext) -> None:
@@ -93,14 +95,19 @@ def _trylock_support(facts: Facts, ctx: PassContext) -> None:
 # ---- E0715 -------------------------------------------------------------------------------------
 
 def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContext) -> None:
-    """(A mutex taken twice was reported as E0703; its pairing would only repeat that.)"""
+    """(A mutex taken twice was reported as E0703; its pairing would only repeat that.) Where every
+    thread's locks are replayed (replay_mutexes), their pairing is judged element by element."""
     k = facts.k
+    replay = replay_mutexes(facts)
+    replayed = replay.names if replay is not None else frozenset()
     for b, _, ins in k.instructions():
         # a structured section's unlock (region=N) is paired by construction
         if ins.op == "mutex.unlock" and ins.attr("region") is None and b.label in facts.cfg.reachable \
                 and ins.ref.name not in relocked:
             state = before.get(id(ins), frozenset())
-            if not any(h.prim == ins.ref.name for h in state):     # (any instance: indices may differ in form)
+            if ins.ref.name in replayed and id(ins) not in replay.unpaired:
+                continue
+            if ins.ref.name in replayed or not any(h.prim == ins.ref.name for h in state):
                 ctx.sink.error("E0715", f"`unlock` of `{ins.ref.name}`, which no path to here has locked",
                                ins.span, help="lock it first on every path, or write `critical m { ... }`")
     mutexes = {p.name for p in k.prims if p.kind in LOCKABLE}
@@ -112,7 +119,7 @@ def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContex
         for ins in b.instrs:
             state = step(facts, state, ins, mutexes)
         for h in sorted(state, key=lambda h: h.site.span.start if h.site.span else 0):
-            if id(h.site) in reported or h.prim in relocked:
+            if id(h.site) in reported or h.prim in relocked or h.prim in replayed and id(h.site) not in replay.left:
                 continue
             reported.add(id(h.site))
             ctx.sink.error("E0715", f"`{h.prim}` may still be held when the kernel ends: some path from this "
@@ -124,25 +131,38 @@ def _pairing(facts: Facts, before, at_entry, relocked: set[str], ctx: PassContex
 # ---- E0703 -------------------------------------------------------------------------------------
 
 def _acquires(facts: Facts, ins: Instr) -> bool:
-    """Does the instruction take a lock, or a semaphore's permit as a lock does?"""
-    return ins.op in LOCKS or ins.judged_as == "sem.wait" and id(ins) in lock_like(facts)
+    """Does the instruction take a lock, or a semaphore's permit as a lock does? A `trylock` that a
+    loop retries until it succeeds (retries.py) takes it as `lock` does: it can wait for ever."""
+    return ins.op in LOCKS or ins.judged_as == "sem.wait" and id(ins) in lock_like(facts) or \
+        ins.op == "mutex.trylock" and any(r.attempt is ins for r in retries(facts))
 
 
 def _lock_order(facts: Facts, before, ctx: PassContext) -> set[str]:
     """Report cycles; return the mutexes some thread takes while holding the same instance."""
     k = facts.k
+    replay = replay_mutexes(facts)
     relocked: set[str] = set()
     edges: dict[tuple[str, str], tuple[Instr, Instr]] = {}   # (outer, inner) primitive names → sites
     nested: dict[str, list] = {}        # an array → (outer, inner, direction) of its nested elements
+    once = {id(r.attempt) for r in retries(facts) if r.once}
     for _, _, ins in k.instructions():
         if not _acquires(facts, ins):
             continue
         for h in before.get(id(ins), frozenset()):
             if not can_run_out(facts, h.prim) or not can_run_out(facts, ins.ref.name):
                 continue
+            if h.site is ins and id(ins) in once:
+                continue        # (held from its own success, which ends the loop: no attempt follows it)
             if h.prim == ins.ref.name and _shared_reads_nest(k, h, ins):
                 continue
-            if h.prim == ins.ref.name:
+            if h.prim == ins.ref.name and replay is not None and h.prim in replay.names:
+                # every thread's locks in order: what it really holds, by index (replay_mutexes)
+                if replay.relocks.get(id(ins)) is h.site and _relocked(facts, h, ins, ctx, exact=True):
+                    relocked.add(h.prim)
+                ways = replay.nests.get((id(h.site), id(ins)))
+                if ways:
+                    nested.setdefault(h.prim, []).append((h, ins, next(iter(ways)) if len(ways) == 1 else None))
+            elif h.prim == ins.ref.name:
                 if _relocked(facts, h, ins, ctx):
                     relocked.add(h.prim)
                 else:
@@ -186,10 +206,11 @@ def _start(ins: Instr) -> int:
     return ins.span.start if ins.span else 0
 
 
-def _relocked(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool:
-    """The same instance taken again by the thread that holds it: report, and say True."""
+def _relocked(facts: Facts, outer: Held, ins: Instr, ctx: PassContext, exact: bool = False) -> bool:
+    """The same instance taken again by the thread that holds it: report, and say True. (`exact`:
+    the replay saw it happen, whatever the indices' forms.)"""
     name = ins.ref.name
-    if outer.value != facts.value_key(ins.ref.index):
+    if not exact and outer.value != facts.value_key(ins.ref.index):
         return False
     if outer.mode is None:
         what, help = "", "a mutex is not re-entrant: take it once"
@@ -203,6 +224,63 @@ def _relocked(facts: Facts, outer: Held, ins: Instr, ctx: PassContext) -> bool:
     ctx.sink.error("E0703", f"`{name}` is taken again while this thread already holds it{what}: it waits for "
                    "itself", ins.span, notes=[Note("it was taken here", outer.site.span)], help=help)
     return True
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Every thread's mutex operations run in its own order, with their indices (replay_mutexes)."""
+    names: frozenset[str]              # the mutexes replayed
+    relocks: dict                      # id(lock) → the lock of the same instance the thread holds
+    nests: dict                        # (id(outer lock), id(inner lock)) of one array → {"up", "down"}
+    unpaired: frozenset[int]           # id(unlock) of unlocks of an instance not held
+    left: dict                         # id(lock) → the lock, of instances held when the thread ends
+
+
+def replay_mutexes(facts: Facts) -> Replay | None:
+    """Run each thread's `lock`s and `unlock`s in its program order (the rounds of counted loops
+    around them, Facts.order_keys) with the element each takes, where every one is known: who runs
+    it (no condition on data), every loop around it counted, its index. Then what a thread holds is
+    known element by element, also across the rounds of a loop (`for i in 0 .. 4 { lock m[i] }`,
+    whose round i holds m[0 .. i-1]: below, not the same instance). None where it does not apply
+    (an unknown, a `trylock`); the dataflow of held.py then judges alone."""
+    if "replay" in facts.memo:
+        return facts.memo["replay"]
+    k = facts.k
+    names = frozenset(p.name for p in k.prims if p.kind == "mutex")
+    per_row: dict[int, list] = {}
+    result = None
+    for b, _, ins in k.instructions():
+        if ins.ref is None or ins.ref.name not in names or b.label not in facts.cfg.reachable:
+            continue
+        if ins.op not in ("mutex.lock", "mutex.unlock"):
+            break                                  # (a trylock: taken or not, as the data goes)
+        found, inst, col = facts.order_keys(b.label, ins), facts.instances(b.label), facts.value(ins.ref.index, b.label)
+        if found is None or not inst.exact or col is None or col[1]:
+            break
+        for row, key, value in zip(*found, col[0]):
+            per_row.setdefault(row, []).append((key, value, ins))
+    else:
+        relocks, nests, unpaired, left = {}, {}, set(), {}
+        for events in per_row.values():
+            events.sort(key=lambda e: e[0])
+            holding: dict[tuple, Instr] = {}
+            for _, value, ins in events:
+                at = (ins.ref.name, value)
+                if ins.op == "mutex.unlock":
+                    if holding.pop(at, None) is None:
+                        unpaired.add(id(ins))
+                    continue
+                if at in holding:
+                    relocks.setdefault(id(ins), holding[at])
+                    continue
+                for (name, other), outer in holding.items():
+                    if name == at[0]:
+                        nests.setdefault((id(outer), id(ins)), set()).add("up" if value > other else "down")
+                holding[at] = ins
+            left.update((id(ins), ins) for ins in holding.values())
+        result = Replay(names, relocks, nests, frozenset(unpaired), left)
+    facts.memo["replay"] = result
+    return result
 
 
 def _direction(facts: Facts, outer: Held, ins: Instr) -> str | None:

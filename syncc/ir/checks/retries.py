@@ -38,6 +38,7 @@ class Retry:
     entry: str             # the block that enters the loop: one instance per execution of it
     after: frozenset[str]  # blocks of the loop reached only after a success, none of which can lead
                            # to another attempt: they run at most once each time the loop runs
+    once: bool             # no attempt follows a success: each time it runs, the loop takes one
 
 
 def retries(facts: Facts) -> list[Retry]:
@@ -68,9 +69,10 @@ def _retry(facts: Facts, loop: Loop) -> Retry | None:
     if states is None:
         return None
     after = frozenset(x for x, state in states.items() if state is None)
-    if label in _after_success(facts, loop, attempt, states):
+    once = label not in _after_success(facts, loop, attempt, states)
+    if not once:
         after = frozenset()       # a success can be followed by another attempt: how often each runs is not known
-    return Retry(loop, attempt, label, entries[0], after)
+    return Retry(loop, attempt, label, entries[0], after, once)
 
 
 def _after_success(facts: Facts, loop: Loop, attempt: Instr, states: dict) -> set[str]:

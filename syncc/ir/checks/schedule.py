@@ -23,7 +23,6 @@ from itertools import chain, count, repeat
 from operator import add, mul
 
 from ...core.diagnostics import Note
-from ..cfg import post_order
 from ..context import PassContext
 from ..nodes import Instr
 from .facts import Facts
@@ -195,7 +194,7 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         facts.undecided(ctx, "whether the threads' waits can all end in some order: too many operations to "
                         "follow one by one", k.span)
         return None
-    positions = _positions(facts)
+    positions = facts.positions
     launch = Launch(t.n)
     per_row, intern = launch.per_row, launch.intern
     gwarp = t.columns["gwarp"]
@@ -358,21 +357,6 @@ def _resource_ids(facts: Facts, launch: Launch, ins: Instr, label: str, inst, ki
         else:               # a slot outside the array: numbered on its own
             ids += launch.intern([(kind, name, b, v) if per_block else (kind, name, v)])
     return ids
-
-
-def _positions(facts: Facts) -> dict[str, int]:
-    """A topological order of the blocks in which a loop's body comes before the code after the
-    loop: depth-first over the graph without its back edges, each loop's exits made to follow
-    its latches."""
-    cfg = facts.cfg
-    succs = {x: [s for s in cfg.succs[x] if not cfg.dominates(s, x)] for x in cfg.labels}
-    for lp in facts.loops:
-        latches = [x for x in lp.blocks if lp.head in cfg.succs[x]]
-        for _, out in lp.exits:
-            for latch in latches:
-                if out not in succs[latch]:
-                    succs[latch].append(out)
-    return {label: n for n, label in enumerate(reversed(post_order(cfg.entry, succs)))}
 
 
 # ---- running them ----------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ launch's constant arguments and induction variables. What comes from memory is u
 (None); a kernel parameter with no constant argument stays symbolic, as a linear form the
 same in every row, so two such values can still be compared when their symbolic parts match.
 
+A counted loop whose bound is read from memory but capped (`for i in 0 .. min(n[tid], 4)`) is
+listed for as many rounds as the cap allows, as instances that may not all run: an upper count.
+
 Who runs a block is narrowed by the branch conditions that guard it, where they can be
 evaluated (`if lane > 0`, `if bid == 0`, `if i < n - 1`), and by the sides of an `&&` that can
 (`if lane > 0 && x[i] > 0` narrows to `lane > 0`); a condition on data lets everyone through
@@ -268,20 +271,31 @@ class Spaces:
     def _expand(self, inst: Instances, c: Counted) -> Instances | None:
         """One instance per round of the counted loop, for every instance outside it."""
         outer = self._at(inst, c.init), self._at(inst, c.bound)
+        if outer[0] is not None and not outer[0][1] and outer[1] is None and c.step > 0 and c.op in ("cmp.lt", "cmp.le"):
+            # a bound from data, below a known ceiling (`for i in 0 .. min(n[tid], 4)`): at most that
+            # many rounds, as instances that may not all run
+            ceiling = self._ceiling(inst, c.bound)
+            if ceiling is not None:
+                rounds = _rounds(outer[0][0], ceiling, c.step, c.op)
+                if rounds is not None and sum(rounds) <= BUDGET_ROWS:
+                    return self._listed(inst, c, outer[0][0], rounds, False)
         if any(x is None or x[1] for x in outer):
             return Instances(inst.thread, inst.iters, False, False, inst.loops + (c.loop.head,))
         (start, _), (stop, _) = outer
         rounds = _rounds(start, stop, c.step, c.op)
         if rounds is None:
             return Instances(inst.thread, inst.iters, False, False, inst.loops + (c.loop.head,))
+        return self._listed(inst, c, start, rounds, inst.exact and not c.early)
+
+    def _listed(self, inst: Instances, c: Counted, start: list[int], rounds: list[int], exact: bool) -> Instances | None:
+        """One instance per round, `rounds[n]` rounds for instance n of the loop's outside."""
         if sum(rounds) > BUDGET_ROWS:          # too many rounds to list: one instance per thread, not counted
             return Instances(inst.thread, inst.iters, False, False, inst.loops + (c.loop.head,))
         which = [i for i, r in enumerate(rounds) for _ in range(r)]
         step = c.step
         iters = {name: gather(v, which) for name, v in inst.iters.items()}
         iters[c.var] = [s + step * k for s, r in zip(start, rounds) for k in range(r)]
-        return Instances(gather(inst.thread, which), iters, inst.exact and not c.early, inst.counted,
-                         inst.loops + (c.loop.head,))
+        return Instances(gather(inst.thread, which), iters, exact, inst.counted, inst.loops + (c.loop.head,))
 
     def _narrow(self, inst: Instances, label: str) -> Instances:
         exact = inst.exact
@@ -311,6 +325,26 @@ class Spaces:
         if op != ("and" if polarity else "or") or (whole is not None and not whole[1]):
             return [(cond, polarity)]
         return [implied for side in defs[0][1].args for implied in self._implied(inst, side, polarity)]
+
+    def _ceiling(self, inst: Instances, v) -> list[int] | None:
+        """A value no larger than v's, per instance, where v is not known but bounded above: `min` with
+        something known, `x % k` and `x & k` for a constant k >= 0; None where there is none."""
+        col = self._at(inst, v)
+        if col is not None:
+            return None if col[1] else col[0]
+        defs = self.defs.get(v.name, []) if isinstance(v, Reg) else []
+        if len(defs) != 1:
+            return None
+        d = defs[0][1]
+        if d.op in ("mov", "cvt"):
+            return self._ceiling(inst, d.args[0])
+        if d.op == "min":
+            known = [c for c in (self._ceiling(inst, a) for a in d.args) if c is not None]
+            return list(map(min, *known)) if len(known) > 1 else known[0] if known else None
+        k = d.args[1] if len(d.args) == 2 else None
+        if d.op in ("rem", "and") and isinstance(k, Imm) and int(k.value) > 0:
+            return [int(k.value) - (d.op == "rem")] * inst.size
+        return None
 
     # ---- values ---------------------------------------------------------------------------
     def value(self, v, label: str) -> Column | None:

@@ -109,14 +109,18 @@ def blocking_operations(facts: Facts) -> list[Blocking]:
     return out
 
 
-# a queue's operation (or, for `locked`, its semaphore's, which says `queue=`) → the statement
-_QUEUE_STATEMENT = {"queue.reserve": "put", "queue.claim": "get", "queue.take": "get", "queue.next": "for",
-                    "queue.nexttake": "for", "queue.tryreserve": "tryput", "queue.tryclaim": "tryget",
-                    "queue.trytake": "tryget"}
-
-
 def _statement(ins: Instr) -> str | None:
-    return _QUEUE_STATEMENT.get(ins.op) or ins.attr("queue")
+    """The queue statement a wait or attempt on a queue's semaphore stands for: a wait for room is a
+    `put`, for a value a `get` (or a `for` loop's), an attempt `tryput` or `tryget`; None for a
+    primitive of the program's own. (A `locked` queue's semaphore operations say `queue=`.)"""
+    if ins.attr("queue") is not None:
+        return ins.attr("queue")
+    if not ins.op.startswith("queue."):
+        return None
+    if ins.op in ("queue.next", "queue.nexttake"):
+        return "for"
+    word = "put" if ins.ref.name.endswith(".space") else "get"
+    return "try" + word if ins.judged_as == "sem.trywait" else word
 
 
 def wait_what(ins: Instr) -> str:

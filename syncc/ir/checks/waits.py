@@ -33,6 +33,7 @@ from .channels import per_block, slot_keys
 from .counts import never_blocks
 from .facts import Facts, Loop
 from .held import lock_like
+from .waitfor import retry_what, wait_what
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
@@ -50,37 +51,60 @@ class Wait:
 
 
 def check_waits(facts: Facts, ctx: PassContext) -> None:
-    for wait in _spin_loops(facts) + retry_loops(facts) + _primitive_waits(facts):
+    for wait in spin_loops(facts) + retry_loops(facts) + _primitive_waits(facts):
         culprit = _same_warp_release(facts, wait)
         if culprit is None:
             continue
         release, why = culprit
-        where = wait.site.ref.name
+        what = _what(wait)
         if ctx.target.stack_based:
             ctx.sink.error(
-                "E0701", f"potential SIMT deadlock: this wait on `{where}` can need a write by {why}, which "
+                "E0701", f"potential SIMT deadlock: {what} can need a write by {why}, which "
                 "that lane makes only after the warp reconverges, and the warp cannot reconverge while this "
                 "lane spins", wait.site.span,
                 notes=[Note("the write that would end the wait", release.span)],
                 help=_help(wait))
         elif not wait.syncwarp:
             ctx.sink.warning(
-                "W0702", f"this spin on `{where}` may livelock: the write that ends it is made by {why}, "
+                "W0702", f"{what.replace('this wait on', 'this spin on')} may livelock: the write that ends it "
+                f"is made by {why}, "
                 "and the scheduler can keep running the spinning lanes instead of that one", wait.site.span,
                 notes=[Note("the write that would end the wait", release.span)],
                 help=_help(wait))
 
 
+def _what(wait: Wait) -> str:
+    """How a message names the wait: a queue's by its statement, a retry loop as one."""
+    site = wait.site
+    if site.judged_as in _TRIES:
+        return retry_what(site)
+    if site.judged_as == "sem.wait":
+        return wait_what(site)
+    return f"this wait on `{site.ref.name}`"
+
+
 def _help(wait: Wait) -> str:
-    if wait.hand_written:
+    if wait.hand_written and wait.site.judged_as not in _TRIES:
         return ("use a primitive, whose waits syncc structures: `critical m { ... }` for a lock, `when v = c[i] "
                 "{ ... }` or `await c[i]` for a flag; or make the write in the loop, before leaving it")
+    role = wait.site.ref.name.rpartition(".")[2]
+    if role == "space":          # a queue's put waits for room
+        return ("let another warp take the values, or give the queue room for every value the warp puts before "
+                "it takes any (a capacity of at least that many)")
+    if role == "items":          # a queue's get waits for a value
+        return "put the values from another warp, or before the `get` on every path"
+    if wait.site.judged_as in ("sem.wait", "sem.trywait", "sem.tryfor"):
+        return "post from another warp, or before the wait on every path, or give the semaphore more permits"
+    if wait.site.judged_as == "latch.wait":
+        return "count down before the wait on every path, or let another warp count down"
     return "move the release into the waiting path: `when v = c[i] { ...; put c[j] = ... }` (seed 000 Listing 15)"
 
 
 # ---- the waits ------------------------------------------------------------------------------------
 
-def _spin_loops(facts: Facts) -> list[Wait]:
+def spin_loops(facts: Facts) -> list[Wait]:
+    """Hand-written spins: loops that only read memory (loads, atomics) and leave on what they
+    read; one Wait per read an exit tests, released by stores and atomics to its word."""
     out = []
     for loop in facts.loops:
         code = [ins for label in loop.blocks for ins in facts.cfg.blocks[label].instrs]
@@ -102,7 +126,7 @@ def retry_loops(facts: Facts) -> list[Wait]:
     """Loops around a single attempt (`trywait s`, `trylock m`, a queue's `tryput` or `tryget`)
     whose rounds are not counted: they can go round until an attempt succeeds, so they spin on the
     primitive as surely as a blocking wait does, written by hand. (A counted loop ends however
-    its attempts fare.) Its exit depends on the attempt through control flow, which _spin_loops,
+    its attempts fare.) Its exit depends on the attempt through control flow, which spin_loops,
     looking for exits that test a load, does not see."""
     counted = facts.space.counted
     out = []
@@ -175,7 +199,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
     of the waiter's warp: (the write, who makes it). None when every such write is safe."""
     k = facts.k
     target = wait.site.ref.name
-    waiters = _keys(facts, wait.label, wait.site)
+    waiters = word_keys(facts, wait.label, wait.site)
     if waiters is None:
         return None
     for b, _, ins in k.instructions():
@@ -186,7 +210,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site) \
                 or id(ins) in _section_releases(facts):
             continue
-        writers = _keys(facts, b.label, ins)
+        writers = word_keys(facts, b.label, ins)
         if writers is None:
             continue
         who = _lane_of_same_warp(facts, waiters, writers)
@@ -195,7 +219,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
     return None
 
 
-def _keys(facts: Facts, label: str, ins: Instr):
+def word_keys(facts: Facts, label: str, ins: Instr):
     """(rows, keys or None, symbolic part) of the instances of an operation on a location: a key
     names the word (a shared one with its block); None keys when the index is unknown."""
     inst = facts.instances(label)

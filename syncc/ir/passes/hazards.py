@@ -10,8 +10,9 @@ operation, with notes at the other end of the problem and a fix.
     checks/lock_scope.py  E0709 shared mutex across blocks, E0719 party-varying index,
                         E0722 MCS nested deeper than its queue nodes
     checks/barriers.py  E0704 barrier under divergence, E0707 warp operation under
-                        divergence (or in a section, or a `when` body), E0708 grid barrier
-                        beyond co-residency
+                        divergence (or in a section, or a `when` body)
+    checks/residency.py E0708 grid barrier beyond co-residency, E0727 a wait only another block
+                        can end beyond co-residency
     checks/phases.py    E0723 a grid barrier's `arrive` and `wait` that do not alternate
     checks/channels.py  E0705 wait with no producer (or, for a slot chosen by data, a slot of the
                         channel with none), E0706 slot with two producers
@@ -33,8 +34,12 @@ operation, with notes at the other end of the problem and a fix.
 The checks run once for each shape the kernel is launched with (its declared shape and every
 `launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
 a note at that launch. A launch that differs from a checked shape only in arguments no check
-can see (checks/data_params.py) is not checked again. Lock bits (E0713, W0714) are checked where they are laid out, in
-allocate_lock_bits. The IR is returned unchanged.
+can see (checks/data_params.py) is not checked again. Lock bits (E0713, W0714) are checked
+where they are laid out, in allocate_lock_bits.
+
+The IR is returned unchanged but for one flag: a kernel with a wait that only another block can
+end is marked `coresident` (checks/residency.py), so that the runtime launches it with every
+block resident at once, as it does a kernel with a grid barrier.
 """
 from __future__ import annotations
 
@@ -46,6 +51,7 @@ from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
 from ..checks.queue_parties import check_queue_parties
+from ..checks.residency import check_residency, coresident
 from ..checks.facts import Facts, declared_shape
 from ..checks.counts import check_counts
 from ..checks.data_params import data_only_params
@@ -60,8 +66,8 @@ from ..checks.waits import check_waits
 from ..context import PassContext
 from ..nodes import Kernel
 
-CHECKS = (check_bounds, check_collectives, check_phases, check_locks, check_lock_scope, check_channels, check_waits, check_waits_for,
-          check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
+CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
+          check_channels, check_waits, check_waits_for, check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
@@ -69,29 +75,32 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
     seen: dict[tuple, Diagnostic] = {}
     checked: list[Shape] = []
     data_only = data_only_params(k) if len(shapes) > 1 else frozenset()
+    needs_coresidency = False
     for shape in shapes:
         if any(_same_findings(shape, done, data_only) for done in checked):
             continue
         checked.append(shape)
         sink = DiagnosticSink()
-        run_checks(k, shape, replace(ctx, sink=sink))
+        facts = run_checks(k, shape, replace(ctx, sink=sink))
+        needs_coresidency |= coresident(facts)
         for d in sink.items:
             key = (d.code, d.span, d.message)
             if key in seen:
                 continue
-            if shape.where is not None:
+            if shape.where is not None and d.span != shape.where:
                 d = replace(d, notes=d.notes + (Note(f"for this launch: {_describe(shape)}", shape.where),))
             seen[key] = d
             ctx.sink.add(d)
-    return k
+    return replace(k, coresident=True) if needs_coresidency else k
 
 
-def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> None:
-    """Every check on the kernel as launched with `shape`."""
+def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> Facts:
+    """Every check on the kernel as launched with `shape`; what they found out (Facts)."""
     kernel = replace(k, grid=shape.grid, block=shape.block)
     facts = Facts(kernel, ctx.target, shape)
     for check in CHECKS:
         check(facts, ctx)
+    return facts
 
 
 def _same_findings(shape: Shape, done: Shape, data_only: frozenset[int]) -> bool:
