@@ -248,12 +248,15 @@ def never_blocks(facts: Facts, name: str) -> bool:
     """Can no wait on the semaphore `name` ever wait? True when, counted over the launch (at
     most, per instance), it is taken no more often than its initial permits: each wait then
     finds one of those, whatever the posts do (a thread that fills its own queue to capacity and
-    then drains it). Tries count as takes. False where the takes cannot be counted."""
+    then drains it). Tries count as takes; a loop retrying one until it succeeds, once each time
+    it runs. False where the takes cannot be counted."""
     memo = facts.memo.setdefault("never_blocks", {})
     if name not in memo:
         prim = facts.k.prim(name)
         known = prim is not None and prim.kind == "semaphore" and facts.threads.every_block
-        takes = [(b.label, i) for b, _, i in facts.k.instructions()
+        # a loop retrying an attempt until it succeeds takes once each time it runs (retries.py)
+        entry = {id(r.attempt): r.entry for r in retries(facts) if r.once}
+        takes = [(entry.get(id(i), b.label), i) for b, _, i in facts.k.instructions()
                  if i.judged_as in ("sem.wait", "sem.trywait", "sem.tryfor") and i.ref.name == name
                  and b.label in facts.cfg.reachable] if known else []
         per = per_instance(facts, prim, takes, upper=True) if known else None

@@ -140,8 +140,9 @@ def retry_loops(facts: Facts) -> list[Wait]:
             if releases is None or ins.attr("party") is not None:
                 continue
             prim = facts.k.prim(ins.ref.name)
-            if prim is not None and prim.granularity == "thread":
-                out.append(Wait(ins, label, loop.blocks, releases, True, syncwarp))
+            if prim is None or prim.granularity != "thread" or prim.kind == "semaphore" and never_blocks(facts, prim.name):
+                continue      # (every attempt finds a permit, or room in its queue: it never goes round)
+            out.append(Wait(ins, label, loop.blocks, releases, True, syncwarp))
     return out
 
 
