@@ -7,13 +7,15 @@ kernel.
     nest = nest_of(k, cfg, label, index)     # the nest that takes that lock at one of its levels
 
 A nest is two or more `mutex.lock`s of elements of one @thread mutex array (a `critical` inside a
-`critical`, or low-level `lock`s), one right after the other in one block, with nothing between
-them but index arithmetic (which can run once, before the polling loop), each released on every
-path from the last of them before the lock around it is (innermost first): the body of the
-innermost section, and whatever runs between one level's release and the next, lies between the
-last lock and the outermost release. Whether its implementation can give a lock back
-(`can_give_up`) and whether every thread takes the elements in one order are separate questions:
-the first is the registry's, the second the hazard analyses' (checks/order.py).
+`critical`, or low-level `lock`s), one after the other in one block, with nothing between two of
+them that a round of an all-or-nothing loop could not run again each time it fails: arithmetic
+and loads (an inner index computed, or read under the levels before it), no store, atomic,
+fence, barrier or other primitive operation. Each level is released on every path from the last
+lock, before the level around it (innermost first): the body of the innermost section, and
+whatever runs between one level's release and the next, lies between the last lock and the
+outermost release. Whether its implementation can give a lock back (`can_give_up`) and whether
+every thread takes the elements in one order are separate questions: the first is the
+registry's, the second the hazard analyses' (checks/order.py).
 """
 from __future__ import annotations
 
@@ -25,16 +27,19 @@ from .nodes import Instr, Kernel
 from .regions import encloses
 from .wait_regions import UNPAIRED, release_point
 
-_BETWEEN = ("arith", "special")     # what may stand between two levels: index arithmetic
+
+def _rerunnable(ins: Instr) -> bool:
+    """May the instruction stand between two levels (it runs again in every round that gets that
+    far): arithmetic, special registers and loads, which change nothing."""
+    return ins.info.group in ("arith", "special") or ins.op == "ld"
 
 
 class Nest(NamedTuple):
-    """The locks of one nest, in the block `label`: `locks` their indices there, outermost first;
-    `between` the index arithmetic among them; `releases` where each level is given back,
-    outermost first."""
+    """The locks of one nest, in the block `label`: `locks` their indices there, outermost first
+    (what lies between two of them runs before the inner one's attempt); `releases` where each
+    level is given back, outermost first."""
     label: str
     locks: tuple[int, ...]
-    between: tuple[int, ...]
     releases: tuple[tuple[str, int], ...]
 
 
@@ -52,14 +57,12 @@ def nest_at(k: Kernel, cfg: CFG, label: str, index: int) -> Nest | None:
     first = block.instrs[index]
     if not _level(k, first):
         return None
-    locks, between = [index], []
+    locks = [index]
     for j in range(index + 1, len(block.instrs)):
         ins = block.instrs[j]
         if _level(k, ins, first.ref.name):
             locks.append(j)
-        elif ins.info.group in _BETWEEN:
-            between.append(j)
-        else:
+        elif not _rerunnable(ins):
             break
     if len(locks) < 2:
         return None
@@ -74,7 +77,7 @@ def nest_at(k: Kernel, cfg: CFG, label: str, index: int) -> Nest | None:
     for outer, inner in zip(releases, releases[1:]):
         if not (encloses(cfg, label, last, *inner) and encloses(cfg, *inner, *outer)):
             return None
-    return Nest(label, tuple(locks), tuple(j for j in between if j < last), tuple(releases))
+    return Nest(label, tuple(locks), tuple(releases))
 
 
 def nest_of(k: Kernel, cfg: CFG, label: str, index: int) -> Nest | None:
@@ -88,7 +91,7 @@ def nest_of(k: Kernel, cfg: CFG, label: str, index: int) -> Nest | None:
         ins = block.instrs[j]
         if _level(k, ins, name):
             start = j
-        elif ins.info.group not in _BETWEEN:
+        elif not _rerunnable(ins):
             break
     nest = nest_at(k, cfg, label, start)
     return nest if nest is not None and index in nest.locks else None

@@ -25,15 +25,18 @@ wait; with none, the loop body is empty (a plain spin), which is safe unless
 the value comes from the waiter's own warp (see hazards.py).
 
 Nested locks on one @thread mutex array (ir/lock_nests.py: a `critical` right inside a
-`critical` of the same array, or `lock`s one after the other) would, on a stack-based target,
-each get a loop, and a lane that got every level would wait where its warp reconverges after
-the inner loop, still holding its outer element, which a lane of its warp may poll for (seed 000
-§4.4.1). There, when the implementation can give a lock back (tas, ttas, backoff, tinylock), the
-nest becomes one all-or-nothing loop instead:
+`critical` of the same array, or `lock`s one after the other, with nothing but arithmetic and
+loads between them) would, on a stack-based target, each get a loop, and a lane that got every
+level would wait where its warp reconverges after the inner loop, still holding its outer
+element, which a lane of its warp may poll for (seed 000 §4.4.1). There, when the
+implementation can give a lock back (tas, ttas, backoff, tinylock), the nest becomes one
+all-or-nothing loop instead:
 
-    pre:    the index arithmetic between the locks; done = false; enter the outermost
+    pre:    the arithmetic between the locks; done = false; enter the outermost
     head:   poll the outermost                          br ok, take, latch
-    take:   one attempt at the next level (trylock)     br ok, take.1 ... body, back
+    take:   the loads between the two locks (an index read under the levels taken) and what
+            reads them, then one attempt at the next level (trylock)
+                                                        br ok, take.1 ... body, back
     body:   the work up to the outermost release, every level released inside it
             done = true; jmp latch
     back:   give back the levels the round took, innermost first (giveback=head), and pause
@@ -142,11 +145,15 @@ def _all_or_nothing(k: Kernel, nest: Nest, ctx: PassContext) -> Kernel:
     b = KernelBuilder.thaw(k)
     b.span_now = first.span
     loop = _PollingLoop(b, first, nest.label, [first])
-    # the index arithmetic between the levels runs once, before the loop
-    loop.build_pre(list(block.instrs[:nest.locks[0]]) + [block.instrs[j] for j in nest.between])
+    # what lies between two levels (an index computed, or read under the levels before) runs in
+    # each round that gets that far, before the attempt at the inner one; the arithmetic that
+    # reads nothing loaded there runs once, before the loop
+    between = [list(block.instrs[i + 1:j]) for i, j in zip(nest.locks, nest.locks[1:])]
+    hoisted, between = _hoist_arithmetic(between)
+    loop.build_pre(list(block.instrs[:nest.locks[0]]) + hoisted)
     loop.open_body(list(block.instrs[last + 1:]), block.term)
     loop.close_body(_release_in_body(nest.releases[0], nest.label, last, loop.body))
-    _take_every_level(loop, levels)
+    _take_every_level(loop, levels, between)
     _define_before_loop(b, nest.label, loop.head, loop.latch)
     lines = sorted({lv.span.line for lv in levels if lv.span})
     where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
@@ -156,12 +163,28 @@ def _all_or_nothing(k: Kernel, nest: Nest, ctx: PassContext) -> Kernel:
     return b.freeze()
 
 
-def _take_every_level(loop: _PollingLoop, levels: list[Instr]) -> None:
-    """head: poll the outermost level; a `take` block per inner level: one attempt at it (a
-    trylock: it leaves nothing behind when it fails, and does not pause holding the levels
-    before it), on to the next (the last: the body) when it succeeds, else to the `back` blocks,
-    which give back the levels taken, innermost first, pause, and go to the latch; latch: leave
-    once the body ran."""
+def _hoist_arithmetic(between: list[list[Instr]]) -> tuple[list[Instr], list[list[Instr]]]:
+    """Split what lies between the levels into the arithmetic that reads nothing a load there
+    defines (it can run once, before the loop) and what must run in the round."""
+    hoisted, kept, loaded = [], [], set()
+    for code in between:
+        here = []
+        for ins in code:
+            if ins.op != "ld" and not any(isinstance(a, Reg) and a.name in loaded for a in ins.args):
+                hoisted.append(ins)
+            else:
+                here.append(ins)
+                loaded.update(d.name for d in ins.dests)
+        kept.append(here)
+    return hoisted, kept
+
+
+def _take_every_level(loop: _PollingLoop, levels: list[Instr], between: list[list[Instr]]) -> None:
+    """head: poll the outermost level; a `take` block per inner level: what lies between it and
+    the level before (`between`), then one attempt at it (a trylock: it leaves nothing behind
+    when it fails, and does not pause holding the levels before it), on to the next (the last:
+    the body) when it succeeds, else to the `back` blocks, which give back the levels taken,
+    innermost first, pause, and go to the latch; latch: leave once the body ran."""
     b, first = loop.b, loop.first
     attrs = dict(loop=loop.head, body=loop.body, latch=loop.latch)
     takes, at = [], loop.head
@@ -176,6 +199,7 @@ def _take_every_level(loop: _PollingLoop, levels: list[Instr]) -> None:
     b.branch(ok, takes[0], loop.latch, first.span)
     for i, (level, take) in enumerate(zip(levels[1:], takes)):
         b.at(take)
+        b.code[take].extend(between[i])
         got = b.op("mutex.trylock", BOOL, level.ref, hint="ok", span=level.span, region=level.attr("region"),
                    **attrs)
         b.branch(got, takes[i + 1] if i + 1 < len(takes) else loop.body, backs[i], level.span)
