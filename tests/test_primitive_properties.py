@@ -339,3 +339,65 @@ def test_queue_delivers_each_value_once_in_order(programs, kernel):
     for got, late in run_schedules(programs("queue.sync"), kernel, arrays, QUEUE_RUNS[kernel]):
         assert (got == 1).all(), f"value {int(np.argmax(got != 1))} taken {int(got[np.argmax(got != 1)])} times"
         assert late[0] == 0, "a consumer took a producer's values out of order"
+
+
+# ---- nested critical sections on a stack-based warp ---------------------------------------------
+# Every lane of a warp takes K nests of elements of one @thread mutex array; syncc takes each
+# nest all-or-nothing in one polling loop (passes/structure.py). Nested polling loops would
+# deadlock these kernels on a stack-based warp (tests/hazards/MANIFEST.md, issue 36).
+
+NEST_RUNS = _scaled({"ttas_global_minmax": 150, "tas_global_minmax": 150, "backoff_global_branch": 150,
+                     "backoff_global_three": 150, "tinylock_shared_minmax": 150, "tinylock_shared_branch": 150,
+                     "backoff_shared_three": 100})
+E = 8                      # elements of the mutex array (the programs' E)
+
+
+def _nests(kernel: str):
+    """(grid, block, shared?, each thread's nests as lists of elements, the order first given)."""
+    _, decl, grid, block, form = next(n for n in mp.NESTS if n[0] == kernel)
+    nests = []
+    for t in range(grid * block):
+        mine = []
+        for k in range(K):
+            if form == "three":
+                a = (t * 3 + k) % (E - 2)
+                mine.append([a, a + 1, a + 2])
+            else:
+                a, b = mp.nest_pick(t, k)
+                if a != b:
+                    mine.append([a, b])
+        nests.append(mine)
+    return grid, block, "shared" in decl, nests
+
+
+def test_nest_kernels_are_the_ones_run():
+    assert set(NEST_RUNS) == {n[0] for n in mp.NESTS}
+
+
+@pytest.mark.parametrize("kernel", list(NEST_RUNS))
+def test_nested_sections_exclude_and_finish(programs, kernel):
+    """Mutual exclusion per element (a non-atomic counter of each element ends exact, and no
+    element ever had two holders inside at once) and completion (every nest ran its body; a run
+    that cannot finish raises RunError) under adversarial and random schedules. In each warp the
+    given pair comes in both orders (minmax, branch kernels), so both index orders appear."""
+    grid, block, shared, nests = _nests(kernel)
+    if "three" not in kernel:
+        for w in range(0, grid * block, 32):
+            pairs = [n for t in range(w, w + 32) for n in nests[t]]
+            assert any(a < b for a, b in pairs) and any(a > b for a, b in pairs), "one order only in a warp"
+    want = np.zeros(grid * E, np.int64)
+    runs = np.zeros(grid, np.int64)
+    for t, mine in enumerate(nests):
+        group = t // block if shared else 0
+        for nest in mine:
+            for e in nest:
+                want[group * E + e] += 1
+            runs[group] += 1
+
+    def arrays():
+        return [np.zeros((grid * E, 4), np.int32), np.zeros(grid, np.int32)]
+    for ev, done in run_schedules(programs("nest.sync"), kernel, arrays, NEST_RUNS[kernel]):
+        assert (done == runs).all(), f"{done.tolist()} nests ran of {runs.tolist()}"
+        assert (ev[:, 3] == want).all(), "an element was entered a wrong number of times"
+        assert (ev[:, 0] == want).all(), "a non-atomic increment was lost: two holders of one element were inside"
+        assert ev[:, 2].max() <= 1 and (ev[:, 1] == 0).all(), "two holders of one element inside at once"

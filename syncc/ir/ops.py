@@ -79,10 +79,11 @@ _TABLE: list[OpInfo] = [
                   "rw.lock/0:1 rw.unlock/0:1 latch.arrive/0:1 latch.wait/0:1 "
                   "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
                   "prim.sync/0:1 prim.arrive/0:1 prim.wait/0:1", memory=True, ref=True),
-    # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop.
+    # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop;
+    # `mutex.pause @m[i], %token` between two failed rounds of an all-or-nothing nest (a backoff's sleep).
     # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts (an i32),
     # or with unit=ns the time in nanoseconds (a u32).
-    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
+    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 mutex.pause/0:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
                   "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
     # A `ring` queue's operations (ir/lower_queue.py), on one of its two counting semaphores

@@ -1,9 +1,12 @@
 """Checks on mutexes and reader-writer locks: the order they are taken in, and their pairing.
 
     E0701  (stack-based targets) an element of a @thread mutex array taken while the thread
-           holds another element of the same array: a lane that has finished waits, still holding
-           its outer element, where its warp reconverges after the inner polling loop, for lanes
-           that may spin on that very element (what the simulator reports as E0905)
+           holds another element of the same array, where two lanes of a warp can take elements
+           of it, and the nest is not one structuring takes all-or-nothing (ir/lock_nests.py: a
+           lane that has finished would wait, still holding its outer element, where its warp
+           reconverges after the inner polling loop, for lanes that may spin on that very
+           element: what the simulator reports as E0905), or is, but in no proven order (lanes
+           could give their elements back and take them again forever)
     E0703  lock-order cycle: two locks taken in both orders, or one lock taken again (for an
            rwlock in either mode: a `write` inside a `read` of the same lock waits for itself;
            a `read` inside a `read` too, except with the reader-preferring `counter`, where no
@@ -22,6 +25,7 @@ from ...core.diagnostics import Note
 from ..impls.registry import implementations
 from ..context import PassContext
 from ..impls.registry import implementation
+from ..lock_nests import can_give_up, nest_of
 from ..nodes import Instr
 from ..ops import LOCKS
 from .facts import Facts
@@ -48,31 +52,112 @@ def check_locks(facts: Facts, ctx: PassContext) -> None:
 
 def _nested_in_one_warp(facts: Facts, before, ctx: PassContext) -> None:
     """Nested elements of one @thread mutex array, on a GPU whose warps reconverge on a stack.
-    The inner lock's polling loop ends at a reconvergence point: a lane that got both locks
-    and left the loop waits there, holding its outer element, for the lanes still polling, and
-    one of them may poll for that element (seed 000 §4.4.1, for two locks)."""
+    Nested polling loops deadlock there: a lane that got every level leaves the inner loop and
+    waits where its warp reconverges, holding its outer element, for the lanes still polling, and
+    one of them may poll for that element (seed 000 §4.4.1, for two locks). Structuring takes a
+    nest all-or-nothing in one loop instead (ir/lock_nests.py, passes/structure.py) where the
+    implementation can give a lock back; that is safe when every thread takes the array's
+    elements in one order (checks/order.py), and livelocks otherwise. Nothing to report where no
+    two lanes of one warp take elements of the array: no warp-mate can poll for a held one."""
     if not ctx.target.stack_based:
         return
-    for _, _, ins in facts.k.instructions():
+    k = facts.k
+    for b, i, ins in k.instructions():
         if ins.op != "mutex.lock":
             continue
-        prim = facts.k.prim(ins.ref.name)
+        prim = k.prim(ins.ref.name)
         if prim.granularity != "thread":
             continue
         held = [h for h in before.get(id(ins), frozenset()) if h.prim == prim.name]
-        if not held:
+        if not held or _one_lane_per_warp(facts, prim.name):
             continue
+        name = prim.name
         # the innermost (last taken in the source) of those held: a set's order would depend on
         # the interpreter's hash seed, and the note with it
         outer = max(held, key=lambda h: h.site.span.start if h.site.span else -1)
-        ctx.sink.error(
-            "E0701", f"potential SIMT deadlock: an element of `{prim.name}` is taken while this thread holds "
-            f"another; a lane that gets both waits, still holding its first, where its warp reconverges after "
-            f"this lock's polling loop, and another lane of the warp can be polling for that very element",
-            ins.span, notes=[Note(f"the element of `{prim.name}` this thread holds is taken here", outer.site.span)],
-            help=f"take both or neither in a retry loop: `if trylock {prim.name}[a] {{ if trylock "
-                 f"{prim.name}[b] {{ ...; unlock {prim.name}[b] }}; unlock {prim.name}[a] }}` (a lane never waits "
-                 "holding one), or make the mutex @warp")
+        notes = [Note(f"the element of `{name}` this thread holds is taken here", outer.site.span)]
+        stuck = (f"a lane that gets both waits, still holding its first, where its warp reconverges after this "
+                 f"lock's polling loop, and another lane of the warp can be polling for that very element")
+        if not _levels_of_a_nest(facts, b.label, i, held):
+            ctx.sink.error(
+                "E0701", f"potential SIMT deadlock: an element of `{name}` is taken while this thread holds "
+                f"another; {stuck}", ins.span, notes=notes,
+                help=f"take the nested elements one right after the other, with nothing between the locks but "
+                     f"arithmetic and loads, and the outer section's work after the inner one (`critical "
+                     f"{name}[min(a, b)] {{ critical {name}[max(a, b)] {{ ... }}; ... }}`): syncc then takes them "
+                     "all-or-nothing in one polling loop; or make the mutex @warp")
+        elif not can_give_up(k, name):
+            able = ", ".join(sorted(m.name for m in implementations("mutex").values()
+                                    if m.abandonable and prim.placement in m.placements))
+            ctx.sink.error(
+                "E0701", f"potential SIMT deadlock: an element of `{name}` is taken while this thread holds "
+                f"another, and syncc cannot take the nest all-or-nothing, because a {prim.impl} lock queues every "
+                f"thread that tries it (a lane cannot give its place back); {stuck}", ins.span,
+                notes=notes + [Note(f"`{name}` is implemented as {prim.impl}", prim.span)],
+                help=f"declare it `using` an implementation a thread can give up on ({able}): syncc then takes "
+                     "the nest all-or-nothing in one polling loop")
+        elif any(h.value == facts.value_key(ins.ref.index) for h in held):
+            what = f"`{name}`" if prim.instances == 1 else f"the element of `{name}` this thread holds"
+            ctx.sink.error(
+                "E0701", f"potential livelock: {what} is taken again; on a stack-based GPU syncc takes nested "
+                f"locks of one @thread array all-or-nothing (a lane that cannot take every one gives back what it "
+                f"took and tries again), and a lane that holds it can never take it a second time", ins.span,
+                notes=notes, help="take it once")
+        elif not _one_order(facts, before, name):
+            ctx.sink.error(
+                "E0701", f"potential livelock: an element of `{name}` is taken while this thread holds another, "
+                f"and syncc cannot prove that every thread takes the elements of `{name}` in one order; on a "
+                "stack-based GPU it takes the nest all-or-nothing (a lane that cannot take every element gives "
+                "back what it took and tries again), so lanes that each hold an element another one needs can "
+                "give them back and take them again forever", ins.span, notes=notes,
+                help=f"take the elements in one order everywhere: `critical {name}[min(a, b)] {{ critical "
+                     f"{name}[max(a, b)] {{ ... }} }}` inside `if a != b`")
+
+
+def _levels_of_a_nest(facts: Facts, label: str, index: int, held) -> bool:
+    """Is the lock at `index` of block `label` a level of a nest that structuring takes
+    all-or-nothing (lock_nests.py), and are the elements the thread holds there exactly the
+    nest's levels before it?"""
+    nest = nest_of(facts.k, facts.cfg, label, index)
+    if nest is None:
+        return False
+    block = facts.cfg.blocks[label]
+    outer = {facts.value_key(block.instrs[j].ref.index) for j in nest.locks if j < index}
+    return {h.value for h in held} == outer
+
+
+def _one_lane_per_warp(facts: Facts, name: str) -> bool:
+    """Do the lanes that take elements of the @thread mutex array `name` (with `lock`, `critical`
+    or `trylock`) belong to different warps, over the whole launch (space.py's instances, every
+    block enumerated)?"""
+    memo = facts.memo.setdefault("one_lane_per_warp", {})
+    if name not in memo:
+        rows: set[int] | None = set()
+        for b, _, ins in facts.k.instructions():
+            if ins.op in ("mutex.lock", "mutex.trylock") and ins.ref.name == name:
+                inst = facts.instances(b.label)
+                if inst is None:
+                    rows = None
+                    break
+                rows.update(inst.thread)
+        if rows is None or not facts.threads.every_block:
+            memo[name] = False
+        else:
+            warps = facts.threads.columns["gwarp"]
+            memo[name] = len({warps[r] for r in rows}) == len(rows)
+    return memo[name]
+
+
+def _one_order(facts: Facts, before, name: str) -> bool:
+    """Is every nesting of two elements of `name` proven to go one way (the inner index always the
+    larger everywhere, or always the smaller), as E0703 asks?"""
+    memo = facts.memo.setdefault("one_order", {})
+    if name not in memo:
+        ways = {_direction(facts, h, ins) for _, _, ins in facts.k.instructions()
+                if ins.op == "mutex.lock" and ins.ref.name == name
+                for h in before.get(id(ins), frozenset()) if h.prim == name}
+        memo[name] = ways in ({"up"}, {"down"})
+    return memo[name]
 
 
 # ---- E0717 -------------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ class Tas(Acquirable):
     # ---- the IR's operations (protocol.py)
     @classmethod
     def operations(cls):
-        return {"mutex.enter": cls.do_enter, "mutex.poll": cls.do_poll, "mutex.lock": cls.do_lock,
+        return {"mutex.enter": cls.do_enter, "mutex.poll": cls.do_poll, "mutex.pause": cls.do_pause,
+                "mutex.lock": cls.do_lock,
                 "mutex.trylock": cls.do_trylock, "mutex.unlock": cls.do_unlock}
 
     @classmethod

@@ -53,6 +53,14 @@ class Acquirable(Expansion):
         em.b.assign(ins.dests[0], cls.attempt(em, prim, ins, ins.args[1]))
 
     @classmethod
+    def do_pause(cls, em, prim, ins):
+        cls.pause(em, prim, ins.args[1])
+
+    @classmethod
+    def pause(cls, em, prim, token) -> None:
+        """Between two failed rounds of a polling loop that gave back what it took (nothing here)."""
+
+    @classmethod
     def acquire(cls, em, prim, ins, hint: str) -> None:
         token = em.b.reg(I32, "token")
         em.b.assign(token, cls.enter(em, prim, ins))
@@ -128,6 +136,10 @@ class WithBackoff:
         ok = super().attempt(em, prim, ins, token)
         em.between_polls(lambda: cls.back_off(em, prim, token), unless=ok)
         return ok
+
+    @classmethod
+    def pause(cls, em, prim, token) -> None:
+        cls.back_off(em, prim, token)
 
     @staticmethod
     def back_off(em, prim, delay) -> None:

@@ -15,7 +15,9 @@ the store of its value and the store or atomic that marks the slot full (the
 put's expansion places it), since a fence before the whole put would leave the
 value itself unordered.
 
-No ordering is added where nothing needs it: named barriers (bar.sync and
+No ordering is added where nothing needs it: the give-back of an all-or-nothing
+nest's failed round (structure.py; the round ran nothing under the levels it took),
+named barriers (bar.sync and
 bar.arrive order memory themselves), a @thread lock-bit channel on Fermi (the
 value travels in the word whose bit is the lock), and @block primitives beyond
 their leader's acquire and release, because the block barrier that follows the
@@ -90,7 +92,10 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             if not ctx.minimize_fences and ins.attr("party") == "sync":
                 out += [ins, Instr("fence", (), (), (("order", "acq_rel"), ("scope", "gpu")), ins.span)]
                 continue       # unminimized: every member of a party fences, not just its leader
-            if prim is None or role is None or not needs_ordering(prim, ctx.target, ctx.minimize_fences):
+            # a give-back of an all-or-nothing nest's failed round (structure.py) releases what the
+            # round took before it ran any code under it but index arithmetic: nothing to publish
+            if prim is None or role is None or not needs_ordering(prim, ctx.target, ctx.minimize_fences) \
+                    or ins.attr("giveback") is not None:
                 out.append(ins)
                 continue
             key = ordering_key("fence", k.name, ins.span, role, prim.name)
@@ -102,6 +107,11 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
             if ordered:
                 out.append(ins.with_attrs(order=role, scope=scope))
                 how = f"{role} at {scope} scope on the operation itself, no separate fence"
+            elif ins.op == "mutex.trylock" and ins.attr("body") is not None:
+                # an inner level of an all-or-nothing nest (structure.py): the fence where the loop's
+                # body begins, after its last take, is its outermost level's poll's ordering
+                out.append(ins)
+                continue
             elif ins.op == "chan.put":     # the put's own value must be visible before the slot reads full
                 out.append(ins.with_attrs(fence=scope))
                 how = f"fence.{scope} between the value's store and the slot's publication"

@@ -23,6 +23,29 @@ matching `unlock m`, which must close a single-entry single-exit region
 a latch's) it is the last release (put, signal, post, unlock, count_down) inside the code that only runs after the
 wait; with none, the loop body is empty (a plain spin), which is safe unless
 the value comes from the waiter's own warp (see hazards.py).
+
+Nested locks on one @thread mutex array (ir/lock_nests.py: a `critical` right inside a
+`critical` of the same array, or `lock`s one after the other, with nothing but arithmetic and
+loads between them) would, on a stack-based target, each get a loop, and a lane that got every
+level would wait where its warp reconverges after the inner loop, still holding its outer
+element, which a lane of its warp may poll for (seed 000 §4.4.1). There, when the
+implementation can give a lock back (tas, ttas, backoff, tinylock), the nest becomes one
+all-or-nothing loop instead:
+
+    pre:    the arithmetic between the locks; done = false; enter the outermost
+    head:   poll the outermost                          br ok, take, latch
+    take:   the loads between the two locks (an index read under the levels taken) and what
+            reads them, then one attempt at the next level (trylock)
+                                                        br ok, take.1 ... body, back
+    body:   the work up to the outermost release, every level released inside it
+            done = true; jmp latch
+    back:   give back the levels the round took, innermost first (giveback=head), and pause
+            (the outermost's mutex.pause: a backoff lock's sleep); jmp latch
+    latch:  br done, after, head
+
+so every lane leaves a round holding every level or none: none waits holding one. Whether the
+nest's elements are taken in one order by every thread (else two lanes could give them back and
+take them again forever) is the hazard analyses' question (checks/locks.py, E0701 and E0703).
 """
 from __future__ import annotations
 
@@ -34,6 +57,7 @@ from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..cfg import CFG
 from ..context import PassContext
+from ..lock_nests import Nest, can_give_up, nest_at
 from ..nodes import Instr, Kernel, Reg, imm
 from ..ops import BLOCKING_PRIM
 from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
@@ -86,10 +110,15 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     loop; None, after reporting E0715, for a `lock` no `unlock` closes."""
     block = k.block_map()[label]
     first = block.instrs[index]
+    cfg = CFG(k)
+    if ctx.target.stack_based:
+        nest = nest_at(k, cfg, label, index)
+        if nest is not None and can_give_up(k, first.ref.name):
+            return _all_or_nothing(k, nest, ctx)
     # The waits that poll together: a tagged region's, or this one alone.
     waits = waits_together(block, index)
     last = waits[-1]
-    end = release_point(k, CFG(k), label, last, first)
+    end = release_point(k, cfg, label, last, first)
     if end is UNPAIRED:
         _report_unpaired(k, first, ctx)
         return None
@@ -105,6 +134,83 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     _define_before_loop(b, label, loop.head, loop.latch)
     ctx.remark(k.name, "structure", _remark(first, loop.waits, end), first.span)
     return b.freeze()
+
+
+def _all_or_nothing(k: Kernel, nest: Nest, ctx: PassContext) -> Kernel:
+    """The nest's locks as one polling loop whose round takes every level or none (the module
+    docstring): built as the outermost lock's loop, whose head then tries the inner levels."""
+    block = k.block_map()[nest.label]
+    levels = [block.instrs[j] for j in nest.locks]
+    first, last = levels[0], nest.locks[-1]
+    b = KernelBuilder.thaw(k)
+    b.span_now = first.span
+    loop = _PollingLoop(b, first, nest.label, [first])
+    # what lies between two levels (an index computed, or read under the levels before) runs in
+    # each round that gets that far, before the attempt at the inner one; the arithmetic that
+    # reads nothing loaded there runs once, before the loop
+    between = [list(block.instrs[i + 1:j]) for i, j in zip(nest.locks, nest.locks[1:])]
+    hoisted, between = _hoist_arithmetic(between)
+    loop.build_pre(list(block.instrs[:nest.locks[0]]) + hoisted)
+    loop.open_body(list(block.instrs[last + 1:]), block.term)
+    loop.close_body(_release_in_body(nest.releases[0], nest.label, last, loop.body))
+    _take_every_level(loop, levels, between)
+    _define_before_loop(b, nest.label, loop.head, loop.latch)
+    lines = sorted({lv.span.line for lv in levels if lv.span})
+    where = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+    ctx.remark(k.name, "structure", f"the {len(levels)} nested locks on `{first.ref.name}`{where} are taken "
+               "all-or-nothing in one polling loop: each round tries every level in order and gives back what it "
+               "took when the next is held, so no lane waits holding one where its warp reconverges", first.span)
+    return b.freeze()
+
+
+def _hoist_arithmetic(between: list[list[Instr]]) -> tuple[list[Instr], list[list[Instr]]]:
+    """Split what lies between the levels into the arithmetic that reads nothing a load there
+    defines (it can run once, before the loop) and what must run in the round."""
+    hoisted, kept, loaded = [], [], set()
+    for code in between:
+        here = []
+        for ins in code:
+            if ins.op != "ld" and not any(isinstance(a, Reg) and a.name in loaded for a in ins.args):
+                hoisted.append(ins)
+            else:
+                here.append(ins)
+                loaded.update(d.name for d in ins.dests)
+        kept.append(here)
+    return hoisted, kept
+
+
+def _take_every_level(loop: _PollingLoop, levels: list[Instr], between: list[list[Instr]]) -> None:
+    """head: poll the outermost level; a `take` block per inner level: what lies between it and
+    the level before (`between`), then one attempt at it (a trylock: it leaves nothing behind
+    when it fails, and does not pause holding the levels before it), on to the next (the last:
+    the body) when it succeeds, else to the `back` blocks, which give back the levels taken,
+    innermost first, pause, and go to the latch; latch: leave once the body ran."""
+    b, first = loop.b, loop.first
+    attrs = dict(loop=loop.head, body=loop.body, latch=loop.latch)
+    takes, at = [], loop.head
+    for _ in levels[1:]:
+        at = b.new_block("take", after=at)
+        takes.append(at)
+    backs, at = [""] * len(takes), loop.body
+    for i in reversed(range(len(takes))):       # back[i] gives back level i: laid out innermost first
+        backs[i] = at = b.new_block("back", after=at)
+    b.at(loop.head)
+    ok = _emit_poll(b, first, loop.tokens[0], dict(region=first.attr("region"), **attrs))
+    b.branch(ok, takes[0], loop.latch, first.span)
+    for i, (level, take) in enumerate(zip(levels[1:], takes)):
+        b.at(take)
+        b.code[take].extend(between[i])
+        got = b.op("mutex.trylock", BOOL, level.ref, hint="ok", span=level.span, region=level.attr("region"),
+                   **attrs)
+        b.branch(got, takes[i + 1] if i + 1 < len(takes) else loop.body, backs[i], level.span)
+    for i, back in enumerate(backs):
+        b.at(back)
+        b.emit("mutex.unlock", (), (levels[i].ref,), levels[i].span, giveback=loop.head)
+        if i == 0:
+            b.emit("mutex.pause", (), (first.ref, loop.tokens[0]), first.span)
+        b.jump(backs[i - 1] if i > 0 else loop.latch, levels[i].span)
+    b.at(loop.latch)
+    b.branch(loop.done, loop.after, loop.head, first.span)
 
 
 def _release_in_body(end: tuple[str, int] | None, label: str, last: int, body: str) -> tuple[str, int]:
