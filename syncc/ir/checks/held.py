@@ -131,7 +131,8 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
             skipped = step(facts, skipped, ins, mutexes)
         return [(term.if_true, state), (term.if_false, skipped)]
     tries = [ins for ins in facts.sources(term.cond)
-             if ins.judged_as in TRIES and ins.ref.name in mutexes and not of_a_queue(ins)]
+             if ins.judged_as in TRIES and ins.ref.name in mutexes and not of_a_queue(ins)
+             and (ins.op == "mutex.trylock" or id(ins) in lock_like(facts))]    # (a consumer's try holds nothing)
     got = frozenset(Held(t.ref.name, t.ref.index, facts.value_key(t.ref.index), t) for t in tries)
     return [(term.if_true, state | got), (term.if_false, state)]
 
