@@ -88,6 +88,13 @@ def test_a_guard_on_a_copy_or_an_offset_bounds_the_original(tmp_path):
     assert index_ranges(k, accesses_checked=False) == [(0, 62), (1, 63)]
 
 
+def test_a_guard_on_the_warp_bounds_the_thread(tmp_path):
+    # warp is tid / 32: `warp != 0` says tid >= 32 (examples/chain.sync's `get a[tid - 32]`)
+    k = lowered(tmp_path, "if warp == 0 {\n    o[tid] = 1\n} else {\n    o[tid - 32] = 2\n}\nif warp < 1 {\n    o[tid + 32] = 3\n}",
+                "launch grid(1) block(64)")
+    assert index_ranges(k, accesses_checked=False) == [(0, 31), (0, 31), (32, 63)]
+
+
 def test_a_comparison_with_another_register_bounds_both(tmp_path):
     k = lowered(tmp_path, "let i = a[tid]\nlet j = a[tid + 1 & 63] % 64\nif i >= 0 && i < j {\n    o[i] = 1\n}")
     assert index_ranges(k, accesses_checked=False) == [(0, 62)]

@@ -68,20 +68,23 @@ def ref_length(k: Kernel, name: str) -> int | None:
 class State:
     """What holds at one point: the registers narrower than their type (`r`), the facts each
     boolean register stands for when true and when false (`facts`), and the registers that are
-    another plus a constant, exactly (`alias`: t → (v, c) for t == v + c with no wrap)."""
-    __slots__ = ("r", "facts", "alias")
+    another plus a constant, exactly (`alias`: t → (v, c) for t == v + c with no wrap), and those
+    that are another divided by a positive constant (`quot`: t → (v, c) for t == v / c, truncated:
+    `warp` is `tid / 32`, so `if warp != 0` bounds `tid` too)."""
+    __slots__ = ("r", "facts", "alias", "quot")
 
-    def __init__(self, r=None, facts=None, alias=None):
+    def __init__(self, r=None, facts=None, alias=None, quot=None):
         self.r: dict[str, Interval] = r if r is not None else {}
         self.facts: dict[str, tuple[tuple, tuple]] = facts if facts is not None else {}
         self.alias: dict[str, tuple[str, int]] = alias if alias is not None else {}
+        self.quot: dict[str, tuple[str, int]] = quot if quot is not None else {}
 
     def copy(self) -> "State":
-        return State(dict(self.r), dict(self.facts), dict(self.alias))
+        return State(dict(self.r), dict(self.facts), dict(self.alias), dict(self.quot))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.r == other.r and self.facts == other.facts \
-            and self.alias == other.alias
+            and self.alias == other.alias and self.quot == other.quot
 
 
 def _join(states: list[State | None]) -> State | None:
@@ -112,7 +115,8 @@ def _join(states: list[State | None]) -> State | None:
             if t or f:
                 facts[name] = (t, f)
     alias = {name: a for name, a in first.alias.items() if all(s.alias.get(name) == a for s in rest)}
-    return State(r, facts, alias)
+    quot = {name: q for name, q in first.quot.items() if all(s.quot.get(name) == q for s in rest)}
+    return State(r, facts, alias, quot)
 
 
 class Ranges:
@@ -140,9 +144,9 @@ class Ranges:
         worth = self.compared | {a.index.name for b in k.blocks for ins in b.instrs for a in ins.args
                                  if isinstance(a, Ref) and isinstance(a.index, Reg)}
         self.aliased = {ins.dests[0].name for b in k.blocks for ins in b.instrs
-                        if ins.op in ("mov", "add", "sub") and ins.dests and ins.dests[0].name in worth}
+                        if ins.op in ("mov", "add", "sub", "div") and ins.dests and ins.dests[0].name in worth}
         self.bases = {a.name for b in k.blocks for ins in b.instrs
-                      if ins.op in ("mov", "add", "sub") and ins.dests and ins.dests[0].name in self.aliased
+                      if ins.op in ("mov", "add", "sub", "div") and ins.dests and ins.dests[0].name in self.aliased
                       for a in ins.args if isinstance(a, Reg)}
         self.lengths: dict[str, int | None] = {}
         self.specials = self._specials(shape)
@@ -268,7 +272,7 @@ class Ranges:
             hi = was[1] if hi <= was[1] else thi
             if (lo, hi) != (tlo, thi):
                 r[name] = (lo, hi)
-        return State(r, new.facts, new.alias)
+        return State(r, new.facts, new.alias, new.quot)
 
     def _branch(self, state: State, term):
         """(successor, the state on the edge to it): a branch refines what its condition tests."""
@@ -307,7 +311,10 @@ class Ranges:
         if facts is not None and d.name in self.conditions:
             state.facts[d.name] = facts
         if alias is not None and d.name in self.aliased:
-            state.alias[d.name] = alias
+            if ins.op == "div":
+                state.quot[d.name] = alias
+            else:
+                state.alias[d.name] = alias
 
     def _length(self, name: str) -> int | None:
         if name not in self.lengths:
@@ -319,6 +326,7 @@ class Ranges:
         state.r.pop(name, None)
         state.facts.pop(name, None)
         state.alias.pop(name, None)
+        state.quot.pop(name, None)
         if state.facts and name in self.compared:
             for c, (t, f) in list(state.facts.items()):
                 if any(_mentions(x, name) for x in t) or any(_mentions(x, name) for x in f):
@@ -328,10 +336,11 @@ class Ranges:
                         state.facts[c] = (t, f)
                     else:
                         del state.facts[c]
-        if state.alias and name in self.bases:
-            for t, (v, _) in list(state.alias.items()):
-                if v == name:
-                    del state.alias[t]
+        if name in self.bases:
+            for table in (state.alias, state.quot):
+                for t, (v, _) in list(table.items()):
+                    if v == name:
+                        del table[t]
 
     def _compute(self, state: State, ins: Instr, d: Reg):
         """(interval of the first result or None for the whole range, its facts when a bool, its
@@ -366,6 +375,8 @@ class Ranges:
             out = (min(c), max(c))
         elif op == "div":
             out = _divide(v[0], v[1])
+            if v[1][0] == v[1][1] > 0 and isinstance(args[0], Reg) and args[0].type == t:
+                alias = (args[0].name, v[1][0])          # (a quotient: State.quot)
         elif op == "rem":
             out = _remainder(v[0], v[1])
         elif op == "min":
@@ -484,6 +495,13 @@ class Ranges:
         got = self._set(state, x.name, want)
         if got is None:
             return False
+        quot = state.quot.get(x.name)
+        if quot is not None:           # x == v / c: v lies where its quotient does
+            v, c = quot
+            lo = got[0] * c if got[0] > 0 else got[0] * c - (c - 1)
+            hi = got[1] * c + (c - 1) if got[1] >= 0 else got[1] * c
+            if not self._narrow(state, Reg(v, self.types[v]), (lo, hi)):
+                return False
         root, c = state.alias.get(x.name, (x.name, 0))
         if root != x.name:
             got = self._set(state, root, (got[0] - c, got[1] - c))
