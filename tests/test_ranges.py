@@ -95,6 +95,14 @@ def test_a_guard_on_the_warp_bounds_the_thread(tmp_path):
     assert index_ranges(k, accesses_checked=False) == [(0, 31), (0, 31), (32, 63)]
 
 
+def test_accesses_at_the_min_and_the_max_of_two_values_bound_both(tmp_path):
+    # locks taken in index order at min(x, y), then max(x, y) (tests/hazards/clean/nested_thread_locks):
+    # once both are inside, so are x and y
+    k = lowered(tmp_path, "mutex m[16] in global @thread\nlet x = a[tid]\nlet y = a[tid + 1 & 63]\n"
+                "critical m[min(x, y)] {\n    critical m[max(x, y)] {\n        o[x] = 1\n        o[y] = 2\n    }\n}")
+    assert index_ranges(k) == [(0, 15), (0, 15)]
+
+
 def test_a_comparison_with_another_register_bounds_both(tmp_path):
     k = lowered(tmp_path, "let i = a[tid]\nlet j = a[tid + 1 & 63] % 64\nif i >= 0 && i < j {\n    o[i] = 1\n}")
     assert index_ranges(k, accesses_checked=False) == [(0, 62)]

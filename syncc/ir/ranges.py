@@ -53,6 +53,7 @@ _NEGATE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq
 _MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 _LOGIC = ("and", "or", "not", "mov", "xor", "cvt", "select")     # what reads a condition's facts
 _COMPARISONS = ("cmp.eq", "cmp.ne", "cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")
+_RELATED = ("mov", "add", "sub", "div", "min", "max")      # what an alias or a relation (State) comes from
 
 
 def ref_length(k: Kernel, name: str) -> int | None:
@@ -69,22 +70,24 @@ class State:
     """What holds at one point: the registers narrower than their type (`r`), the facts each
     boolean register stands for when true and when false (`facts`), and the registers that are
     another plus a constant, exactly (`alias`: t → (v, c) for t == v + c with no wrap), and those
-    that are another divided by a positive constant (`quot`: t → (v, c) for t == v / c, truncated:
-    `warp` is `tid / 32`, so `if warp != 0` bounds `tid` too)."""
-    __slots__ = ("r", "facts", "alias", "quot")
+    that are another divided by a positive constant, or the least or greatest of two others (`rel`:
+    t → ("div", v, c) for t == v / c, truncated: `warp` is `tid / 32`, so `if warp != 0` bounds
+    `tid` too; t → ("min", a, b) or ("max", a, b): a lock taken at `min(x, y)` and one at
+    `max(x, y)`, both checked, bound x and y)."""
+    __slots__ = ("r", "facts", "alias", "rel")
 
-    def __init__(self, r=None, facts=None, alias=None, quot=None):
+    def __init__(self, r=None, facts=None, alias=None, rel=None):
         self.r: dict[str, Interval] = r if r is not None else {}
         self.facts: dict[str, tuple[tuple, tuple]] = facts if facts is not None else {}
         self.alias: dict[str, tuple[str, int]] = alias if alias is not None else {}
-        self.quot: dict[str, tuple[str, int]] = quot if quot is not None else {}
+        self.rel: dict[str, tuple] = rel if rel is not None else {}
 
     def copy(self) -> "State":
-        return State(dict(self.r), dict(self.facts), dict(self.alias), dict(self.quot))
+        return State(dict(self.r), dict(self.facts), dict(self.alias), dict(self.rel))
 
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.r == other.r and self.facts == other.facts \
-            and self.alias == other.alias and self.quot == other.quot
+            and self.alias == other.alias and self.rel == other.rel
 
 
 def _join(states: list[State | None]) -> State | None:
@@ -115,8 +118,8 @@ def _join(states: list[State | None]) -> State | None:
             if t or f:
                 facts[name] = (t, f)
     alias = {name: a for name, a in first.alias.items() if all(s.alias.get(name) == a for s in rest)}
-    quot = {name: q for name, q in first.quot.items() if all(s.quot.get(name) == q for s in rest)}
-    return State(r, facts, alias, quot)
+    rel = {name: q for name, q in first.rel.items() if all(s.rel.get(name) == q for s in rest)}
+    return State(r, facts, alias, rel)
 
 
 class Ranges:
@@ -144,9 +147,9 @@ class Ranges:
         worth = self.compared | {a.index.name for b in k.blocks for ins in b.instrs for a in ins.args
                                  if isinstance(a, Ref) and isinstance(a.index, Reg)}
         self.aliased = {ins.dests[0].name for b in k.blocks for ins in b.instrs
-                        if ins.op in ("mov", "add", "sub", "div") and ins.dests and ins.dests[0].name in worth}
+                        if ins.op in _RELATED and ins.dests and ins.dests[0].name in worth}
         self.bases = {a.name for b in k.blocks for ins in b.instrs
-                      if ins.op in ("mov", "add", "sub", "div") and ins.dests and ins.dests[0].name in self.aliased
+                      if ins.op in _RELATED and ins.dests and ins.dests[0].name in self.aliased
                       for a in ins.args if isinstance(a, Reg)}
         self.lengths: dict[str, int | None] = {}
         self.specials = self._specials(shape)
@@ -272,7 +275,7 @@ class Ranges:
             hi = was[1] if hi <= was[1] else thi
             if (lo, hi) != (tlo, thi):
                 r[name] = (lo, hi)
-        return State(r, new.facts, new.alias, new.quot)
+        return State(r, new.facts, new.alias, new.rel)
 
     def _branch(self, state: State, term):
         """(successor, the state on the edge to it): a branch refines what its condition tests."""
@@ -311,8 +314,8 @@ class Ranges:
         if facts is not None and d.name in self.conditions:
             state.facts[d.name] = facts
         if alias is not None and d.name in self.aliased:
-            if ins.op == "div":
-                state.quot[d.name] = alias
+            if ins.op in ("div", "min", "max"):
+                state.rel[d.name] = alias
             else:
                 state.alias[d.name] = alias
 
@@ -326,7 +329,7 @@ class Ranges:
         state.r.pop(name, None)
         state.facts.pop(name, None)
         state.alias.pop(name, None)
-        state.quot.pop(name, None)
+        state.rel.pop(name, None)
         if state.facts and name in self.compared:
             for c, (t, f) in list(state.facts.items()):
                 if any(_mentions(x, name) for x in t) or any(_mentions(x, name) for x in f):
@@ -337,10 +340,12 @@ class Ranges:
                     else:
                         del state.facts[c]
         if name in self.bases:
-            for table in (state.alias, state.quot):
-                for t, (v, _) in list(table.items()):
-                    if v == name:
-                        del table[t]
+            for t, (v, _) in list(state.alias.items()):
+                if v == name:
+                    del state.alias[t]
+            for t, (_, *operands) in list(state.rel.items()):
+                if name in operands:
+                    del state.rel[t]
 
     def _compute(self, state: State, ins: Instr, d: Reg):
         """(interval of the first result or None for the whole range, its facts when a bool, its
@@ -376,13 +381,13 @@ class Ranges:
         elif op == "div":
             out = _divide(v[0], v[1])
             if v[1][0] == v[1][1] > 0 and isinstance(args[0], Reg) and args[0].type == t:
-                alias = (args[0].name, v[1][0])          # (a quotient: State.quot)
+                alias = ("div", args[0].name, v[1][0])   # (a relation: State.rel)
         elif op == "rem":
             out = _remainder(v[0], v[1])
-        elif op == "min":
-            out = (min(v[0][0], v[1][0]), min(v[0][1], v[1][1]))
-        elif op == "max":
-            out = (max(v[0][0], v[1][0]), max(v[0][1], v[1][1]))
+        elif op in ("min", "max"):
+            pick = min if op == "min" else max
+            out = (pick(v[0][0], v[1][0]), pick(v[0][1], v[1][1]))
+            alias = (op, *(a.name if isinstance(a, Reg) and a.type == t else None for a in args))
         elif op == "neg":
             out = (-v[0][1], -v[0][0])
         elif op == "abs":
@@ -495,13 +500,9 @@ class Ranges:
         got = self._set(state, x.name, want)
         if got is None:
             return False
-        quot = state.quot.get(x.name)
-        if quot is not None:           # x == v / c: v lies where its quotient does
-            v, c = quot
-            lo = got[0] * c if got[0] > 0 else got[0] * c - (c - 1)
-            hi = got[1] * c + (c - 1) if got[1] >= 0 else got[1] * c
-            if not self._narrow(state, Reg(v, self.types[v]), (lo, hi)):
-                return False
+        rel = state.rel.get(x.name)
+        if rel is not None and not self._narrow_related(state, rel, got):
+            return False
         root, c = state.alias.get(x.name, (x.name, 0))
         if root != x.name:
             got = self._set(state, root, (got[0] - c, got[1] - c))
@@ -510,6 +511,22 @@ class Ranges:
         for other, (v, d) in state.alias.items():
             if v == root and other != x.name and self._set(state, other, (got[0] + d, got[1] + d)) is None:
                 return False
+        return True
+
+    def _narrow_related(self, state: State, rel: tuple, got: Interval) -> bool:
+        """A register related to others (State.rel) now lies in `got`: what that says of them."""
+        kind, *operands = rel
+        if kind == "div":              # t == v / c: v lies where its quotient does
+            v, c = operands
+            lo = got[0] * c if got[0] > 0 else got[0] * c - (c - 1)
+            hi = got[1] * c + (c - 1) if got[1] >= 0 else got[1] * c
+            return self._narrow(state, Reg(v, self.types[v]), (lo, hi))
+        for v in operands:             # min(a, b) >= lo: both are; max(a, b) <= hi: both are
+            if v is not None:
+                t = self.types[v]
+                want = (got[0], t.range[1]) if kind == "min" else (t.range[0], got[1])
+                if not self._narrow(state, Reg(v, t), want):
+                    return False
         return True
 
     def _set(self, state: State, name: str, want: Interval) -> Interval | None:
