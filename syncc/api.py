@@ -31,14 +31,16 @@ class CompileError(Exception):
 
 
 def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = "ptx",  # noqa: A001
-            fences: bool = True, sim_config=None, hazards: bool = True, stdlib=()) -> "Program":
+            fences: bool = True, sim_config=None, hazards: bool = True, stdlib=(),
+            bounds_checks: bool = True) -> "Program":
     """Check and compile a .sync file through every pass for `target` (a `--target` name: "ptx",
     "gpu", ... for the GPU, "fermi-sim" or "fermi-sass" for the simulator; the other machine is
     compiled when first launched on; an unknown name is a ValueError). `sim_config`: the simulator's FermiConfig (policy,
     ITS mode, lock bits, cycle budget). `fences=False` leaves out every memory ordering: only to
     show that a test can fail. `hazards=False` skips the hazard analyses: only for the oracle
     (tests/oracle), to run what they reject. `stdlib`: directories where `import std.X` looks
-    instead of the shipped stdlib (`--stdlib`)."""
+    instead of the shipped stdlib (`--stdlib`). `bounds_checks=False` leaves out the run-time index
+    checks (`--unsafe-no-bounds-checks`): only to measure what they cost."""
     from .driver import parse_define
     parsed = {}
     for name, value in (defines or {}).items():
@@ -46,7 +48,7 @@ def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = 
         parsed[key] = (v, f"{name}={value}")
     if target not in BACKENDS:
         raise ValueError(f"unknown target `{target}`: expected one of {', '.join(BACKENDS)}")
-    options = _Options(path, parsed, opt, fences, sim_config, hazards, tuple(str(d) for d in stdlib))
+    options = _Options(path, parsed, opt, fences, sim_config, hazards, tuple(str(d) for d in stdlib), bounds_checks)
     # the target's machine model decides the passes; launches go where that model runs
     runner = next(name for name in RUNS if BACKENDS[name].model == BACKENDS[target].model)
     return Program(_compile(options, runner), options, runner)
@@ -61,13 +63,14 @@ class _Options:
     sim_config: object
     hazards: bool = True
     stdlib: tuple[str, ...] = ()
+    bounds_checks: bool = True
 
 
 def _compile(options: _Options, target: str):
     from .driver import compile_file
     its = bool(options.sim_config is not None and options.sim_config.its)
     comp = compile_file(options.path, options.defines, target, options.opt, fences=options.fences,
-                        its=its, hazards=options.hazards, stdlib=options.stdlib)
+                        its=its, hazards=options.hazards, stdlib=options.stdlib, bounds_checks=options.bounds_checks)
     if not comp.ok:
         renderer = Renderer(comp.sources)
         text = "\n".join(renderer.render(d) for d in comp.diagnostics)
@@ -139,8 +142,10 @@ class Program:
                 from .runtime.gpu import GpuLauncher
                 self._launchers[key] = GpuLauncher(comp.ir, timeout)
             else:
+                from .ir.faults import check_sites
                 from .runtime.sim import SimLauncher
-                self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config())
+                self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config(),
+                                                   sites={k.name: check_sites(k) for k in comp.ir.kernels})
         return self._launchers[key]
 
     def run(self, target: str | None = None, timeout: float = 10.0, write=print) -> None:
@@ -177,7 +182,8 @@ class Kernel:
 
     def __call__(self, *args, target: str | None = None, timeout: float = 10.0, sim_config=None):
         """Launch on the GPU (returns None) or on the simulator (returns its Outcome: cycles,
-        instructions, stats); a simulated kernel that cannot finish raises RunError.
+        instructions, stats); a simulated kernel that cannot finish raises RunError, and one that a
+        run-time bounds check stopped raises syncc.IndexOutOfBounds (on either target).
         `sim_config` replaces the program's FermiConfig for this one simulated launch, so one
         compiled program can run under many scheduling policies; its ITS mode must be the one
         the program was compiled for."""

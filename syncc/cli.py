@@ -79,6 +79,12 @@ def _unsafe_no_fences(f: Callable) -> Callable:
                         help="Compile without any memory ordering (only to show the GPU stress tests can fail).")(f)
 
 
+def _unsafe_no_bounds_checks(f: Callable) -> Callable:
+    return click.option("--unsafe-no-bounds-checks", "no_bounds_checks", is_flag=True,
+                        help="Leave out the run-time index checks (docs/language.md, \"Arrays\"): a wrong index then "
+                             "reads or writes next to its array. Only to measure what the checks cost.")(f)
+
+
 def _target_option(f: Callable) -> Callable:
     return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
@@ -155,9 +161,10 @@ def cli() -> None:
 @_targets_option
 @_opt_level
 @_verify_each
+@_unsafe_no_bounds_checks
 @_stdlib
 @_common
-def check(files, target, opt, verify_each, stdlib, defines, error_format, color, debug) -> int:
+def check(files, target, opt, verify_each, no_bounds_checks, stdlib, defines, error_format, color, debug) -> int:
     """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
     thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
     every problem found, each once, with the model(s) it is for. A .sass file is assembled
@@ -172,9 +179,11 @@ def check(files, target, opt, verify_each, stdlib, defines, error_format, color,
             from .backends.fermi.sass_file import assemble_file
             reporter.report(assemble_file(path), ("fermi",))
         elif target is None:
-            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each, stdlib=stdlib))
+            reporter.report(check_for_targets(path, defines, opt, verify_each=verify_each, stdlib=stdlib,
+                                              bounds_checks=not no_bounds_checks))
         else:
-            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each, stdlib=stdlib))
+            reporter.report(compile_file(path, defines, target, opt, verify_each=verify_each, stdlib=stdlib,
+                                         bounds_checks=not no_bounds_checks))
     return reporter.finish(len(files))
 
 
@@ -220,10 +229,11 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_unsafe_no_bounds_checks
 @_stdlib
 @_common
-def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, stdlib, defines, error_format,
-          color, debug) -> int:
+def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, no_bounds_checks, stdlib,
+          defines, error_format, color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
     emitter_step = dump_after if dump_after is not None and dump_after not in PASS_NAMES else None
@@ -245,7 +255,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     backend = BACKENDS[target]
     comp.lower(backend.machine_model(its), opt, None if emitter_step else dump_after,
                lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
-               verify_each=verify_each, fences=not no_fences)
+               verify_each=verify_each, fences=not no_fences, bounds_checks=not no_bounds_checks)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -316,10 +326,11 @@ def _sim_options(f: Callable) -> Callable:
 @_opt_level
 @_verify_each
 @_unsafe_no_fences
+@_unsafe_no_bounds_checks
 @_stdlib
 @_common
 def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, memory, policy, lock_bits, max_cycles,
-        trace, stats, opt, verify_each, no_fences, stdlib, defines, error_format, color, debug) -> int:
+        trace, stats, opt, verify_each, no_fences, no_bounds_checks, stdlib, defines, error_format, color, debug) -> int:
     """Check FILE, then run its host block on a target (a .sass file: its kernels, on the simulator)."""
     from .backends.sim.machine import FermiConfig
     config = FermiConfig(policy=policy, its=its, memory=memory, lock_bits=lock_bits, max_cycles=max_cycles,
@@ -332,7 +343,8 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
     from .driver import compile_file
     reporter = Reporter(error_format, color, _model(target))
     comp = compile_file(file, defines, target, opt, verify_each=verify_each, fences=not no_fences,
-                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards, stdlib=stdlib)
+                        its=its, syncwarp=not no_syncwarp, hazards=not no_hazards, stdlib=stdlib,
+                        bounds_checks=not no_bounds_checks)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -353,6 +365,10 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
         if target == "gpu":
             os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
         return EXIT_DEADLOCK
+    if outcome.device_lost:              # a trap ended the CUDA context: nothing of it can be freed at exit
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_ERRORS)
     return EXIT_OK if outcome.ok else EXIT_ERRORS
 
 
@@ -427,9 +443,11 @@ class _Since:
 @click.option("--its", is_flag=True, help="With --witness: the simulator's independent thread scheduling.")
 @click.option("--runs", type=click.IntRange(min=1), default=20, show_default=True,
               help="With --witness: seeds to try per ordering.")
+@_unsafe_no_bounds_checks
 @_stdlib
 @_common
-def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines, error_format, color, debug) -> int:
+def explain(file, target, opt, verify_each, witness, its, runs, no_bounds_checks, stdlib, defines, error_format, color,
+            debug) -> int:
     """Say what the compiler chose and inserted for FILE, and why."""
     from .driver import compile_file
     from .explain import explain_text
@@ -442,7 +460,8 @@ def explain(file, target, opt, verify_each, witness, its, runs, stdlib, defines,
             raise click.BadParameter("--its goes with --witness", param_hint="--its")
         target = "fermi-sim"
     reporter = Reporter(error_format, color, _model(target))
-    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its, stdlib=stdlib)
+    comp = compile_file(file, defines, target, opt, verify_each=verify_each, its=its, stdlib=stdlib,
+                        bounds_checks=not no_bounds_checks)
     reporter.report(comp)
     if comp.context is not None:
         click.echo(explain_text(comp, target + (" --its" if its else "")), nl=False)

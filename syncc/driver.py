@@ -98,17 +98,18 @@ class Compilation:
     def lower(self, target: MachineModel, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
               fences: bool = True, syncwarp: bool = True, hazards: bool = True,
-              omit: frozenset = frozenset()) -> Module | None:
+              omit: frozenset = frozenset(), bounds_checks: bool = True) -> Module | None:
         """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
         None when a pass reported an error. `fences=False` is --unsafe-no-fences (GPU tests only),
         `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
         --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
-        orderings to leave out (`syncc explain --witness`)."""
+        orderings to leave out (`syncc explain --witness`); `bounds_checks=False`
+        --unsafe-no-bounds-checks (no run-time index checks: to measure what they cost)."""
         from .frontend.vending import is_library
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
-                                   omit=omit)
+                                   omit=omit, bounds_checks=bounds_checks)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
@@ -203,13 +204,14 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
                  dump_after: str | None = None, dump: Callable[[str, Module], None] | None = None,
                  verify_each: bool = False, fences: bool = True, its: bool = False,
                  syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(),
-                 stdlib: tuple[str, ...] = ()) -> Compilation:
+                 stdlib: tuple[str, ...] = (), bounds_checks: bool = True) -> Compilation:
     """Check one file, then lower it and run every pass for `target` (a name of backend_table.BACKENDS;
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
     from .backend_table import BACKENDS
     comp = check_file(path, defines, stdlib)
     if comp.ok:
-        comp.lower(BACKENDS[target].machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit)
+        comp.lower(BACKENDS[target].machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
+                   bounds_checks)
     return comp
 
 
@@ -222,7 +224,8 @@ BOTH_NOTE = "on both ptx and fermi"
 
 
 def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
-                      verify_each: bool = False, stdlib: tuple[str, ...] = ()) -> Compilation:
+                      verify_each: bool = False, stdlib: tuple[str, ...] = (),
+                      bounds_checks: bool = True) -> Compilation:
     """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
     the fermi machine models. A finding of the passes that both report alike (same code, span and
     message) is kept once, for both; every other one says, in a last note, which model it is for.
@@ -237,7 +240,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
     if comp.ok:
         for model in (PTX, FERMI):
             comp.sink = DiagnosticSink()
-            comp.lower(model, opt, verify_each=verify_each)
+            comp.lower(model, opt, verify_each=verify_each, bounds_checks=bounds_checks)
             seen: dict[tuple, int] = {}
             for d in comp.sink.items:
                 key = (d.severity, d.code, d.span, d.file, d.message)

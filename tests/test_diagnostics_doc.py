@@ -34,6 +34,10 @@ CODE_RE = re.compile(r"\b[EW]\d{4}\b")
 HEADING = re.compile(r"^## ([EW]\d{4}): (.+?)\s*$")
 NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
 
+# The codes found when a program runs: a wrong example checks cleanly and reports its code when
+# `syncc run` runs it on the simulator; a right example runs.
+RUN_CODES = {"E0913"}
+
 # The codes that cannot be shown as a program on the page; each has a test below.
 NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110",
                     "E0801", "E0901", "E0902", "E0903", "E0904", "E0905", "E0906", "E0907", "E0908", "E0909",
@@ -162,11 +166,24 @@ def test_every_registered_code_is_emitted_somewhere():
 INLINE = [s for s in SECTIONS if s.code not in NOT_INLINE_CODES]
 
 
+def run_example(tmp_path: Path, source: str):
+    """`syncc run` on an example, on the simulator: exit status and the diagnostics."""
+    path = tmp_path / "example.sync"
+    path.write_text(source, encoding="utf-8")
+    run = syncc("run", str(path), "--error-format=json", *syncc_args(source))
+    return run.code, [json.loads(line) for line in run.err.splitlines() if line.startswith("{")]
+
+
 @pytest.mark.parametrize("section", INLINE, ids=[s.code for s in INLINE])
 def test_wrong_example_reports_its_code(section, tmp_path):
     assert section.wrong, f"{section.code} has no `{section.lang} wrong` example"
     for n, example in enumerate(section.wrong, 1):
-        code, records = check_example(tmp_path, example, section.lang)
+        if section.code in RUN_CODES:
+            code, records = check_example(tmp_path, example, section.lang)
+            assert code == 0 and not records, f"wrong example {n} of a run-time code must check:\n{show(records)}"
+            code, records = run_example(tmp_path, example)
+        else:
+            code, records = check_example(tmp_path, example, section.lang)
         codes = {r["code"] for r in records}
         assert section.code in codes, f"wrong example {n}: expected {section.code}, got:\n{show(records)}"
         assert codes == {section.code}, f"wrong example {n} should report only {section.code}:\n{show(records)}"
@@ -181,7 +198,10 @@ def test_wrong_example_reports_its_code(section, tmp_path):
 def test_right_example_is_accepted(section, tmp_path):
     assert section.right, f"{section.code} has no `{section.lang} right` example"
     for n, example in enumerate(section.right, 1):
-        code, records = check_example(tmp_path, example, section.lang)
+        if section.code in RUN_CODES:
+            code, records = run_example(tmp_path, example)
+        else:
+            code, records = check_example(tmp_path, example, section.lang)
         errors = [r for r in records if r["severity"] == "error"]
         assert not errors, f"right example {n} of {section.code} has errors:\n{show(errors)}"
         assert section.code not in {r["code"] for r in records}, show(records)

@@ -6,6 +6,8 @@
   find no violation, at -O0 and -O2; run with --unsafe-no-fences they print how many
   violations the GPU showed without the fences (not asserted: a GPU may show none);
 - the watchdog turns a deadlocked kernel into exit status 3 and E0904;
+- a run-time bounds check that fails traps, and the fault record in mapped host memory, read
+  after the trap, gives E0913 with the index and the thread (and syncc.IndexOutOfBounds);
 - the Python API launches kernels on numpy and cupy arrays, and refuses bad launches.
 """
 from __future__ import annotations
@@ -125,6 +127,36 @@ def test_watchdog_reports_a_deadlock():
     [record] = [json.loads(line) for line in p.stderr.splitlines() if line.startswith("{")]
     assert record["code"] == "E0904" and record["line"] == 11
     assert "channel `done`" in p.stderr
+
+
+def test_a_failed_bounds_check_is_reported_from_the_record_after_the_trap():
+    """tests/gpu/bounds_fault.sync: item 4321 names lock 53 of 48. The check traps, the CUDA
+    context is lost, and the record in mapped pinned memory still says which index and thread."""
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/bounds_fault.sync", "--target", "gpu",
+                        "--timeout", "30", "--error-format", "json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=180)
+    assert p.returncode == 1, p.stderr
+    [record] = [json.loads(line) for line in p.stderr.splitlines() if line.startswith("{")]
+    assert record["code"] == "E0913" and (record["line"], record["column"]) == (16, 20), record
+    assert record["message"] == ("`k`: index 53 is outside `locks` (48 elements), in thread 225 of block 16"), record
+    ok = subprocess.run([sys.executable, "-m", "syncc", "run", "tests/gpu/bounds_fault.sync", "--target", "gpu",
+                         "--timeout", "30", "-D", "FAULT=false"], cwd=ROOT, capture_output=True, text=True,
+                        timeout=180)
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_the_api_raises_index_out_of_bounds_on_the_gpu():
+    code = (
+        "import numpy as np, syncc\n"
+        "prog = syncc.compile('tests/gpu/bounds_fault.sync')\n"
+        "work = (np.arange(66 * 256) % 48).astype(np.int32)\n"
+        "work[7] = -3\n"
+        "try:\n"
+        "    prog.tally(work, np.zeros(48, np.int32))\n"
+        "except syncc.IndexOutOfBounds as e:\n"
+        "    print('raised', e.index, e.thread, e.block, e.check.array)\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert "raised -3 (7, 0, 0) (0, 0, 0) locks" in p.stdout, p.stdout + p.stderr
 
 
 def test_python_api_launches_on_numpy_and_cupy():

@@ -121,6 +121,7 @@ CODES: dict[str, str] = {
     "E0910": "cycle budget spent on the simulator",
     "E0911": "invalid memory access on the simulator",
     "E0912": "instruction that cannot run on the simulator",
+    "E0913": "index outside its array at run time",
     # Fermi SASS (.sass files and syncc/backends/fermi/asm.py)
     "E1001": "unknown opcode",
     "E1002": "invalid modifier",

@@ -2836,6 +2836,7 @@ def syncc_ir_context_PassContext(dflt, fact):
     d_fences = dflt['fences']
     d_syncwarp = dflt['syncwarp']
     d_hazards = dflt['hazards']
+    d_bounds_checks = dflt['bounds_checks']
     d_omit = dflt['omit']
     d_vending = dflt['vending']
     f_sink = fact['sink']
@@ -2843,7 +2844,7 @@ def syncc_ir_context_PassContext(dflt, fact):
     f_launches = fact['launches']
     f_verify_each = fact['verify_each']
 
-    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, omit=d_omit, launches=_FACTORY, verify_each=_FACTORY, vending=d_vending):
+    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, bounds_checks=d_bounds_checks, omit=d_omit, launches=_FACTORY, verify_each=_FACTORY, vending=d_vending):
         self.target = target
         self.opt = opt
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -2852,17 +2853,18 @@ def syncc_ir_context_PassContext(dflt, fact):
         self.fences = fences
         self.syncwarp = syncwarp
         self.hazards = hazards
+        self.bounds_checks = bounds_checks
         self.omit = omit
         self.launches = f_launches() if launches is _FACTORY else launches
         self.verify_each = f_verify_each() if verify_each is _FACTORY else verify_each
         self.vending = vending
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, omit={self.omit!r}, launches={self.launches!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, bounds_checks={self.bounds_checks!r}, omit={self.omit!r}, launches={self.launches!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.omit, self.launches, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.omit, other.launches, other.verify_each, other.vending)
+            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.bounds_checks, self.omit, self.launches, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.bounds_checks, other.omit, other.launches, other.verify_each, other.vending)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -2874,13 +2876,45 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('sink', 'DiagnosticSink', (False, True, True, True, None, True, False)),
       ('remarks', 'list[Remark]', (False, True, True, True, None, True, False)),
       ('minimize_fences', 'bool', True), ('fences', 'bool', True), ('syncwarp', 'bool', True),
-      ('hazards', 'bool', True), ('omit', 'frozenset', True),
+      ('hazards', 'bool', True), ('bounds_checks', 'bool', True), ('omit', 'frozenset', True),
       ('launches', 'dict', (False, True, True, True, None, True, False)),
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
+
+
+# syncc.ir.faults.CheckSite
+def syncc_ir_faults_CheckSite(dflt, fact):
+
+    def __init__(self, site, array, length, span):
+        _set(self, 'site', site)
+        _set(self, 'array', array)
+        _set(self, 'length', length)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.site, self.array, self.length, self.span) == (other.site, other.array, other.length, other.span)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.site, self.array, self.length, self.span))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.faults.CheckSite'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('site', 'int', False), ('array', 'str', False), ('length', 'int', False),
+      ('span', 'Span | None', False)),
+     (), (), False),
+    'CheckSite(site: int, array: str, length: int, span: Span | None)',
+    syncc_ir_faults_CheckSite)
 
 
 # syncc.ir.inlined.InlinedSpan

@@ -16,18 +16,36 @@ asks for `dynamic_shared` bytes (and raises the function's limit to that first).
 A state array's size is its declared length, times the number of blocks of the
 launch for `per=block` and times the number of threads of the launch for
 `per=thread`.
+
+A kernel with run-time bounds checks (ir/passes/bounds.py) takes two more state arrays, last,
+which its checks touch only when one fails (ir/faults.py declares them where it expands the
+checks): `bounds.claim`, one word that the first thread
+whose index is outside its array takes with an atomic (0 before each launch, like any state),
+and `bounds.fault`, the record that thread then writes (param kind `fault`): the word
+F_DONE set to 1 last, after the check's site (F_SITE, the `site=` of its `bounds.check`), the
+index (F_INDEX, as its 32 bits), the block's ctaid.x, .y, .z (F_BLOCK) and the thread's tid.x,
+.y, .z (F_THREAD), and a system-scope fence. The GPU runtime puts the record in host memory
+the GPU writes through (mapped pinned memory), so that it can be read after the trap that
+ends the kernel has made the device unusable; a launcher of the PTX must give it FAULT_WORDS
+zeroed words there too, or ordinary device memory if it only needs the trap.
 """
 from __future__ import annotations
 
 from ..core.prebuilt import dataclass
-from ..core.types import ScalarType
+from ..core.types import U32, ScalarType
 from .nodes import Kernel, Reg
+
+
+FAULT_CLAIM = "bounds.claim"
+FAULT_RECORD = "bounds.fault"
+F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD = 0, 1, 2, 3, 6      # words of the record (F_BLOCK, F_THREAD: x, y, z)
+FAULT_WORDS = 9
 
 
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str                  # array | scalar | state
+    kind: str                  # array | scalar | state | fault (the bounds checks' record)
     elem: ScalarType           # the element type (arrays), or the value's type (scalars)
     dims: tuple[int, ...] = ()
     init: int | None = None    # state: every element's first value
@@ -81,14 +99,27 @@ class KernelABI:
 
     @property
     def program_params(self) -> tuple[Param, ...]:
-        return tuple(p for p in self.params if p.kind != "state")
+        return tuple(p for p in self.params if p.kind in ("array", "scalar"))
 
     @property
     def state(self) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.kind == "state")
 
+    @property
+    def fault(self) -> Param | None:
+        """The bounds checks' fault record, when the kernel has checks."""
+        return next((p for p in self.params if p.kind == "fault"), None)
 
-def kernel_abi(k: Kernel) -> KernelABI:
+
+def has_bounds_record(k: Kernel) -> bool:
+    """Does the kernel take the bounds checks' arrays: has it a check, or (after ir/faults.py
+    expanded its checks) their declarations?"""
+    return k.array(FAULT_RECORD) is not None or any(ins.op == "bounds.check" for _, _, ins in k.instructions())
+
+
+def kernel_abi(k: Kernel, bounds_record: bool = True) -> KernelABI:
+    """`bounds_record=False`: without the bounds checks' two arrays (for a back end whose checks
+    only trap, as the vended CUDA's do)."""
     params = []
     for p in k.params:
         if isinstance(p, Reg):
@@ -96,7 +127,9 @@ def kernel_abi(k: Kernel) -> KernelABI:
         else:
             params.append(Param(p.name, "array", p.elem, p.dims))
     for a in k.arrays:
-        if a.kind == "state" and a.space == "global":
+        if a.kind == "state" and a.space == "global" and a.name not in (FAULT_CLAIM, FAULT_RECORD):
             init = a.init if isinstance(a.init, int) else 0
             params.append(Param(a.name, "state", a.elem, a.dims, init, a.per))
+    if bounds_record and has_bounds_record(k):
+        params += [Param(FAULT_CLAIM, "state", U32, (1,), 0), Param(FAULT_RECORD, "fault", U32, (FAULT_WORDS,), 0)]
     return KernelABI(k.name, tuple(params), k.grid, k.block, dynamic_shared_bytes(k))

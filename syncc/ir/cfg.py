@@ -2,7 +2,8 @@
 
 Dominators follow Cooper, Harvey and Kennedy's iterative algorithm; post-
 dominators are dominators of the reversed graph, with every `ret` block
-leading to one virtual exit.
+leading to one virtual exit (with `traps_exit=False`, not a block that traps
+first: its lanes never come back, as from an endless loop).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def post_order(root: str, succs: dict) -> list[str]:
 
 
 class CFG:
-    def __init__(self, k: Kernel):
+    def __init__(self, k: Kernel, traps_exit: bool = True):
         self.kernel = k
         self.labels = [b.label for b in k.blocks]
         self.blocks = k.block_map()
@@ -42,7 +43,8 @@ class CFG:
         self._idom = self._dominators(self.entry, self.succs, self.preds)
         rsuccs = {label: list(self.preds[label]) for label in self.labels}
         rpreds = {label: list(self.succs[label]) for label in self.labels}
-        rsuccs[EXIT] = [b.label for b in k.blocks if isinstance(b.term, Return)]
+        rsuccs[EXIT] = [b.label for b in k.blocks if isinstance(b.term, Return)
+                        and (traps_exit or not any(ins.op == "trap" for ins in b.instrs))]
         rpreds[EXIT] = []
         for label in rsuccs[EXIT]:
             rpreds[label].append(EXIT)

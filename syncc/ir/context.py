@@ -20,7 +20,7 @@ VERIFY_EACH_DEFAULT = False
 class Remark:
     kernel: str
     topic: str          # implementation | structure | fence | syncwarp | lockbits | init | elide | combine |
-                        # barrier | undecided
+                        # barrier | bounds | undecided
     message: str
     span: Span | None = None
     key: tuple | None = None    # an ordering the compiler inserted: what `omit` names to leave it out
@@ -46,6 +46,10 @@ class PassContext:
     # reject can still be run on the simulator or a GPU to see whether the hazard is real
     # (--unsafe-skip-hazard-checks). A program compiled so has no guarantee.
     hazards: bool = True
+    # False only to measure what the run-time bounds checks cost (--unsafe-no-bounds-checks, `syncc
+    # bench gpu --bounds both`): insert_bounds_checks adds none. A program compiled so can write
+    # next to its arrays when an index is wrong.
+    bounds_checks: bool = True
     # The keys (Remark.key) of orderings to leave out, one at a time, for `syncc explain --witness`:
     # each such compilation runs under adversarial schedules to show what that ordering prevents.
     omit: frozenset = frozenset()

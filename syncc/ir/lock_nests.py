@@ -8,8 +8,9 @@ kernel.
 
 A nest is two or more `mutex.lock`s of elements of one @thread mutex array (a `critical` inside a
 `critical`, or low-level `lock`s), one after the other in one block, with nothing between two of
-them that a round of an all-or-nothing loop could not run again each time it fails: arithmetic
-and loads (an inner index computed, or read under the levels before it), no store, atomic,
+them that a round of an all-or-nothing loop could not run again each time it fails: arithmetic,
+loads and bounds checks (an inner index computed, or read under the levels before it, and
+checked), no store, atomic,
 fence, barrier or other primitive operation. Each level is released on every path from the last
 lock, before the level around it (innermost first): the body of the innermost section, and
 whatever runs between one level's release and the next, lies between the last lock and the
@@ -30,8 +31,9 @@ from .wait_regions import UNPAIRED, release_point
 
 def _rerunnable(ins: Instr) -> bool:
     """May the instruction stand between two levels (it runs again in every round that gets that
-    far): arithmetic, special registers and loads, which change nothing."""
-    return ins.info.group in ("arith", "special") or ins.op == "ld"
+    far): arithmetic, special registers, loads and run-time bounds checks (of an inner level's
+    index: passes/bounds.py), which change nothing."""
+    return ins.info.group in ("arith", "special", "check") or ins.op == "ld"
 
 
 class Nest(NamedTuple):

@@ -17,7 +17,9 @@ Groups:
             chosen implementation's atomics, loads, fences and lock-bit ops
   lockbit   Fermi lock bits (LDSLK / STSUL); emulated with a shared flag on PTX
   mbarrier  sm_80+ shared-memory transaction barriers (an `mbarrier` queue's stages; PTX only)
-  misc      nanosleep
+  check     run-time checks the compiler inserts (`bounds.check`: an index against its array's
+            length; passes/bounds.py), which the back ends expand (ir/faults.py)
+  misc      nanosleep, trap (stop the kernel)
 """
 from __future__ import annotations
 
@@ -107,7 +109,13 @@ _TABLE: list[OpInfo] = [
     # @bar[i]: init with the arrivals a phase needs; arrive (release at cta scope); test: true once
     # the phase of the given parity has completed (acquire at cta scope)
     *_ops("mbarrier", "mbar.init/0:2 mbar.arrive/0:1 mbar.test/1:2", memory=True, ref=True),
+    # An index that must lie in 0 .. len-1 of the array or primitive it addresses:
+    # `bounds.check %i array=locks len=48 site=0` (passes/bounds.py); the back ends expand it into a
+    # compare and a branch to a path that records the failure and traps (ir/faults.py).
+    *_ops("check", "bounds.check/0:1"),
     *_ops("misc", "nanosleep/0:1"),
+    # Stop the kernel: every thread of the launch ends, and the launch fails (a failed check's end).
+    *_ops("misc", "trap/0:0"),
     # The end of a `when` body (region=N); structuring removes it.
     *_ops("misc", "region.end/0:0"),
 ]

@@ -15,6 +15,7 @@ from .launches import launch_shapes
 from .lower import lower_program
 from .nodes import Kernel, Module
 from .pass_names import PASS_NAMES
+from .passes.bounds import insert_bounds_checks
 from .passes.elide import combine_warps, elide_locks
 from .passes.expand import expand_primitives
 from .passes.fences import insert_fences
@@ -33,6 +34,7 @@ Pass = Callable[[Kernel, PassContext], Kernel]
 PASSES: list[tuple[str, Pass, str, int]] = [
     ("unroll_lock_loops", unroll_lock_loops, "lowered", 0),
     ("check_hazards", check_hazards, "lowered", 0),
+    ("insert_bounds_checks", insert_bounds_checks, "lowered", 0),
     ("elide_locks", elide_locks, "lowered", 2),
     ("combine_warps", combine_warps, "lowered", 2),
     ("structure", structure, "structured", 0),

@@ -68,7 +68,10 @@ class Form:
 class Uniformity:
     def __init__(self, k: Kernel):
         self.k = k
-        self.cfg = CFG(k)
+        # A path that traps (a failed bounds check's: ir/faults.py) never comes back: the lanes that
+        # go on past the check meet where they would without it, so what follows does not vary
+        # because some lanes could have trapped.
+        self.cfg = CFG(k, traps_exit=False)
         self.levels: dict[str, int] = {}
         self.forms: dict[str, Form | None] = {}
         self.block_level: dict[str, int] = {b.label: GRID for b in k.blocks}

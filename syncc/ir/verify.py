@@ -98,6 +98,8 @@ class _Checker:
             self.bad(where, "takes a barrier id and an optional thread count")
         if info.group == "warp" and info.operands is None and len(ins.args) not in (1, 2):
             self.bad(where, "takes a value and an optional mask of the lanes that take part")
+        if ins.op == "bounds.check":
+            self.bounds_check(where, ins)
         if ins.op == "region.end" and self.stage == "expanded":
             self.bad(where, "region.end left after expansion")
         if info.group == "prim":
@@ -113,6 +115,15 @@ class _Checker:
             if isinstance(a, Ref):
                 self.bad(where, "a reference may only be the first operand")
         self.types(where, ins, info.group)
+
+    def bounds_check(self, where, ins: Instr) -> None:
+        self.operand_type(where, ins.args[0] if ins.args else None, I32)
+        # (array= names what the index addresses, for messages: an elided lock's mutex is gone)
+        name, n, site = ins.attr("array"), ins.attr("len"), ins.attr("site")
+        if not isinstance(name, str):
+            self.bad(where, "needs array=NAME")
+        if not isinstance(n, int) or n < 1 or not isinstance(site, int) or site < 0:
+            self.bad(where, "needs len=N (N >= 1) and site=S (S >= 0)")
 
     def reference(self, where, ins: Instr, group: str) -> None:
         ref = ins.ref

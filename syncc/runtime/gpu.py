@@ -14,20 +14,34 @@ end): the launcher computes the occupancy and launches cooperatively, or refuses
 `timeout` seconds is reported as a probable deadlock or livelock, naming the
 primitives it can wait on (ProbableDeadlock); the GPU stays busy, so the caller should
 end the process (syncc run exits with status 3).
+
+A kernel with run-time bounds checks is launched without those that its launch's shape proves
+(an index from `bid` or `gtid` is checked because a launch may give any grid; the launcher
+knows the grid it gives): a build of the kernel for that shape, made once per shape. The
+checks left (indices from data) get their fault record (ir/abi.py) in mapped pinned
+host memory, zeroed before each launch: a failed check writes it, fences at system scope
+and traps, which ends the launch with an error and leaves the CUDA context unusable, but
+the host still reads the record. The launcher then raises faults.IndexOutOfBounds with the
+index, the thread and the check's site; so does the watchdog when a kernel that has not
+finished has a record (a failure, then a hang). After a trap the process cannot use the
+GPU again: `syncc run` exits.
 """
 from __future__ import annotations
 
+import ctypes
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..backends.ptx import PtxProgram, build_ptx
-from ..ir.abi import KernelABI, Param
+from ..ir.abi import FAULT_WORDS, KernelABI, Param
+from ..ir.faults import check_sites, drop_proven_checks
 from ..core.types import BOOL
 from ..ir.nodes import Kernel, Module
 from ..core.source import Span
 from .args import LaunchError, check_arguments, check_shape
+from .faults import read_fault
 from .host import DTYPES
 
 
@@ -42,6 +56,7 @@ class ProbableDeadlock(Exception):
 
 
 _MAX_DYNAMIC_SHARED_SIZE_BYTES = 8     # CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+_NOT_READY = 600                       # cudaErrorNotReady: cudaStreamQuery of a stream still running
 
 
 @dataclass(frozen=True)
@@ -86,9 +101,13 @@ class GpuLauncher:
         # line_info (`syncc run --line-info`): source-line directives, so that tools like
         # compute-sanitizer report .sync lines (the code is the same; building takes longer)
         self.program: PtxProgram = build_ptx(module, self.arch, lines=line_info)
+        self.source, self.line_info = module.source, line_info
+        self._shaped: dict = {}        # (kernel, grid, block) → (function, ABI[, its own module])
         self.kernels = {k.name: k for k in module.kernels}
+        self.sites = {k.name: check_sites(k) for k in module.kernels}
         self.timeout = timeout
         self._module = None
+        self._record: FaultRecord | None = None
 
     @property
     def module(self):
@@ -108,7 +127,7 @@ class GpuLauncher:
             launch = self._prepare(name, args, grid, block, span)
             launch.fill_state()
             launch.start(stream)
-        self._wait(stream, launch.kernel, span, keep=launch.keep)
+        self._wait(stream, launch, span)
         with stream:
             launch.copy_back()
 
@@ -131,7 +150,7 @@ class GpuLauncher:
                 begin.record(stream)
                 launch.start(stream)
                 end.record(stream)
-            self._wait(stream, launch.kernel, None, keep=launch.keep)
+            self._wait(stream, launch, None)
             if k >= warmup:
                 times.append(cupy.cuda.get_elapsed_time(begin, end) / 1000)
         with stream:
@@ -141,14 +160,14 @@ class GpuLauncher:
     def _prepare(self, name: str, args: list, grid, block, span) -> "_Launch":
         """Check the shape and arguments, copy numpy arrays to the device (cupy arrays are used
         where they are), allocate the kernel's state, and check co-residency where needed."""
-        abi = self.program.kernels[name]
         kernel = self.kernels[name]
         grid, block = check_shape(name, kernel.block, grid, block, span)
+        function, abi = self._function(name, grid, block)
         blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
         values = self._arguments(abi, args, span)
-        state = [self.cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) for p in abi.state]
+        state = [self.cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) if p.kind == "state"
+                 else self.fault_record() for p in abi.params if p.kind in ("state", "fault")]
         device_args = [self.cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
-        function = self.module.get_function(name)
         if abi.dynamic_shared:
             if abi.dynamic_shared > self.device.shared_per_block:
                 raise LaunchError(f"`{name}`'s shared arrays take {abi.dynamic_shared} bytes, but a block on "
@@ -159,6 +178,30 @@ class GpuLauncher:
         if cooperative:
             self._check_coresidency(function, kernel, blocks, threads, span, abi.dynamic_shared)
         return _Launch(kernel, abi, function, grid, block, values, device_args, state, cooperative)
+
+    def _function(self, name: str, grid, block):
+        """The function to launch and its ABI: the module's, or, where this launch's shape proves
+        some of the kernel's bounds checks (indices from `bid` or `gtid` and not from data, in a
+        grid small enough), a build of the kernel without them for this shape alone (ir/faults.py,
+        drop_proven_checks), made once per shape."""
+        key = (name, tuple(grid), tuple(block))
+        if key not in self._shaped:
+            kernel = drop_proven_checks(self.kernels[name], (tuple(grid), tuple(block)))
+            if kernel is self.kernels[name]:
+                self._shaped[key] = (self.module.get_function(name), self.program.kernels[name])
+            else:
+                program = build_ptx(Module((kernel,), self.source), self.arch, lines=self.line_info)
+                module = self.cupy.cuda.function.Module()
+                module.load(program.text.encode())
+                self._shaped[key] = (module.get_function(name), program.kernels[name], module)
+        return self._shaped[key][:2]
+
+    def fault_record(self) -> "FaultRecord":
+        """The bounds checks' record: FAULT_WORDS words of mapped pinned host memory (one per
+        launcher: launches run one after another)."""
+        if self._record is None:
+            self._record = FaultRecord(self.cupy)
+        return self._record
 
     def _arguments(self, abi: KernelABI, args: list, span) -> list:
         return check_arguments(abi.name, abi.program_params, args, span, numpy_type)
@@ -184,20 +227,48 @@ class GpuLauncher:
                               span)
 
     # ---- the watchdog
-    def _wait(self, stream, kernel: Kernel, span, keep) -> None:
+    def _wait(self, stream, launch: "_Launch", span) -> None:
+        kernel = launch.kernel
         deadline = time.monotonic() + self.timeout
         pause = 1e-4
-        while not stream.done:
-            if time.monotonic() > deadline:
-                # Unloading the module or freeing the arrays of a running kernel waits for it, that
-                # is forever: keep them alive until the process exits.
-                _STUCK.append((self, stream, keep))
-                waits = waited_on(kernel)
-                raise ProbableDeadlock(f"`{kernel.name}` has not finished after {self.timeout:g} s: probably "
-                                       "deadlocked or livelocked", span, waits)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
-        stream.synchronize()
+        try:
+            while not self._finished(stream):
+                if time.monotonic() > deadline:
+                    # Unloading the module or freeing the arrays of a running kernel waits for it, that
+                    # is forever: keep them alive until the process exits.
+                    _STUCK.append((self, stream, launch.keep))
+                    self._raise_fault(launch)            # a check failed, then the kernel hung
+                    waits = waited_on(kernel)
+                    raise ProbableDeadlock(f"`{kernel.name}` has not finished after {self.timeout:g} s: probably "
+                                           "deadlocked or livelocked", span, waits)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+            stream.synchronize()
+        except self.cupy.cuda.runtime.CUDARuntimeError:
+            # A trap (a failed bounds check) ends the launch with an error and the context with it:
+            # nothing of the launch may be freed now, and the record says what failed.
+            _STUCK.append((self, stream, launch.keep))
+            self._raise_fault(launch)
+            raise
+
+    def _finished(self, stream) -> bool:
+        """Has the stream's work ended, well or not? (cupy's `Stream.done` is false for a stream whose
+        launch failed, as after a trap: the failure would wait out the watchdog.) A failure raises,
+        from synchronize()."""
+        status = self.cupy.cuda.runtime.streamQuery(stream.ptr)
+        if status == _NOT_READY:
+            return False
+        if status != 0:
+            stream.synchronize()        # raises the launch's error
+        return True
+
+    def _raise_fault(self, launch: "_Launch") -> None:
+        record = next((a for a in launch.state if isinstance(a, FaultRecord)), None)
+        if record is not None:
+            fault = read_fault(launch.kernel.name, record.words, self.sites.get(launch.kernel.name, {}),
+                               launch.grid, launch.block)
+            if fault is not None:
+                raise fault
 
 
 @dataclass
@@ -218,11 +289,12 @@ class _Launch:
         return (self.device_args, self.state)
 
     def fill_state(self) -> None:
-        for p, a in zip(self.abi.state, self.state):
-            a.fill(p.init)
+        for p, a in zip((p for p in self.abi.params if p.kind in ("state", "fault")), self.state):
+            a.fill(p.init or 0)
 
     def start(self, stream) -> None:
-        self.function(self.grid, self.block, tuple(self.device_args + self.state), stream=stream,
+        state = [a.argument if isinstance(a, FaultRecord) else a for a in self.state]
+        self.function(self.grid, self.block, tuple(self.device_args + state), stream=stream,
                       shared_mem=self.abi.dynamic_shared, enable_cooperative_groups=self.cooperative)
 
     def copy_back(self) -> None:
@@ -232,6 +304,27 @@ class _Launch:
 
 
 _STUCK: list = []      # what a hung kernel uses (see GpuLauncher._wait)
+
+
+class FaultRecord:
+    """The bounds checks' record in mapped pinned host memory: the GPU writes it through the bus
+    (it is the kernel's argument), the host reads `words` directly, even after a trap."""
+    MAPPED = 2             # cudaHostAllocMapped
+
+    def __init__(self, cupy):
+        runtime = cupy.cuda.runtime
+        self.ptr = runtime.hostAlloc(4 * FAULT_WORDS, self.MAPPED)
+        self.words = np.ctypeslib.as_array((ctypes.c_uint32 * FAULT_WORDS).from_address(self.ptr))
+        # The device's address of the memory: with unified addressing (every 64-bit platform CUDA
+        # supports) the host's own, which pointerGetAttributes confirms.
+        try:
+            device = getattr(runtime.pointerGetAttributes(self.ptr), "devicePointer", 0)
+        except runtime.CUDARuntimeError:
+            device = 0
+        self.argument = np.uint64(device or self.ptr)
+
+    def fill(self, value: int) -> None:
+        self.words[:] = value
 
 
 def waited_on(kernel: Kernel) -> list[str]:

@@ -11,6 +11,7 @@ Run-time problems are reported like compile errors, located in the program:
     E0905–E0910  on the simulator: a SIMT, alias, barrier or plain deadlock, a livelock, or the cycle
            budget spent, explained (exit status 3)
     E0911, E0912  on the simulator: an invalid memory access, an instruction that cannot run
+    E0913  an index outside its array: a run-time bounds check stopped the kernel (both targets)
 
 The GPU is set up only when the first kernel is launched, so a host block that
 launches nothing runs anywhere.
@@ -39,6 +40,7 @@ class RunOutcome:
     ok: bool
     deadlock: bool = False
     unavailable: str | None = None      # the target could not be used at all
+    device_lost: bool = False           # a kernel trapped on the GPU: its context is gone (exit at once)
     runs: list = field(default_factory=list)   # fermi-sim: (kernel, simulator outcome, grid, block) per launch
 
 
@@ -62,6 +64,7 @@ def run_program(comp: Compilation, target: str, timeout: float = 10.0,
 
 def _run(comp: Compilation, launcher, write) -> RunOutcome:
     from .args import LaunchError
+    from .faults import IndexOutOfBounds, located
     from .gpu import GpuUnavailable, ProbableDeadlock
     from .sim import SimStopped, diagnostics
     runner = HostRunner(comp.module, launcher, write)
@@ -86,6 +89,14 @@ def _run(comp: Compilation, launcher, write) -> RunOutcome:
     except SimStopped as e:
         comp.sink.add(diagnostics(e, comp.sources))
         return RunOutcome(False, deadlock=e.stuck)
+    except IndexOutOfBounds as e:
+        message, span = located(e, comp.sources)
+        comp.sink.error("E0913", message, span,
+                        notes=[Note(f"kernel `{e.kernel}` stopped here, before the access: its run-time bounds "
+                                    "check failed")],
+                        help="guard the index (`if k >= 0 && k < N { ... }`), or bring it into range (`k % N`, "
+                             "`min(k, N - 1)`)")
+        return RunOutcome(False, device_lost=getattr(launcher, "target", None) == "gpu")
     return RunOutcome(True)
 
 
@@ -100,9 +111,11 @@ class _LazyLauncher:
         if self.launcher is None:
             if self.target == "fermi-sim":
                 from ..backends.fermi.emit import build_fermi_sass
+                from ..ir.faults import check_sites
                 from .sim import SimLauncher
                 its = bool(self.config is not None and self.config.its)
-                self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer)
+                self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer,
+                                            sites={k.name: check_sites(k) for k in self.comp.ir.kernels})
             else:
                 from .gpu import GpuLauncher
                 self.launcher = GpuLauncher(self.comp.ir, self.timeout, line_info=self.line_info)

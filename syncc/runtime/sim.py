@@ -7,7 +7,10 @@ Each launch checks its arguments (args.py), lays the arrays and the kernel's
 global state out in a fresh global memory (every element one 32-bit word; bool
 arrays as 0/1 words), runs the simulator and copies the arrays back. A run that
 cannot finish raises SimStopped with the simulator's Outcome; `diagnostics()`
-turns it into diagnostics located in the program (E0903, E0905–E0912).
+turns it into diagnostics located in the program (E0903, E0905–E0912). A run that
+a failed bounds check stopped (BPT.TRAP, after the check wrote its fault record)
+raises faults.IndexOutOfBounds instead, from the record (E0913); so does one that
+did not finish after a check failed.
 """
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ from ..backends.fermi.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
 from ..core.diagnostics import Diagnostic, Note, Severity
 from ..core.source import SourceMap, Span
+from ..ir.abi import FAULT_RECORD, FAULT_WORDS
 from .args import DTYPES, LaunchError, check_arguments, check_shape
+from .faults import read_fault
 
 STUCK = ("deadlock", "livelock", "budget")
 
@@ -63,8 +68,9 @@ class SimStopped(Exception):
 
 class SimLauncher:
     def __init__(self, program: SassProgram, config: FermiConfig | None = None, observer=None,
-                 keep_shared: bool = False):
+                 keep_shared: bool = False, sites: dict | None = None):
         self.program = program
+        self.sites = sites or {}                     # kernel → its bounds checks (ir/faults.check_sites)
         self.config = config or FermiConfig()
         self.observer = observer                     # trace/progress hooks, one object for every launch
         self.keep_shared = keep_shared               # keep each block's shared memory (to print it)
@@ -77,9 +83,9 @@ class SimLauncher:
         if k is None:
             raise LaunchError(f"no kernel `{name}` in the program", span)
         grid, block = check_shape(name, k.block, grid, block, span)
-        program_params = [p for p in k.params if p.kind != "state"]
+        program_params = [p for p in k.params if p.kind in ("array", "scalar")]
         values = check_arguments(name, program_params, args, span)
-        gmem, words, arrays = GlobalMemory(), [], []
+        gmem, words, arrays, record = GlobalMemory(), [], [], None
         blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
         given = iter(values)
         for p in k.params:
@@ -93,6 +99,8 @@ class SimLauncher:
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
+                if p.name == FAULT_RECORD:
+                    record = words[-1]
         config = config or self.config
         config = config.with_(its=True) if k.its and not config.its else config
         sim = Simulator(k, config, grid, block, gmem, words, self.observer, self.keep_shared)
@@ -105,6 +113,10 @@ class SimLauncher:
             data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
                 host[...] = _device_copy(host, data)
+        if not outcome.ok and record is not None:
+            fault = read_fault(name, gmem.read_back(record, FAULT_WORDS), self.sites.get(name, {}), grid, block)
+            if fault is not None and fault.check is not None:     # (a .sass file's trap: E0912 at it)
+                raise fault
         if not outcome.ok:
             raise SimStopped(k, outcome, span)
         return outcome

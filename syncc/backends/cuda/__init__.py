@@ -8,6 +8,11 @@ and cast back, so overflow wraps as syncc defines it instead of being undefined 
 Every synchronizing operation is the same inline PTX the PTX back end emits (backends/inline_ptx.py),
 with `%n` operands and a memory clobber: the orderings and scopes are exactly those the
 passes chose. The file is rendered by jinja2 (templates/header.cuh.j2).
+
+A run-time bounds check (passes/bounds.py) is `if ((uint32_t)i >= N) __trap();`: the
+launch fails with cudaErrorLaunchFailure and no access past the check runs, but nothing
+records which index it was (the PTX the runtime launches does: ir/faults.py). The header's
+kernels therefore take no fault record, only their program's parameters and primitive state.
 """
 from __future__ import annotations
 
@@ -62,7 +67,7 @@ def cname(name: str) -> str:
 class KernelWriter:
     def __init__(self, k: Kernel):
         self.k = k
-        self.abi = kernel_abi(k)
+        self.abi = kernel_abi(k, bounds_record=False)
         self.arrays: dict[str, Array] = {a.name: a for a in k.arrays}
         self.arrays.update({p.name: p for p in k.params if isinstance(p, Array)})
         self.lines: list[str] = []
@@ -265,6 +270,13 @@ class KernelWriter:
 
     def _nanosleep(self, ins: Instr) -> None:
         self.emit(f"__nanosleep((unsigned)({self.value(ins.args[0])}));")
+
+    def _bounds_check(self, ins: Instr) -> None:
+        self.emit(f"if ((uint32_t){self.value(ins.args[0])} >= {ins.attr('len')}u) __trap();   "
+                  f"// `{ins.attr('array')}` has {ins.attr('len')}: outside it, stop the kernel")
+
+    def _trap(self, ins: Instr) -> None:
+        self.emit("__trap();")
 
     def _lockbit(self, ins: Instr) -> None:
         raise CudaError("lock bits exist only on Fermi")

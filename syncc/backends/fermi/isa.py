@@ -260,6 +260,8 @@ _TABLE = [
     _op("PBK", "T", 0, "stack", "push a break point: lanes that BRK continue at the target"),
     _op("BRK", "", 0, "branch", "the guarded lanes leave the loop, to the PBK target"),
     _op("EXIT", "", 0, "branch", "the guarded lanes finish"),
+    _op("BPT", "I", 0, "branch", "BPT.TRAP n: a trap: the kernel stops and its launch fails (a failed bounds "
+        "check's end)", mods=[("TRAP",)], required=(0,)),
     # independent thread scheduling (sm_70 style)
     _op("WARPSYNC", "RI", 0, "warpsync", "wait until every unexited lane of the mask has reached a WARPSYNC",
         its=True),

@@ -9,7 +9,8 @@ loop variable, a polling loop's `done`) becomes an `alloca` in the entry block,
 which the SROA pass turns into SSA values. Arithmetic and plain loads and stores
 are LLVM instructions, chosen from tables; every synchronizing operation is
 inline PTX from inline_ptx.py, so its ordering and scope are exactly what
-insert_fences chose.
+insert_fences chose. A kernel's bounds checks become their compare, branch and
+failure path first (ir/faults.py); its `trap` is llvm.trap.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
 from .. import inline_ptx
 from ...ir.abi import dynamic_shared_bytes, kernel_abi, shared_layout
+from ...ir.faults import expand_bounds_checks
 
 VOID = ir.VoidType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -79,7 +81,7 @@ def module_to_llvm(module: Module, lines: bool = False, split_fences: bool = Fal
     annotations = out.add_named_metadata("nvvm.annotations")
     debug = DebugInfo(out, module.source or "<module>") if lines else None
     for k in module.kernels:
-        fn = KernelCodegen(out, k, debug, split_fences, mbarrier).run()
+        fn = KernelCodegen(out, expand_bounds_checks(k), debug, split_fences, mbarrier).run()
         annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
     return out
 
@@ -384,6 +386,10 @@ class KernelCodegen:
 
     def _ballot(self, ins: Instr) -> None:
         self._vote(ins, "ballot")
+
+    def _trap(self, ins: Instr) -> None:
+        """`trap;`: llvm.trap, which LLVM knows never returns (the path to it is cold)."""
+        self.b.call(self.intrinsic("llvm.trap", VOID, []), [])
 
     def _nanosleep(self, ins: Instr) -> None:
         self.asm(inline_ptx.NANOSLEEP, VOID, [self.widen(self.value(ins.args[0]), ins.args[0].type)])

@@ -32,6 +32,14 @@ I32 = np.int32
 MASK32 = 0xFFFFFFFF
 
 
+class Trap(Exception):
+    """BPT.TRAP ran in some lane: the kernel stops there (a failed bounds check records why first)."""
+
+    def __init__(self, lane: int):
+        super().__init__(f"BPT.TRAP stopped the kernel (lane {lane})")
+        self.lane = lane
+
+
 class InstructionError(Exception):
     """Something an instruction cannot do at run time (BRA.U that splits the warp, running off
     the end, a warp-level instruction the simulated machine lacks): reported at the instruction."""
@@ -698,6 +706,12 @@ def _nop(ins, env):
     return _nothing
 
 
+def _bpt(ins, env):
+    def run(w, m):
+        raise Trap(L.lowest(m))
+    return run
+
+
 # The table: opcode → factory(instruction, env) → run(warp, mask)
 SEMANTICS: dict[str, Callable] = {
     "MOV": _mov, "MOV32I": _mov, "S2R": _s2r,
@@ -706,6 +720,7 @@ SEMANTICS: dict[str, Callable] = {
     "ISETP": _isetp, "PSETP": _psetp, "VOTE": _vote, "NOP": _nop,
     "LDS": _lds, "STS": _sts, "LDSLK": _ldslk, "STSUL": _stsul,
     "LD": _ld, "ST": _st, "LDL": _ldl, "STL": _stl, "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
+    "BPT": _bpt,
 }
 
 # Opcodes the issue loop handles itself, by kind
@@ -763,5 +778,5 @@ def operand_value(o, w, env: Env) -> np.ndarray:
     raise TypeError(o)
 
 
-__all__ = ["Decoded", "Env", "InstructionError", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
+__all__ = ["Decoded", "Env", "InstructionError", "Trap", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
            "CondCode", "Special"]

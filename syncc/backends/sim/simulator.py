@@ -29,7 +29,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import lanes as L
-from .execute import Env, InstructionError, Kind, decode, operand_value
+from .execute import Env, InstructionError, Kind, Trap, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
@@ -45,7 +45,7 @@ CBANK_SHAPE = (0x8, 0xC, 0x10, 0x14, 0x18, 0x1C)
 @dataclass
 class Fault:
     """What stopped a run that could not go on: where, and why."""
-    kind: str                  # deadlock | livelock | budget | memory | error
+    kind: str                  # deadlock | livelock | budget | memory | trap | error
     message: str
     warp: Warp | None = None
     pc: int | None = None
@@ -361,6 +361,8 @@ class Simulator:
                 status, repeat = self.advance(self.config.max_cycles, fingerprints=True)
         except MemoryFault as e:
             return self._fault("memory", str(e), e.lane)
+        except Trap as e:
+            return self._fault("trap", "BPT.TRAP stopped the kernel", e.lane)
         except (InstructionError, StackOverflow) as e:
             return self._fault("error", str(e))
         finally:

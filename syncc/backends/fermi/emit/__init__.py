@@ -69,7 +69,7 @@ def emit_kernel(k: Kernel, source: str | None = None, its: bool = False, dump_af
 def params(k: Kernel) -> tuple[SassParam, ...]:
     out = []
     for p in kernel_abi(k).params:
-        if p.kind == "state":
+        if p.kind in ("state", "fault"):     # (the simulator reads the fault record by its name)
             out.append(SassParam(p.name, "state", p.elem.name, p.dims, Init("fill", p.init or 0), p.per))
         else:
             out.append(SassParam(p.name, p.kind, p.elem.name, p.dims))

@@ -16,7 +16,11 @@ stage), and every instruction left has a direct SASS translation in select.py:
   * `nanosleep t` is a delay loop on the clock (SR_ClockLo), t cycles (in the
     ITS flavour it stays: NANOSLEEP, which lets the warp's other splits run);
   * an `order=` on a load, store or atomic (Fermi's carry none) becomes fences
-    around it: a release before, an acquire after, MEMBAR at its scope.
+    around it: a release before, an acquire after, MEMBAR at its scope;
+  * a run-time bounds check is its compare, branch and failure path (ir/faults.py,
+    first, so that the path's ordered loads are legalized too): the path's blocks
+    follow the check's, where a warp whose lanes disagree runs them first, and it
+    ends in `trap` (BPT.TRAP).
 
 64-bit integers (i64, u64, `clock()`) are not implemented: `check_kernel`
 reports each kernel that uses them as E0801, at the first use.
@@ -26,6 +30,7 @@ from __future__ import annotations
 from ....core.diagnostics import Diagnostic, Severity
 from ....core.types import BOOL, I32, U32
 from ....ir.builder import KernelBuilder
+from ....ir.faults import expand_bounds_checks
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
 
 ACQUIRES = ("acquire", "acq_rel", "sc")
@@ -83,6 +88,7 @@ def _e0801(what: str, span) -> Diagnostic:
 
 def legalize(k: Kernel, its: bool = False) -> Kernel:
     """The rewrites above, in one walk over the blocks (check_kernel first: 64-bit stays as it is)."""
+    k = expand_bounds_checks(k)
     if not any(_needs(k, ins, its) for _, _, ins in k.instructions()):
         return k
     b = KernelBuilder.thaw(k)

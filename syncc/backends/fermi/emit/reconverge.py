@@ -17,7 +17,8 @@ The algorithm (docs/fermi.md, "From IR to SASS"):
     every path from B passes unless it returns first (`join_of`: the lanes that
     exit leave the SIMT stack, so the others meet there, as nvcc puts the SSY of
     an `if` with a `return` inside at its endif); none when one side only
-    returns. Its region is B and every block reachable from B without passing J,
+    returns, or only traps (a failed bounds check's path, ir/faults.py: its lanes
+    never come back, and a stub waiting for them would wait for ever). Its region is B and every block reachable from B without passing J,
     the early `ret`s included. Branches with the same region and join share one
     SSY, and so do regions with the same join that share blocks without nesting
     (the two inner branches of an if/else whose arms both `continue` meet in the
@@ -95,11 +96,12 @@ def find_regions(k: Kernel, divergent, its: bool = False) -> list[ReconvergenceR
     groups: dict[tuple[frozenset[str], str], list[str]] = {}
     sides: list[tuple[str, list[frozenset[str]]]] = []     # per divergent branch: where each side's lanes go
     early = _early_postdoms(cfg)
+    trapped = _trapping(cfg)
     for b in k.blocks:
         t = b.term
         if not isinstance(t, Branch) or t.if_true == t.if_false or b.label not in cfg.reachable:
             continue
-        if not divergent(b):
+        if not divergent(b) or any(x in trapped for x in t.targets):
             continue
         join = join_of(cfg, b.label, early)
         sides.append((b.label, [frozenset(cfg.reach([x], join)) for x in dict.fromkeys(t.targets)]))
@@ -152,6 +154,25 @@ def join_of(cfg: CFG, label: str, early: dict | None = None) -> str | None:
         if pd[j] == below:
             return j
     return None
+
+
+def _trapping(cfg: CFG) -> set[str]:
+    """The blocks whose every path ends in a `trap` or never ends, and some path traps: a failed
+    bounds check's path (ir/faults.py), where the lanes wait for the trap or make it."""
+    traps = {x for x in cfg.labels if any(ins.op == "trap" for ins in cfg.blocks[x].instrs)}
+    if not traps:
+        return set()
+
+    def back(start: set[str], stop: set[str]) -> set[str]:
+        seen, todo = set(start), list(start)
+        while todo:
+            for p in cfg.preds[todo.pop()]:
+                if p not in seen and p not in stop:
+                    seen.add(p)
+                    todo.append(p)
+        return seen
+    finishing = back({x for x in cfg.labels if isinstance(cfg.blocks[x].term, Return)} - traps, traps)
+    return back(traps, set()) - finishing
 
 
 def _early_postdoms(cfg: CFG) -> dict[str, frozenset[str] | None]:

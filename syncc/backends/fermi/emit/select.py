@@ -589,6 +589,9 @@ class Selector:
         else:
             self.emit("MOV32I", d, SassImm(v & 0xFFFFFFFF))
 
+    def trap(self, ins: Instr) -> None:
+        self.emit("BPT.TRAP", SassImm(1))
+
     def unexpanded(self, ins: Instr) -> None:
         raise EmitterError(f"`{ins.op}` reached the Fermi emitter: expand_primitives/legalize should have "
                            "replaced it")
@@ -691,4 +694,6 @@ HANDLERS = {
     "prim": Selector.unexpanded,
     "nanosleep": Selector.nanosleep,
     "region.end": Selector.unexpanded,
+    "bounds.check": Selector.unexpanded,
+    "trap": Selector.trap,
 }

@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import lanes as L
-from ..execute import InstructionError
+from ..execute import InstructionError, Trap
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
@@ -389,6 +389,8 @@ class Core:
             raise InstructionError(sim.sync_without_stack(w))
         if code == E_OVERFLOW:
             raise StackOverflow(w.overflow_message())
+        if code == E_TRAP:
+            raise Trap(lane)
         if code == E_GLOBAL:
             sim.gmem._fault(np.array([addr]), np.array([why]), [lane])
         space = "shared" if code == E_SHARED else "local"

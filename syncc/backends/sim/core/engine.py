@@ -1147,6 +1147,9 @@ def run_op(S, T, i, w, m):
         return local_op(S, T, i, w, m)
     if op == OP_MEMBAR:
         return fence(S, w, T[i, T_MODE])
+    if op == OP_BPT:                                   # execute._bpt: the kernel stops
+        fail(S, E_TRAP, lowest(m), i << 3, 0)
+        return -2
     return alu(S, T, i, w, m)
 
 

@@ -19,7 +19,7 @@ from ..execute import Kind, _imm
 # ---- opcodes the engine implements (anything else keeps the launch on the reference engine)
 OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
        "IMNMX", "SEL", "POPC", "ISETP", "PSETP", "VOTE", "NOP", "LDS", "STS", "LDSLK", "STSUL", "LD", "ST",
-       "LDL", "STL", "ATOM", "RED", "MEMBAR",
+       "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
        "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR")
 OP = {name: i for i, name in enumerate(OPS)}
 KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR)
@@ -106,7 +106,7 @@ TRACE_EVENTS, TRACE_ISSUES = 1, 2                  # C_TRACE: what to log (ISSUE
 L_COLS = 9
 
 # ---- errors (EV_ERROR, with ERR = code, lane, address, why)
-(E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL) = range(8)
+(E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL, E_TRAP) = range(9)
 MAX_STACK = 4096
 SSY, PBK, DIV = 0, 1, 2     # SIMT stack entry kinds: entry = kind | mask << 2 | pc << 34
 
@@ -157,7 +157,7 @@ def _operands(row, ins, env) -> None:
     first_mem = next((o for o in ops if isinstance(o, Mem)), None)
     if first_mem is not None:
         row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
-    if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR"):
+    if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR", "BPT"):
         if op == "BRA":
             row[T_MODE] = "U" in mods                    # BRA.U: the lanes must agree
         elif op == "MEMBAR":

@@ -1,0 +1,70 @@
+"""Run-time bounds checks: no access outside an array or a primitive's instances.
+
+Guarantee: afterwards every instruction that addresses an element of one of the program's
+arrays or an instance of one of its primitives by a register index (`ld`, `st`, the atomics,
+every primitive operation; an immediate index the front end has checked) runs only where that
+index lies in 0 .. length − 1 (the index is linear, row-major, so it is the whole array that
+is guarded, not each dimension). A primitive's own state that lowering lays out (a queue's
+slots and ends) is indexed by syncc's code from an index the primitive's operation has
+checked first, and is not checked again. Where the value ranges (ranges.py) prove it for every launch the kernel can get,
+nothing is added; elsewhere a `bounds.check %i array=NAME len=N site=S` goes right before the
+access, with the access's span. The back ends expand each check into an unsigned compare and
+a branch to a cold path where the first failing thread of the launch records the site, the
+index, its block and its thread (the record is the kernel's two last state arrays,
+abi.FAULT_CLAIM and abi.FAULT_RECORD) and traps, so that no access after
+a failed check runs (ir/faults.py). A check the ranges make redundant (the same index checked
+before, not assigned since) is not inserted: an access bounds its index for what follows it.
+
+It runs right after the hazard analyses, at every -O, so that a program stops at the same
+access at -O0 and at -O2 (the lock of an elided critical section keeps its index's check), and
+before the passes that match patterns: a check is neither memory nor a wait, so lock elision,
+warp combining and structuring read around it (a `when`'s inputs keep polling together, their
+checks running once before the loop). `bounds_checks=False` in the pass context
+(`--unsafe-no-bounds-checks`) leaves every check out: a program compiled so can write next to
+its arrays when an index is wrong. `syncc explain` lists each check inserted and what the
+ranges knew of its index.
+"""
+from __future__ import annotations
+
+from ..builder import KernelBuilder
+from ..context import PassContext
+from ..nodes import Instr, Kernel, Ref, Reg
+from ..ranges import Ranges, ref_length
+
+
+def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
+    if not ctx.bounds_checks or not any(_indexed(ins) for _, _, ins in k.instructions()):
+        return k
+    ranges = Ranges(k)
+    site = 1 + max((ins.attr("site") for _, _, ins in k.instructions() if ins.op == "bounds.check"), default=-1)
+    b = KernelBuilder.thaw(k)
+    for blk in k.blocks:
+        code = []
+        for _, ins, state in ranges.walk(blk.label):
+            if state is not None and _indexed(ins) and not _own_state(k, ins.ref.name):
+                n = ref_length(k, ins.ref.name)
+                lo, hi = ranges.value(ins.ref.index, state)
+                if n is not None and not 0 <= lo <= hi < n:
+                    code.append(Instr("bounds.check", (), (ins.ref.index,),
+                                      (("array", ins.ref.name), ("len", n), ("site", site)), ins.span))
+                    ctx.remark(k.name, "bounds", _remark(ins.ref.name, n, lo, hi), ins.span)
+                    site += 1
+            code.append(ins)
+        b.code[blk.label] = code
+    return b.freeze() if site else k
+
+
+def _indexed(ins: Instr) -> bool:
+    """An access by a register index (an immediate one the front end checked)."""
+    return ins.info.ref and bool(ins.args) and isinstance(ins.args[0], Ref) and isinstance(ins.args[0].index, Reg)
+
+
+def _own_state(k: Kernel, name: str) -> bool:
+    a = k.array(name)
+    return a is not None and a.kind == "state"
+
+
+def _remark(name: str, n: int, lo: int, hi: int) -> str:
+    shown = name.split(".")[0]
+    return (f"the index of `{shown}` is checked at run time: it must lie in 0..{n - 1}, and the value ranges "
+            f"give {lo}..{hi}")

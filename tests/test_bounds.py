@@ -1,0 +1,241 @@
+"""Run-time bounds checks, end to end on the simulator: a data index outside its array stops
+the kernel at its check with a located E0913 (the index, the array, the thread), a guarded one
+gets no check and runs, and --unsafe-no-bounds-checks / bounds_checks=False take them out."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import syncc
+from helpers import syncc as run_syncc
+
+LOCKS = """\
+kernel k(idx: global i32[64], o: global i32[64]) launch grid(1) block(64) {
+    mutex locks[48] in global @thread
+    let k = idx[tid]
+    critical locks[k] {
+        o[k] += 1
+    }
+}
+
+host {
+    let idx = zeros(i32, 64)
+    let o = zeros(i32, 64)
+    for i in 0 .. 64 {
+        idx[i] = VALUE
+    }
+    launch k(idx, o)
+    print(o[0])
+}
+"""
+
+GUARDED = LOCKS.replace("    critical locks[k] {\n        o[k] += 1\n    }",
+                        "    if k >= 0 && k < 48 {\n        critical locks[k] {\n            o[k] += 1\n        }\n    }")
+
+
+def write(tmp_path, text: str, **values) -> str:
+    for name, value in values.items():
+        text = text.replace(name, str(value))
+    path = tmp_path / "prog.sync"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_negative_index_from_data_stops_at_its_check(tmp_path, engine):
+    path = write(tmp_path, LOCKS, VALUE="-1")
+    r = run_syncc("run", path, "--engine", engine)
+    assert r.code == 1, r.err
+    assert re.search(r"prog\.sync:4:20: error\[E0913\]: `k`: index -1 is outside `locks` \(48 elements\), "
+                     r"in thread 0 of block 0", r.err), r.err
+    assert "critical locks[k] {\n  |                    ^" in r.err     # the caret under the index
+
+
+def test_the_issues_case_locks_of_tid_with_more_threads_than_locks(tmp_path):
+    path = write(tmp_path, LOCKS, VALUE="i")
+    r = run_syncc("run", path)
+    assert r.code == 1
+    assert "error[E0913]: `k`: index 48 is outside `locks` (48 elements), in thread 48 of block 0" in r.err
+
+
+def test_an_index_past_the_end_of_an_array(tmp_path):
+    path = write(tmp_path, """\
+kernel k(idx: global i32[8], o: global i32[4][16]) launch grid(2) block(8) {
+    let r = idx[tid]
+    o[r][tid] = 1
+}
+
+host {
+    let idx = zeros(i32, 8)
+    idx[5] = 4
+    let o = zeros(i32, [4, 16])
+    launch k(idx, o)
+}
+""")
+    r = run_syncc("run", path)
+    assert r.code == 1
+    # a two-dimensional subscript: its row-major index, the whole array, and the block it ran in
+    assert re.search(r"prog\.sync:3:5: error\[E0913\]: `o\[r\]\[tid\]`: row-major index 69 is outside `o` "
+                     r"\(64 elements\), in thread 5 of block [01]$", r.err, re.M), r.err
+
+
+def test_a_guarded_index_has_no_check_and_runs(tmp_path):
+    path = write(tmp_path, GUARDED, VALUE="i - 8")
+    r = run_syncc("run", path)
+    assert r.code == 0, r.err
+    assert r.out.strip() == "1"                    # thread 8's k is 0; threads 0-7 and 56-63 skipped
+    ir = run_syncc("build", path, "--emit", "ir")
+    assert "bounds.check" not in ir.out
+    assert "BPT.TRAP" not in run_syncc("build", path, "--target", "fermi-sass").out
+    ptx = run_syncc("build", path, "--target", "ptx").out
+    assert "trap;" not in ptx and "bounds." not in ptx
+
+
+def test_the_flag_removes_every_check(tmp_path):
+    path = write(tmp_path, LOCKS, VALUE="-1")
+    checked = run_syncc("build", path, "--target", "fermi-sass")
+    assert "BPT.TRAP" in checked.out
+    for args in (("build", path, "--emit", "ir"), ("build", path, "--target", "fermi-sass"),
+                 ("build", path, "--target", "ptx"), ("build", path, "--target", "cuda"), ("explain", path)):
+        r = run_syncc(*args, "--unsafe-no-bounds-checks")
+        assert r.code == 0, r.err
+        assert not re.search(r"bounds|BPT|trap", r.out), args
+    assert run_syncc("check", path, "--unsafe-no-bounds-checks").code == 0
+    # without its check the lock index -1 reaches the lock's words: the simulator sees an access
+    # outside every allocation at best (on a GPU it writes next to them)
+    r = run_syncc("run", path, "--unsafe-no-bounds-checks")
+    assert "E0913" not in r.err
+
+
+def test_explain_lists_each_check(tmp_path):
+    path = write(tmp_path, LOCKS, VALUE="-1")
+    r = run_syncc("explain", path)
+    assert "run-time bounds checks" in r.out
+    assert re.search(r"4:5 +the index of `locks` is checked at run time: it must lie in 0\.\.47, and the value "
+                     r"ranges give -2147483648\.\.2147483647", r.out), r.out
+
+
+def test_the_api_raises_index_out_of_bounds(tmp_path):
+    prog = syncc.compile(write(tmp_path, LOCKS, VALUE="-1"), target="fermi-sim")
+    idx = np.zeros(64, np.int32)
+    idx[7] = 99
+    with pytest.raises(syncc.IndexOutOfBounds) as e:
+        prog.k(idx, np.zeros(64, np.int32))
+    assert (e.value.index, e.value.thread, e.value.block) == (99, (7, 0, 0), (0, 0, 0))
+    assert e.value.check.array == "locks" and e.value.check.length == 48 and e.value.span.line == 4
+    assert str(e.value) == "`k`: index 99 is outside `locks` (48 elements), in thread 7 of block 0"
+    with pytest.raises(syncc.RunError, match=r"E0913"):
+        prog.run()
+
+
+def test_the_api_can_leave_the_checks_out(tmp_path):
+    path = write(tmp_path, GUARDED, VALUE="i")
+    checked = syncc.compile(path, target="fermi-sim")
+    unchecked = syncc.compile(path, target="fermi-sim", bounds_checks=False)
+    assert "BPT" not in unchecked.fermi_sass() and "BPT" not in checked.fermi_sass()   # guarded: none anyway
+    bare = syncc.compile(write(tmp_path, LOCKS, VALUE="i"), target="fermi-sim", bounds_checks=False)
+    assert "BPT" not in bare.fermi_sass() and "bounds.check" not in bare.ptx()
+
+
+def test_a_checked_program_that_stays_inside_runs_as_before(tmp_path):
+    path = write(tmp_path, LOCKS, VALUE="i % 48")
+    r = run_syncc("run", path)
+    assert r.code == 0, r.err
+    assert r.out.strip() == "2"                     # threads 0 and 48 both counted into o[0]
+
+
+def test_the_record_says_which_block_and_thread_in_several_dimensions(tmp_path):
+    path = write(tmp_path, """\
+kernel k(idx: global i32[4][8], o: global i32[16]) launch grid(2, 2) block(8, 4) {
+    o[idx[tid.y][tid.x] + bid.y] = 1
+}
+
+host {
+    let idx = zeros(i32, [4, 8])
+    idx[2][3] = 15
+    let o = zeros(i32, 16)
+    launch k(idx, o)
+}
+""")
+    r = run_syncc("run", path)
+    assert r.code == 1
+    assert re.search(r"index 16 is outside `o` \(16 elements\), in thread \(3, 2, 0\) of block \([01], 1, 0\)",
+                     r.err), r.err
+
+
+# ---- the GPU launcher's watchdog and error path, without a GPU (a stand-in stream and record)
+
+class _Stream:
+    """A stream whose launch is still running (600, cudaErrorNotReady) or failed (`error`: what
+    cudaStreamQuery returns then, and what synchronize raises)."""
+    ptr = 1
+
+    def __init__(self, error=None):
+        self.error = error
+
+    @property
+    def status(self):
+        return 600 if self.error is None else 719
+
+    def synchronize(self):
+        if self.error is not None:
+            raise self.error
+
+
+def _launcher_and_launch(tmp_path, record_words):
+    """A GpuLauncher for the LOCKS program with a fake cupy, and a launch whose fault record holds
+    `record_words`: what _wait sees after a trap, or while a kernel hangs."""
+    import types
+
+    from syncc.ir.abi import FAULT_WORDS
+    from syncc.runtime import gpu
+
+    class CUDARuntimeError(Exception):
+        pass
+    comp = syncc.compile(write(tmp_path, LOCKS, VALUE="-1"))._comp("gpu")
+    launcher = object.__new__(gpu.GpuLauncher)
+    launcher.cupy = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(
+        CUDARuntimeError=CUDARuntimeError, streamQuery=lambda ptr: _STREAM.status)))
+    launcher.kernels = {k.name: k for k in comp.ir.kernels}
+    launcher.sites = {k.name: gpu.check_sites(k) for k in comp.ir.kernels}
+    launcher.timeout = 0.01
+    record = object.__new__(gpu.FaultRecord)
+    record.words = np.zeros(FAULT_WORDS, np.uint32)
+    record.words[:len(record_words)] = record_words
+    launch = gpu._Launch(launcher.kernels["k"], None, None, (1, 1, 1), (64, 1, 1), [], [], [record], False)
+    return launcher, launch, CUDARuntimeError
+
+
+_STREAM = _Stream()
+
+
+def _wait(launcher, launch, stream):
+    global _STREAM
+    _STREAM = stream
+    launcher._wait(stream, launch, None)
+
+
+def test_after_a_trap_the_launcher_reads_the_record(tmp_path):
+    launcher, launch, error = _launcher_and_launch(tmp_path, [1, 0, 0xFFFFFFFF, 0, 0, 0, 9, 0, 0])
+    with pytest.raises(syncc.IndexOutOfBounds) as e:
+        _wait(launcher, launch, _Stream(error=error("cudaErrorLaunchFailure")))
+    assert (e.value.index, e.value.thread) == (-1, (9, 0, 0))
+    assert e.value.message == "index -1 is outside `locks` (48 elements), in thread 9 of block 0"
+
+
+def test_a_launch_error_with_no_record_is_that_error(tmp_path):
+    launcher, launch, error = _launcher_and_launch(tmp_path, [])
+    with pytest.raises(error):
+        _wait(launcher, launch, _Stream(error=error("cudaErrorIllegalAddress")))
+
+
+def test_a_kernel_that_hangs_after_a_failed_check_reports_the_check(tmp_path):
+    from syncc.runtime.gpu import ProbableDeadlock
+    launcher, launch, _ = _launcher_and_launch(tmp_path, [1, 0, 48, 0, 0, 0, 48, 0, 0])
+    with pytest.raises(syncc.IndexOutOfBounds, match="index 48 is outside `locks`"):
+        _wait(launcher, launch, _Stream())
+    launcher, launch, _ = _launcher_and_launch(tmp_path, [])
+    with pytest.raises(ProbableDeadlock):
+        _wait(launcher, launch, _Stream())
