@@ -506,8 +506,12 @@ def opt(file, passes, remarks, target, opt, defines, error_format, color, debug)
 @click.option("--quick", is_flag=True, help="Fewer sizes and repetitions: a smoke run, not a measurement.")
 @click.option("--full", is_flag=True, hidden=True,
               help="Every size: the default since the compiled core (accepted, so older scripts still run).")
+@click.option("--bounds-cost", is_flag=True,
+              help="gpu: time each syncc kernel that has run-time bounds checks also without them, in the same "
+                   "run, and print the bounds_cost table of the pairs.")
+@_unsafe_no_bounds_checks
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
-def bench(suite, out, only, quick, full, debug) -> int:
+def bench(suite, out, only, quick, full, bounds_cost, no_bounds_checks, debug) -> int:
     """Run a benchmark SUITE: `paper` (the seed papers on the Fermi simulator) or `gpu`
     (generated code beside hand-written baselines on a GPU). Prints tables and writes CSVs and
     PNG plots under OUT/<device>-<date>."""
@@ -515,7 +519,8 @@ def bench(suite, out, only, quick, full, debug) -> int:
     from .bench.core import BenchError
     from .bench.run import run_suite
     try:
-        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo)
+        run_suite(suite, Path(out), quick=quick, only=list(only), write=click.echo,
+                  bounds="both" if bounds_cost else "off" if no_bounds_checks else "on")
     except BenchError as e:
         click.echo(f"syncc bench: error: {e}", err=True)
         return EXIT_ERRORS

@@ -82,3 +82,25 @@ def test_gpu_suite_quick(tmp_path):
     assert r.code == 0, r.err + r.out
     for name in ("gpu_barrier", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw", "gpu_queue"):
         assert any(p.name == f"{name}.csv" for p in tmp_path.rglob("*.csv")), name
+
+
+def test_the_paper_suite_runs_without_bounds_checks_when_asked(tmp_path):
+    """--unsafe-no-bounds-checks reaches the sections' compilations (the simulator's cycle change
+    with and without the checks is what docs/bench.md reports)."""
+    r = syncc("bench", "paper", "--only", "figure4", "--out", str(tmp_path), "--unsafe-no-bounds-checks")
+    assert r.code == 0, r.err
+    assert "(the paper's)" in r.out
+
+
+def test_the_bounds_cost_table_pairs_each_kernel_with_its_unchecked_twin():
+    from pathlib import Path
+
+    from syncc.bench.core import Context
+    from syncc.bench.gpu_common import bounds_cost
+    ctx = Context(root=Path("."), out=Path("."), bounds="both")
+    ctx.pairs += [("p.sync -O2", "k", 132, 2.0e-6, 1.6e-6), ("p.sync -O2", "k", 1056, 3.0e-6, 3.0e-6)]
+    table = bounds_cost(ctx)
+    assert table.columns[-1] == "with / without"
+    assert [row[:3] for row in table.rows] == [["p.sync -O2", "k", 132], ["p.sync -O2", "k", 1056]]
+    assert [round(row[-1], 3) for row in table.rows] == [1.25, 1.0]
+    assert "median 1.125, worst 1.250 over 2" in table.notes[0]

@@ -41,6 +41,12 @@ class Context:
     quick: bool = False             # fewer sizes and repetitions (the tests use this)
     log: Callable[[str], None] = print
     started: float = field(default_factory=time.perf_counter)
+    # syncc's run-time bounds checks in the programs timed: "on" (as compiled by default), "off"
+    # (--unsafe-no-bounds-checks), or "both": each syncc kernel that has a check is also timed
+    # without its checks, on copies of its arguments, in the same run (gpu_common.timed), and
+    # `pairs` collects (program, kernel, grid, median with, median without) for the bounds_cost table
+    bounds: str = "on"
+    pairs: list = field(default_factory=list)
 
     def path(self, relative: str) -> Path:
         p = self.root / relative

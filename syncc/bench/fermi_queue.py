@@ -82,7 +82,7 @@ def run(ctx: Context):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "queue_fermi.sync"
         path.write_text(_program())
-        prog = syncc.compile(str(path), target="fermi-sim")
+        prog = syncc.compile(str(path), target="fermi-sim", bounds_checks=ctx.bounds != "off")
     table = Table("fermi_queue", f"Queues on fermi-sim: cycles per value (capacity {CAP}; every value "
                   "checked taken once; — where an implementation does not serve the shape)",
                   ["shape", "values"] + [f"{i} cycles/value" for i in IMPLS] + ["locked / ring", "ring / tinylock"])

@@ -35,13 +35,14 @@ class PhaseClock:
             self.last[key] = now
 
 
-def measure(path, config=None) -> dict[str, tuple[int, int]]:
+def measure(path, config=None, bounds_checks: bool = True) -> dict[str, tuple[int, int]]:
     """scheme → (kernel cycles, reduction-phase cycles)."""
     import syncc
     from ..backends.sim.machine import FermiConfig
     from ..runtime.sim import SimLauncher
     source = path.read_text().splitlines()
-    program = syncc.compile(str(path), target="fermi-sim", sim_config=config)._fermi_program()
+    program = syncc.compile(str(path), target="fermi-sim", sim_config=config,
+                            bounds_checks=bounds_checks)._fermi_program()
     out = {}
     for k in program.kernels:
         start = next(i for i, line in enumerate(source) if line.startswith(f"kernel {k.name}("))
@@ -61,7 +62,7 @@ def ranking(speeds: dict[str, float]) -> list[str]:
 
 
 def run(ctx: Context):
-    result = measure(ctx.path("examples/chain.sync"))
+    result = measure(ctx.path("examples/chain.sync"), bounds_checks=ctx.bounds != "off")
     base_kernel, base_phase = result["atom_lock"]
     speeds = {name: base_phase / phase for name, (_, phase) in result.items()}
     table = Table("table2", "Seed 000 Table 2: the five schemes of Listing 10 on fermi-sim (speed vs atom_lock)",

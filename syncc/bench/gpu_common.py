@@ -82,18 +82,64 @@ def fresh_lock(module, name: str, state, count):
 
 
 def program(ctx: Context, relative: str, opt: int = 2, defines: dict | None = None):
+    """A bench program compiled for the GPU; with ctx.bounds "both", the same without its run-time
+    bounds checks rides along (`prog.bounds_pair`), for `timed` to time beside it."""
     import syncc
     try:
-        return syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx")
+        prog = syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx",
+                             bounds_checks=ctx.bounds != "off")
+        if ctx.bounds == "both":
+            bare = syncc.compile(str(ctx.path(relative)), defines=defines, opt=opt, target="ptx",
+                                 bounds_checks=False)
+            prog.bounds_pair = (ctx, f"{relative}{''.join(f' {k}={v}' for k, v in (defines or {}).items())} -O{opt}",
+                                bare)
+        return prog
     except syncc.CompileError as e:
         raise BenchError(f"{relative} does not compile:\n{e}") from None
 
 
 def timed(prog, kernel: str, args: list, grid, block, repeats: int, warmup: int = 1) -> list[float]:
-    """A syncc kernel's launch times in seconds (GpuLauncher.timed: fresh state each launch)."""
+    """A syncc kernel's launch times in seconds (GpuLauncher.timed: fresh state each launch).
+    When the program rides with its unchecked twin (ctx.bounds "both") and the kernel has a
+    bounds check, the twin is timed too, before and after (on copies of the arguments, so the
+    section's own arrays see exactly its own launches), and the pair goes to ctx.pairs."""
     launcher = prog.launcher("gpu", TIMEOUT)
     block = block or getattr(prog, kernel).block
-    return launcher.timed(kernel, args, grid, block, repeats=repeats, warmup=warmup)
+    pair = getattr(prog, "bounds_pair", None)
+    if pair is None or repeats < 2 or not _has_checks(prog, kernel):
+        return launcher.timed(kernel, args, grid, block, repeats=repeats, warmup=warmup)
+    ctx, name, bare = pair
+    twin = bare.launcher("gpu", TIMEOUT)
+    without = twin.timed(kernel, _copies(args), grid, block, repeats=repeats, warmup=warmup)
+    times = launcher.timed(kernel, args, grid, block, repeats=repeats, warmup=warmup)
+    without += twin.timed(kernel, _copies(args), grid, block, repeats=repeats, warmup=warmup)
+    ctx.pairs.append((name, kernel, tuple(grid)[0], statistics.median(times), statistics.median(without)))
+    return times
+
+
+def _has_checks(prog, kernel: str) -> bool:
+    k = prog._comp("gpu").ir.kernel(kernel)
+    return any(ins.op == "bounds.check" for _, _, ins in k.instructions())
+
+
+def _copies(args: list) -> list:
+    return [a.copy() if hasattr(a, "copy") and hasattr(a, "shape") else a for a in args]
+
+
+def bounds_cost(ctx: Context):
+    """The table of `syncc bench gpu --bounds-cost`: each syncc kernel with run-time bounds checks,
+    timed with and without them in the same run."""
+    from .core import Table
+    table = Table("bounds_cost", "Run-time bounds checks: each checked syncc kernel's median launch time with its "
+                  "checks and without (--unsafe-no-bounds-checks), timed in the same run (without, with, without)",
+                  ["program", "kernel", "blocks", "with checks µs", "without µs", "with / without"])
+    for name, kernel, blocks, t_with, t_without in ctx.pairs:
+        table.rows.append([name, kernel, blocks, t_with * 1e6, t_without * 1e6, t_with / t_without])
+    if ctx.pairs:
+        ratios = sorted(r[-1] for r in table.rows)
+        table.notes.append(f"goal ≤ 1.03: median {statistics.median(ratios):.3f}, worst {ratios[-1]:.3f} over "
+                           f"{len(ratios)} kernels and shapes")
+    return table
 
 
 def best(times: list[float]) -> float:

@@ -25,14 +25,16 @@ def device_name(suite: str) -> str:
 
 
 def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | None = None,
-              write=print) -> Path:
+              write=print, bounds: str = "on") -> Path:
+    """`bounds`: the programs' run-time bounds checks: "on", "off", or "both" (gpu: each checked
+    kernel also timed without its checks, and a bounds_cost table of the pairs at the end)."""
     sections = SUITES[suite]
     for name in only or ():
         if name not in sections:
             raise BenchError(f"no section {name!r} in suite {suite!r} (it has: {', '.join(sections)})")
     out = results_folder(base, device_name(suite))
     out.mkdir(parents=True, exist_ok=True)
-    ctx = Context(root=repository(), out=out, quick=quick, log=write)
+    ctx = Context(root=repository(), out=out, quick=quick, log=write, bounds=bounds)
     write(f"# syncc bench {suite} · {out.name} · results in {out}")
     if suite == "gpu":
         from .gpu_common import warm_up
@@ -58,6 +60,12 @@ def run_suite(suite: str, base: Path, quick: bool = False, only: list[str] | Non
             elif isinstance(r, Plot):
                 missing_plots |= write_png(r, out) is None
         write(f"   ({name}: {time.perf_counter() - t:.1f} s)")
+    if bounds == "both" and suite == "gpu":
+        from .gpu_common import bounds_cost
+        table = bounds_cost(ctx)
+        write("")
+        write(render(table))
+        write_csv(table, out)
     if missing_plots:
         write("plots skipped: matplotlib is not installed (pip install 'syncc[bench]')")
     if failed:

@@ -33,13 +33,14 @@ class Bench:
     def __init__(self, ctx: Context):
         self.path = ctx.path("examples/primitives.sync")
         self.programs = {}
+        self.bounds_checks = ctx.bounds != "off"
 
     def program(self, count: int = 2):
         import syncc
         if count not in self.programs:
             self.programs[count] = syncc.compile(
                 str(self.path), target="fermi-sim",
-                defines={"BLOCKS": MAX_BLOCKS, "CHECK": False, "SEM_COUNT": count})
+                defines={"BLOCKS": MAX_BLOCKS, "CHECK": False, "SEM_COUNT": count}, bounds_checks=self.bounds_checks)
         return self.programs[count]
 
     def cycles(self, kernel: str, blocks: int, iters: int, count: int = 2) -> int:

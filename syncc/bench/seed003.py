@@ -23,9 +23,12 @@ THREADS = 64                       # per block, as declared at compile time (-D 
 FIXED_BLOCKS = 4                   # the grid of the contention sweeps
 
 
+BOUNDS_CHECKS = True              # run() sets it from ctx.bounds (--unsafe-no-bounds-checks: False)
+
+
 def _compile(path, **defines):
     import syncc
-    return syncc.compile(str(path), defines=defines, target="fermi-sim")
+    return syncc.compile(str(path), defines=defines, target="fermi-sim", bounds_checks=BOUNDS_CHECKS)
 
 
 # ---- counter -----------------------------------------------------------------------------------
@@ -110,6 +113,8 @@ def _per_k(items: int, cycles: int) -> float:
 
 
 def run(ctx: Context):
+    global BOUNDS_CHECKS
+    BOUNDS_CHECKS = ctx.bounds != "off"
     counter_path, hash_path = ctx.path("examples/counter.sync"), ctx.path("examples/hashtable.sync")
     items = 256 if ctx.quick else 512          # a multiple of the most threads launched
     counters = [1, 16] if ctx.quick else [1, 4, 16, 64]

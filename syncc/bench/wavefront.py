@@ -77,7 +77,8 @@ def _sms(sms: int | None) -> int:
     return FermiConfig().sms if sms is None else sms
 
 
-_PROGRAMS: dict = {}          # (path, tiles) → compiled program, per process
+_PROGRAMS: dict = {}          # (path, tiles, bounds checks) → compiled program, per process
+BOUNDS_CHECKS = True          # run() sets it from ctx.bounds before the workers fork, which inherit it
 
 
 def _simulate(job) -> tuple:
@@ -88,9 +89,10 @@ def _simulate(job) -> tuple:
     path, n, version, sms = job
     tiles = n // TILE
     config = FermiConfig() if sms is None else FermiConfig(sms=sms)
-    prog = _PROGRAMS.get((path, tiles))
+    prog = _PROGRAMS.get((path, tiles, BOUNDS_CHECKS))
     if prog is None:
-        prog = _PROGRAMS[path, tiles] = syncc.compile(path, target="fermi-sim", defines={"TILES": tiles})
+        prog = _PROGRAMS[path, tiles, BOUNDS_CHECKS] = syncc.compile(path, target="fermi-sim", defines={"TILES": tiles},
+                                                                     bounds_checks=BOUNDS_CHECKS)
     refm = np.random.default_rng(2012).integers(-10, 11, size=(n, n)).astype(np.int32)
     out = np.zeros((n + 1, n + 1), np.int32)
     t = time.perf_counter()
@@ -159,6 +161,8 @@ def model(one_tile: dict[str, int], n: int, sms: int) -> dict[str, float]:
 # ---- the section -----------------------------------------------------------------------------------------
 
 def run(ctx: Context):
+    global BOUNDS_CHECKS
+    BOUNDS_CHECKS = ctx.bounds != "off"
     path = ctx.path("examples/wavefront_tiled.sync")
     table = Table("table3", "Seed 000 Table 3: Needleman–Wunsch on fermi-sim (cycles) beside the paper (µs, GTX 570)",
                   ["grid", "tiles", "tiny-lock", "atomic-lock", "data-parallel", "atomic / tiny", "DP / tiny",
