@@ -145,7 +145,8 @@ class Program:
                 from .ir.faults import check_sites
                 from .runtime.sim import SimLauncher
                 self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config(),
-                                                   sites={k.name: check_sites(k) for k in comp.ir.kernels})
+                                                   sites={k.name: check_sites(k) for k in comp.ir.kernels},
+                                                   ir=comp.ir)
         return self._launchers[key]
 
     def run(self, target: str | None = None, timeout: float = 10.0, write=print) -> None:

@@ -239,3 +239,33 @@ def test_a_kernel_that_hangs_after_a_failed_check_reports_the_check(tmp_path):
     launcher, launch, _ = _launcher_and_launch(tmp_path, [])
     with pytest.raises(ProbableDeadlock):
         _wait(launcher, launch, _Stream())
+
+
+def test_a_launch_runs_without_the_checks_its_grid_proves(tmp_path):
+    """`out[gtid]` is checked (a launch may give any grid), but the simulator, like the GPU,
+    runs each launch without the checks its shape proves: grid(2) needs none, grid(3) keeps it
+    (a launch from the API, which the static analyses do not see: E0726 would catch it in a host
+    block)."""
+    path = write(tmp_path, """\
+kernel k(out: global i32[128]) launch block(64) {
+    out[gtid] = 1
+}
+
+host {
+    let out = zeros(i32, 128)
+    launch k(out) grid(2)
+    check out[127] == 1, "every thread wrote"
+}
+""")
+    assert "bounds.check" in run_syncc("build", path, "--emit", "ir").out
+    assert run_syncc("run", path).code == 0
+    prog = syncc.compile(path, target="fermi-sim")
+    out = np.zeros(128, np.int32)
+    prog.k[2, 64](out)
+    launcher = prog.launcher("fermi-sim", 10.0)
+    [(kernel, outcome, grid, block)] = launcher.runs
+    assert outcome.ok and not any(ins.op == "BPT" for ins in kernel.instrs) and (out == 1).all()
+    with pytest.raises(syncc.IndexOutOfBounds, match=r"index 128 is outside `out` \(128 elements\), in thread 0 of "
+                                                      r"block 2"):
+        prog.k[3, 64](out)
+    assert any(ins.op == "BPT" for ins in launcher.runs[-1][0].instrs)

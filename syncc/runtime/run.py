@@ -115,7 +115,8 @@ class _LazyLauncher:
                 from .sim import SimLauncher
                 its = bool(self.config is not None and self.config.its)
                 self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer,
-                                            sites={k.name: check_sites(k) for k in self.comp.ir.kernels})
+                                            sites={k.name: check_sites(k) for k in self.comp.ir.kernels},
+                                            ir=self.comp.ir)
             else:
                 from .gpu import GpuLauncher
                 self.launcher = GpuLauncher(self.comp.ir, self.timeout, line_info=self.line_info)

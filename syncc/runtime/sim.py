@@ -10,7 +10,9 @@ cannot finish raises SimStopped with the simulator's Outcome; `diagnostics()`
 turns it into diagnostics located in the program (E0903, E0905–E0912). A run that
 a failed bounds check stopped (BPT.TRAP, after the check wrote its fault record)
 raises faults.IndexOutOfBounds instead, from the record (E0913); so does one that
-did not finish after a check failed.
+did not finish after a check failed. Given the IR (`ir=`), a kernel with bounds
+checks is emitted again for each launch shape without those the shape proves, as
+the GPU launcher does.
 """
 from __future__ import annotations
 
@@ -68,9 +70,13 @@ class SimStopped(Exception):
 
 class SimLauncher:
     def __init__(self, program: SassProgram, config: FermiConfig | None = None, observer=None,
-                 keep_shared: bool = False, sites: dict | None = None):
+                 keep_shared: bool = False, sites: dict | None = None, ir=None):
         self.program = program
         self.sites = sites or {}                     # kernel → its bounds checks (ir/faults.check_sites)
+        # the IR the program was emitted from, when given: a kernel with run-time bounds checks is
+        # emitted again for each launch shape, without the checks that shape proves (as on a GPU)
+        self.ir = {k.name: k for k in ir.kernels} if ir is not None else {}
+        self._shaped: dict = {}
         self.config = config or FermiConfig()
         self.observer = observer                     # trace/progress hooks, one object for every launch
         self.keep_shared = keep_shared               # keep each block's shared memory (to print it)
@@ -83,6 +89,7 @@ class SimLauncher:
         if k is None:
             raise LaunchError(f"no kernel `{name}` in the program", span)
         grid, block = check_shape(name, k.block, grid, block, span)
+        k = self._shaped_kernel(k, grid, block)
         program_params = [p for p in k.params if p.kind in ("array", "scalar")]
         values = check_arguments(name, program_params, args, span)
         gmem, words, arrays, record = GlobalMemory(), [], [], None
@@ -120,6 +127,22 @@ class SimLauncher:
         if not outcome.ok:
             raise SimStopped(k, outcome, span)
         return outcome
+
+
+    def _shaped_kernel(self, k: SassKernel, grid, block) -> SassKernel:
+        """The kernel to run for this launch shape: the program's, or, where the shape proves some of
+        its bounds checks (an index from `bid` or `gtid` in a small enough grid), the kernel emitted
+        again without them (ir/faults.py, drop_proven_checks), once per shape."""
+        ir = self.ir.get(k.name)
+        if ir is None:
+            return k
+        key = (k.name, tuple(grid), tuple(block))
+        if key not in self._shaped:
+            from ..backends.fermi.emit import emit_kernel
+            from ..ir.faults import drop_proven_checks
+            kernel = drop_proven_checks(ir, (tuple(grid), tuple(block)))
+            self._shaped[key] = k if kernel is ir else emit_kernel(kernel, k.source, k.its)
+        return self._shaped[key]
 
 
 def _to_host(a):
