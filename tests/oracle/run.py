@@ -31,7 +31,7 @@ from pathlib import Path
 from .generate import program_seed, program_text
 from .judge import FALSE_POSITIVE, SOUNDNESS, TARGETS, VERDICTS, Program, Settings, frontend_errors, judge
 
-KEEP = ("accepted-ok", "rejected-bad")       # verdicts that need no second look
+KEEP = ("accepted-ok", "rejected-bad", "accepted-stopped")   # verdicts that need no second look
 ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rejected-unrunnable", "timeout")
 
 
@@ -134,6 +134,7 @@ def summarize(programs: list[Program], results: list[dict], targets: list[str], 
         table[t] = {"programs": sum(c.values()),
                     "accepted": sum(v for k, v in c.items() if k.startswith("accepted")),
                     "accepted-hang": c["accepted-hang"], "accepted-wrong": c["accepted-wrong"],
+                    "accepted-fault": c["accepted-fault"],
                     "rejected": sum(v for k, v in c.items() if k.startswith("rejected")),
                     "rejected-ok": c["rejected-ok"], "rejected-bad": c["rejected-bad"],
                     "changed-result": c["changed-result"],
@@ -233,6 +234,9 @@ def reproduce(p: Program, results: list[dict], settings: Settings, path: Path) -
         lines.append(f"python -m syncc check {path} --target {check_target} {defines}".rstrip())
         failing = [x for x in r.get("runs", []) if x["status"] != "ok"] or r.get("runs", [])[:1]
         for x in failing[:1]:
+            if x.get("machine"):
+                lines.append(f"# the run below was made on a simulator with the {x['machine']} (tests/oracle/judge.py "
+                             "ptx_residency), which `syncc run` has no option for")
             flags = ["--its"] if TARGETS[target][1] else []
             if not r.get("check", {}).get("accepted", True):
                 flags.append("--unsafe-skip-hazard-checks")
