@@ -205,6 +205,39 @@ def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
     assert not broken, broken
 
 
+SHAPES_PROGRAMS = 16         # the fixed shapes batch (generate(seed, shapes=True))
+
+
+def shapes_batch(folder: Path, n: int) -> list[Program]:
+    programs = []
+    for i in range(n):
+        path = folder / f"gens_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), shapes=True))
+        programs.append(Program(path.stem, str(path), "generated"))
+    return programs
+
+
+def test_shapes_programs_pass_the_front_end(tmp_path):
+    """The shapes motifs (retry loops, indices near their bounds, waits by block index) only
+    write programs the front end accepts; the other batches do not see them."""
+    for p in shapes_batch(tmp_path, 40):
+        assert not frontend_errors(p), Path(p.path).read_text()
+    assert program_text(program_seed(SEED, 0)) != program_text(program_seed(SEED, 0), shapes=True)
+
+
+def test_shapes_batch_writes_both_neighbours():
+    """Over a few dozen seeds the shapes batch writes each shape both ways: retry loops counted
+    short and exact, indices out of bounds and within, waits by block index at grids that fit
+    the simulated Fermi at once and past it, and the counter form (the titles say which)."""
+    titles = "\n".join(program_text(program_seed(SEED, i), shapes=True) for i in range(80))
+    for shape in ("retry trywait", "retry tryput (", "retry tryget (", "each retry", "index shift", "index left",
+                  "index locks", "index rounds", "data index", "ticket_", "prev_", "next_", "block0_", "queue_takers_first"):
+        assert shape in titles, shape
+    for kind in (": short", "exactly enough", ": out of bounds", "idx with -1", "idx with the length",
+                 "fits Fermi at once", "past Fermi's"):
+        assert kind in titles, kind
+
+
 WAIT_FOR_NEXT_BLOCK = """
 kernel chain(flag: global i32[140], sums: global i32[140]) launch block(32) {
     if tid == 0 {
@@ -257,3 +290,20 @@ def test_index_past_the_end_is_judged_by_its_fault(tmp_path):
     assert r["check"]["codes"] == ["E0726"] and r["verdict"] == "rejected-bad", r
     assert r["runs"][0]["status"] in ("fault", "stopped"), r["runs"]
 
+
+@pytest.mark.slow
+def test_no_accepted_shapes_program_hangs_or_is_wrong(tmp_path):
+    """The promise on a fixed batch of the shapes programs (retry loops counted exactly, short
+    and over full; indices computed near their bounds and read from data; waits by block index
+    below and above what the simulated Fermi holds at once, and by a ticket), both targets, four
+    schedules each: nothing accepted hangs, computes a wrong result or touches memory outside its
+    arrays (an index from data must be stopped by the run-time bounds check: accepted-stopped)."""
+    programs = shapes_batch(tmp_path, SHAPES_PROGRAMS)
+    settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
+    results = run_batch(programs, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
+    broken = [f"{r['program']} [{r['target']}] {r['verdict']}: "
+              f"{next((x.get('code'), x.get('message', '')[:160]) for x in r['runs'] if x['status'] != 'ok')}"
+              for r in results if r["verdict"] in SOUNDNESS]
+    assert not [r for r in results if r["verdict"] in ("frontend-error", "compile-error", "internal-error")], results
+    assert sum(r["verdict"] == "accepted-ok" for r in results) >= SHAPES_PROGRAMS, results
+    assert not broken, broken
