@@ -1019,7 +1019,9 @@ def retry_interleaved(rng: random.Random, ctx: Context) -> Piece:
     between them while each still has a value to put, and then each waits for room only the
     others' gets would make. That can happen when threads * (per - 1) >= capacity (E0720);
     below it, some thread always finishes its puts and drains. The threads are in different
-    warps of a block (a shared queue), in different blocks (global), or lanes of one warp."""
+    warps of a block (a shared queue), in different blocks (global), or lanes of one warp (on
+    Fermi those also need room for every value the warp puts: a lane whose attempt fails spins
+    while the others wait at the loop's end for it, E0701)."""
     place = rng.choice(["global", "shared"])
     impl = rng.choice(QUEUE_IMPLS)
     clause = f" using {impl}" if impl else ""
@@ -1047,7 +1049,7 @@ def retry_interleaved(rng: random.Random, ctx: Context) -> Piece:
             expected[t.gtid * per + i] = 1
     stuck = n * (per - 1) >= cap
     title = (f"{n} {shape} each retry {per} tryput ({form}) then {per} get on queue({cap}) {place} @thread{clause}: "
-             + ("they can fill it between them: short" if stuck else "within capacity"))
+             + ("they can fill it between them: short" if stuck else "they cannot fill it between them"))
     return Piece(title, [Array(got, (size,), expected=expected)], decls, body, acquisitions=2 * per * len(members))
 
 
