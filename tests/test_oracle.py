@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from oracle.generate import program_seed, program_text
 from oracle.gpu import parse_gpu_output, write_gpu_batch
-from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors
+from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors, judge
 from oracle.mutate import make_mutants
 from oracle.run import run_batch, shape_of, write_gpu_only
 
@@ -63,6 +63,13 @@ def test_mutants_pass_the_front_end_and_say_what_changed(tmp_path):
     (False, ["hang"], False, "rejected-bad"),
     (True, ["wrong"], True, "changed-result"),               # the mutant computes something else now
     (True, ["hang"], True, "accepted-hang"),
+    (True, ["ok", "fault"], False, "accepted-fault"),        # an access outside every allocation
+    (True, ["fault"], True, "accepted-fault"),               # whatever the mutation: the promise covers memory
+    (True, ["stopped", "ok"], False, "accepted-stopped"),    # the run-time bounds check stopped it first
+    (True, ["stopped", "fault"], False, "accepted-fault"),
+    (True, ["fault", "wrong"], False, "accepted-wrong"),     # a failed check outranks a fault
+    (False, ["fault"], False, "rejected-bad"),
+    (False, ["stopped"], False, "rejected-bad"),
 ])
 def test_verdicts(accepted, statuses, changes_result, verdict):
     assert classify(accepted, [{"status": s} for s in statuses], changes_result) == verdict
@@ -195,4 +202,108 @@ def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
     results = run_batch(programs, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
     broken = [f"{r['program']} [{r['target']}] {r['verdict']}" for r in results if r["verdict"] in SOUNDNESS]
     assert sum(r["verdict"] == "accepted-ok" for r in results) >= QUEUE_PROGRAMS, results
+    assert not broken, broken
+
+
+SHAPES_PROGRAMS = 16         # the fixed shapes batch (generate(seed, shapes=True))
+
+
+def shapes_batch(folder: Path, n: int) -> list[Program]:
+    programs = []
+    for i in range(n):
+        path = folder / f"gens_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), shapes=True))
+        programs.append(Program(path.stem, str(path), "generated"))
+    return programs
+
+
+def test_shapes_programs_pass_the_front_end(tmp_path):
+    """The shapes motifs (retry loops, indices near their bounds, waits by block index) only
+    write programs the front end accepts; the other batches do not see them."""
+    for p in shapes_batch(tmp_path, 40):
+        assert not frontend_errors(p), Path(p.path).read_text()
+    assert program_text(program_seed(SEED, 0)) != program_text(program_seed(SEED, 0), shapes=True)
+
+
+def test_shapes_batch_writes_both_neighbours():
+    """Over a few dozen seeds the shapes batch writes each shape both ways: retry loops counted
+    short and exact, indices out of bounds and within, waits by block index at grids that fit
+    the simulated Fermi at once and past it, and the counter form (the titles say which)."""
+    titles = "\n".join(program_text(program_seed(SEED, i), shapes=True) for i in range(80))
+    for shape in ("retry trywait", "retry tryput (", "retry tryget (", "each retry", "index shift", "index left",
+                  "index locks", "index rounds", "data index", "ticket_", "prev_", "next_", "block0_", "queue_takers_first"):
+        assert shape in titles, shape
+    for kind in (": short", "exactly enough", ": out of bounds", "idx with -1", "idx with the length",
+                 "fits Fermi at once", "past Fermi's"):
+        assert kind in titles, kind
+
+
+WAIT_FOR_NEXT_BLOCK = """
+kernel chain(flag: global i32[140], sums: global i32[140]) launch block(32) {
+    if tid == 0 {
+        var acc = bid % 7 + 1
+        if bid < nbid - 1 {
+            while load_cg(flag[bid + 1]) == 0 { }
+            acc += load_cg(sums[bid + 1])
+        }
+        sums[bid] = acc
+        fence gpu
+        atomic_exch(flag[bid], 1)
+    }
+}
+host {
+    let flag = zeros(i32, 140)
+    let sums = zeros(i32, 140)
+    launch chain(flag, sums) grid(140)
+    var want = 0
+    for b in 0 .. 140 { want += b % 7 + 1 }
+    check sums[0] == want, "a block went before the one it waits for"
+}
+"""
+
+
+def test_ptx_verdict_runs_past_fermi_residency_on_the_h100s(tmp_path):
+    """Block b waits for block b + 1 in a launch of 140 blocks: more than the simulated Fermi
+    holds at once (120), fewer than an H100 (4,224). For fermi it is E0727, and the run hangs
+    (the first 120 blocks wait for blocks that cannot start); ptx accepts it, and its verdict
+    comes from a simulator with the H100's residency, where it finishes, and says so."""
+    path = tmp_path / "next_block.sync"
+    path.write_text(WAIT_FOR_NEXT_BLOCK)
+    program = Program(path.stem, str(path), "generated")
+    settings = Settings(policies=("lrr",), max_cycles=2_000_000, min_cycles=2_000_000)
+    ptx, fermi = judge(program, "ptx", settings), judge(program, "fermi", settings)
+    assert ptx["check"]["accepted"] and ptx["verdict"] == "accepted-ok", ptx
+    assert [r.get("machine") for r in ptx["runs"]] == ["ptx residency"]
+    assert fermi["check"]["codes"] == ["E0727"] and fermi["verdict"] == "rejected-bad", fermi
+    assert fermi["runs"][0]["status"] == "hang" and "machine" not in fermi["runs"][0]
+
+
+def test_index_past_the_end_is_judged_by_its_fault(tmp_path):
+    """A loop one round too many writes one element past its array: the check rejects it (E0726)
+    and the run, made without the hazard checks, stops at the access (the simulator's E0911, or
+    a run-time bounds check's E0913): rejected-bad, not a run error."""
+    path = tmp_path / "past_end.sync"
+    path.write_text("kernel k(out: global i32[128]) launch grid(1) block(32) {\n"
+                    "    for i in 0 .. 5 { out[tid * 4 + i] = tid }\n}\n"
+                    "host { let out = zeros(i32, 128)\n launch k(out) }\n")
+    r = judge(Program(path.stem, str(path), "generated"), "fermi", Settings(policies=("lrr",), max_cycles=200_000))
+    assert r["check"]["codes"] == ["E0726"] and r["verdict"] == "rejected-bad", r
+    assert r["runs"][0]["status"] in ("fault", "stopped"), r["runs"]
+
+
+@pytest.mark.slow
+def test_no_accepted_shapes_program_hangs_or_is_wrong(tmp_path):
+    """The promise on a fixed batch of the shapes programs (retry loops counted exactly, short
+    and over full; indices computed near their bounds and read from data; waits by block index
+    below and above what the simulated Fermi holds at once, and by a ticket), both targets, four
+    schedules each: nothing accepted hangs, computes a wrong result or touches memory outside its
+    arrays (an index from data must be stopped by the run-time bounds check: accepted-stopped)."""
+    programs = shapes_batch(tmp_path, SHAPES_PROGRAMS)
+    settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
+    results = run_batch(programs, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
+    broken = [f"{r['program']} [{r['target']}] {r['verdict']}: "
+              f"{next((x.get('code'), x.get('message', '')[:160]) for x in r['runs'] if x['status'] != 'ok')}"
+              for r in results if r["verdict"] in SOUNDNESS]
+    assert not [r for r in results if r["verdict"] in ("frontend-error", "compile-error", "internal-error")], results
+    assert sum(r["verdict"] == "accepted-ok" for r in results) >= SHAPES_PROGRAMS, results
     assert not broken, broken

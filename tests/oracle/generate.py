@@ -41,28 +41,41 @@ MOTIFS = [
 # Queue programs (`generate(seed, queues=True)`, `run.py --queues`): a batch of their own, so
 # that adding them left every earlier batch's programs as they were
 QUEUE_MOTIFS = [(motifs.queue_stream, 4, 1), (motifs.counter, 1, 1), (motifs.latch, 1, 1)]
+# The shapes of issue 36 (`generate(seed, shapes=True)`, `run.py --shapes`), a batch of their own
+# as the queue programs are: retry loops with counted posts, indices near and past their bounds,
+# and (a kernel of its own, with its own launch) waits by block index below and above co-residency
+SHAPE_MOTIFS = [(motifs.retry_wait, 4, 1), (motifs.retry_queue, 4, 1), (motifs.retry_interleaved, 2, 1),
+                (motifs.index_computed, 4, 1), (motifs.index_data, 3, 1), (motifs.counter, 1, 1)]
+BLOCK_ORDER_KERNELS = 0.35          # the share of a shapes program's kernels that wait by block index
 BLOCK_SIZES = [32, 64, 64, 96, 128]
 MAX_KERNEL_ACQUISITIONS = 96        # contended operations per kernel, so a run stays short
 
 
-def generate(seed: int, queues: bool = False) -> ProgramPlan:
-    """The program of this seed (of the queue batch: mostly queue motifs)."""
+def generate(seed: int, queues: bool = False, shapes: bool = False) -> ProgramPlan:
+    """The program of this seed (of the queue batch: mostly queue motifs; of the shapes batch:
+    retry loops, indices near their bounds and waits by block index)."""
     rng = random.Random(seed)
     mix = _helper(rng) if rng.random() < 0.5 else None
-    table = QUEUE_MOTIFS if queues else MOTIFS
-    kernels = [_kernel(rng, f"k{i}", mix, table) for i in range(rng.choice([1, 1, 1, 2]))]
+    if shapes:
+        kernels = [_shapes_kernel(rng, f"k{i}", mix) for i in range(rng.choice([1, 1, 1, 2]))]
+    else:
+        table = QUEUE_MOTIFS if queues else MOTIFS
+        kernels = [_kernel(rng, f"k{i}", mix, table) for i in range(rng.choice([1, 1, 1, 2]))]
     plan = ProgramPlan(seed, kernels)
     if mix is not None and any("mix(" in s for k in kernels for p in k.pieces for s in p.body):
         plan.functions.append(mix[0])
     for k in kernels:
-        grid = f"grid({k.shape.declared})" + (f", launched with grid({k.shape.grid})"
-                                               if k.shape.grid != k.shape.declared else "")
+        if k.shape.declared is None:
+            grid = f"grid({k.shape.grid}) at the launch"
+        else:
+            grid = f"grid({k.shape.declared})" + (f", launched with grid({k.shape.grid})"
+                                                   if k.shape.grid != k.shape.declared else "")
         plan.description.append(f"{k.name}: block({k.shape.block}) {grid}: " + "; ".join(p.title for p in k.pieces))
     return plan
 
 
-def program_text(seed: int, queues: bool = False) -> str:
-    return generate(seed, queues).text()
+def program_text(seed: int, queues: bool = False, shapes: bool = False) -> str:
+    return generate(seed, queues, shapes).text()
 
 
 def _helper(rng: random.Random):
@@ -90,6 +103,29 @@ def _kernel(rng: random.Random, name: str, mix, table) -> KernelPlan:
     return KernelPlan(name, shape, pieces)
 
 
+def _shapes_kernel(rng: random.Random, name: str, mix) -> KernelPlan:
+    """A kernel of the shapes batch: one that waits by block index, with a launch of its own
+    (motifs.residency_shape), or pieces of the other shapes in a launch of 1-4 blocks. The grid
+    launched is the one declared: an index sized for one grid would be past its bounds in
+    another, and the analyses check both (E0726 for a shape that never runs is not a finding)."""
+    if rng.random() < BLOCK_ORDER_KERNELS:
+        shape = motifs.residency_shape(rng)
+        return KernelPlan(name, shape, [motifs.block_order(rng, Context(f"{name}p0", shape))])
+    declared = rng.randrange(1, 5)
+    shape = Shape(rng.choice(BLOCK_SIZES), declared, declared)
+    pieces: list[Piece] = []
+    budget = MAX_KERNEL_ACQUISITIONS
+    for i in range(rng.choice([1, 2, 2, 3])):
+        ctx = Context(f"{name}p{i}", shape, mix=mix[0] if mix else None, mix_fn=mix[1] if mix else None)
+        piece = _piece(rng, ctx, budget, SHAPE_MOTIFS)
+        if piece is not None:
+            pieces.append(piece)
+            budget -= piece.acquisitions
+    if not pieces:
+        pieces.append(motifs.index_computed(rng, Context(f"{name}p0", shape)))
+    return KernelPlan(name, shape, pieces)
+
+
 def _piece(rng: random.Random, ctx: Context, budget: int, table) -> Piece | None:
     """A motif that fits the block and the kernel's remaining budget of contended operations."""
     choices = [(m, w) for m, w, warps in table if ctx.warps >= warps]
@@ -106,13 +142,20 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--queues", action="store_true", help="the queue batch's programs (genq_...)")
+    ap.add_argument("--shapes", action="store_true", help="the shapes batch's programs (gens_...)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.count):
-        path = args.out / f"gen_{args.seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(args.seed, i)))
+        path = args.out / f"{batch_prefix(args.queues, args.shapes)}_{args.seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes))
         print(path)
     return 0
+
+
+def batch_prefix(queues: bool = False, shapes: bool = False) -> str:
+    """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes)."""
+    return "gens" if shapes else "genq" if queues else "gen"
 
 
 def program_seed(batch_seed: int, index: int) -> int:

@@ -25,11 +25,16 @@ from dataclasses import dataclass, field
 HAZARD = re.compile(r"^E07\d\d$")
 HANG_CODES = {"E0904", "E0905", "E0906", "E0907", "E0908", "E0909", "E0910"}
 WRONG_CODES = {"E0901"}                 # a `check` failed
+FAULT_CODES = {"E0911"}                 # the simulator stopped an access outside every allocation
+STOP_CODES = {"E0913"}                  # a run-time bounds check stopped the kernel before the access
 
 # what the runner reports per target (README.md explains each)
-VERDICTS = ("accepted-ok", "accepted-hang", "accepted-wrong", "rejected-ok", "rejected-bad", "changed-result",
-            "run-error", "rejected-unrunnable", "rejected-not-run", "frontend-error", "compile-error", "internal-error", "timeout")
-SOUNDNESS = ("accepted-hang", "accepted-wrong")
+VERDICTS = ("accepted-ok", "accepted-hang", "accepted-wrong", "accepted-fault", "accepted-stopped", "rejected-ok",
+            "rejected-bad", "changed-result", "run-error", "rejected-unrunnable", "rejected-not-run", "frontend-error",
+            "compile-error", "internal-error", "timeout")
+# accepted-fault: an accepted program touched memory outside its arrays (the promise covers that);
+# accepted-stopped: the run-time bounds check stopped it first, as docs/diagnostics.md E0726 says
+SOUNDNESS = ("accepted-hang", "accepted-wrong", "accepted-fault")
 FALSE_POSITIVE = ("rejected-ok",)
 
 # the oracle's two targets: (syncc check --target, the simulator's ITS mode)
@@ -140,13 +145,18 @@ def _run_policies(comp, its: bool, settings: Settings) -> list[dict]:
     """Each policy in turn; stops at the first hang. The first policy gets the full budget; a later
     one max(min_cycles, margin × the most cycles a launch took under the first), which is still far
     above what the program needs, and a hang found under that smaller budget is run again with the
-    full one before it counts."""
+    full one before it counts. For ptx, a program with a launch of more blocks than the simulated
+    Fermi holds at once is run on a simulator with the H100's residency (ptx_residency)."""
     runs: list[dict] = []
     budget = settings.max_cycles
+    wide = False
     for policy in settings.policies:
-        run = run_once(comp, its, policy, budget)
+        run = run_once(comp, its, policy, budget, wide)
+        if its and not wide and run.get("past_residency"):
+            wide = True
+            run = run_once(comp, its, policy, budget, wide)
         if run["status"] == "hang" and run["budget_spent"] and budget < settings.max_cycles:
-            run = run_once(comp, its, policy, settings.max_cycles)
+            run = run_once(comp, its, policy, settings.max_cycles, wide)
         runs.append(run)
         if run["status"] == "hang":
             break
@@ -155,13 +165,46 @@ def _run_policies(comp, its: bool, settings: Settings) -> list[dict]:
     return runs
 
 
-def run_once(comp, its: bool, policy: str, max_cycles: int) -> dict:
-    """One run of the host block on the simulator: ok, hang, wrong (a failed check) or error."""
+def ptx_residency(config):
+    """The simulator with the ptx machine's residency: its SMs and the blocks and threads each
+    holds (syncc/ir/machine_model.py PTX: an H100's 132 SMs of 32 blocks, 2,048 threads), with an
+    H100's registers and shared memory per SM. The simulator with independent thread scheduling
+    stands in for sm_70+ but is otherwise a Fermi of 15 SMs holding 8 blocks each: a launch of
+    more blocks than that, which the ptx check rightly takes for co-resident, would wait there for
+    blocks the simulated Fermi cannot start yet. Programs of a few blocks (every batch before the
+    shapes batch) never reach it, so their runs are what they were."""
+    from syncc.ir.machine_model import PTX
+    return config.with_(sms=PTX.sms, max_blocks_per_sm=PTX.max_blocks_per_sm, max_threads_per_sm=PTX.max_threads_per_sm,
+                        max_warps_per_sm=PTX.max_threads_per_sm // 32, registers_per_sm=65536,
+                        shared_bytes_per_sm=228 * 1024)
+
+
+def past_residency(config, launches) -> bool:
+    """Did a launch have more blocks than the simulator holds at once (its limits on blocks, warps,
+    threads, registers and shared memory per SM, as Simulator._fits applies them)?"""
+    for kernel, _, grid, block in launches:
+        threads = block[0] * block[1] * block[2]
+        warps = -(-threads // 32)
+        per_sm = min(config.max_blocks_per_sm, config.max_warps_per_sm // warps, config.max_threads_per_sm // threads,
+                     config.registers_per_sm // (max(1, kernel.registers) * 32 * warps))
+        if kernel.shared_bytes:
+            per_sm = min(per_sm, config.shared_bytes_per_sm // (-(-kernel.shared_bytes // 128) * 128))
+        if grid[0] * grid[1] * grid[2] > config.sms * max(1, per_sm):
+            return True
+    return False
+
+
+def run_once(comp, its: bool, policy: str, max_cycles: int, wide: bool = False) -> dict:
+    """One run of the host block on the simulator: ok, hang, wrong (a failed check), fault (an
+    access outside every allocation), stopped (by a run-time bounds check) or error. `wide`: on a
+    simulator with the ptx machine's residency (ptx_residency)."""
     from syncc.backends.sim.machine import FermiConfig
     from syncc.runtime.run import run_program
     printed: list[str] = []
     before = len(comp.sink.items)
     config = FermiConfig(policy=policy, its=its, max_cycles=max_cycles)
+    if wide:
+        config = ptx_residency(config)
     started = time.monotonic()
     outcome = run_program(comp, "fermi-sim", write=lambda s: printed.append(str(s)[:2000]), config=config)
     problems = [d for d in comp.sink.items[before:] if d.is_error]
@@ -171,12 +214,20 @@ def run_once(comp, its: bool, policy: str, max_cycles: int) -> dict:
     # a run stopped at its budget: a hang only because the budget is far above the program's need
     # (the simulator says E0910 for a spent budget; the cycles also tell it apart from a proved hang)
     run["budget_spent"] = bool(run["cycles"]) and max(run["cycles"]) >= max_cycles
+    if wide:
+        run["machine"] = "ptx residency"
+    elif its and past_residency(config, outcome.runs):
+        run["past_residency"] = True
     if outcome.ok:
         run["status"] = "ok"
     elif outcome.deadlock or HANG_CODES & set(codes):
         run["status"] = "hang"
     elif WRONG_CODES & set(codes):
         run["status"] = "wrong"
+    elif FAULT_CODES & set(codes):
+        run["status"] = "fault"
+    elif STOP_CODES & set(codes):
+        run["status"] = "stopped"
     else:
         run["status"] = "error"
     if not outcome.ok:
@@ -189,14 +240,20 @@ def run_once(comp, its: bool, policy: str, max_cycles: int) -> dict:
 
 def classify(accepted: bool, runs: list[dict], changes_result: bool = False) -> str:
     """The verdict from the check and the runs: a hang under any schedule outranks a failed check,
-    which outranks any other run-time error. A failed check of a mutant that changed what the
-    program computes is `changed-result`, which judges nothing."""
+    which outranks an access outside the arrays (stopped by the simulator, `fault`, or first by a
+    run-time bounds check, `stopped`), which outranks any other run-time error. A failed check of a
+    mutant that changed what the program computes is `changed-result`, which judges nothing; an
+    access outside its arrays is judged whatever the mutation (the promise covers memory)."""
     statuses = {r["status"] for r in runs}
     if "wrong" in statuses and "hang" not in statuses and changes_result:
         return "changed-result"
     if "hang" in statuses or "wrong" in statuses:
         if accepted:
             return "accepted-hang" if "hang" in statuses else "accepted-wrong"
+        return "rejected-bad"
+    if "fault" in statuses or "stopped" in statuses:
+        if accepted:
+            return "accepted-fault" if "fault" in statuses else "accepted-stopped"
         return "rejected-bad"
     if "error" in statuses:
         return "run-error"

@@ -840,3 +840,561 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
     title = f"{form} from queue({cap}) {place} @{gran}{clause}, {shape}, {per} per producer"
     return Piece(title, [Array(got, (MAX_GRID * ctx.block * per,), expected=expected)], decls, body,
                  acquisitions=2 * per * len(producers))
+
+
+# ---- retry loops, indices near their bounds, waits by block index (`generate(seed, shapes=True)`) ----
+#
+# The shapes of issue 36: loops that retry one attempt until it succeeds, counted against what
+# ends them (exactly enough, one too few, more than a queue holds, several puts per thread into
+# a small queue before the gets); indices computed near and past their bounds, and read from
+# data the host fills (sometimes with -1, or the length); waits by block index at grids below
+# and above what the target holds at once, and the form that takes its place from a counter.
+# A piece's title says which variant it is and whether the model finds it short, over full or
+# out of bounds ("short", "out of bounds"), so that a finding's shape reads at once.
+
+def retry_loop(attempt: str, form: str, body: list[str] | None = None) -> list[str]:
+    """A loop that goes round until `attempt` (a bool expression: `trywait s`, `tryput q = v`)
+    succeeds, in one of the three spellings docs/language.md and the hazard corpus use; `body`
+    runs once, after the success."""
+    body = body or []
+    if form == "flag":
+        return (["var got = false", "while !got {", f"    if {attempt} {{"] + [f"        {s}" for s in body]
+                + ["        got = true", "    }", "}"])
+    if form == "assign":
+        return ["var got = false", "while !got {", f"    got = {attempt}", "}"] + body
+    return ["while true {", f"    if {attempt} {{"] + [f"        {s}" for s in body] + ["        break", "    }", "}"]
+
+
+TRYWAIT_BOUNDS = ["", "", " for 1", " for 4", " for 8", " for 1 us", " for 2 us", " for 500 ns"]
+
+
+def retry_wait(rng: random.Random, ctx: Context) -> Piece:
+    """Permits of a semaphore taken by loops that retry `trywait` (plain, `for N` attempts, or
+    `for T us`) until one attempt succeeds: each waiting thread goes round `rounds` times and
+    counts its successes. The posts (and the initial count) are counted against the waits so
+    that there are exactly enough, more, or one too few (a waiter goes round for ever: E0705).
+    Waiters and posters are two warps of a block, two blocks (global), every block against
+    block 0 (global), or lanes of one warp (a spin its own warp must end: E0701 on Fermi)."""
+    place = rng.choice(["shared", "global"])
+    clause = using(rng, rng.choice(SEMAPHORE_IMPLS[place]))
+    bound = rng.choice(TRYWAIT_BOUNDS)
+    form = rng.choice(["flag", "assign", "break"])
+    count = rng.choice(["exact", "exact", "exact", "more", "short", "short"])
+    delta = {"exact": 0, "more": rng.randrange(1, 3), "short": -1}[count]
+    initial = rng.choice([0, 0, 0, 1, 2])
+    rounds = rng.choice([1, 1, 2])
+    shapes = ["same_warp"] + (["warps"] * 3 if ctx.warps >= 2 else []) + \
+        (["blocks", "blocks", "from_block0", "from_block0"] if place == "global" and ctx.grid >= 2 else [])
+    shape = rng.choice(shapes)
+    s, o = ctx.name("s"), ctx.name("o")
+    # per instance (a block's shared semaphore, or the launch's global one): `m` waiting threads
+    # in each of `blocks_waiting` blocks, `n` posting threads posting `pp` times each, so that
+    # initial + n * pp == m * rounds * blocks_waiting + delta
+    instances = ctx.grid if place == "shared" else 1
+    limit = 16 if shape == "same_warp" else 32
+    m = rng.randrange(1, 9) if shape == "from_block0" else rng.randrange(1, limit + 1)
+    blocks_waiting = ctx.grid - 1 if shape == "from_block0" else 1
+    waits = m * rounds * blocks_waiting
+    initial = min(initial, waits + delta)
+    posts = waits + delta - initial
+    spreads = [pp for pp in range(1, posts + 1) if posts % pp == 0 and posts // pp <= limit]
+    pp = rng.choice(spreads) if spreads else 1          # (no spread: posts == 0, nobody posts)
+    n = posts // pp
+    if shape == "same_warp":
+        waiters, posters = f"lane >= 16 && lane < {16 + m}", f"lane < {n}"
+        w = rng.randrange(ctx.warps)
+        waiters, posters = f"warp == {w} && {waiters}", f"warp == {w} && {posters}"
+    elif shape == "warps":
+        p, w = rng.sample(range(ctx.warps), 2)
+        waiters, posters = f"warp == {w} && lane < {m}", f"warp == {p} && lane < {n}"
+    elif shape == "blocks":
+        p, b = rng.sample(range(ctx.grid), 2)
+        waiters, posters = f"bid == {b} && lane < {m}", f"bid == {p} && warp == 0 && lane < {n}"
+        waiters = f"{waiters} && warp == 0"
+    else:
+        waiters, posters = f"bid != 0 && warp == 0 && lane < {m}", f"bid == 0 && warp == 0 && lane < {n}"
+    if place == "global" and shape in ("same_warp", "warps"):
+        waiters, posters = f"bid == 0 && {waiters}", f"bid == 0 && {posters}"
+    post = [f"post {s}"] if pp == 1 else looped("i", pp, [f"post {s}"])
+    wait = retry_loop(f"trywait {s}{bound}", form) + [f"{o}[gtid] = {o}[gtid] + 1"]
+    wait = looped("k", rounds, wait) if rounds > 1 else wait
+    body = [f"if {waiters} {{"] + [f"    {x}" for x in wait] + ["}"]
+    if n:
+        body += [f"if {posters} {{"] + [f"    {x}" for x in post] + ["}"]
+    decls = [f"semaphore {s}({initial}) in {place} @thread{clause}"]
+    expected = np.zeros(MAX_GRID * ctx.block, dtype=np.int64)
+    for t in ctx.threads():
+        if evaluate(waiters, ctx.env(t)):
+            expected[t.gtid] = rounds
+    state = {"exact": "exactly enough", "more": f"{delta} more than needed", "short": "one too few: short"}[count]
+    title = (f"retry trywait{bound} ({form}) x{rounds} on semaphore({initial}) {place} @thread{clause}, "
+             f"{shape}, posts {state}")
+    return Piece(title, [Array(o, (MAX_GRID * ctx.block,), expected=expected)], decls, body,
+                 acquisitions=instances * (waits + posts))
+
+
+def retry_queue(rng: random.Random, ctx: Context) -> Piece:
+    """Values through a queue whose puts, gets or both are loops retrying `tryput` or `tryget`
+    until an attempt succeeds (`while true { if tryput q = v { break } }`, `done = tryput q = v`
+    in a `while !done`, `tryget v = q { ...; got = true }`), or blocking on the other side.
+    Producers put `per` values each and consumers take `takes` each, counted so that the gets
+    match the puts exactly, the puts exceed the gets by no more than the queue holds (values left
+    in it), or there is one value too few for the gets, or more puts than the gets and the
+    capacity can take (a retry goes round for ever: E0705). Who: two warps of a block, two
+    blocks (global), or lanes of one warp (E0701 on Fermi). The consumers count each value they
+    take in `got` and a value taken twice in `dup`."""
+    place = rng.choice(["global", "shared"])
+    impl = rng.choice(QUEUE_IMPLS)
+    clause = f" using {impl}" if impl else ""
+    cap = rng.choice([1, 2, 4, 8, 32])
+    put_form = rng.choice(["flag", "assign", "break", "break", "blocking"])
+    get_form = rng.choice(["flag", "break", "blocking"] if put_form != "blocking" else ["flag", "break"])
+    count = rng.choice(["exact", "exact", "exact", "left", "short", "over"])
+    shapes = (["warps", "warps"] if ctx.warps >= 2 else []) + ["lanes"] + \
+        (["blocks", "blocks"] if place == "global" and ctx.grid >= 2 else [])
+    shape = rng.choice(shapes)
+    per = rng.randrange(1, 4)
+    producers = rng.randrange(1, 9)
+    puts = producers * per
+    gets = {"exact": puts, "left": max(1, puts - rng.randrange(1, cap + 1)), "short": puts + 1,
+            "over": max(0, puts - cap - 1)}[count]
+    if gets == 0:                           # (nobody takes: every value beyond the capacity waits)
+        count = "over" if puts > cap else "left"
+    takes = rng.choice([d for d in range(1, 4) if gets % d == 0] or [1]) if gets else 0
+    consumers = gets // takes if takes else 0
+    if consumers > 16:
+        takes, consumers = gets, 1
+    if shape == "lanes":
+        w = rng.randrange(ctx.warps)
+        puts_g, takes_g = f"warp == {w} && lane < {producers}", f"warp == {w} && lane >= 16 && lane < {16 + consumers}"
+    elif shape == "warps":
+        p, c = rng.sample(range(ctx.warps), 2)
+        puts_g, takes_g = f"warp == {p} && lane < {producers}", f"warp == {c} && lane < {consumers}"
+    else:
+        p, c = rng.sample(range(ctx.grid), 2)
+        puts_g, takes_g = f"bid == {p} && warp == 0 && lane < {producers}", f"bid == {c} && warp == 0 && lane < {consumers}"
+    if place == "global" and shape != "blocks":
+        puts_g, takes_g = f"bid == 0 && {puts_g}", f"bid == 0 && {takes_g}"
+    q, got, dup = ctx.name("q"), ctx.name("got"), ctx.name("dup")
+    value = f"gtid * {per} + k"
+    if put_form == "blocking":
+        produce = [f"put {q} = {value}"]
+    else:
+        produce = retry_loop(f"tryput {q} = {value}", put_form)
+    produce = looped("k", per, produce) if per > 1 else [x.replace(" + k", "") for x in produce]
+    count_it = [f"if atomic_add({got}[v], 1) != 0 {{ atomic_add({dup}[0], 1) }}"]
+    if get_form == "blocking":
+        consume = [f"let v = get {q}"] + count_it
+    elif get_form == "flag":
+        consume = ["var got = false", "while !got {", f"    tryget v = {q} {{"] + [f"        {s}" for s in count_it] + \
+            ["        got = true", "    }", "}"]
+    else:
+        consume = ["while true {", f"    tryget v = {q} {{"] + [f"        {s}" for s in count_it] + \
+            ["        break", "    }", "}"]
+    consume = looped("k", takes, consume) if takes > 1 else consume if takes else []
+    body = [f"if {puts_g} {{"] + [f"    {s}" for s in produce] + ["}"]
+    if consume:
+        body += [f"if {takes_g} {{"] + [f"    {s}" for s in consume] + ["}"]
+    decls = [f"queue {q}({cap}): i32 in {place} @thread{clause}"]
+    size = MAX_GRID * ctx.block * per
+    expected = np.zeros(size, dtype=np.int64)
+    makers = [t for t in ctx.threads() if evaluate(puts_g, ctx.env(t))]
+    for t in makers:
+        for k in range(per):
+            expected[t.gtid * per + k] = 1
+    taken = sum(1 for t in ctx.threads() if evaluate(takes_g, ctx.env(t))) * takes
+    arrays = [Array(got, (size,), expected=expected if count == "exact" else None), Array(dup, (1,), expected=np.zeros(1))]
+    checks = [] if count == "exact" else [(f"sum({got}) == {taken}", f"{taken} values taken")]
+    state = {"exact": "exactly as many gets as puts", "left": f"{puts - gets} values left in the queue",
+             "short": "one value too few for the gets: short", "over": "more puts than gets and capacity: short"}[count]
+    title = (f"retry queue: {'put' if put_form == 'blocking' else 'retry tryput (' + put_form + ')'} / "
+             f"{'get' if get_form == 'blocking' else 'retry tryget (' + get_form + ')'} on queue({cap}) {place} @thread{clause}, "
+             f"{shape}, {producers} x {per} puts, {consumers} x {takes} gets: {state}")
+    return Piece(title, arrays, decls, body, checks, acquisitions=2 * len(makers) * per + taken)
+
+
+def retry_interleaved(rng: random.Random, ctx: Context) -> Piece:
+    """`threads` threads each retry `tryput` until each of its `per` values is in, then take `per`
+    values (tests/hazards/tryput_retry_interleaved.sync): taking turns they can fill the queue
+    between them while each still has a value to put, and then each waits for room only the
+    others' gets would make. That can happen when threads * (per - 1) >= capacity (E0720);
+    below it, some thread always finishes its puts and drains. The threads are in different
+    warps of a block (a shared queue), in different blocks (global), or lanes of one warp (on
+    Fermi those also need room for every value the warp puts: a lane whose attempt fails spins
+    while the others wait at the loop's end for it, E0701)."""
+    place = rng.choice(["global", "shared"])
+    impl = rng.choice(QUEUE_IMPLS)
+    clause = f" using {impl}" if impl else ""
+    cap = rng.choice([1, 2, 4, 4, 8])
+    per = rng.randrange(1, 5)
+    form = rng.choice(["flag", "assign", "break"])
+    options = (["warps"] if ctx.warps >= 2 else []) + ["lanes"] + (["blocks"] if place == "global" and ctx.grid >= 2 else [])
+    shape = rng.choice(options)
+    most = {"warps": ctx.warps, "lanes": 4, "blocks": ctx.grid}[shape]
+    n = rng.randrange(2, most + 1) if most >= 2 else 2
+    who = {"warps": f"lane == 0 && warp < {n}", "lanes": f"warp == 0 && lane < {n}",
+           "blocks": f"tid == 0 && bid < {n}"}[shape]
+    if place == "global" and shape != "blocks":
+        who = f"bid == 0 && {who}"
+    q, got = ctx.name("q"), ctx.name("got")
+    body = [f"if {who} {{"]
+    body += [f"    {s}" for s in looped("i", per, retry_loop(f"tryput {q} = gtid * {per} + i", form))]
+    body += [f"    {s}" for s in looped("i", per, [f"let v = get {q}", f"atomic_add({got}[v], 1)"])] + ["}"]
+    decls = [f"queue {q}({cap}): i32 in {place} @thread{clause}"]
+    size = MAX_GRID * ctx.block * per
+    expected = np.zeros(size, dtype=np.int64)
+    members = [t for t in ctx.threads() if evaluate(who, ctx.env(t))]
+    for t in members:
+        for i in range(per):
+            expected[t.gtid * per + i] = 1
+    stuck = n * (per - 1) >= cap
+    title = (f"{n} {shape} each retry {per} tryput ({form}) then {per} get on queue({cap}) {place} @thread{clause}: "
+             + ("they can fill it between them: short" if stuck else "they cannot fill it between them"))
+    return Piece(title, [Array(got, (size,), expected=expected)], decls, body, acquisitions=2 * per * len(members))
+
+
+def index_computed(rng: random.Random, ctx: Context) -> Piece:
+    """Indices computed from thread indices and loop counters, near their array's bounds: a read
+    `k` elements on (`a[tid + k]`), the left neighbour (`buf[tid - 1]`, shared or global), a lock
+    per thread with fewer locks than threads (`locks[tid]` against `locks[tid % n]`), and a loop
+    that writes `K` values per thread (`out[gtid * K + i]`, one round too many). Each is written
+    within bounds (the array sized to reach exactly the last element, a guard, `%`, `min`, `max`)
+    or past them (no guard, a guard off by one, one round or element too many), which the model
+    finds before the program is written: the title then says "out of bounds" (E0726)."""
+    kind = rng.choice(["shift", "shift", "left", "left", "locks", "locks", "rounds"])
+    bad = rng.random() < 0.4
+    out = ctx.name("out")
+    threads_ = list(ctx.threads())
+    expected = np.zeros(MAX_GRID * ctx.block, dtype=np.int64)
+    arrays: list[Array] = []
+    decls: list[str] = []
+    checks: list[tuple[str, str]] = []
+    acquisitions = 0
+
+    def oob(index: str, size: int, guard: str | None, env_of=ctx.env) -> bool:
+        return any((guard is None or evaluate(guard, env_of(t))) and not 0 <= evaluate(index, env_of(t)) < size
+                   for t in threads_)
+
+    if kind == "shift":
+        k = rng.randrange(1, 5)
+        b = ctx.block
+        forms = [("exact", None, "tid + k", b + k), ("guard", "tid + k < S", "tid + k", b),
+                 ("min", None, "min(tid + k, S - 1)", b), ("mod", None, "(tid + k) % S", b)]
+        if bad:
+            forms = [("exact", None, "tid + k", b + k - 1), ("guard", "tid + k <= S", "tid + k", b),
+                     ("min", None, "min(tid + k, S)", b)]
+        form, guard, index, size = rng.choice(forms)
+        guard = guard and guard.replace("S", str(size)).replace("k", str(k))
+        index = index.replace("S", str(size)).replace("k", str(k))
+        a = input_array(rng, ctx, "a", 100, size)
+        arrays.append(a)
+        body = guarded(guard, [f"{out}[gtid] = {a.name}[{index}]"])
+        for t in threads_:
+            env = env_with_inputs(ctx, t, [a])
+            if (guard is None or evaluate(guard, env)) and 0 <= evaluate(index, env) < size:
+                expected[t.gtid] = env[a.name][evaluate(index, env)]
+        what = f"a[{index}] of {size} ({form}{', if ' + guard if guard else ''})"
+        bad = oob(index, size, guard)
+    elif kind == "left":
+        place = rng.choice(["shared", "global"])
+        forms = [("guard", "tid > 0", "tid - 1"), ("max", None, "max(tid - 1, 0)"), ("wrap", None, f"(tid + {ctx.block - 1}) % {ctx.block}")]
+        if bad:
+            forms = [("none", None, "tid - 1"), ("guard", "tid >= 0", "tid - 1"), ("max", None, "max(tid, 1) - 2")]
+        form, guard, index = rng.choice(forms)
+        a = input_array(rng, ctx, "a", 100)
+        arrays.append(a)
+        if place == "shared":
+            buf = ctx.name("buf")
+            decls.append(f"shared {buf}: i32[{ctx.block}]")
+            body = [f"{buf}[tid] = {a.name}[gtid]", "barrier"]
+            read = f"{buf}[{index}]"
+        else:
+            read = f"{a.name}[bid * {ctx.block} + {index}]"        # within the block's row of `a`
+            body = []
+        left = ctx.name("left")
+        body += [f"var {left} = 0"] + guarded(guard, [f"{left} = {read}"]) + [f"{out}[gtid] = {left} + 1"]
+        for t in threads_:
+            env = env_with_inputs(ctx, t, [a])
+            if guard is None or evaluate(guard, env):
+                j = evaluate(index, env)
+                expected[t.gtid] = (env[a.name][t.bid * ctx.block + j] if 0 <= j < ctx.block else 0) + 1
+            else:
+                expected[t.gtid] = 1
+        what = f"{place} left neighbour [{index}] ({form}{', if ' + guard if guard else ''})"
+        if place == "global":
+            # out of bounds only below the whole array, which block 0's thread 0 reaches
+            bad = any((guard is None or evaluate(guard, ctx.env(t))) and t.bid * ctx.block + evaluate(index, ctx.env(t)) < 0
+                      for t in threads_)
+        else:
+            bad = oob(index, ctx.block, guard)
+    elif kind == "locks":
+        place = rng.choice(["global", "global", "shared"])
+        clause = using(rng, rng.choice(MUTEX_IMPLS[place, "thread"]), "mutex")
+        span = rng.choice([16, 24, 32, 48])                  # threads of each block that lock
+        span = min(span, ctx.block)
+        n = rng.randrange(max(1, span // 4), span + 1)       # locks: often fewer than the threads
+        forms = [("mod", None, f"tid % {n}"), ("guard", f"tid < {n}", "tid")]
+        if n >= span:
+            forms.append(("per thread", None, "tid"))
+        if bad and n < span:
+            forms = [("per thread", None, "tid"), ("guard", f"tid <= {n}", "tid")]
+        elif bad:
+            forms = [("guard", f"tid <= {n}", "tid")]
+        form, guard, index = rng.choice(forms)
+        who = f"tid < {span}"
+        guard = who if guard is None else f"{who} && {guard}"
+        locks, cnt = ctx.name("locks"), ctx.name("cnt")
+        rows = MAX_GRID if place == "shared" else 1
+        row = "[bid]" if place == "shared" else ""
+        decls.append(f"mutex {locks}[{n}] in {place} @thread{clause}")
+        cell = f"{cnt}{row}[{index}]"
+        body = guarded(guard, [f"critical {locks}[{index}] {{", f"    {cell} = {cell} + 1", "}"])
+        counts = np.zeros((rows, n + 1), dtype=np.int64)      # (+1: where an index one past lands)
+        for t in threads_:
+            env = ctx.env(t)
+            if evaluate(guard, env):
+                j = evaluate(index, env)
+                counts[t.bid if place == "shared" else 0, min(j, n)] += 1
+                acquisitions += 1
+        if place == "shared":
+            arrays.append(Array(cnt, (rows, n), expected=counts[:, :n] if counts[:, n].sum() == 0 else None))
+        else:
+            arrays.append(Array(cnt, (n,), expected=counts[0, :n] if counts[0, n] == 0 else None))
+        what = f"mutex {place} @thread{clause} locks[{index}] of {n} for {span} threads ({form}, if {guard})"
+        bad = oob(index, n, guard)
+    else:
+        per = rng.randrange(2, 6)
+        rounds = per + 1 if bad else per
+        size = ctx.grid * ctx.block * per
+        w = ctx.name("w")
+        value = f"gtid * 100 + i"
+        body = looped("i", rounds, [f"{w}[gtid * {per} + i] = {value}"])
+        vals = np.zeros(size, dtype=np.int64)
+        for t in threads_:
+            for i in range(per):
+                vals[t.gtid * per + i] = t.gtid * 100 + i
+        arrays.append(Array(w, (size,), expected=None if rounds > per else vals))
+        body.append(f"{out}[gtid] = 1")
+        expected[:ctx.grid * ctx.block] = 1
+        what = f"{rounds} rounds of out[gtid * {per} + i] over {size} elements"
+        bad = rounds > per
+    title = f"index {kind}: {what}" + (": out of bounds" if bad else "")
+    arrays.insert(0, Array(out, (MAX_GRID * ctx.block,), expected=expected))
+    return Piece(title, arrays, decls, body, checks, acquisitions=acquisitions)
+
+
+def index_data(rng: random.Random, ctx: Context) -> Piece:
+    """Indices read from an array the host fills: a histogram (`atomic_add(hist[j], 1)`), a
+    gather (`out[gtid] = table[j]`) or a lock chosen by data (`critical locks[j]`), with
+    `j = idx[gtid]`. The data stays in range, or holds a -1 or the length for some threads; the
+    access is then unguarded, guarded (`if j >= 0 && j < N`) or clamped (`min(max(j, 0), N - 1)`).
+    Nothing static decides such an index: an access outside the array must be stopped at run
+    time (docs/diagnostics.md E0726: the kernel stops with a located error), so the title says
+    "out of bounds" where the model finds a running thread's index outside."""
+    use = rng.choice(["hist", "hist", "gather", "lock"])
+    n = rng.choice([4, 8, 13, 16, 32])
+    data = rng.choice(["in range", "in range", "with -1", "with the length"])
+    access = rng.choice(["plain", "plain", "guard", "clamp"])
+    a, b, c = rng.randrange(1, 13), rng.randrange(0, 17), rng.randrange(0, 29)
+    size = MAX_GRID * ctx.block
+    fill = {"in range": f"(i * i * {a} + i * {b} + {c}) % {n}",
+            "with -1": f"(i * i * {a} + i * {b} + {c}) % {n + 1} - 1",
+            "with the length": f"(i * i * {a} + i * {b} + {c}) % {n + 1}"}[data]
+    idx, out = ctx.name("idx"), ctx.name("out")
+    idx_array = Array(idx, (size,), fill=fill)
+    guard = {"gather": None, "hist": None, "lock": None}[use]
+    if use == "lock":
+        lanes = rng.randrange(1, 5)
+        guard = rng.choice([f"lane < {lanes}", f"tid % 32 == {rng.randrange(32)}"])
+    j = ctx.name("j")
+    index = {"plain": j, "guard": j, "clamp": f"min(max({j}, 0), {n - 1})"}[access]
+    inner_guard = f"{j} >= 0 && {j} < {n}" if access == "guard" else None
+    decls: list[str] = []
+    arrays = [idx_array]
+    if use == "hist":
+        hist = ctx.name("hist")
+        op = [f"atomic_add({hist}[{index}], 1)"]
+    elif use == "gather":
+        table = input_array(rng, ctx, "table", 100, n)
+        arrays.append(table)
+        op = [f"{out}[gtid] = {table.name}[{index}] + 1"]
+    else:
+        locks, cnt = ctx.name("locks"), ctx.name("cnt")
+        place = rng.choice(["global", "global", "shared"])
+        clause = using(rng, rng.choice(MUTEX_IMPLS[place, "thread"]), "mutex")
+        decls.append(f"mutex {locks}[{n}] in {place} @thread{clause}")
+        cell = f"{cnt}{'[bid]' if place == 'shared' else ''}[{index}]"      # a shared mutex guards its block's row
+        op = [f"critical {locks}[{index}] {{", f"    {cell} = {cell} + 1", "}"]
+    body = guarded(guard, [f"let {j} = {idx}[gtid]"] + guarded(inner_guard, op))
+    per_block = use == "lock" and place == "shared"
+    counts = np.zeros((MAX_GRID if per_block else 1, n), dtype=np.int64)
+    gathered = np.zeros(size, dtype=np.int64)
+    outside = 0
+    acquisitions = 0
+    for t in ctx.threads():
+        env = env_with_inputs(ctx, t, arrays)
+        if guard is not None and not evaluate(guard, env):
+            continue
+        env[j] = env[idx][t.gtid]
+        if inner_guard is not None and not evaluate(inner_guard, env):
+            continue
+        k = evaluate(index, env)
+        if not 0 <= k < n:
+            outside += 1
+            continue
+        acquisitions += 1
+        counts[t.bid if per_block else 0, k] += 1
+        if use == "gather":
+            gathered[t.gtid] = env[table.name][k] + 1
+    if use == "hist":
+        arrays.insert(0, Array(hist, (n,), expected=counts[0]))
+    elif use == "gather":
+        arrays.insert(0, Array(out, (size,), expected=gathered))
+    else:
+        arrays.insert(0, Array(cnt, counts.shape if per_block else (n,), expected=counts if per_block else counts[0]))
+    title = f"data index {use} of {n}, idx {data}, {access}" + (
+        f"{'' if use != 'lock' else ' (mutex ' + place + ' @thread' + clause + ')'}") + \
+        (f": out of bounds ({outside} threads)" if outside else "")
+    return Piece(title, arrays, decls, body, acquisitions=acquisitions if use == "lock" else 0)
+
+
+# What the targets hold at once (syncc/ir/machine_model.py `co_resident_blocks`; docs/targets.md):
+# blocks per SM are limited by a maximum and by the threads an SM holds, times the SMs. Written
+# out here, not imported, so that a batch's programs stay a function of its seed alone.
+FERMI_RESIDENCY = (15, 8, 1536)          # SMs, blocks per SM, threads per SM
+H100_RESIDENCY = (132, 32, 2048)
+
+
+def co_resident(block: int, machine=FERMI_RESIDENCY) -> int:
+    sms, blocks, threads = machine
+    return sms * min(blocks, max(1, threads // block))
+
+
+def residency_shape(rng: random.Random) -> Shape:
+    """The launch of a kernel of waits by block index: blocks of 32 threads mostly (so a grid
+    past what the simulated Fermi holds at once, 120 blocks, stays cheap), sometimes 64 or 256
+    (90 at once); a grid of a few blocks, one that fits at once on Fermi, or one up to 16 blocks
+    past it (which still fits an H100: 4,224 blocks of 32 threads). Above co-residency on the
+    H100 would take thousands of blocks, minutes a schedule on the simulator: not generated.
+    The grid is given at the launch, and sometimes also in the header."""
+    block = rng.choice([32, 32, 32, 64, 256])
+    fit = co_resident(block)
+    regime = rng.choice(["few", "few", "fits", "beyond", "beyond"])
+    grid = {"few": lambda: rng.randrange(2, 9), "fits": lambda: rng.randrange(9, fit + 1),
+            "beyond": lambda: rng.randrange(fit + 1, fit + 17)}[regime]()
+    return Shape(block, grid if rng.random() < 0.3 else None, grid)
+
+
+BLOCK_WAITS = [("prev_flag", 3), ("prev_channel", 3), ("block0_channel", 2), ("block0_flag", 1),
+               ("block0_semaphore", 2), ("next_channel", 2), ("next_flag", 1), ("queue_takers_first", 2),
+               ("queue_putters_first", 2), ("ticket_flag", 3), ("ticket_channel", 2)]
+
+
+def block_order(rng: random.Random, ctx: Context) -> Piece:
+    """Waits by block index, thread 0 of each block doing a few operations: block b adds its
+    term to what block b - 1 passed on (a flag and `load_cg` spin, or a global channel slot), or
+    to what block b + 1 passed on, or waits for block 0 (a channel slot, a flag, a semaphore
+    posted once per other block, taken by `wait` or a retry loop); a global queue whose first
+    half of the blocks take what the second half puts, or the other way round; and the correct
+    form at any grid, where each block takes its place in the chain from a counter when it
+    starts (`ticket[0] = atomic_add(next[0], 1)`, a block barrier, `let tile = ticket[0]`).
+    Past what the target holds at once, a wait that only another block can end is E0727 (a
+    backward one still runs on the simulator, which starts blocks in index order; a forward
+    one, or takers that fill the machine, hangs there)."""
+    grid = ctx.grid
+    shape = rng.choices([w for w, _ in BLOCK_WAITS], [n for _, n in BLOCK_WAITS])[0]
+    a, c, m = rng.randrange(1, 9), rng.randrange(0, 9), rng.choice([7, 11, 13])
+    term = lambda x: f"({x} * {a} + {c}) % {m} + 1"          # noqa: E731 - a block's (or tile's) own term
+    f = lambda x: (x * a + c) % m + 1                        # noqa: E731
+    sums, flag, acc = ctx.name("sums"), ctx.name("flag"), ctx.name("acc")
+    last = rng.choice([f"{grid - 1}", "nbid - 1"])
+    decls: list[str] = []
+    arrays: list[Array] = []
+    expected_sums = np.zeros(grid, dtype=np.int64)
+    chain_clause = using(rng, rng.choice(CHANNEL_IMPLS["global", "thread"]))
+    link = ctx.name("link")
+    who = "bid"
+    if shape.startswith("ticket"):
+        ticket, nxt = ctx.name("ticket"), ctx.name("next")
+        decls.append(f"shared {ticket}: i32[1]")
+        arrays.append(Array(nxt, (1,), expected=np.array([grid])))
+        who = ctx.name("tile")
+        head = [f"if tid == 0 {{ {ticket}[0] = atomic_add({nxt}[0], 1) }}", "barrier", f"let {who} = {ticket}[0]"]
+    else:
+        head = []
+    if shape in ("prev_flag", "next_flag", "ticket_flag"):
+        step = "+ 1" if shape == "next_flag" else "- 1"
+        has = f"{who} < {last}" if shape == "next_flag" else f"{who} > 0"
+        body = head + ["if tid == 0 {", f"    var {acc} = {term(who)}", f"    if {has} {{",
+                       f"        while load_cg({flag}[{who} {step}]) == 0 {{ }}",
+                       f"        {acc} += load_cg({sums}[{who} {step}])", "    }",
+                       f"    {sums}[{who}] = {acc}", "    fence gpu", f"    atomic_exch({flag}[{who}], 1)", "}"]
+        arrays.append(Array(flag, (grid,), expected=np.ones(grid)))
+    elif shape in ("prev_channel", "next_channel", "ticket_channel"):
+        step = "+ 1" if shape == "next_channel" else "- 1"
+        has = f"{who} < {last}" if shape == "next_channel" else f"{who} > 0"
+        decls.append(f"channel {link}[{grid}]: i32 in global @thread{chain_clause}")
+        got = ctx.name("got")
+        body = head + ["if tid == 0 {", f"    var {acc} = {term(who)}", f"    if {has} {{",
+                       f"        let {got} = get {link}[{who} {step}]", f"        {acc} += {got}", "    }",
+                       f"    put {link}[{who}] = {acc}", f"    {sums}[{who}] = {acc}", "}"]
+    if shape in ("prev_flag", "prev_channel", "ticket_flag", "ticket_channel"):
+        total = 0
+        for b in range(grid):
+            total += f(b)
+            expected_sums[b] = total
+    elif shape in ("next_flag", "next_channel"):
+        total = 0
+        for b in reversed(range(grid)):
+            total += f(b)
+            expected_sums[b] = total
+    first = rng.randrange(1, 50)
+    if shape.startswith("block0"):
+        for b in range(grid):
+            expected_sums[b] = first if b == 0 else first + f(b)
+        if shape == "block0_channel":
+            start = ctx.name("start")
+            decls.append(f"channel {start}[1]: i32 in global @thread{chain_clause}")
+            got = ctx.name("got")
+            body = ["if tid == 0 {", f"    if bid == 0 {{", f"        put {start}[0] = {first}", f"        {sums}[0] = {first}",
+                    "    } else {", f"        let {got} = get {start}[0]", f"        {sums}[bid] = {got} + {term('bid')}", "    }", "}"]
+        elif shape == "block0_flag":
+            data = ctx.name("data")
+            arrays += [Array(flag, (1,), expected=np.ones(1)), Array(data, (1,), expected=np.array([first]))]
+            body = ["if tid == 0 {", "    if bid == 0 {", f"        {data}[0] = {first}", f"        {sums}[0] = {first}",
+                    "        fence gpu", f"        atomic_exch({flag}[0], 1)", "    } else {",
+                    f"        while load_cg({flag}[0]) == 0 {{ }}",
+                    f"        {sums}[bid] = load_cg({data}[0]) + {term('bid')}", "    }", "}"]
+        else:
+            go, data = ctx.name("go"), ctx.name("data")
+            clause = using(rng, rng.choice(SEMAPHORE_IMPLS["global"]))
+            decls.append(f"semaphore {go}(0) in global @thread{clause}")
+            arrays.append(Array(data, (1,), expected=np.array([first])))
+            wait = [f"wait {go}"] if rng.random() < 0.5 else retry_loop(f"trywait {go}{rng.choice(TRYWAIT_BOUNDS)}",
+                                                                        rng.choice(["flag", "assign", "break"]))
+            body = ["if tid == 0 {", "    if bid == 0 {", f"        {data}[0] = {first}", f"        {sums}[0] = {first}",
+                    f"        for i in 0 .. {last} {{ post {go} }}", "    } else {"] + [f"        {s}" for s in wait] + \
+                   [f"        {sums}[bid] = {data}[0] + {term('bid')}", "    }", "}"]
+            shape += f" ({wait[0] if len(wait) == 1 else 'retry trywait'}{clause})"
+    if shape.startswith("queue"):
+        half = grid // 2
+        cap = rng.choice([1, 2, 4, 16, 64, 256])
+        q, got = ctx.name("q"), ctx.name("got")
+        decls.append(f"queue {q}({cap}): i32 in global @thread{using(rng, rng.choice(QUEUE_IMPLS))}")
+        take = [f"let v = get {q}", f"atomic_add({got}[v], 1)"]
+        give = [f"put {q} = bid"]
+        first_half, second_half = (take, give) if shape == "queue_takers_first" else (give, take)
+        body = ["if tid == 0 {", f"    if bid < {half} {{"] + [f"        {s}" for s in first_half] + \
+               ["    } else if bid < " + f"{2 * half} {{"] + [f"        {s}" for s in second_half] + ["    }", "}"]
+        expected = np.zeros(grid, dtype=np.int64)
+        givers = range(half, 2 * half) if shape == "queue_takers_first" else range(half)
+        expected[list(givers)] = 1
+        arrays.append(Array(got, (grid,), expected=expected))
+        shape += f" (queue({cap}), {half} blocks a side)"
+    else:
+        arrays.insert(0, Array(sums, (grid,), expected=expected_sums))
+    fit = co_resident(ctx.block)
+    where = (f"fits Fermi at once ({fit})" if grid <= fit else
+             f"past Fermi's {fit} at once, within the H100's {co_resident(ctx.block, H100_RESIDENCY)}")
+    title = f"waits by block index: {shape}, {grid} blocks of {ctx.block}: {where}"
+    return Piece(title, arrays, decls, body, acquisitions=grid)

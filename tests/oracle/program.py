@@ -61,9 +61,10 @@ class Piece:
 
 @dataclass
 class Shape:
-    """A kernel's launch: threads per block, the grid its header declares and the one launched."""
+    """A kernel's launch: threads per block, the grid its header declares (None: the header has
+    only `block(...)`, and the launch gives the grid) and the one launched."""
     block: int
-    declared: int
+    declared: int | None
     grid: int
 
 
@@ -78,8 +79,8 @@ class KernelPlan:
 
     def text(self) -> str:
         params = ", ".join(a.param() for a in self.arrays())
-        lines = [f"kernel {self.name}({params})",
-                 f"    launch grid({self.shape.declared}) block({self.shape.block})", "{"]
+        grid = "" if self.shape.declared is None else f"grid({self.shape.declared}) "
+        lines = [f"kernel {self.name}({params})", f"    launch {grid}block({self.shape.block})", "{"]
         for p in self.pieces:
             lines += [f"    {d}" for d in p.decls]
         for p in self.pieces:

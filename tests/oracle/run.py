@@ -28,22 +28,24 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .generate import program_seed, program_text
+from .generate import batch_prefix, program_seed, program_text
 from .judge import FALSE_POSITIVE, SOUNDNESS, TARGETS, VERDICTS, Program, Settings, frontend_errors, judge
 
-KEEP = ("accepted-ok", "rejected-bad")       # verdicts that need no second look
+KEEP = ("accepted-ok", "rejected-bad", "accepted-stopped")   # verdicts that need no second look
 ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rejected-unrunnable", "timeout")
 
 
-def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False) -> tuple[list[Program], dict]:
+def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False,
+                shapes: bool = False) -> tuple[list[Program], dict]:
     """The batch's programs, written under out/programs, and what making them cost (`queues`:
-    the generated ones from the queue motifs, named genq_...)."""
+    the generated ones from the queue motifs, named genq_...; `shapes`: from the motifs of retry
+    loops, indices near their bounds and waits by block index, named gens_...)."""
     folder = out / "programs"
     folder.mkdir(parents=True, exist_ok=True)
     programs = []
     for i in range(count):
-        path = folder / f"gen{'q' if queues else ''}_{seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(seed, i), queues))
+        path = folder / f"{batch_prefix(queues, shapes)}_{seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(seed, i), queues, shapes))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
     if mutants:
@@ -134,6 +136,7 @@ def summarize(programs: list[Program], results: list[dict], targets: list[str], 
         table[t] = {"programs": sum(c.values()),
                     "accepted": sum(v for k, v in c.items() if k.startswith("accepted")),
                     "accepted-hang": c["accepted-hang"], "accepted-wrong": c["accepted-wrong"],
+                    "accepted-fault": c["accepted-fault"],
                     "rejected": sum(v for k, v in c.items() if k.startswith("rejected")),
                     "rejected-ok": c["rejected-ok"], "rejected-bad": c["rejected-bad"],
                     "changed-result": c["changed-result"],
@@ -233,6 +236,9 @@ def reproduce(p: Program, results: list[dict], settings: Settings, path: Path) -
         lines.append(f"python -m syncc check {path} --target {check_target} {defines}".rstrip())
         failing = [x for x in r.get("runs", []) if x["status"] != "ok"] or r.get("runs", [])[:1]
         for x in failing[:1]:
+            if x.get("machine"):
+                lines.append(f"# the run below was made on a simulator with the {x['machine']} (tests/oracle/judge.py "
+                             "ptx_residency), which `syncc run` has no option for")
             flags = ["--its"] if TARGETS[target][1] else []
             if not r.get("check", {}).get("accepted", True):
                 flags.append("--unsafe-skip-hazard-checks")
@@ -265,6 +271,9 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", action="store_true", help="also write out/gpu: the accepted-for-ptx programs and run_gpu.sh")
     ap.add_argument("--queues", action="store_true",
                     help="generate from the queue motifs (motifs.queue_stream and a few others): a batch of its own")
+    ap.add_argument("--shapes", action="store_true",
+                    help="generate from the motifs of retry loops, indices near their bounds and waits by block "
+                         "index (motifs.retry_wait ... block_order): a batch of its own")
     ap.add_argument("--gpu-only", action="store_true",
                     help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
@@ -274,7 +283,9 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _warm_up()
-    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues)
+    if args.queues and args.shapes:
+        ap.error("--queues and --shapes are two batches: give one")
+    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues, args.shapes)
     if args.gpu_only:
         return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "
