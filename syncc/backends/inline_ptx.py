@@ -169,3 +169,33 @@ def mbar_test(how: str | None) -> Asm:
                    "and.b32 h, h, 1; setp.ne.u32 p, h, $2; selp.u32 $0, 1, 0, p; }", "=r,l,r,~{memory}")
     return Asm(f"{{ .reg .pred p; mbarrier.{how}_wait.parity.shared.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }}",
                "=r,l,r,~{memory}")
+
+
+def bounds_check(length: int, site: int, words: tuple[int, int, int, int, int]) -> Asm:
+    """A run-time bounds check (passes/bounds.py, ir/faults.py) with no branch: every instruction
+    of the failure path is predicated on the failed compare, so the check adds no control flow
+    to the kernel. (A branch to a cold path inside a polling loop made ptxas bracket the loop with
+    a convergence barrier, and a correct program that waits inside critical sections hung on an
+    H100 at -O2: tests/hazards/clean/ring_conditional_post.sync.) $0: the index; $1, $2: the
+    claim word and the fault record (abi.py: F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD words).
+    The first failing thread of the launch wins the claim, writes the record, fences it at
+    system scope, sets its done word and traps; the others give it a few milliseconds (their
+    trap would end the launch, and with it the record) and trap too."""
+    done, f_site, f_index, f_block, f_thread = (4 * w for w in words)
+    return Asm(
+        "{ .reg .pred %fail, %won; .reg .b32 %old, %t;\n\t"
+        f"setp.ge.u32 %fail, $0, {length};\n\t"
+        "@%fail atom.global.cas.b32 %old, [$1], 0, 1;\n\t"
+        "setp.eq.and.u32 %won, %old, 0, %fail;\n\t"
+        f"@%won st.global.u32 [$2+{f_site}], {site};\n\t"
+        f"@%won st.global.u32 [$2+{f_index}], $0;\n\t"
+        + "".join(f"@%won mov.u32 %t, %{reg};\n\t@%won st.global.u32 [$2+{at}], %t;\n\t"
+                  for at, reg in ((f_block, "ctaid.x"), (f_block + 4, "ctaid.y"), (f_block + 8, "ctaid.z"),
+                                  (f_thread, "tid.x"), (f_thread + 4, "tid.y"), (f_thread + 8, "tid.z")))
+        + "@%won fence.sc.sys;\n\t"
+        f"@%won st.global.u32 [$2+{done}], 1;\n\t"
+        "@%won fence.sc.sys;\n\t"
+        "@%won trap;\n\t"
+        "@%fail nanosleep.u32 1000000;\n\t@%fail nanosleep.u32 1000000;\n\t@%fail nanosleep.u32 1000000;\n\t"
+        "@%fail trap; }",
+        "r,l,l,~{memory}")

@@ -1,7 +1,8 @@
 """What a failed bounds check does, as IR the back ends compile: compares, one branch, and a cold
 path that records the failure and stops the kernel.
 
-    kernel = expand_bounds_checks(kernel)               # the PTX and Fermi back ends, before their own work
+    kernel = expand_bounds_checks(kernel)               # the Fermi back end, before its own work
+    kernel = with_fault_record(kernel)                  # the PTX back end, which predicates each check
     sites = check_sites(kernel)                         # site → CheckSite, for the runtime's message
     kernel = drop_proven_checks(kernel, (grid, block))  # a launcher's build for one launch shape
 
@@ -78,15 +79,30 @@ def check_sites(k: Kernel) -> dict[int, CheckSite]:
             for _, _, ins in k.instructions() if ins.op == "bounds.check"}
 
 
-def expand_bounds_checks(k: Kernel) -> Kernel:
-    """The kernel with its bounds checks gathered, compared and branched on, and a failure path
-    for each group of adjacent checks."""
+def with_fault_record(k: Kernel) -> Kernel:
+    """The kernel with the claim word and the record its bounds checks write on a failure (abi.py:
+    the last state arrays), where it has checks; for a back end that compiles each check itself
+    (PTX: predicated, inline_ptx.bounds_check)."""
     if not any(ins.op == "bounds.check" for _, _, ins in k.instructions()):
         return k
     b = KernelBuilder.thaw(k)
+    _add_record(b)
+    return b.freeze()
+
+
+def _add_record(b: KernelBuilder) -> None:
     for name, words in ((FAULT_CLAIM, 1), (FAULT_RECORD, FAULT_WORDS)):     # (abi.py: the last state arrays)
-        if k.array(name) is None:
+        if b.prim(name) is None and all(a.name != name for a in b.arrays):
             b.add_array(Array(name, "global", U32, (words,), kind="state", init=0))
+
+
+def expand_bounds_checks(k: Kernel) -> Kernel:
+    """The kernel with its bounds checks gathered, compared and branched on, and a failure path
+    for each group of adjacent checks (the Fermi back end)."""
+    if not any(ins.op == "bounds.check" for _, _, ins in k.instructions()):
+        return k
+    b = KernelBuilder.thaw(k)
+    _add_record(b)
     for label in list(b.order):
         b.code[label] = _gathered(b.code[label])
         while True:

@@ -121,8 +121,11 @@ class GpuLauncher:
     def __call__(self, name: str, args: list, grid, block, span: Span | None = None) -> None:
         # Every copy and the launch go on one stream, in order: a non-blocking stream does not
         # wait for the legacy default stream, so a copy made there could land after the kernel
-        # started (it did, on an H100, under load: stale arrays read as lost updates).
+        # started (it did, on an H100, under load: stale arrays read as lost updates). Nor does it
+        # wait for the caller's own stream, where a cupy array passed in was filled: it waits for
+        # an event recorded there first.
         stream = self.cupy.cuda.Stream(non_blocking=True)
+        stream.wait_event(self.cupy.cuda.get_current_stream().record())
         with stream:
             launch = self._prepare(name, args, grid, block, span)
             launch.fill_state()
@@ -140,6 +143,7 @@ class GpuLauncher:
         back after the last launch, so the caller can check what the kernels computed."""
         cupy = self.cupy
         stream = cupy.cuda.Stream(non_blocking=True)
+        stream.wait_event(cupy.cuda.get_current_stream().record())     # (cupy arrays filled there: __call__)
         with stream:                       # the copies to the device, ordered before the launches
             launch = self._prepare(name, args, grid, block, None)
         times = []

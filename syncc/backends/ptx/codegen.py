@@ -9,18 +9,20 @@ loop variable, a polling loop's `done`) becomes an `alloca` in the entry block,
 which the SROA pass turns into SSA values. Arithmetic and plain loads and stores
 are LLVM instructions, chosen from tables; every synchronizing operation is
 inline PTX from inline_ptx.py, so its ordering and scope are exactly what
-insert_fences chose. A kernel's bounds checks become their compare, branch and
-failure path first (ir/faults.py); its `trap` is llvm.trap.
+insert_fences chose. A kernel's bounds checks are each one inline-PTX block, predicated on the
+failed compare with no branch (inline_ptx.bounds_check), writing the fault record ir/faults.py
+adds to the kernel.
 """
 from __future__ import annotations
 
 from llvmlite import ir
 
 from ...core.types import BOOL, ScalarType
-from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
+from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg, imm
 from .. import inline_ptx
-from ...ir.abi import dynamic_shared_bytes, kernel_abi, shared_layout
-from ...ir.faults import expand_bounds_checks
+from ...ir.abi import (F_BLOCK, F_DONE, F_INDEX, F_SITE, F_THREAD, FAULT_CLAIM, FAULT_RECORD,
+                       dynamic_shared_bytes, kernel_abi, shared_layout)
+from ...ir.faults import with_fault_record
 
 VOID = ir.VoidType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -81,7 +83,7 @@ def module_to_llvm(module: Module, lines: bool = False, split_fences: bool = Fal
     annotations = out.add_named_metadata("nvvm.annotations")
     debug = DebugInfo(out, module.source or "<module>") if lines else None
     for k in module.kernels:
-        fn = KernelCodegen(out, expand_bounds_checks(k), debug, split_fences, mbarrier).run()
+        fn = KernelCodegen(out, with_fault_record(k), debug, split_fences, mbarrier).run()
         annotations.add(out.add_metadata([fn, ir.MetaDataString(out, "kernel"), ir.Constant(I32, 1)]))
     return out
 
@@ -409,6 +411,13 @@ class KernelCodegen:
         ptr, _ = self.address(ins.ref)
         done = self.asm(inline_ptx.mbar_test(self.mbarrier), I32, [ptr, self.value(ins.args[1])])
         self.define(ins, self.b.icmp_unsigned("!=", done, ir.Constant(I32, 0)))
+
+    def _bounds_check(self, ins: Instr) -> None:
+        """Predicated, with no branch (inline_ptx.bounds_check says why)."""
+        claim, _ = self.address(Ref(FAULT_CLAIM, imm(0)))
+        record, _ = self.address(Ref(FAULT_RECORD, imm(0)))
+        asm = inline_ptx.bounds_check(ins.attr("len"), ins.attr("site"), (F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD))
+        self.asm(asm, VOID, [self.value(ins.args[0]), claim, record])
 
     def _prim(self, ins: Instr) -> None:
         raise CodegenError(f"`{ins.op}` reached the back end unexpanded")
