@@ -365,7 +365,7 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
         if target == "gpu":
             os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
         return EXIT_DEADLOCK
-    if outcome.device_lost:              # a trap ended the CUDA context: nothing of it can be freed at exit
+    if outcome.device_held:              # a kernel stalled at a failed check: do not wait for it at exit
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(EXIT_ERRORS)

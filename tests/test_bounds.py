@@ -175,8 +175,11 @@ class _Stream:
     def __init__(self, error=None):
         self.error = error
 
+        self.queries = 0
+
     @property
     def status(self):
+        self.queries += 1
         return 600 if self.error is None else 719
 
     def synchronize(self):
@@ -186,7 +189,7 @@ class _Stream:
 
 def _launcher_and_launch(tmp_path, record_words):
     """A GpuLauncher for the LOCKS program with a fake cupy, and a launch whose fault record holds
-    `record_words`: what _wait sees after a trap, or while a kernel hangs."""
+    `record_words`: what _wait sees while the kernel runs, or after a launch error."""
     import types
 
     from syncc.ir.abi import FAULT_WORDS
@@ -212,9 +215,14 @@ _STREAM = _Stream()
 
 
 def _wait(launcher, launch, stream):
+    """launcher._wait, except that a kernel it leaves running does not end this process at exit."""
+    from unittest import mock
+
+    from syncc.runtime import gpu
     global _STREAM
     _STREAM = stream
-    launcher._wait(stream, launch, None)
+    with mock.patch.object(gpu, "_left_running", lambda *args: None):
+        launcher._wait(stream, launch, None)
 
 
 def test_after_a_trap_the_launcher_reads_the_record(tmp_path):
@@ -231,11 +239,16 @@ def test_a_launch_error_with_no_record_is_that_error(tmp_path):
         _wait(launcher, launch, _Stream(error=error("cudaErrorIllegalAddress")))
 
 
-def test_a_kernel_that_hangs_after_a_failed_check_reports_the_check(tmp_path):
+def test_a_kernel_still_running_with_a_record_reports_the_check_at_once(tmp_path):
+    """A failed check's thread stalls there for good (ptx/codegen.py): the watchdog reads the
+    record as it polls and reports the check at its first look, not after the timeout."""
     from syncc.runtime.gpu import ProbableDeadlock
     launcher, launch, _ = _launcher_and_launch(tmp_path, [1, 0, 48, 0, 0, 0, 48, 0, 0])
+    launcher.timeout = 3600.0
+    stream = _Stream()
     with pytest.raises(syncc.IndexOutOfBounds, match="index 48 is outside `locks`"):
-        _wait(launcher, launch, _Stream())
+        _wait(launcher, launch, stream)
+    assert stream.queries == 1
     launcher, launch, _ = _launcher_and_launch(tmp_path, [])
     with pytest.raises(ProbableDeadlock):
         _wait(launcher, launch, _Stream())
@@ -269,3 +282,16 @@ host {
                                                       r"block 2"):
         prog.k[3, 64](out)
     assert any(ins.op == "BPT" for ins in launcher.runs[-1][0].instrs)
+
+
+def test_a_process_that_leaves_a_kernel_running_exits_at_once_with_status_1():
+    """Freeing device memory at exit would wait for the kernel for ever: the launcher ends the
+    process instead, its output flushed."""
+    import subprocess
+    import sys
+    code = ("import types\nfrom syncc.runtime import gpu\n"
+            "gpu._left_running(None, None, types.SimpleNamespace(keep=()))\n"
+            "gpu._left_running(None, None, types.SimpleNamespace(keep=()))\n"
+            "print('the launch raised', end='')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout, p.stderr) == (1, "the launch raised", "")

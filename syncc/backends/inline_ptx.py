@@ -171,22 +171,20 @@ def mbar_test(how: str | None) -> Asm:
                "=r,l,r,~{memory}")
 
 
-def bounds_check(length: int, site: int, words: tuple[int, int, int, int, int]) -> Asm:
-    """A run-time bounds check (passes/bounds.py, ir/faults.py) with no branch: every instruction
-    of the failure path is predicated on the failed compare, so the check adds no control flow
-    to the kernel. (A branch to a cold path inside a polling loop made ptxas bracket the loop with
-    a convergence barrier, and a correct program that waits inside critical sections hung on an
-    H100 at -O2: tests/hazards/clean/ring_conditional_post.sync.) $0: the index; $1, $2: the
-    claim word and the fault record (abi.py: F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD words).
-    The first failing thread of the launch wins the claim, writes the record, fences it at
-    system scope, sets its done word and traps; the others give it a few milliseconds (their
-    trap would end the launch, and with it the record) and trap too."""
+def bounds_record(site: int, words: tuple[int, int, int, int, int]) -> Asm:
+    """The failure path of a run-time bounds check (passes/bounds.py, ir/faults.py), entered by a
+    thread whose index failed: the first such thread of the launch takes the claim word and writes
+    the record, and fences it at system scope before and after its done word, for a host that
+    reads it while the kernel runs. $0: the index's 32 bits; $1, $2: the claim word and the record
+    (abi.py: F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD words). The thread then stalls
+    (bounds_stall): it does not trap, because ptxas structures a kernel around a path that never
+    comes back, and a correct program that waits inside critical sections hung on an H100 and an
+    H200 at -O2 with a trap there (tests/hazards/clean/ring_conditional_post.sync)."""
     done, f_site, f_index, f_block, f_thread = (4 * w for w in words)
     return Asm(
-        "{ .reg .pred %fail, %won; .reg .b32 %old, %t;\n\t"
-        f"setp.ge.u32 %fail, $0, {length};\n\t"
-        "@%fail atom.global.cas.b32 %old, [$1], 0, 1;\n\t"
-        "setp.eq.and.u32 %won, %old, 0, %fail;\n\t"
+        "{ .reg .pred %won; .reg .b32 %old, %t;\n\t"
+        "atom.global.cas.b32 %old, [$1], 0, 1;\n\t"
+        "setp.eq.u32 %won, %old, 0;\n\t"
         f"@%won st.global.u32 [$2+{f_site}], {site};\n\t"
         f"@%won st.global.u32 [$2+{f_index}], $0;\n\t"
         + "".join(f"@%won mov.u32 %t, %{reg};\n\t@%won st.global.u32 [$2+{at}], %t;\n\t"
@@ -194,8 +192,18 @@ def bounds_check(length: int, site: int, words: tuple[int, int, int, int, int]) 
                                   (f_thread, "tid.x"), (f_thread + 4, "tid.y"), (f_thread + 8, "tid.z")))
         + "@%won fence.sc.sys;\n\t"
         f"@%won st.global.u32 [$2+{done}], 1;\n\t"
-        "@%won fence.sc.sys;\n\t"
-        "@%won trap;\n\t"
-        "@%fail nanosleep.u32 1000000;\n\t@%fail nanosleep.u32 1000000;\n\t@%fail nanosleep.u32 1000000;\n\t"
-        "@%fail trap; }",
+        "@%won fence.sc.sys; }",
         "r,l,l,~{memory}")
+
+
+# What the claim word never holds (0 before a launch, 1 once a check failed): a failed check's
+# thread waits for it, so it stops there, in a loop ptxas cannot prove endless.
+BOUNDS_NEVER = 2
+
+
+def bounds_stall() -> Asm:
+    """One round of a failed check's stall: a long sleep, then the claim word ($1), read past
+    every cache, into $0. The loop around it (codegen._bounds_check) runs until the word holds
+    BOUNDS_NEVER, that is for ever: the host sees the record and reports the failure, and the
+    kernel stays where it is until the process ends, as a hung one does."""
+    return Asm("nanosleep.u32 1000000;\n\tld.volatile.global.u32 $0, [$1];", "=r,l,~{memory}")

@@ -25,9 +25,10 @@ and `bounds.fault`, the record that thread then writes (param kind `fault`): the
 F_DONE set to 1 last, after the check's site (F_SITE, the `site=` of its `bounds.check`), the
 index (F_INDEX, as its 32 bits), the block's ctaid.x, .y, .z (F_BLOCK) and the thread's tid.x,
 .y, .z (F_THREAD), and a system-scope fence. The GPU runtime puts the record in host memory
-the GPU writes through (mapped pinned memory), so that it can be read after the trap that
-ends the kernel has made the device unusable; a launcher of the PTX must give it FAULT_WORDS
-zeroed words there too, or ordinary device memory if it only needs the trap.
+the GPU writes through (mapped pinned memory), so that it can be read while the kernel runs:
+in PTX a failing thread stalls at its check for good rather than trap (ptx/codegen.py), so the
+record is all a launcher learns of the failure; a launcher of the PTX must give it FAULT_WORDS
+zeroed words there too.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 path that records the failure and stops the kernel.
 
     kernel = expand_bounds_checks(kernel)               # the Fermi back end, before its own work
-    kernel = with_fault_record(kernel)                  # the PTX back end, which predicates each check
+    kernel = with_fault_record(kernel)                  # the PTX back end, which expands each check itself
     sites = check_sites(kernel)                         # site → CheckSite, for the runtime's message
     kernel = drop_proven_checks(kernel, (grid, block))  # a launcher's build for one launch shape
 
@@ -82,7 +82,7 @@ def check_sites(k: Kernel) -> dict[int, CheckSite]:
 def with_fault_record(k: Kernel) -> Kernel:
     """The kernel with the claim word and the record its bounds checks write on a failure (abi.py:
     the last state arrays), where it has checks; for a back end that compiles each check itself
-    (PTX: predicated, inline_ptx.bounds_check)."""
+    (PTX: a branch to a failure path that stalls, ptx/codegen.KernelCodegen._bounds_check)."""
     if not any(ins.op == "bounds.check" for _, _, ins in k.instructions()):
         return k
     b = KernelBuilder.thaw(k)

@@ -19,23 +19,26 @@ A kernel with run-time bounds checks is launched without those that its launch's
 (an index from `bid` or `gtid` is checked because a launch may give any grid; the launcher
 knows the grid it gives): a build of the kernel for that shape, made once per shape. The
 checks left (indices from data) get their fault record (ir/abi.py) in mapped pinned
-host memory, zeroed before each launch: a failed check writes it, fences at system scope
-and traps, which ends the launch with an error and leaves the CUDA context unusable, but
-the host still reads the record. The launcher then raises faults.IndexOutOfBounds with the
-index, the thread and the check's site; so does the watchdog when a kernel that has not
-finished has a record (a failure, then a hang). After a trap the process cannot use the
-GPU again: `syncc run` exits.
+host memory, zeroed before each launch: the first failing thread writes it and fences at
+system scope, and every failing thread then stalls at its check for good, before the access
+(the back end says why not a trap). The watchdog reads the record as it waits and raises
+faults.IndexOutOfBounds with the index, the thread and the check's site as soon as it is
+written; the kernel goes on running, as a hung one does, so the caller should end the
+process (`syncc run` exits).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
+import os
+import sys
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..backends.ptx import PtxProgram, build_ptx
-from ..ir.abi import FAULT_WORDS, KernelABI, Param
+from ..ir.abi import F_DONE, FAULT_WORDS, KernelABI, Param
 from ..ir.faults import check_sites, drop_proven_checks
 from ..core.types import BOOL
 from ..ir.nodes import Kernel, Module
@@ -236,11 +239,17 @@ class GpuLauncher:
         deadline = time.monotonic() + self.timeout
         pause = 1e-4
         try:
+            record = next((a for a in launch.state if isinstance(a, FaultRecord)), None)
             while not self._finished(stream):
+                if record is not None and record.words[F_DONE]:
+                    # A check failed: its thread stalls there for good (codegen._bounds_check), and
+                    # the kernel with it, like a hung one.
+                    _left_running(self, stream, launch)
+                    self._raise_fault(launch)
                 if time.monotonic() > deadline:
                     # Unloading the module or freeing the arrays of a running kernel waits for it, that
                     # is forever: keep them alive until the process exits.
-                    _STUCK.append((self, stream, launch.keep))
+                    _left_running(self, stream, launch)
                     self._raise_fault(launch)            # a check failed, then the kernel hung
                     waits = waited_on(kernel)
                     raise ProbableDeadlock(f"`{kernel.name}` has not finished after {self.timeout:g} s: probably "
@@ -249,8 +258,8 @@ class GpuLauncher:
                 pause = min(pause * 2, 0.05)
             stream.synchronize()
         except self.cupy.cuda.runtime.CUDARuntimeError:
-            # A trap (a failed bounds check) ends the launch with an error and the context with it:
-            # nothing of the launch may be freed now, and the record says what failed.
+            # A trap (a .sass file's own, or a launch failure) ends the launch with an error and
+            # the context with it: nothing of the launch may be freed now.
             _STUCK.append((self, stream, launch.keep))
             self._raise_fault(launch)
             raise
@@ -308,6 +317,26 @@ class _Launch:
 
 
 _STUCK: list = []      # what a hung kernel uses (see GpuLauncher._wait)
+_RUNNING = False       # has a kernel been left running on the GPU (_exit_without_waiting is due)?
+
+
+def _left_running(launcher: GpuLauncher, stream, launch: "_Launch") -> None:
+    """A kernel stays on the GPU for good (hung, or stalled at a failed bounds check): keep what
+    it uses alive, and end the process at exit without waiting for it."""
+    global _RUNNING
+    if not _RUNNING:
+        atexit.register(_exit_without_waiting)
+        _RUNNING = True
+    _STUCK.append((launcher, stream, launch.keep))
+
+
+def _exit_without_waiting() -> None:
+    """At exit, freeing device memory waits for every kernel, that is for ever: leave at once,
+    with status 1 (the process saw a kernel hang or fail), after the output is flushed. Exit
+    handlers registered before this one do not run."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1)
 
 
 class FaultRecord:

@@ -40,7 +40,7 @@ class RunOutcome:
     ok: bool
     deadlock: bool = False
     unavailable: str | None = None      # the target could not be used at all
-    device_lost: bool = False           # a kernel trapped on the GPU: its context is gone (exit at once)
+    device_held: bool = False           # a failed check stalled a kernel on the GPU for good (exit at once)
     runs: list = field(default_factory=list)   # fermi-sim: (kernel, simulator outcome, grid, block) per launch
 
 
@@ -96,7 +96,7 @@ def _run(comp: Compilation, launcher, write) -> RunOutcome:
                                     "check failed")],
                         help="guard the index (`if k >= 0 && k < N { ... }`), or bring it into range (`k % N`, "
                              "`min(k, N - 1)`)")
-        return RunOutcome(False, device_lost=getattr(launcher, "target", None) == "gpu")
+        return RunOutcome(False, device_held=getattr(launcher, "target", None) == "gpu")
     return RunOutcome(True)
 
 

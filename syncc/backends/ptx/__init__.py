@@ -51,7 +51,7 @@ def header(module: Module, kernels: dict[str, KernelABI], arch: str) -> str:
                 lines.append(f"//   param {i}: {p.name}: global {p.elem}{dims}")
             elif p.kind == "fault":
                 lines.append(f"//   param {i}: {p.name}: the bounds checks' fault record, {p.length(1, 1)} {p.elem}, "
-                             "0 before each launch, in memory the host reads after a trap (mapped pinned)")
+                             "0 before each launch, in memory the host reads while the kernel runs (mapped pinned)")
             else:
                 per = {None: "", "block": " per block", "thread": " per thread"}[p.per]
                 lines.append(f"//   param {i}: {p.name}: state, {p.length(1, 1)} {p.elem}{per}, "

@@ -9,9 +9,9 @@ loop variable, a polling loop's `done`) becomes an `alloca` in the entry block,
 which the SROA pass turns into SSA values. Arithmetic and plain loads and stores
 are LLVM instructions, chosen from tables; every synchronizing operation is
 inline PTX from inline_ptx.py, so its ordering and scope are exactly what
-insert_fences chose. A kernel's bounds checks are each one inline-PTX block, predicated on the
-failed compare with no branch (inline_ptx.bounds_check), writing the fault record ir/faults.py
-adds to the kernel.
+insert_fences chose. A kernel's bounds checks are each a compare and a branch to a failure path
+of its own that writes the fault record ir/faults.py adds to the kernel and stalls the failing
+thread there (KernelCodegen._bounds_check).
 """
 from __future__ import annotations
 
@@ -413,11 +413,29 @@ class KernelCodegen:
         self.define(ins, self.b.icmp_unsigned("!=", done, ir.Constant(I32, 0)))
 
     def _bounds_check(self, ins: Instr) -> None:
-        """Predicated, with no branch (inline_ptx.bounds_check says why)."""
+        """`if index (as the address uses it, unsigned) >= len`: a failure path of the check's own
+        (one shared by the checks would be a block where their lanes meet, which ptxas brackets
+        with a convergence barrier) that writes the record and stalls the thread in a loop whose
+        way out is never taken, so that the failed access never runs and no trap makes ptxas
+        restructure the kernel around it (inline_ptx.bounds_record says why)."""
+        index = self.value(ins.args[0])
+        wide = self.b.sext(index, I64) if index.type.width < 64 else index
+        fails = self.b.icmp_unsigned(">=", wide, ir.Constant(I64, ins.attr("len")))
+        site = ins.attr("site")
+        fail, stall, ok = (self.fn.append_basic_block(f"bounds.{what}.{site}") for what in ("fail", "stall", "ok"))
         claim, _ = self.address(Ref(FAULT_CLAIM, imm(0)))
         record, _ = self.address(Ref(FAULT_RECORD, imm(0)))
-        asm = inline_ptx.bounds_check(ins.attr("len"), ins.attr("site"), (F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD))
-        self.asm(asm, VOID, [self.value(ins.args[0]), claim, record])
+        self.b.cbranch(fails, fail, ok).set_weights([1, 1 << 20])
+        self.b.position_at_end(fail)
+        low = self.b.trunc(wide, I32)
+        self.asm(inline_ptx.bounds_record(site, (F_DONE, F_SITE, F_INDEX, F_BLOCK, F_THREAD)), VOID,
+                 [low, claim, record])
+        self.b.branch(stall)
+        self.b.position_at_end(stall)
+        word = self.asm(inline_ptx.bounds_stall(), I32, [claim])
+        never = self.b.icmp_unsigned("==", word, ir.Constant(I32, inline_ptx.BOUNDS_NEVER))
+        self.b.cbranch(never, ok, stall)
+        self.b.position_at_end(ok)
 
     def _prim(self, ins: Instr) -> None:
         raise CodegenError(f"`{ins.op}` reached the back end unexpanded")

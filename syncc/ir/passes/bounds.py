@@ -11,8 +11,9 @@ nothing is added; elsewhere a `bounds.check %i array=NAME len=N site=S` goes rig
 access, with the access's span. The back ends expand each check into an unsigned compare and
 a branch to a cold path where the first failing thread of the launch records the site, the
 index, its block and its thread (the record is the kernel's two last state arrays,
-abi.FAULT_CLAIM and abi.FAULT_RECORD) and traps, so that no access after
-a failed check runs (ir/faults.py). A check the ranges make redundant (the same index checked
+abi.FAULT_CLAIM and abi.FAULT_RECORD) and stops, so that no access after a failed check runs:
+on Fermi it traps (ir/faults.py), in PTX every failing thread stalls at its check for good and
+the host reports the record (backends/ptx/codegen.py says why not a trap). A check the ranges make redundant (the same index checked
 before, not assigned since) is not inserted: an access bounds its index for what follows it.
 
 It runs right after the hazard analyses, at every -O, so that a program stops at the same
