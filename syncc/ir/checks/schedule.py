@@ -576,15 +576,31 @@ def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext, how
     """Report the stuck run (`how`: the order in which the threads went)."""
     reported = reported_waits(facts)
     t = facts.threads
-    # a lane held where a wait's loop ends explains a stack-based deadlock best: report it first
-    row, e = min(stuck.items(), key=lambda x: (x[1].kind != "converge",
-                                               x[1].site.span.start if x[1].site.span else 0, x[0]))
-    if id(e.site) in reported or e.site.span is None:
+    # Waits whose providers all wait at other waits (not where a loop ends) deadlock whatever the
+    # GPU's reconvergence: report them as any target would. Otherwise a lane held where a wait's
+    # loop ends explains a stack-based deadlock best, where a warp-mate of it still waits at that
+    # wait; else the first wait left waiting.
+    converging = any(at.kind == "converge" for at in stuck.values())
+
+    def among_waits(x) -> bool:
+        return converging and _among_waits(x[0], stuck, events)
+    order = sorted(stuck.items(), key=lambda x: (not among_waits(x), x[1].kind != "converge",
+                                                 x[1].site.span.start if x[1].site.span else 0, x[0]))
+    if id(order[0][1].site) in reported:
+        return
+    for row, e in order:
+        if e.site.span is None:
+            continue
+        if e.kind != "converge":
+            break
+        if _report_convergence(facts, row, e, stuck, events, ctx):
+            reported.add(id(e.site))
+            return
+    else:
+        return
+    if id(e.site) in reported:
         return
     reported.add(id(e.site))
-    if e.kind == "converge":
-        _report_convergence(facts, row, e, stuck, events, ctx)
-        return
     found = _providers(e, events, stuck)
     party = _party_of(facts, e)
     others = [(r, at) for r, at in found if not _same_party(facts, party, r, row)]
@@ -647,15 +663,16 @@ def _needed(facts: Facts, e: Event) -> str:
             "chan": f"the slot of `{name}`"}.get(e.kind, f"`{name}`")
 
 
-def _report_convergence(facts: Facts, row: int, e: Event, stuck, events, ctx: PassContext) -> None:
+def _report_convergence(facts: Facts, row: int, e: Event, stuck, events, ctx: PassContext) -> bool:
     """A lane through the wait waits where its polling loop ends for warp-mates still waiting,
-    whose providers wait in turn (on a stack-based GPU)."""
+    whose providers wait in turn (on a stack-based GPU). False, and nothing reported, where no
+    warp-mate waits at that wait itself."""
     t = facts.threads
     mates = [(r, at) for r, at in stuck.items() if at.site is e.site and at.kind != "converge"
              and t.columns["gwarp"][r] == t.columns["gwarp"][row]]
     name = e.site.ref.name
     if not mates:
-        return
+        return False
     mate, at = mates[0]
     providers = [(r, x) for r, x in _providers(at, events, stuck) if r != mate]
     then = (f", which only {t.describe(providers[0][0])} would provide later, and it waits at line "
@@ -667,6 +684,7 @@ def _report_convergence(facts: Facts, row: int, e: Event, stuck, events, ctx: Pa
                    if providers else (),
                    help="make the release the waiters need inside the waiting path (a post in the same block after "
                         "the wait, or `acquire`/`when`), so that it runs before the warp reconverges")
+    return True
 
 
 def _line(e: Event):
@@ -691,6 +709,26 @@ def _verb(e: Event) -> str:
     return {"sem": "post it", "latch": "count it down", "chan": "put the slot", "block": "arrive",
             "grid": "arrive", "phase": "arrive", "named": "arrive",
             "converge": "let its warp reconverge"}.get(e.kind, "end it")
+
+
+def _among_waits(row: int, stuck, events, budget: int = 64) -> bool:
+    """Does the thread wait in a knot of waits that holds without any lane held where a loop
+    ends: its providers wait, theirs too, and so on, none of them at a convergence? (Followed
+    for `budget` threads at most; past it, no.)"""
+    seen, todo = {row}, [row]
+    while todo:
+        found = _providers(stuck[todo.pop()], events, stuck)
+        if not found:
+            return False
+        for r, at in found:
+            if at.kind == "converge":
+                return False
+            if r not in seen:
+                if len(seen) >= budget:
+                    return False
+                seen.add(r)
+                todo.append(r)
+    return True
 
 
 def _providers(e: Event, events, stuck) -> list[tuple[int, Event]]:
