@@ -93,6 +93,16 @@ def test_a_guarded_index_has_no_check_and_runs(tmp_path):
     assert "trap;" not in ptx and "bounds." not in ptx
 
 
+def test_no_gpu_check_traps(tmp_path):
+    """In PTX and in the vended CUDA a failed check stalls its thread rather than trap: ptxas
+    builds a kernel around a path that never returns (ptx/codegen.py)."""
+    path = write(tmp_path, LOCKS, VALUE="-1")
+    ptx = run_syncc("build", path, "--target", "ptx").out
+    assert "nanosleep" in ptx and not re.search(r"^\s*(@\S+\s+)?trap;", ptx, re.M)
+    cuda = run_syncc("build", path, "--target", "cuda").out
+    assert "bounds_stop();" in cuda and "__trap();" not in cuda
+
+
 def test_the_flag_removes_every_check(tmp_path):
     path = write(tmp_path, LOCKS, VALUE="-1")
     checked = run_syncc("build", path, "--target", "fermi-sass")

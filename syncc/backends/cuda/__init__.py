@@ -9,10 +9,12 @@ Every synchronizing operation is the same inline PTX the PTX back end emits (bac
 with `%n` operands and a memory clobber: the orderings and scopes are exactly those the
 passes chose. The file is rendered by jinja2 (templates/header.cuh.j2).
 
-A run-time bounds check (passes/bounds.py) is `if ((uint32_t)i >= N) __trap();`: the
-launch fails with cudaErrorLaunchFailure and no access past the check runs, but nothing
-records which index it was (the PTX the runtime launches does: ir/faults.py). The header's
-kernels therefore take no fault record, only their program's parameters and primitive state.
+A run-time bounds check (passes/bounds.py) is `if ((uint64_t)(int64_t)i >= N) bounds_stop();`:
+the thread stops there for good, before the access, waiting for a word nothing writes (not
+`__trap()`, which ptxas builds the kernel around: see backends/ptx/codegen.py). Nothing records
+which index it was (the PTX the runtime launches does: ir/faults.py), and the launch does not
+end: the header's kernels take no fault record, only their program's parameters and primitive
+state, and `syncc run` on the program says which check failed.
 """
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ def build_cuda(module: Module, vended=(), output: str | None = None) -> str:
     return env.get_template("header.cuh.j2").render(
         banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=VERSION, source=source,
         guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types,
+        bounds=any(ins.op == "bounds.check" for k in module.kernels for _, _, ins in k.instructions()),
         output=output or f"{stem.lower()}.cuh")
 
 
@@ -272,8 +275,8 @@ class KernelWriter:
         self.emit(f"__nanosleep((unsigned)({self.value(ins.args[0])}));")
 
     def _bounds_check(self, ins: Instr) -> None:
-        self.emit(f"if ((uint32_t){self.value(ins.args[0])} >= {ins.attr('len')}u) __trap();   "
-                  f"// `{ins.attr('array')}` has {ins.attr('len')}: outside it, stop the kernel")
+        self.emit(f"if ((uint64_t)(int64_t){self.value(ins.args[0])} >= {ins.attr('len')}u) bounds_stop();   "
+                  f"// `{ins.attr('array')}` has {ins.attr('len')}: outside it, stop here")
 
     def _trap(self, ins: Instr) -> None:
         self.emit("__trap();")
