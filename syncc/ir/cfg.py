@@ -107,6 +107,23 @@ class CFG:
         p = self._ipdom.get(label)
         return None if p is None or p == label else p
 
+    def natural_loops(self) -> dict[str, set[str]]:
+        """Each loop head → the blocks of its natural loop (the union over its back edges)."""
+        found: dict[str, set[str]] = {}
+        for label in self.labels:
+            if label not in self.reachable:
+                continue
+            for head in self.succs[label]:
+                if self.dominates(head, label):          # a back edge label → head
+                    body, todo = {head}, [label]
+                    while todo:
+                        x = todo.pop()
+                        if x not in body:
+                            body.add(x)
+                            todo.extend(self.preds[x])
+                    found.setdefault(head, set()).update(body)
+        return found
+
     def reach(self, start, stop: str | None = None) -> set[str]:
         """The blocks reachable from `start` (included) without passing `stop`."""
         inside, todo = set(), list(start)

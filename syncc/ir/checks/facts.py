@@ -97,19 +97,7 @@ class Facts:
     # ---- loops
     @cached_property
     def loops(self) -> list[Loop]:
-        cfg, found = self.cfg, {}
-        for label in cfg.labels:
-            if label not in cfg.reachable:
-                continue
-            for head in cfg.succs[label]:
-                if cfg.dominates(head, label):          # a back edge label → head
-                    body, todo = {head}, [label]
-                    while todo:
-                        x = todo.pop()
-                        if x not in body:
-                            body.add(x)
-                            todo.extend(cfg.preds[x])
-                    found.setdefault(head, set()).update(body)
+        cfg, found = self.cfg, self.cfg.natural_loops()
         loops = []
         for head, body in found.items():
             exits = tuple((x, s) for x in cfg.labels if x in body for s in cfg.succs[x] if s not in body)

@@ -52,20 +52,7 @@ def unroll_lock_loops(k: Kernel, ctx: PassContext) -> Kernel:
 
 def _loops(cfg: CFG) -> list[tuple[str, frozenset[str]]]:
     """Natural loops (head, blocks), innermost first."""
-    found: dict[str, set[str]] = {}
-    for label in cfg.labels:
-        if label not in cfg.reachable:
-            continue
-        for head in cfg.succs[label]:
-            if cfg.dominates(head, label):
-                body, todo = {head}, [label]
-                while todo:
-                    x = todo.pop()
-                    if x not in body:
-                        body.add(x)
-                        todo.extend(cfg.preds[x])
-                found.setdefault(head, set()).update(body)
-    return sorted(((h, frozenset(b)) for h, b in found.items()), key=lambda hb: len(hb[1]))
+    return sorted(((h, frozenset(b)) for h, b in cfg.natural_loops().items()), key=lambda hb: len(hb[1]))
 
 
 def _holds_across(cfg: CFG, body: frozenset[str]) -> bool:
