@@ -108,6 +108,29 @@ def test_a_comparison_with_another_register_bounds_both(tmp_path):
     assert index_ranges(k, accesses_checked=False) == [(0, 62)]
 
 
+def test_not_equal_to_the_first_or_last_cell_of_a_tile_bounds_its_neighbours(tmp_path):
+    """A stencil's guard `i != lo && i != hi`, lo and hi registers: i is lo plus lane (0 .. 31),
+    so i != lo means lane >= 1, and i != lo + 31 means lane <= 30 (jacobi.sync's inner cells)."""
+    k = lowered(tmp_path, "let lo = warp * 32\nlet hi = lo + 31\nlet i = lo + lane\n"
+                          "if i != lo && i != hi {\n    o[i - 1] = 1\n    o[i + 1] = 2\n}",
+                header="launch grid(1) block(64)")
+    assert index_ranges(k, accesses_checked=False) == [(0, 61), (2, 63)]     # i in 1 .. 62
+
+
+@pytest.mark.parametrize("body", [
+    # a value not at an end of the sum's interval excludes nothing
+    "let lo = warp * 32\nlet i = lo + lane\nif i != lo + 1 {\n    o[i - 1] = 1\n}",
+    # lo assigned again after i: i is no longer lo plus lane
+    "var lo = warp * 32\nlet i = lo + lane\nlo = 5\nif i != lo {\n    o[i - 1] = 1\n}",
+    # i may be lo less lane: nothing to exclude
+    "let lo = warp * 32 + 31\nlet i = lo - lane\nif i != lo {\n    o[i - 1] = 1\n}",
+])
+def test_not_equal_narrows_nothing_it_cannot_prove(tmp_path, body):
+    k = lowered(tmp_path, body, header="launch grid(1) block(64)")
+    [(lo, _)] = index_ranges(k, accesses_checked=False)
+    assert lo == -1
+
+
 @pytest.mark.parametrize("expr, interval", [
     ("min(max(v, 0), 63)", (0, 63)),
     ("v % 64", (-63, 63)),                # a negative v: a negative remainder
@@ -170,6 +193,13 @@ def test_a_mutex_index_and_a_channel_index_are_accesses_too(tmp_path):
 def test_a_launch_shape_narrows_the_grid(tmp_path):
     k = lowered(tmp_path, "o[gtid] = 1", "launch grid(1) block(64)")
     assert index_ranges(k, shape=((1, 1, 1), (64, 1, 1)), accesses_checked=False) == [(0, 63)]
+
+
+def test_one_block_of_the_grid(tmp_path):
+    """`block_index` fixes `bid` (the block whose ranges a check follows) and keeps `nbid` the grid's."""
+    k = lowered(tmp_path, "o[bid * 16 + (tid & 15)] = nbid", "launch grid(4) block(64)")
+    assert index_ranges(k, shape=((4, 1, 1), (64, 1, 1)), block_index=(2, 0, 0), accesses_checked=False) == [(32, 47)]
+    assert index_ranges(k, shape=((4, 1, 1), (64, 1, 1)), accesses_checked=False) == [(0, 63)]
 
 
 def test_an_unreachable_access_has_no_range(tmp_path):

@@ -23,7 +23,9 @@ through the test, the code after the loop n .. n).
 Branches refine what they test, on each edge, where the test still holds there: `if k >= 0
 && k < N` (an `and` of comparisons on the true edge, an `or` on the false one, `!`), a
 comparison with another register (`i < j` bounds both), and through a copy or a constant
-offset (`t = v + 1; if t < 48` bounds v too, when v + 1 cannot wrap). A comparison's facts
+offset (`t = v + 1; if t < 48` bounds v too, when v + 1 cannot wrap), and `x != y` where x is
+y plus a sum of registers whose interval has 0 at an end (`i = lo + k * 128 + tid; if i != lo`:
+i > lo; `if i != lo + 2047` with k * 128 + tid at most 2047: i < lo + 2047). A comparison's facts
 die when a register it reads is assigned again. `min`, `max`, `x % 48` (of a non-negative
 x: 0 .. 47), `x & 31` (0 .. 31), `select` (each arm under its condition), shifts by a
 constant and division by a range that excludes zero are exact on intervals.
@@ -73,7 +75,7 @@ class State:
     that are another divided by a positive constant, or the least or greatest of two others (`rel`:
     t → ("div", v, c) for t == v / c, truncated: `warp` is `tid / 32`, so `if warp != 0` bounds
     `tid` too; t → ("min", a, b) or ("max", a, b): a lock taken at `min(x, y)` and one at
-    `max(x, y)`, both checked, bound x and y)."""
+    `max(x, y)`, both checked, bound x and y; t → ("sum", a, b) for t == a + b with no wrap)."""
     __slots__ = ("r", "facts", "alias", "rel")
 
     def __init__(self, r=None, facts=None, alias=None, rel=None):
@@ -123,8 +125,12 @@ def _join(states: list[State | None]) -> State | None:
 
 
 class Ranges:
-    def __init__(self, k: Kernel, shape: tuple | None = None, accesses_checked: bool = True):
+    def __init__(self, k: Kernel, shape: tuple | None = None, accesses_checked: bool = True,
+                 block_index: tuple[int, int, int] | None = None):
+        """`shape`: (grid, block) of a launch, either None where a launch decides. `block_index`:
+        the ranges in that one block of the grid (`bid` fixed, `nbid` the grid's)."""
         self.k = k
+        self.block_index = block_index
         self.accesses_checked = accesses_checked
         self.types: dict[str, ScalarType] = {p.name: p.type for p in k.params if isinstance(p, Reg)}
         conditions = set()       # boolean registers something reads as a condition
@@ -146,6 +152,20 @@ class Ranges:
         # the registers such an alias can name, whose assignment kills it
         worth = self.compared | {a.index.name for b in k.blocks for ins in b.instrs for a in ins.args
                                  if isinstance(a, Ref) and isinstance(a.index, Reg)}
+        # (and, for a sum or an offset that is worth it, its operands, whose own sums and offsets
+        # `!=` can follow)
+        adds = {}
+        for b in k.blocks:
+            for ins in b.instrs:
+                if ins.op in ("add", "sub", "mov") and ins.dests:
+                    adds.setdefault(ins.dests[0].name, set()).update(a.name for a in ins.args if isinstance(a, Reg))
+        todo = [name for name in worth if name in adds]
+        while todo:
+            for a in adds.pop(todo.pop(), ()):
+                if a not in worth:
+                    worth.add(a)
+                    if a in adds:
+                        todo.append(a)
         self.aliased = {ins.dests[0].name for b in k.blocks for ins in b.instrs
                         if ins.op in _RELATED and ins.dests and ins.dests[0].name in worth}
         self.bases = {a.name for b in k.blocks for ins in b.instrs
@@ -314,7 +334,7 @@ class Ranges:
         if facts is not None and d.name in self.conditions:
             state.facts[d.name] = facts
         if alias is not None and d.name in self.aliased:
-            if ins.op in ("div", "min", "max"):
+            if len(alias) == 3:            # (kind, ...): div, min, max, sum
                 state.rel[d.name] = alias
             else:
                 state.alias[d.name] = alias
@@ -375,6 +395,8 @@ class Ranges:
                 alias = self._alias_of(state, args[0], sign * const[1])
             elif op == "add" and const[0] is not None and isinstance(args[1], Reg) and args[1].type == t:
                 alias = self._alias_of(state, args[1], const[0])
+            elif op == "add" and all(isinstance(a, Reg) and a.type == t for a in args):
+                alias = ("sum", args[0].name, args[1].name)     # (a relation: State.rel)
         elif op == "mul":
             c = [a * b for a in v[0] for b in v[1]]
             out = (min(c), max(c))
@@ -489,7 +511,54 @@ class Ranges:
                 return False
             if isinstance(y, Reg) and not self._narrow(state, y, nb):
                 return False
+            if rel == "ne" and isinstance(x, Reg) and isinstance(y, Reg) and \
+                    not (self._apart(state, x, y) and self._apart(state, y, x)):
+                return False
         return True
+
+    def _apart(self, state: State, x: Reg, y: Reg) -> bool:
+        """x != y, where x is y plus a sum D of other registers and a constant (State.rel's sums,
+        State.alias's offsets): D != 0 narrows x to y + (D without 0). False when nothing is left."""
+        terms = self._terms(state, x.name)
+        if terms is None:
+            return True
+        (regs, c), (yregs, yc) = terms, self._terms(state, y.name) or ({y.name: 1}, 0)
+        for name, n in yregs.items():
+            if regs.get(name, 0) < n:
+                return True                  # y is not a part of x
+            regs = {**regs, name: regs[name] - n}
+        lo = hi = c - yc
+        for name, n in regs.items():
+            if n:
+                a, b = self.value(Reg(name, self.types[name]), state)
+                lo, hi = lo + n * a, hi + n * b
+        d = _not_equal((lo, hi), (0, 0))
+        if d is None:
+            return False
+        if d == (lo, hi):
+            return True
+        ylo, yhi = self.value(y, state)
+        return self._narrow(state, x, (ylo + d[0], yhi + d[1]))
+
+    def _terms(self, state: State, name: str, depth: int = 8) -> tuple[dict[str, int], int] | None:
+        """name as a sum of registers (how many times each) and a constant, following its sums and
+        constant offsets; None where it is neither."""
+        alias = state.alias.get(name)
+        if alias is not None:
+            inner = self._terms(state, alias[0], depth - 1) if depth else None
+            regs, c = inner if inner is not None else ({alias[0]: 1}, 0)
+            return regs, c + alias[1]
+        rel = state.rel.get(name)
+        if rel is None or rel[0] != "sum" or not depth:
+            return None
+        regs, c = {}, 0
+        for part in rel[1:]:
+            inner = self._terms(state, part, depth - 1)
+            more, k = inner if inner is not None else ({part: 1}, 0)
+            for r, n in more.items():
+                regs[r] = regs.get(r, 0) + n
+            c += k
+        return regs, c
 
     def _narrow(self, state: State, x, want: Interval) -> bool:
         """x lies in `want` as well: narrow it, the register it is a constant offset of, and that
@@ -516,6 +585,11 @@ class Ranges:
     def _narrow_related(self, state: State, rel: tuple, got: Interval) -> bool:
         """A register related to others (State.rel) now lies in `got`: what that says of them."""
         kind, *operands = rel
+        if kind == "sum":              # t == a + b: each lies within t less the other
+            a, b = (Reg(v, self.types[v]) for v in operands)
+            (alo, ahi), (blo, bhi) = self.value(a, state), self.value(b, state)
+            return self._narrow(state, a, (got[0] - bhi, got[1] - blo)) and \
+                self._narrow(state, b, (got[0] - ahi, got[1] - alo))
         if kind == "div":              # t == v / c: v lies where its quotient does
             v, c = operands
             lo = got[0] * c if got[0] > 0 else got[0] * c - (c - 1)
@@ -561,6 +635,8 @@ class Ranges:
             else:
                 out[f"nctaid.{axis}"] = (1, _GRID_MAX[axis])
                 out[f"ctaid.{axis}"] = (0, _GRID_MAX[axis] - 1)
+            if self.block_index is not None:
+                out[f"ctaid.{axis}"] = (self.block_index[i], self.block_index[i])
         threads = block[0] * block[1] * block[2] if block is not None else 32
         out["laneid"] = (0, min(31, threads - 1))
         return out
