@@ -11,6 +11,9 @@ waits. A shared channel exists once per block, so its slots are told apart by bl
 channel is one instance for the whole grid. A site is judged only where its slot is known; a
 claim that a slot has two producers also needs the put's instances to be exact (no condition
 on data decides who puts), and a claim that nothing puts a slot needs every put's slot known.
+Where the slots cannot be listed (too many instances, or an index from data), the value ranges
+(ranges.py) still bound them, block by block for a shared channel: a wait whose slots lie apart
+from everything a put can fill is reported (E0705).
 """
 from __future__ import annotations
 
@@ -50,6 +53,8 @@ def check_channels(facts: Facts, ctx: PassContext) -> None:
         produced = _producers(facts, prim, found["put"], ctx)
         if produced is not None:
             _unproduced(facts, prim, found["wait"], produced, ctx)
+        else:
+            _unproduced_by_ranges(facts, prim, found, ctx)
         if implementation(prim).one_consumer_warp:
             _one_consumer_warp(facts, prim, found, ctx)
 
@@ -212,6 +217,62 @@ def _unproduced_by_data(facts: Facts, prim: Prim, label: str, wait: Instr, produ
                        help="compute the slot from thread and block indices, constants and loop counters, so that "
                             "the check can see it is put; or put every slot of the channel")
         return
+
+
+# the blocks whose ranges are followed, for a shared channel in a larger grid: the first ones, the
+# middle and the last (a block whose wait cannot end is enough to report)
+_SAMPLED_BLOCKS = 8
+
+
+def _unproduced_by_ranges(facts: Facts, prim: Prim, found: dict, ctx: PassContext) -> None:
+    """Where the slots cannot be listed one by one (too many instances, or an index from data), the
+    value ranges (ranges.py) still bound them: a wait whose slots lie apart from every slot any put
+    can fill (in the wait's own block, for a shared channel) never ends if it runs. For a shared
+    channel the ranges are followed block by block (a sample of a large grid)."""
+    from ..ranges import Ranges
+    reported = reported_waits(facts)
+    waits = [w for w in found["wait"] if id(w[1]) not in reported]
+    if not waits:
+        return
+    grid, block = facts.shape.grid, facts.shape.block
+    if prim.placement == "shared":
+        n = facts.shape.blocks
+        picks = sorted(set(range(min(n, _SAMPLED_BLOCKS - 2))) | {n // 2, n - 1})
+        blocks = [(b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1])) for b in picks]
+    else:
+        blocks = [None]
+    for where in blocks:
+        ranges = Ranges(facts.k, shape=(grid, block), block_index=where)
+        puts = [x for x in (_slot_range(ranges, label, put) for label, put in found["put"]) if x is not None]
+        for label, wait in waits:
+            got = _slot_range(ranges, label, wait)
+            if got is None:
+                continue        # (no thread of this block gets there)
+            lo, hi = max(got[0], 0), min(got[1], prim.instances - 1)
+            if lo > hi or any(p[0] <= hi and lo <= p[1] for p in puts):
+                continue        # (outside the channel: the bounds checks' | some put may fill it)
+            reported.add(id(wait))
+            slots = f"`{_slot(prim, lo, ())}`" if lo == hi else f"a slot of `{prim.name}` in {lo} .. {hi}"
+            filled = ", ".join(f"{a} .. {b}" if a != b else f"{a}" for a, b in puts[:3]) or "none"
+            who = (f"a thread of block {where[0] + grid[0] * (where[1] + grid[1] * where[2])}"
+                   if where is not None and facts.shape.blocks > 1 else "a thread")
+            ctx.sink.error("E0705", f"{who} that gets here waits for {slots}, which nothing "
+                           f"{'in its block ' if where is not None else ''}puts or signals (the puts fill "
+                           f"{filled}{'' if where is None else ' of that block' + chr(39) + 's copy'}): the wait "
+                           "never ends", wait.span, notes=[Note(f"`{prim.name}` is declared here", prim.span)],
+                           help=f"declare `{prim.name}` `in global` to pass values between blocks"
+                           if where is not None else "wait only for slots some thread puts, or put this one")
+        waits = [w for w in waits if id(w[1]) not in reported]
+        if not waits:
+            return
+
+
+def _slot_range(ranges, label: str, ins: Instr) -> tuple[int, int] | None:
+    """The interval of the slot `ins` uses, where some thread reaches it; None where none does."""
+    for _, at, state in ranges.walk(label):
+        if at is ins:
+            return None if state is None else ranges.value(ins.ref.index, state)
+    return None
 
 
 def _waits_for_itself(facts: Facts, prim: Prim, wait: Instr, inst, keys, symbolic, have, ctx) -> bool:
