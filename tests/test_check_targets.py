@@ -16,7 +16,7 @@ from syncc.ir.inlined import inlined_calls
 from syncc.ir.lower import lower_program
 from syncc.ir.parser import parse_ir
 from syncc.ir.printer import print_module
-from syncc.ir.uniformity import BLOCK, GRID, THREAD, Uniformity
+from syncc.ir.analysis.uniformity import BLOCK, GRID, THREAD, Uniformity
 from syncc.ir.machine_model import PTX
 
 SPIN = """kernel increment(lockword: global i32[1], counter: global i32[1]) launch grid(1) block(64) {

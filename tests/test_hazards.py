@@ -98,7 +98,7 @@ def test_schedule_run_of_channels_and_latches_ends_alike_in_any_order():
     import random
 
     from syncc.ir.checks import schedule as S
-    from syncc.ir.checks.space import Shape, Threads
+    from syncc.ir.analysis.space import Shape, Threads
 
     class Facts:                # what the run reads of a kernel's facts
         def __init__(self, n):

@@ -75,7 +75,7 @@ def test_skipping_a_launch_with_only_data_arguments_changes_nothing(path, monkey
 def test_thread_columns_follow_their_definitions(grid, block):
     """The rows' columns (built a block at a time, checks/space.py) are each row's indices; a
     launch too large to enumerate keeps a sample of whole blocks."""
-    from syncc.ir.checks.space import Shape, Threads
+    from syncc.ir.analysis.space import Shape, Threads
     t = Threads(Shape(grid, block))
     bx, by, _ = block
     gx, gy, _ = grid

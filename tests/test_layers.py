@@ -6,7 +6,9 @@ A module may import its own layer and the layers before it. Every import counts,
 lazy import and a `TYPE_CHECKING` one too: each is a dependency. Besides the order, the back
 ends do not import one another (the simulator may read the Fermi target's instruction set and
 program format: a machine runs its target's code), the hazard checks do not import the passes,
-and no two modules import each other, directly or round a cycle.
+lowering, the passes and the checks share the analyses of ir/analysis/ and do not import one
+another (only the hazard pass runs the checks), the analyses import none of them, and no two
+modules import each other, directly or round a cycle.
 """
 from __future__ import annotations
 
@@ -78,7 +80,29 @@ def violations(edges: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
             out[a, b] = "one back end imports another"
         elif a.startswith("syncc.ir.checks") and b.startswith("syncc.ir.passes"):
             out[a, b] = "a hazard check imports a pass"
+        elif role(b) not in (None, "analysis") and role(a) not in (None, "pipeline") and role(a) != role(b) \
+                and (role(a), role(b)) not in ROLE_READS:
+            out[a, b] = f"{role(a)} imports {role(b)}"
     return out
+
+
+# Within the IR: the analyses (ir/analysis/) are shared by lowering, the passes and the hazard
+# checks, which import them and not one another; the pipeline runs the passes, and the hazard
+# pass runs the checks.
+ROLE_READS = {("passes", "checks")}
+
+
+def role(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] != ["syncc", "ir"] or len(parts) < 3:
+        return None
+    if parts[2] in ("analysis", "checks", "passes"):
+        return parts[2]
+    if parts[2].startswith("lower") or parts[2] in ("choose_queues", "launches"):
+        return "lowering"
+    if parts[2] == "pipeline":
+        return "pipeline"
+    return None
 
 
 def cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
@@ -132,6 +156,14 @@ def test_the_walk_sees_the_imports():
 def test_no_import_points_back():
     found = violations(EDGES)
     assert not found, "\n".join(f"{a} → {b}: {why}" for (a, b), why in sorted(found.items()))
+
+
+def test_the_rule_within_the_ir_holds_where_it_should():
+    # a check reading an analysis is fine; lowering reading a check, or an analysis a pass, is not
+    assert not violations({("syncc.ir.checks.locks", "syncc.ir.analysis.facts")})
+    assert violations({("syncc.ir.choose_queues", "syncc.ir.checks.locks")})
+    assert violations({("syncc.ir.analysis.facts", "syncc.ir.passes.elide")})
+    assert violations({("syncc.ir.lower", "syncc.ir.passes.elide")})
 
 
 def test_no_import_cycle():

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from helpers import ROOT, syncc
-from syncc.ir.cfg import CFG
+from syncc.ir.analysis.cfg import CFG
 from syncc.ir.lock_nests import nest_at, nest_of
 from syncc.ir.parser import parse_ir
 

@@ -11,7 +11,7 @@ from syncc.driver import check_file
 from syncc.ir.context import PassContext
 from syncc.ir.lower import lower_program
 from syncc.ir.nodes import Reg
-from syncc.ir.ranges import Ranges
+from syncc.ir.analysis.ranges import Ranges
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -223,7 +223,7 @@ def _intervals(rng, n):
 @pytest.mark.parametrize("op", ["div", "rem", "and", "or", "xor", "shl", "shr"])
 def test_interval_operations_hold_every_result(op):
     import random
-    from syncc.ir import ranges as R
+    from syncc.ir.analysis import ranges as R
     rng = random.Random(op)
     for a in _intervals(rng, 150):
         for b in _intervals(rng, 6):

@@ -2456,6 +2456,171 @@ METHODS['syncc.ir.abi.KernelABI'] = (
     syncc_ir_abi_KernelABI)
 
 
+# syncc.ir.analysis.space.Shape
+def syncc_ir_analysis_space_Shape(dflt, fact):
+    d_args = dflt['args']
+    d_where = dflt['where']
+
+    def __init__(self, grid, block, args=d_args, where=d_where):
+        _set(self, 'grid', grid)
+        _set(self, 'block', block)
+        _set(self, 'args', args)
+        _set(self, 'where', where)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(grid={self.grid!r}, block={self.block!r}, args={self.args!r}, where={self.where!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.grid, self.block, self.args) == (other.grid, other.block, other.args)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.grid, self.block, self.args))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.analysis.space.Shape'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('grid', 'tuple[int, int, int]', False), ('block', 'tuple[int, int, int]', False),
+      ('args', 'tuple[tuple[int, int], ...]', True),
+      ('where', 'object', (True, False, True, True, None, False, False))),
+     (), (), False),
+    'Shape(grid: tuple[int, int, int], block: tuple[int, int, int], args: tuple[tuple[int, int], ...] = (), where: object = None)',
+    syncc_ir_analysis_space_Shape)
+
+
+# syncc.ir.analysis.space.Loop
+def syncc_ir_analysis_space_Loop(dflt, fact):
+
+    def __init__(self, head, blocks, exits):
+        _set(self, 'head', head)
+        _set(self, 'blocks', blocks)
+        _set(self, 'exits', exits)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(head={self.head!r}, blocks={self.blocks!r}, exits={self.exits!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.head, self.blocks, self.exits) == (other.head, other.blocks, other.exits)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.head, self.blocks, self.exits))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.analysis.space.Loop'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('head', 'str', False), ('blocks', 'frozenset[str]', False),
+      ('exits', 'tuple[tuple[str, str], ...]', False)),
+     (), (), False),
+    'Loop(head: str, blocks: frozenset[str], exits: tuple[tuple[str, str], ...])',
+    syncc_ir_analysis_space_Loop)
+
+
+# syncc.ir.analysis.space.Counted
+def syncc_ir_analysis_space_Counted(dflt, fact):
+
+    def __init__(self, loop, var, init, step, op, bound, var_first, early):
+        _set(self, 'loop', loop)
+        _set(self, 'var', var)
+        _set(self, 'init', init)
+        _set(self, 'step', step)
+        _set(self, 'op', op)
+        _set(self, 'bound', bound)
+        _set(self, 'var_first', var_first)
+        _set(self, 'early', early)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(loop={self.loop!r}, var={self.var!r}, init={self.init!r}, step={self.step!r}, op={self.op!r}, bound={self.bound!r}, var_first={self.var_first!r}, early={self.early!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.loop, self.var, self.init, self.step, self.op, self.bound, self.var_first, self.early) == (other.loop, other.var, other.init, other.step, other.op, other.bound, other.var_first, other.early)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.loop, self.var, self.init, self.step, self.op, self.bound, self.var_first, self.early))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.analysis.space.Counted'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('loop', 'Loop', False), ('var', 'str', False), ('init', 'object', False), ('step', 'int', False),
+      ('op', 'str', False), ('bound', 'object', False), ('var_first', 'bool', False),
+      ('early', 'bool', False)),
+     (), (), False),
+    'Counted(loop: Loop, var: str, init: object, step: int, op: str, bound: object, var_first: bool, early: bool)',
+    syncc_ir_analysis_space_Counted)
+
+
+# syncc.ir.analysis.space.Instances
+def syncc_ir_analysis_space_Instances(dflt, fact):
+    d_loops = dflt['loops']
+    f_values = fact['values']
+
+    def __init__(self, thread, iters, exact, counted, loops=d_loops, values=_FACTORY):
+        self.thread = thread
+        self.iters = iters
+        self.exact = exact
+        self.counted = counted
+        self.loops = loops
+        self.values = f_values() if values is _FACTORY else values
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(thread={self.thread!r}, iters={self.iters!r}, exact={self.exact!r}, counted={self.counted!r}, loops={self.loops!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.thread, self.iters, self.exact, self.counted, self.loops, self.values) == (other.thread, other.iters, other.exact, other.counted, other.loops, other.values)
+        return NotImplemented
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
+
+
+METHODS['syncc.ir.analysis.space.Instances'] = (
+    ((('eq', True), ('frozen', False), ('init', True), ('repr', True), ('slots', False)),
+     (('thread', 'list[int]', False), ('iters', 'dict[str, list[int]]', False),
+      ('exact', 'bool', False), ('counted', 'bool', False), ('loops', 'tuple[str, ...]', True),
+      ('values', 'dict', (False, True, True, False, None, True, False))),
+     (), (), False),
+    'Instances(thread: list[int], iters: dict[str, list[int]], exact: bool, counted: bool, loops: tuple[str, ...] = (), values: dict = <factory>)',
+    syncc_ir_analysis_space_Instances)
+
+
+# syncc.ir.analysis.uniformity.Form
+def syncc_ir_analysis_uniformity_Form(dflt, fact):
+
+    def __init__(self, terms, const):
+        _set(self, 'terms', terms)
+        _set(self, 'const', const)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(terms={self.terms!r}, const={self.const!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.terms, self.const) == (other.terms, other.const)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.terms, self.const))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.analysis.uniformity.Form'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('terms', 'tuple[tuple[str, int], ...]', False), ('const', 'int', False)), (), (), False),
+    'Form(terms: tuple[tuple[str, int], ...], const: int)',
+    syncc_ir_analysis_uniformity_Form)
+
+
 # syncc.ir.checks.held.Held
 def syncc_ir_checks_held_Held(dflt, fact):
 
@@ -2585,143 +2750,6 @@ METHODS['syncc.ir.checks.retries.Retry'] = (
      (), (), False),
     'Retry(loop: Loop, attempt: Instr, label: str, entry: str, after: frozenset[str], once: bool)',
     syncc_ir_checks_retries_Retry)
-
-
-# syncc.ir.checks.space.Shape
-def syncc_ir_checks_space_Shape(dflt, fact):
-    d_args = dflt['args']
-    d_where = dflt['where']
-
-    def __init__(self, grid, block, args=d_args, where=d_where):
-        _set(self, 'grid', grid)
-        _set(self, 'block', block)
-        _set(self, 'args', args)
-        _set(self, 'where', where)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(grid={self.grid!r}, block={self.block!r}, args={self.args!r}, where={self.where!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.grid, self.block, self.args) == (other.grid, other.block, other.args)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.grid, self.block, self.args))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.checks.space.Shape'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('grid', 'tuple[int, int, int]', False), ('block', 'tuple[int, int, int]', False),
-      ('args', 'tuple[tuple[int, int], ...]', True),
-      ('where', 'object', (True, False, True, True, None, False, False))),
-     (), (), False),
-    'Shape(grid: tuple[int, int, int], block: tuple[int, int, int], args: tuple[tuple[int, int], ...] = (), where: object = None)',
-    syncc_ir_checks_space_Shape)
-
-
-# syncc.ir.checks.space.Loop
-def syncc_ir_checks_space_Loop(dflt, fact):
-
-    def __init__(self, head, blocks, exits):
-        _set(self, 'head', head)
-        _set(self, 'blocks', blocks)
-        _set(self, 'exits', exits)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(head={self.head!r}, blocks={self.blocks!r}, exits={self.exits!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.head, self.blocks, self.exits) == (other.head, other.blocks, other.exits)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.head, self.blocks, self.exits))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.checks.space.Loop'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('head', 'str', False), ('blocks', 'frozenset[str]', False),
-      ('exits', 'tuple[tuple[str, str], ...]', False)),
-     (), (), False),
-    'Loop(head: str, blocks: frozenset[str], exits: tuple[tuple[str, str], ...])',
-    syncc_ir_checks_space_Loop)
-
-
-# syncc.ir.checks.space.Counted
-def syncc_ir_checks_space_Counted(dflt, fact):
-
-    def __init__(self, loop, var, init, step, op, bound, var_first, early):
-        _set(self, 'loop', loop)
-        _set(self, 'var', var)
-        _set(self, 'init', init)
-        _set(self, 'step', step)
-        _set(self, 'op', op)
-        _set(self, 'bound', bound)
-        _set(self, 'var_first', var_first)
-        _set(self, 'early', early)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(loop={self.loop!r}, var={self.var!r}, init={self.init!r}, step={self.step!r}, op={self.op!r}, bound={self.bound!r}, var_first={self.var_first!r}, early={self.early!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.loop, self.var, self.init, self.step, self.op, self.bound, self.var_first, self.early) == (other.loop, other.var, other.init, other.step, other.op, other.bound, other.var_first, other.early)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.loop, self.var, self.init, self.step, self.op, self.bound, self.var_first, self.early))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.checks.space.Counted'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('loop', 'Loop', False), ('var', 'str', False), ('init', 'object', False), ('step', 'int', False),
-      ('op', 'str', False), ('bound', 'object', False), ('var_first', 'bool', False),
-      ('early', 'bool', False)),
-     (), (), False),
-    'Counted(loop: Loop, var: str, init: object, step: int, op: str, bound: object, var_first: bool, early: bool)',
-    syncc_ir_checks_space_Counted)
-
-
-# syncc.ir.checks.space.Instances
-def syncc_ir_checks_space_Instances(dflt, fact):
-    d_loops = dflt['loops']
-    f_values = fact['values']
-
-    def __init__(self, thread, iters, exact, counted, loops=d_loops, values=_FACTORY):
-        self.thread = thread
-        self.iters = iters
-        self.exact = exact
-        self.counted = counted
-        self.loops = loops
-        self.values = f_values() if values is _FACTORY else values
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(thread={self.thread!r}, iters={self.iters!r}, exact={self.exact!r}, counted={self.counted!r}, loops={self.loops!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.thread, self.iters, self.exact, self.counted, self.loops, self.values) == (other.thread, other.iters, other.exact, other.counted, other.loops, other.values)
-        return NotImplemented
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
-
-
-METHODS['syncc.ir.checks.space.Instances'] = (
-    ((('eq', True), ('frozen', False), ('init', True), ('repr', True), ('slots', False)),
-     (('thread', 'list[int]', False), ('iters', 'dict[str, list[int]]', False),
-      ('exact', 'bool', False), ('counted', 'bool', False), ('loops', 'tuple[str, ...]', True),
-      ('values', 'dict', (False, True, True, False, None, True, False))),
-     (), (), False),
-    'Instances(thread: list[int], iters: dict[str, list[int]], exact: bool, counted: bool, loops: tuple[str, ...] = (), values: dict = <factory>)',
-    syncc_ir_checks_space_Instances)
 
 
 # syncc.ir.checks.waitfor.Blocking
@@ -3579,31 +3607,3 @@ METHODS['syncc.ir.passes.unroll.Counter'] = (
      (), (), False),
     'Counter(var: Reg, first: int, by: int, step: Instr, rounds: int)',
     syncc_ir_passes_unroll_Counter)
-
-
-# syncc.ir.uniformity.Form
-def syncc_ir_uniformity_Form(dflt, fact):
-
-    def __init__(self, terms, const):
-        _set(self, 'terms', terms)
-        _set(self, 'const', const)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(terms={self.terms!r}, const={self.const!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.terms, self.const) == (other.terms, other.const)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.terms, self.const))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.uniformity.Form'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('terms', 'tuple[tuple[str, int], ...]', False), ('const', 'int', False)), (), (), False),
-    'Form(terms: tuple[tuple[str, int], ...], const: int)',
-    syncc_ir_uniformity_Form)

@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import replace
 from math import prod
 
-from .checks.facts import Facts, declared_shape
-from .checks.queue_parties import parties_per_instance
+from .analysis.facts import Facts, declared_shape
+from .analysis.parties import parties_per_instance
 from .nodes import Imm, Kernel, Reg
 
 # put and get, nothing else (a wide ring slot's get and put: take and give)

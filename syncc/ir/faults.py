@@ -48,7 +48,7 @@ stores before the branch that separates them (ptxas did, on an H200, with a bare
 winner's block comes right after the branch that lets the others go: on Fermi the lanes a
 branch does not take run first (docs/fermi.md), so a warp whose lanes disagree records and
 traps before its other lanes go on. No path of it comes back, so the lanes that pass a check
-stay together where they would without it (uniformity.py). The instructions of a group have
+stay together where they would without it (analysis/uniformity.py). The instructions of a group have
 its first check's span, so a Fermi trap is at a check's source line.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ from ..core.types import BOOL, I32, U32
 from .abi import F_BLOCK, F_DONE, F_INDEX, F_SITE, F_THREAD, FAULT_CLAIM, FAULT_RECORD, FAULT_WORDS
 from .builder import KernelBuilder
 from .nodes import Array, Instr, Kernel, Ref, imm
-from .ranges import Ranges
+from .analysis.ranges import Ranges
 
 # what a check may move up over: nothing that waits, meets or orders
 _MOVABLE = ("arith", "special", "memory", "atomic")

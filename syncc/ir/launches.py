@@ -15,7 +15,7 @@ from ..frontend import ast as A
 from ..frontend.consts import NotConstant, fold
 from ..frontend.symbols import CheckedModule
 from ..core.types import ArrayType
-from .checks.space import Shape
+from .analysis.space import Shape
 
 
 def launch_shapes(checked: CheckedModule) -> dict[str, list[Shape]]:

@@ -24,8 +24,8 @@ from ..context import PassContext
 from ..inlined import inlined_calls
 from ..impls.registry import implementation
 from ..nodes import Branch, Instr, Kernel
-from ..uniformity import BLOCK, GRID, THREAD, WARP
-from .facts import Facts
+from ..analysis.uniformity import BLOCK, GRID, THREAD, WARP
+from ..analysis.facts import Facts
 from .held import UNLOCKS, held
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
@@ -218,7 +218,7 @@ def _thread_free(facts: Facts, index) -> bool:
 def _why_split(facts: Facts, branch: Branch | None, level: int) -> list[Note]:
     """Where a condition read from memory could be the same for everyone and is not: a shared word
     read between the same two block barriers as a store to it, or a global word read without
-    `load_cg` (uniformity.py)."""
+    `load_cg` (analysis/uniformity.py)."""
     if branch is None:
         return []
     uni = facts.uni
@@ -332,7 +332,7 @@ def _collective_in_when(facts: Facts, ctx: PassContext) -> None:
     """A `when` body runs inside its polling loop, lane by lane as the inputs come (structure.py):
     a barrier or warp meeting there is reached by the threads served so far, while the others
     still poll for values that may come only from threads held at the meeting."""
-    from ..wait_regions import is_collective
+    from ..analysis.wait_regions import is_collective
     k = facts.k
     ends = {}
     for b, i, ins in k.instructions():

@@ -4,7 +4,7 @@
            0) by a thread that runs the operation in this launch
 
 The index of every access (`a[i]`, `atomic_add(h[k], 1)`, `critical locks[tid]`, `put c[i]`)
-is evaluated for each thread and loop round that runs it (space.py): thread and block indices
+is evaluated for each thread and loop round that runs it (analysis/space.py): thread and block indices
 bounded by the launch's shape, constants, the launch's constant arguments, `let`s and loop
 counters. Where an instance that certainly runs (no condition on data decides it) has an index
 outside the declared size, that thread would read or write the memory beside the array, or a
@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Reg
-from .facts import Facts, reported_waits
+from ..analysis.facts import Facts, reported_waits
 
 
 def check_bounds(facts: Facts, ctx: PassContext) -> None:

@@ -5,14 +5,14 @@
     E0718  a `namedbar` channel's group of 32 slots waited for by two warps, twice by one, or by
            the warp that puts it: its named barrier counts 64 threads, one warp on each side
 
-Slots are compared instance by instance over the launch (space.py): each put's slot is
+Slots are compared instance by instance over the launch (analysis/space.py): each put's slot is
 evaluated for every thread and loop round that runs it, and each wait's for every one that
 waits. A shared channel exists once per block, so its slots are told apart by block; a global
 channel is one instance for the whole grid. A site is judged only where its slot is known; a
 claim that a slot has two producers also needs the put's instances to be exact (no condition
 on data decides who puts), and a claim that nothing puts a slot needs every put's slot known.
 Where the slots cannot be listed (too many instances, or an index from data), the value ranges
-(ranges.py) still bound them, block by block for a shared channel: a wait whose slots lie apart
+(analysis/ranges.py) still bound them, block by block for a shared channel: a wait whose slots lie apart
 from everything a put can fill is reported (E0705).
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ from ...core.diagnostics import Note
 from ..context import PassContext
 from ..impls.registry import implementation
 from ..nodes import Instr, Prim
-from .facts import Facts, reported_waits
-from .space import gather
+from ..analysis.facts import Facts, reported_waits
+from ..analysis.space import gather
 
 _PRODUCE = ("chan.put", "chan.signal")
 _WAIT = ("chan.get", "chan.await")
@@ -226,10 +226,10 @@ _SAMPLED_BLOCKS = 8
 
 def _unproduced_by_ranges(facts: Facts, prim: Prim, found: dict, ctx: PassContext) -> None:
     """Where the slots cannot be listed one by one (too many instances, or an index from data), the
-    value ranges (ranges.py) still bound them: a wait whose slots lie apart from every slot any put
+    value ranges (analysis/ranges.py) still bound them: a wait whose slots lie apart from every slot any put
     can fill (in the wait's own block, for a shared channel) never ends if it runs. For a shared
     channel the ranges are followed block by block (a sample of a large grid)."""
-    from ..ranges import Ranges
+    from ..analysis.ranges import Ranges
     reported = reported_waits(facts)
     waits = [w for w in found["wait"] if id(w[1]) not in reported]
     if not waits:

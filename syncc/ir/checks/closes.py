@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from .counts import instance_name, per_instance
-from .facts import Facts
+from ..analysis.facts import Facts
 from .waitfor import reported_waits
 
 

@@ -5,7 +5,7 @@
            or count-down comes after a wait that can never end (so none ever comes)
     E0721  a named barrier whose threads per phase, counted over the launch, differ from its count
 
-Counts are taken over the instances of each operation (space.py): every thread of the launch
+Counts are taken over the instances of each operation (analysis/space.py): every thread of the launch
 and every round of a counted loop, a party (@warp, @block) counted once. Waits must be counted
 exactly (no condition on data decides who waits) and posts at most (conditions on data count
 as if they all ran); where neither can be counted, `syncc explain` says so.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
-from .facts import Facts
+from ..analysis.facts import Facts
 from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 

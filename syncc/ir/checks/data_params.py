@@ -2,7 +2,7 @@
 
     positions = data_only_params(kernel)     # positions in kernel.params
 
-The checks read a launch's constant arguments only through the values they evaluate (space.py):
+The checks read a launch's constant arguments only through the values they evaluate (analysis/space.py):
 indices of references, branch conditions, loop bounds, and the operands those are computed from.
 A parameter whose value flows, through arithmetic, only into the value a `st` stores or a
 `chan.put` puts is none of those, so two launches that differ only in such arguments (the same

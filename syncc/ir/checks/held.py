@@ -15,7 +15,7 @@ from __future__ import annotations
 from ...core.prebuilt import dataclass
 from ..nodes import Branch, Instr
 from ..ops import LOCKS
-from .facts import Facts
+from ..analysis.facts import Facts
 
 LOCKABLE = ("mutex", "rwlock")
 # what holds a primitive and what ends the hold: LOCKS, and a semaphore's permit (for held(...,

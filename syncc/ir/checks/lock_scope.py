@@ -7,14 +7,14 @@
     E0722  an MCS mutex held twice at once by one thread (mcs2: three times): each holding
            needs a queue node of its own, and the thread has one (two)
 
-Indices are evaluated thread by thread over the launch (space.py); one that comes from data
+Indices are evaluated thread by thread over the launch (analysis/space.py); one that comes from data
 each thread loads may differ, or collide, and is reported so.
 """
 from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from .facts import Facts
+from ..analysis.facts import Facts
 from .held import LOCKABLE, held
 
 
@@ -72,7 +72,7 @@ def _party_index(facts: Facts, ctx: PassContext) -> None:
     """A @warp (@block) mutex, rwlock or semaphore is taken by one leader for the whole party: the
     element it takes is the leader's. An index that differs within the party makes the other
     threads work under an element they do not hold (updates are lost)."""
-    from ..uniformity import BLOCK, WARP
+    from ..analysis.uniformity import BLOCK, WARP
     k, told = facts.k, set()
     for b, _, ins in k.instructions():
         if ins.judged_as not in ("mutex.lock", "mutex.trylock", "rw.lock", "sem.wait", "sem.trywait", "sem.tryfor") \

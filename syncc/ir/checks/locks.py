@@ -28,7 +28,7 @@ from ..impls.registry import implementation
 from ..lock_nests import can_give_up, nest_of
 from ..nodes import Instr
 from ..ops import LOCKS
-from .facts import Facts
+from ..analysis.facts import Facts
 from .held import LOCKABLE, Held, can_run_out, held, lock_like, step
 from ...core.prebuilt import dataclass
 from .order import order_of
@@ -128,7 +128,7 @@ def _levels_of_a_nest(facts: Facts, label: str, index: int, held) -> bool:
 
 def _one_lane_per_warp(facts: Facts, name: str) -> bool:
     """Do the lanes that take elements of the @thread mutex array `name` (with `lock`, `critical`
-    or `trylock`) belong to different warps, over the whole launch (space.py's instances, every
+    or `trylock`) belong to different warps, over the whole launch (analysis/space.py's instances, every
     block enumerated)?"""
     memo = facts.memo.setdefault("one_lane_per_warp", {})
     if name not in memo:

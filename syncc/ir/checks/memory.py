@@ -20,7 +20,7 @@ from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
-from .facts import Facts, Loop
+from ..analysis.facts import Facts, Loop
 
 
 @dataclass(frozen=True)

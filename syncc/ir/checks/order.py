@@ -2,14 +2,14 @@
 
     order_of(facts, a, b, label)   # "ascending": b > a wherever `label` runs
 
-From linear forms over thread and block indices (uniformity.py), from `i + c` above `i` for any
+From linear forms over thread and block indices (analysis/uniformity.py), from `i + c` above `i` for any
 base, from `min`/`max` pairs under `a != b`, from the branch conditions that guard the block
-(`if a < b { lock m[a]; lock m[b] }`), through `let`s and copies (values.py), and, last, by
-evaluating both indices in every instance of the inner lock (space.py).
+(`if a < b { lock m[a]; lock m[b] }`), through `let`s and copies (analysis/values.py), and, last, by
+evaluating both indices in every instance of the inner lock (analysis/space.py).
 """
 from __future__ import annotations
 
-from .facts import Facts
+from ..analysis.facts import Facts
 
 _STRICT = {("cmp.lt", True): "<", ("cmp.ge", False): "<", ("cmp.gt", True): ">", ("cmp.le", False): ">",
            ("cmp.ne", True): "!=", ("cmp.eq", False): "!="}

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Imm, Instr
-from .facts import Facts
+from ..analysis.facts import Facts
 
 CLOSED = "closed"      # with the `arrive`s that may have opened a phase: what a state holds per element
 _OPS = ("prim.arrive", "prim.wait", "prim.sync")

@@ -16,7 +16,8 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..impls.registry import implementation
-from .facts import Facts
+from ..analysis.facts import Facts
+from ..analysis.parties import parties_per_instance
 
 
 def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
@@ -49,26 +50,3 @@ def check_queue_parties(facts: Facts, ctx: PassContext) -> None:
                            "two of them would use the same slot in the same round", sites[0][1].span, notes=notes,
                            help=f"let one {who} put and one other {who} get, or use the default `ring`, which "
                                 "takes a ticket per operation")
-
-
-def parties_per_instance(facts: Facts, prim, sites) -> dict | None:
-    """instance (with its block, for a shared queue) → the parties that run `sites`: warps of the
-    block at @warp, threads at @thread (of the block, or as (block, thread) for a global queue);
-    None when unknown."""
-    t = facts.threads
-    if prim.placement == "global" and not t.every_block:
-        return None         # a party in a block the analysis does not follow could put too
-    column = "warp" if prim.granularity == "warp" else "tid"
-    out: dict = {}
-    for label, ins in sites:
-        inst = facts.instances(label)
-        if inst is None:
-            return None
-        col = facts.value(ins.ref.index, label)
-        if col is None or col[1]:
-            return None
-        for n, row in enumerate(inst.thread):
-            block, party = t.columns["block"][row], int(t.columns[column][row])
-            key = (block, col[0][n]) if prim.placement == "shared" else col[0][n]
-            out.setdefault(key, set()).add(party if prim.placement == "shared" else (block, party))
-    return out

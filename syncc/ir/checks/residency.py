@@ -11,7 +11,7 @@ waits for that block. Either is safe only while every block of the launch can be
 once: then the block it waits for is running too, or will start, whatever the order. Past that,
 the blocks that started first can fill the GPU waiting for blocks that cannot start.
 
-Who can end a wait is evaluated per instance (space.py), for the waits whose word is known:
+Who can end a wait is evaluated per instance (analysis/space.py), for the waits whose word is known:
 a spin on a word of a global array (waits.spin_loops) is ended by the stores and atomics to
 that word, a global channel slot by its `put`, an instance of a global semaphore, latch or
 queue by its posts, count-downs, puts or gets. A wait of block b needs another block when no
@@ -27,7 +27,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
-from .facts import Facts
+from ..analysis.facts import Facts
 from .waitfor import blocking_operations
 from .waits import spin_loops, word_keys
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ...core.prebuilt import dataclass
 from ..nodes import Branch, Imm, Instr, Reg, Return
-from .facts import Facts, Loop
+from ..analysis.facts import Facts, Loop
 
 # a single attempt, as the analyses read it (a queue's try is its semaphore's) → what ends its failures
 ATTEMPTS = {"sem.trywait": "sem.post", "sem.tryfor": "sem.post", "mutex.trylock": "mutex.unlock"}

@@ -25,8 +25,8 @@ from operator import add, mul
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Instr
-from .facts import Facts
-from .space import gather
+from ..analysis.facts import Facts
+from ..analysis.space import gather
 from .retries import Retry, retries
 from .waitfor import reported_waits, retry_what, wait_what
 
@@ -274,7 +274,7 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
 def _convergence_point(facts: Facts, label: str, i: int, ins: Instr, positions) -> tuple:
     """Where a wait's polling loop ends, as an order key after the release structuring runs in its
     body (wait_regions.release_point), or right after the wait when its body is empty."""
-    from ..wait_regions import UNPAIRED, release_point
+    from ..analysis.wait_regions import UNPAIRED, release_point
     end = release_point(facts.k, facts.cfg, label, i, ins)
     if end in (None, UNPAIRED) or facts.space.loops_around(end[0]) != facts.space.loops_around(label):
         return positions[label], i + 0.5

@@ -11,7 +11,7 @@ parties to arrive, a `get` for its slot's `put`, a semaphore's `wait` for a perm
 its count-downs, a lock for its holder's release (lock order: locks.py). What a thread holds
 when it blocks is the held(...) dataflow of locks.py (mutexes, rwlocks, semaphores taken as
 locks). Who provides, and with which index, is evaluated over the launch's threads and loop
-rounds (space.py), once per launch shape; where an index or a condition depends on data, the
+rounds (analysis/space.py), once per launch shape; where an index or a condition depends on data, the
 check assumes the worst for the hold (two threads may take the same element) and says so, and
 stays silent for a count (it cannot know how many posts run).
 """
@@ -23,10 +23,10 @@ from ..context import PassContext
 from ..nodes import Instr
 from ..ops import LOCKS
 from .channels import slot_keys
-from .facts import Facts, reported_waits
+from ..analysis.facts import Facts, reported_waits
 from .held import can_run_out, held, lock_like
 from .retries import retries
-from .space import gather
+from ..analysis.space import gather
 
 _HOLDABLE = ("mutex", "rwlock", "semaphore")
 

@@ -28,10 +28,10 @@ from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Instr, Kernel
-from ..wait_regions import UNPAIRED, release_point, waits_together
+from ..analysis.wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
 from .counts import never_blocks
-from .facts import Facts, Loop
+from ..analysis.facts import Facts, Loop
 from .held import lock_like
 from .waitfor import retry_what, wait_what
 

@@ -6,7 +6,7 @@ every primitive operation; an immediate index the front end has checked) runs on
 index lies in 0 .. length − 1 (the index is linear, row-major, so it is the whole array that
 is guarded, not each dimension). A primitive's own state that lowering lays out (a queue's
 slots and ends) is indexed by syncc's code from an index the primitive's operation has
-checked first, and is not checked again. Where the value ranges (ranges.py) prove it for every launch the kernel can get,
+checked first, and is not checked again. Where the value ranges (analysis/ranges.py) prove it for every launch the kernel can get,
 nothing is added; elsewhere a `bounds.check %i array=NAME len=N site=S` goes right before the
 access, with the access's span. The back ends expand each check into an unsigned compare and
 a branch to a cold path where the first failing thread of the launch records the site, the
@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..builder import KernelBuilder
 from ..context import PassContext
 from ..nodes import Instr, Kernel, Ref, Reg
-from ..ranges import Ranges, ref_length
+from ..analysis.ranges import Ranges, ref_length
 
 
 def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:

@@ -33,11 +33,11 @@ from typing import NamedTuple
 
 from ...core.types import BOOL, I32, U32
 from ..builder import KernelBuilder
-from ..cfg import CFG
+from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel, Reg, imm
-from ..regions import encloses, isolate
-from ..uniformity import WARP, Uniformity
+from ..analysis.regions import encloses, isolate
+from ..analysis.uniformity import WARP, Uniformity
 
 class Rmw(NamedTuple):
     """A critical section's one read-modify-write `x[i] = x[i] ∘ operand`."""

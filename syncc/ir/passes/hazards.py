@@ -52,7 +52,7 @@ from ..checks.channels import check_channels
 from ..checks.closes import check_closes
 from ..checks.queue_parties import check_queue_parties
 from ..checks.residency import check_residency, coresident
-from ..checks.facts import Facts, declared_shape
+from ..analysis.facts import Facts, declared_shape
 from ..checks.counts import check_counts
 from ..checks.data_params import data_only_params
 from ..checks.lock_scope import check_lock_scope
@@ -60,7 +60,7 @@ from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
 from ..checks.phases import check_phases
 from ..checks.schedule import check_schedule
-from ..checks.space import Shape
+from ..analysis.space import Shape
 from ..checks.waitfor import check_waits_for
 from ..checks.waits import check_waits
 from ..context import PassContext

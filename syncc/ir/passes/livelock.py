@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ...core.types import U32
 from ..builder import KernelBuilder
-from ..cfg import CFG
+from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..nodes import Instr, Kernel
 from .fences import ordering_key

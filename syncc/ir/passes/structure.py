@@ -55,12 +55,12 @@ from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
-from ..cfg import CFG
+from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..lock_nests import Nest, can_give_up, nest_at
 from ..nodes import Instr, Kernel, Reg, imm
 from ..ops import BLOCKING_PRIM
-from ..wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
+from ..analysis.wait_regions import UNPAIRED, release_point, unlocks_of, waits_together
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
          "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll",

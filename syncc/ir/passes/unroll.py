@@ -21,7 +21,7 @@ from dataclasses import replace
 from ...core.prebuilt import dataclass
 
 from ..builder import KernelBuilder
-from ..cfg import CFG
+from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..nodes import Branch, Imm, Instr, Jump, Kernel, Reg, imm
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....ir.nodes import Kernel
-from ....ir.uniformity import Uniformity
+from ....ir.analysis.uniformity import Uniformity
 from ..isa import Instruction
 from .mcode import MFunction
 from .reconverge import ReconvergenceRegion

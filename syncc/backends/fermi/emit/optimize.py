@@ -28,7 +28,7 @@ is defined under a guard, keeps its instructions where they are.
 """
 from __future__ import annotations
 
-from ....ir.cfg import CFG
+from ....ir.analysis.cfg import CFG
 from ..isa import RZ, SassImm, SassReg, Special
 from .mcode import Goto, MFunction, MInstr, Use, V, VMem
 

@@ -10,7 +10,7 @@ one loop iteration to the next.
 
 The algorithm (docs/fermi.md, "From IR to SASS"):
 
-  * a branch whose condition is warp-uniform (uniformity.py: level ≤ WARP) is a
+  * a branch whose condition is warp-uniform (analysis/uniformity.py: level ≤ WARP) is a
     BRA.U and needs nothing;
   * any other branch B has a join J = its immediate post-dominator, or, when
     that is the exit because a path from B returns early, the nearest block that
@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....ir.cfg import CFG, EXIT
+from ....ir.analysis.cfg import CFG, EXIT
 from ....ir.nodes import Branch, Kernel, Return
 from ..isa import ConvergenceBarrier
 from .mcode import CondBr, EmitterError, Goto, Label, MBlock, MFunction, MInstr, Sync

@@ -25,7 +25,7 @@ and `MFunction.local_bytes` is the local memory the spills need (4 bytes a slot)
 """
 from __future__ import annotations
 
-from ....ir.cfg import CFG
+from ....ir.analysis.cfg import CFG
 from ..isa import PT, RZ, Mem, Pred, SassImm, SassReg
 from .mcode import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ....ir.uniformity import WARP, Uniformity
+from ....ir.analysis.uniformity import WARP, Uniformity
 from ....ir.verify import verify_kernel
 from .dump import emission_text
 from .emission import Emission

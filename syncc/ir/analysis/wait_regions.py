@@ -6,8 +6,8 @@ kernel.
 from __future__ import annotations
 
 from .cfg import CFG
-from .nodes import Imm, Instr, Kernel
-from .ops import BLOCKING_PRIM, RELEASES
+from ..nodes import Imm, Instr, Kernel
+from ..ops import BLOCKING_PRIM, RELEASES
 from .regions import encloses
 from .values import Values
 

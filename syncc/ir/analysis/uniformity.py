@@ -37,9 +37,9 @@ and get at `tid + q`, the producer is the thread `q - p` away.
 """
 from __future__ import annotations
 
-from ..core.prebuilt import dataclass
+from ...core.prebuilt import dataclass
 from .cfg import CFG
-from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
+from ..nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 _WARP_EDGE = ("cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")

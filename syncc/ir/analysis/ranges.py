@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import heapq
 
-from ..core.types import BOOL, ScalarType
+from ...core.types import BOOL, ScalarType
 from .cfg import post_order
-from .nodes import Branch, Imm, Instr, Kernel, Ref, Reg
+from ..nodes import Branch, Imm, Instr, Kernel, Ref, Reg
 
 Interval = tuple[int, int]
 

@@ -12,9 +12,9 @@ terminator) for the caller to wire up. With j == -1 the stretch is empty.
 """
 from __future__ import annotations
 
-from .builder import KernelBuilder
+from ..builder import KernelBuilder
 from .cfg import CFG
-from .nodes import Instr
+from ..nodes import Instr
 
 
 def encloses(cfg: CFG, start: str, start_index: int, end: str, end_index: int) -> bool:

@@ -7,7 +7,7 @@ first: its lanes never come back, as from an endless loop).
 """
 from __future__ import annotations
 
-from .nodes import Kernel, Return
+from ..nodes import Kernel, Return
 
 EXIT = "<exit>"
 

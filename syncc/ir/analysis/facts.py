@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from ..cfg import CFG, post_order
+from .cfg import CFG, post_order
 from ..nodes import Branch, Instr, Kernel, Reg
-from ..uniformity import GRID, THREAD, Uniformity
-from ..values import Values
+from .uniformity import GRID, THREAD, Uniformity
+from .values import Values
 from .space import Loop, Shape, Spaces, Threads
 
 DEFAULT_BLOCK = (1024, 1, 1)      # the widest block, for kernels whose launch clause does not say

@@ -12,7 +12,7 @@ same value only as itself.
 """
 from __future__ import annotations
 
-from .nodes import Imm, Instr, Kernel, Reg
+from ..nodes import Imm, Instr, Kernel, Reg
 
 _PURE = ("arith", "special")
 _FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "min": min, "max": max,
