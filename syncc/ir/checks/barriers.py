@@ -28,6 +28,8 @@ from ..analysis.uniformity import BLOCK, GRID, THREAD, WARP
 from ..analysis.facts import Facts
 from .held import UNLOCKS, held
 
+CODES = ("E0704", "E0707")      # what it reports (tests/test_hazard_checks.py)
+
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 # where a condition of divergence level L may take another value
 _ONE_TO_THE_NEXT = {BLOCK: "one block to the next", WARP: "one warp to the next", THREAD: "one thread to the next"}

@@ -16,6 +16,8 @@ from .counts import instance_name, per_instance
 from ..analysis.facts import Facts
 from .waitfor import reported_waits
 
+CODES = ("E0705", "E0724")      # what it reports (tests/test_hazard_checks.py)
+
 
 def check_closes(facts: Facts, ctx: PassContext) -> None:
     """A queue that `for v in q` loops take from closes at its `writers`-th `close` (its latch

@@ -17,6 +17,8 @@ from ..context import PassContext
 from ..analysis.facts import Facts
 from .held import LOCKABLE, held
 
+CODES = ("E0709", "E0719", "E0722")      # what it reports (tests/test_hazard_checks.py)
+
 
 def check_lock_scope(facts: Facts, ctx: PassContext) -> None:
     _party_index(facts, ctx)

@@ -22,6 +22,8 @@ from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
 from ..analysis.facts import Facts, Loop
 
+CODES = ("E0709", "E0710", "E0711", "E0712")      # what it reports (tests/test_hazard_checks.py)
+
 
 @dataclass(frozen=True)
 class HandLock:

@@ -31,6 +31,8 @@ from ..analysis.facts import Facts
 from .waitfor import blocking_operations
 from .waits import spin_loops, word_keys
 
+CODES = ("E0708", "E0727")      # what it reports (tests/test_hazard_checks.py)
+
 # a blocking operation's kind (waitfor.Blocking) → how many provisions of a waiter's instance its
 # own block must make to end the wait by itself
 _NEEDED = {"channel": lambda prim: 1, "latch": lambda prim: prim.count or 1,

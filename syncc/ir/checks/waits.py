@@ -35,6 +35,8 @@ from ..analysis.facts import Facts, Loop
 from .held import lock_like
 from .waitfor import retry_what, wait_what
 
+CODES = ("E0701", "W0702")      # what it reports (tests/test_hazard_checks.py)
+
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),
           "sem.wait": ("sem.post",), "latch.wait": ("latch.arrive",)}

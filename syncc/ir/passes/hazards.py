@@ -1,35 +1,14 @@
 """Static hazard analyses, on the lowered IR, before anything is restructured.
 
-Guarantee: a program that passes has none of the hazards below that syncc can
+Guarantee: a program that passes has none of the hazards that the checks below can
 see; each is a documented diagnostic (docs/diagnostics.md) pointing at the
 operation, with notes at the other end of the problem and a fix.
 
-    checks/waits.py     E0701 SIMT deadlock (stack-based), W0702 livelock (ITS)
-    checks/locks.py     E0701 nested @thread locks (stack-based), E0703 lock-order cycle,
-                        E0715 unpaired lock/unlock, E0717 trylock that cannot give up
-    checks/lock_scope.py  E0709 shared mutex across blocks, E0719 party-varying index,
-                        E0722 MCS nested deeper than its queue nodes
-    checks/barriers.py  E0704 barrier under divergence, E0707 warp operation under
-                        divergence (or in a section, or a `when` body)
-    checks/residency.py E0708 grid barrier beyond co-residency, E0727 a wait only another block
-                        can end beyond co-residency
-    checks/phases.py    E0723 a grid barrier's `arrive` and `wait` that do not alternate
-    checks/channels.py  E0705 wait with no producer (or, for a slot chosen by data, a slot of the
-                        channel with none), E0706 slot with two producers
-    checks/waitfor.py   E0720 a wait for threads that wait for this one (a hold they need, a
-                        ring of channel waits)
-    checks/counts.py    E0705 semaphore or latch that can never be posted enough (a queue's `put` and
-                        `get` too, and a loop retrying an attempt until it succeeds: retries.py),
-                        E0721 named barrier reached by too many or too few
-    checks/closes.py    E0705 a `for` loop over a queue closed too few times, E0724 one closed
-                        too many times or put into after a thread's own close
-    checks/queue_parties.py  E0725 an `mbarrier` queue with more than one producer or consumer
-                        warp in a block
-    checks/schedule.py  E0705 / E0720 waits left waiting when the threads' known sequences of
-                        posts, puts, count-downs and barriers run together, each as far as it can
-    checks/bounds.py    E0726 an index outside its array or primitive, for a thread that runs it
-    checks/memory.py    E0709 fence too narrow, E0710 lock without fences,
-                        E0711 fence after the release, E0712 last block without a fence
+Each check is one module of checks/, run in the order of CHECKS below: its docstring says what
+it finds, and its CODES what it reports (tests/test_hazard_checks.py keeps them true, and every
+code documented and in the hazard corpus). The checks read the analyses of ir/analysis/ (Facts:
+the control flow, the launch's threads and instances, uniformity, values, ranges) and report
+through the sink.
 
 The checks run once for each shape the kernel is launched with (its declared shape and every
 `launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
