@@ -12,6 +12,7 @@ import json
 import numpy as np
 import pytest
 
+from helpers import syncc as run_syncc
 from simkit import simulate
 from syncc.backends.sim.machine import FermiConfig
 from syncc.backends.sim.trace import TraceRecorder
@@ -530,3 +531,14 @@ def test_global_allocations_are_packed_with_a_gap_whatever_the_capacity():
     words = (bases[1] - GLOBAL_BASE) // 4
     assert gmem.valid[:1].all() and not gmem.valid[1:words].any()   # the gap holds nothing
     assert (gmem.read_back(bases[7], 3) == [0, 1, 2]).all()
+
+
+@pytest.mark.parametrize("args, says", [
+    ((), "engine: the compiled core"),
+    (("--engine", "reference"), "engine: the reference engine (asked for with --engine reference)"),
+    (("--its",), "engine: the reference engine: independent thread scheduling (--its) runs on the reference engine"),
+])
+def test_stats_say_which_engine_ran_and_why(args, says):
+    r = run_syncc("run", "examples/counter.sync", "--stats", *args)
+    assert r.code == 0, r.err
+    assert says in r.out + r.err

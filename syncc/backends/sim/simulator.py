@@ -76,6 +76,8 @@ class Stats:
     cycles: list[int]                    # per instruction: warp-cycles spent up to and in its issue
     stalls: dict[str, int] = field(default_factory=dict)   # reason → warp-cycles
     blocks: list[tuple[tuple, int, int, int]] = field(default_factory=list)   # (block, sm, start, end)
+    engine: str = "reference"            # which engine ran the launch: compiled | reference
+    engine_note: str | None = None       # why the reference engine ran when the compiled core was asked for
 
 
 _READY_AT = attrgetter("ready_at")
@@ -379,15 +381,16 @@ class Simulator:
         """The compiled core runs the launch when the configuration asks for it and it can; else
         the reference engine does, and `engine_note` says why."""
         self.engine, self.engine_note = "reference", None
+        self.stats.engine, self.stats.engine_note = "reference", None
         if self.config.engine != "compiled":
             return
         from . import core
         bridge, why = core.load()
         why = why or bridge.unsupported(self)
         if why:
-            self.engine_note = why
+            self.engine_note = self.stats.engine_note = why
             return
-        self.engine = "compiled"
+        self.engine = self.stats.engine = "compiled"
         self.core = bridge.Core(self)
 
     def advance(self, until: int, fingerprints: bool = False) -> tuple[str, tuple | None]:

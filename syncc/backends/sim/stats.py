@@ -10,7 +10,9 @@ issued; the stall breakdown splits every warp's waiting cycles by reason:
 `dependency` (an operand not ready: the latency of ALU, shared, global and
 atomic operations), `not selected` (ready, but the scheduler issued another
 warp), `barrier`, `branch` (fetching from a new address), `stack`
-(SSY/PBK/.S), `memory barrier` (MEMBAR waiting for stores).
+(SSY/PBK/.S), `memory barrier` (MEMBAR waiting for stores). It also says which engine ran the
+launch: the compiled core, or the reference engine and why (asked for, or an instruction or a
+configuration the core does not know: 11-12 times slower).
 """
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ def format_stats(kernel: SassKernel, outcome, sources: SourceMap | None = None, 
     lines = [f"fermi-sim: `{kernel.name}`{shape}: {outcome.cycles:,} cycles, {outcome.warp_instructions:,} "
              f"warp-instructions ({outcome.thread_instructions:,} thread-instructions), {len(s.blocks)} "
              f"block(s) on {sms} SM(s)"]
+    if s.engine == "compiled":
+        lines.append("  engine: the compiled core")
+    else:
+        lines.append("  engine: the reference engine" + (f": {s.engine_note}" if s.engine_note else
+                                                          " (asked for with --engine reference)"))
     total = sum(s.stalls.values())
     if total:
         parts = sorted(s.stalls.items(), key=lambda kv: -kv[1])
