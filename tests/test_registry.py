@@ -223,3 +223,21 @@ def test_a_tinylock_mutex_beside_a_named_barrier_runs_on_the_simulator(tmp_path)
 def test_a_tinylock_mutex_beside_a_named_barrier_runs_on_the_gpu(tmp_path):
     """On the GPU the mutex is a shared word initialized behind barrier 0; `pair` is barrier 1."""
     _run_counting_program(tmp_path, "gpu")
+
+
+def test_a_new_machine_model_takes_another_s_defaults_or_says_it_has_none():
+    """A model added for a machine syncc knows (a cluster-aware sm_90, say) names the model whose
+    defaults it takes; one with neither rows nor `defaults_of` gets a clear error, not a KeyError."""
+    from dataclasses import replace
+
+    from syncc.ir.impls.registry import NoDefault
+    cluster = replace(PTX, name="sm90_cluster", title="a toy model", defaults_of="ptx")
+    for (name, kind, placement, granularity, named) in DEFAULTS:
+        if name == "ptx":
+            mine = default_implementation(cluster, kind, placement, granularity, bool(named))
+            assert mine == default_implementation(PTX, kind, placement, granularity, bool(named))
+    assert default_implementation(cluster, "mutex", "global", "thread", tried=True) == \
+        default_implementation(PTX, "mutex", "global", "thread", tried=True)
+    bare = replace(PTX, name="bare", title="a toy model with no defaults")
+    with pytest.raises(NoDefault, match="the machine model `bare` has no default mutex in global memory at @thread"):
+        default_implementation(bare, "mutex", "global", "thread")

@@ -30,6 +30,9 @@ class MachineModel:
     # 64-bit loads and stores: a @thread ring's slot holds its 32-bit value and sequence word in one
     # word, so a get's poll brings the value and a put's publication stores it (lower_queue.py)
     wide_slots: bool = False
+    # the model whose implementation defaults this one takes (None: its own rows, by its name): a
+    # new model of a machine syncc already knows (a cluster-aware sm_90, say) names the old one
+    defaults_of: str | None = None
 
     @property
     def stack_based(self) -> bool:

@@ -66,6 +66,11 @@ DEFAULTS: dict[tuple[str, str, str, str, bool | None], tuple[str, Default]] = {
 _TRYABLE = {"ptx": ("ttas", "tas", "backoff"), "fermi": ("tinylock", "backoff", "tas", "ttas")}
 
 
+class NoDefault(LookupError):
+    """A machine model with no implementation default for a kind of primitive at a place: a model
+    added without its `default(...)` rows (ir/impls/) and without MachineModel.defaults_of."""
+
+
 @dataclass(frozen=True)
 class DefaultChoice:
     impl: str
@@ -79,10 +84,14 @@ def default_implementation(target, kind: str, placement: str, granularity: str, 
     no `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock`
     on it, so the waiter must be able to give up (no ticket, no queue). `instances`: its slots,
     for a channel whose default needs a named barrier per warp of them."""
-    found = DEFAULTS.get((target.name, kind, placement, granularity, None)) or \
-        DEFAULTS.get((target.name, kind, placement, granularity, named))
+    model = target.defaults_of or target.name
+    found = DEFAULTS.get((model, kind, placement, granularity, None)) or \
+        DEFAULTS.get((model, kind, placement, granularity, named))
     if found is None:
-        raise KeyError(f"no default {kind} in {placement} memory at @{granularity} for {target.name}")
+        raise NoDefault(f"the machine model `{target.name}` has no default {kind} in {placement} memory at "
+                        f"@{granularity}" + (f" (it takes the defaults of `{model}`)" if model != target.name else "")
+                        + ": give its `default(...)` rows in ir/impls/, or name a model whose defaults it takes "
+                          "(MachineModel.defaults_of)")
     name, where = found
     groups = -(-instances // 32)
     if name == "namedbar" and groups > target.named_barriers - 1:
@@ -91,12 +100,15 @@ def default_implementation(target, kind: str, placement: str, granularity: str, 
             "a block can spare, so one lock bit per warp with a vote (seed 000 Listing 9: "
             "warp_vote, 2.0x atom_lock)"))
     if kind == "mutex" and tried and not CATALOGUE[kind][name].abandonable:
-        for fallback in _TRYABLE[target.name]:
+        tryable = _TRYABLE.get(model)
+        if tryable is None:
+            raise NoDefault(f"the machine model `{model}` lists no locks a `trylock` can give up on (registry._TRYABLE)")
+        for fallback in tryable:
             impl = CATALOGUE[kind][fallback]
             if placement in impl.placements and granularity in impl.granularities:
                 return _choice(kind, fallback, (
                     f"`trylock` is used on it and a {name} lock cannot give up a try, so "
-                    f"{fallback}, the first of {', '.join(_TRYABLE[target.name])} that fits"))
+                    f"{fallback}, the first of {', '.join(tryable)} that fits"))
     return _choice(kind, name, where.reason, dict(where.params))
 
 
