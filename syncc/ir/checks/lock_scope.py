@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
+from ..impls.registry import implementation
 from ..analysis.facts import Facts
 from .held import LOCKABLE, held
 
@@ -35,9 +36,6 @@ def _start(ins) -> int:
 
 # ---- E0722 -------------------------------------------------------------------------------------
 
-_QUEUE_NODES = {"mcs": 1, "mcs2": 2}
-
-
 def _queue_nodes(facts: Facts, before, ctx: PassContext) -> None:
     """An MCS lock queues each waiter on a node of its own; mcs has one per thread, mcs2 two. A
     thread that takes an element while holding as many elements of the same array as it has
@@ -47,7 +45,7 @@ def _queue_nodes(facts: Facts, before, ctx: PassContext) -> None:
         if ins.op != "mutex.lock":
             continue
         prim = facts.k.prim(ins.ref.name)
-        nodes = _QUEUE_NODES.get(prim.impl)
+        nodes = implementation(prim).nodes_per_thread
         if nodes is None:
             continue
         holding = {h.value: h for h in before.get(id(ins), frozenset()) if h.prim == prim.name}

@@ -44,7 +44,9 @@ class Expansion:
       * `nested_reads`: a reader may read again while it reads (readers never wait for readers);
       * `one_consumer_warp`: each group of 32 slots may be waited for by one other warp, once;
       * `one_party_per_side`: one party (a thread, or a warp) waits on each instance (a queue side
-        that counts its own operations instead of taking tickets: checks/queue_parties.py)."""
+        that counts its own operations instead of taking tickets: checks/queue_parties.py);
+      * `nodes_per_thread`: how many elements of one array of it a thread may hold at once (an MCS
+        lock's queue nodes: checks/lock_scope.py, E0722); None: no limit."""
     about: Implementation
     defaults: tuple[Default, ...] = ()
     stand_in: str | None = None
@@ -52,6 +54,7 @@ class Expansion:
     nested_reads = False
     one_consumer_warp = False
     one_party_per_side = False
+    nodes_per_thread: int | None = None
 
     @classmethod
     def operations(cls) -> dict:
