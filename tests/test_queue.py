@@ -37,7 +37,7 @@ def test_explain_names_the_ring_and_its_orderings(target):
     machine = target.split("-")[0]
     assert "queue `q` (global @thread, capacity 64): ring" in r.out and f"the {machine} default" in r.out
     # on ptx a slot is one 64-bit word: the put gives its value with the publication, and the get's
-    # poll takes it (lower_queue.py)
+    # poll takes it (impls/queue/ring.py)
     publish, poll = ("queue.give", "queue.polltake") if machine == "ptx" else ("queue.publish", "queue.poll")
     assert f"release `q.items` at `{publish}`" in r.out and f"acquire `q.items` at `{poll}`" in r.out, r.out
     assert "the get reads the value its put published" in r.out

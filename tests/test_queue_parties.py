@@ -1,4 +1,4 @@
-"""Queues of @warp and @block parties (docs/language.md, "Queues"; ir/lower_queue_party.py): a
+"""Queues of @warp and @block parties (docs/language.md, "Queues"; ir/impls/queue/ring_party.py): a
 warp or a block puts one value per member as one item, and member m of the consumer party gets
 member m's value. Run on the simulator against the programs' own host checks; the checks that
 judge a party's operations (a split warp, a block that does not all reach it, counts per party)."""
@@ -238,7 +238,7 @@ def test_an_mbarrier_queue_needs_its_kernel_and_whole_warps(tmp_path, source, sa
 
 @pytest.mark.parametrize("target, warps, chosen", [("ptx", 1, "mbarrier"), ("ptx", 2, "ring"), ("fermi-sim", 1, "ring")])
 def test_ptx_chooses_mbarrier_stages_where_one_warp_is_each_side(tmp_path, target, warps, chosen):
-    """The cost model (ir/choose_queues.py): a shared @warp queue without `using` becomes an
+    """The cost model (ir/impls/queue/choose.py): a shared @warp queue without `using` becomes an
     mbarrier queue on ptx where the analyses show one producer and one consumer warp a block."""
     path = tmp_path / "auto.sync"
     path.write_text(STAGES.replace(" USING", "").replace("block(64)", f"block({64 * warps})")
@@ -262,7 +262,7 @@ def test_the_stages_wait_as_the_architecture_can(tmp_path, arch, wait):
     assert ("mbarrier.arrive" in r.out) == (arch != "sm_75")
 
 
-# ---- one thread each side: `spsc` and `tinylock` (ir/lower_queue_counted.py)
+# ---- one thread each side: `spsc` and `tinylock` (ir/impls/queue/counted.py)
 
 PAIRS = """kernel k(out: global i32[1024], late: global i32[1]) launch grid(2) block(64) {
     queue q[32](CAP): i32 in shared @thread using IMPL
@@ -349,7 +349,7 @@ def test_what_is_wrong_with_a_pairs_queue(tmp_path, impl, body, code, says):
      .replace("} else {", "} else if warp == 1 {"), "ptx", "ring"),
 ], ids=["spsc-ptx", "spsc-fermi", "tinylock-fermi", "bid-dependent"])
 def test_the_cost_model_chooses_a_queue_that_counts_its_own_tickets(tmp_path, source, target, chosen):
-    """choose_queues.py: one party a side of each shared instance, at every grid, with `put` and
+    """impls/queue/choose.py: one party a side of each shared instance, at every grid, with `put` and
     `get` only, makes the default ring `mbarrier`, `tinylock` or `spsc`."""
     path = tmp_path / "auto.sync"
     path.write_text(source)

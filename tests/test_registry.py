@@ -14,7 +14,7 @@ from syncc.ir.ops import OPS
 from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 
 # kind → the prefix of its IR operations (a queue has none of its own: lowering builds its put
-# and get on its parts, ir/lower_queue.py; a `ring` queue's `queue.*` operations are its parts')
+# and get on its parts, ir/impls/queue/; a `ring` queue's `queue.*` operations are its parts')
 _PREFIX = {"mutex": "mutex.", "semaphore": "sem.", "rwlock": "rw.", "latch": "latch.", "channel": "chan.",
            "barrier": "prim.", "queue": None}
 

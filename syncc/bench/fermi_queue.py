@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..ir.impls.registry import CATALOGUE
 from .core import BenchError, Context, Table
 
 IMPLS = ("ring", "locked", "spsc", "tinylock")
-ONE_TO_ONE = ("spsc", "tinylock")       # one producer and one consumer per queue
+QUEUES = CATALOGUE["queue"]             # what each supports: placements; counted: one producer and one consumer
 CAP = 16
 
 # shape → (placement, grid, block, who puts, who takes, values per producer, queues: 1 or one per pair)
@@ -49,9 +50,9 @@ kernel {name}(got: global i32[{values}]) launch grid({grid}) block({block}) {{
 
 def measured(shape: str, impl: str) -> bool:
     place, *_, queues = SHAPES[shape]
-    if impl == "tinylock" and place != "shared":
+    if place not in QUEUES[impl].placements:
         return False
-    return impl not in ONE_TO_ONE or queues > 1 or shape.endswith("1:1")
+    return not QUEUES[impl].counted or queues > 1 or shape.endswith("1:1")
 
 
 def _program() -> str:

@@ -1994,8 +1994,12 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_lock_bits = dflt['lock_bits']
     d_warp_count = dflt['warp_count']
     d_counted = dflt['counted']
+    d_closable = dflt['closable']
+    d_constant_index = dflt['constant_index']
+    d_whole_warps = dflt['whole_warps']
+    d_vendable = dflt['vendable']
 
-    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted):
+    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
         _set(self, 'kind', kind)
         _set(self, 'name', name)
         _set(self, 'placements', placements)
@@ -2007,17 +2011,21 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'lock_bits', lock_bits)
         _set(self, 'warp_count', warp_count)
         _set(self, 'counted', counted)
+        _set(self, 'closable', closable)
+        _set(self, 'constant_index', constant_index)
+        _set(self, 'whole_warps', whole_warps)
+        _set(self, 'vendable', vendable)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count, other.counted)
+            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted))
+        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2027,9 +2035,11 @@ METHODS['syncc.frontend.catalogue.Implementation'] = (
      (('kind', 'str', False), ('name', 'str', False), ('placements', 'tuple[str, ...]', False),
       ('granularities', 'tuple[str, ...]', False), ('params', 'tuple[ImplParam, ...]', False),
       ('summary', 'str', False), ('source', 'str', False), ('abandonable', 'bool', True),
-      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True), ('counted', 'bool', True)),
+      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True), ('counted', 'bool', True),
+      ('closable', 'bool', True), ('constant_index', 'bool', True), ('whole_warps', 'bool', True),
+      ('vendable', 'bool', True)),
      (), (), False),
-    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False)',
+    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
     syncc_frontend_catalogue_Implementation)
 
 
@@ -2945,6 +2955,50 @@ METHODS['syncc.ir.faults.CheckSite'] = (
     syncc_ir_faults_CheckSite)
 
 
+# syncc.ir.impls.queue.base.QueueParts
+def syncc_ir_impls_queue_base_QueueParts(dflt, fact):
+    d_granularity = dflt['granularity']
+    d_members = dflt['members']
+    d_wide = dflt['wide']
+
+    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members, wide=d_wide):
+        _set(self, 'name', name)
+        _set(self, 'capacity', capacity)
+        _set(self, 'elem', elem)
+        _set(self, 'dims', dims)
+        _set(self, 'impl', impl)
+        _set(self, 'placement', placement)
+        _set(self, 'writers', writers)
+        _set(self, 'span', span)
+        _set(self, 'granularity', granularity)
+        _set(self, 'members', members)
+        _set(self, 'wide', wide)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r}, wide={self.wide!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members, other.wide)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.impls.queue.base.QueueParts'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
+      ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
+      ('writers', 'int', False), ('span', 'object', False), ('granularity', 'str', True),
+      ('members', 'int', True), ('wide', 'bool', True)),
+     (), (), False),
+    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1, wide: bool = False)",
+    syncc_ir_impls_queue_base_QueueParts)
+
+
 # syncc.ir.inlined.InlinedSpan
 def syncc_ir_inlined_InlinedSpan(dflt, fact):
     d_calls = dflt['calls']
@@ -2986,50 +3040,6 @@ METHODS['syncc.ir.inlined.InlinedSpan'] = (
      (), False),
     'InlinedSpan(file: str, start: int, end: int, line: int, col: int, end_line: int, end_col: int, calls: tuple[tuple[Span, str], ...] = ())',
     syncc_ir_inlined_InlinedSpan)
-
-
-# syncc.ir.lower_queue.QueueParts
-def syncc_ir_lower_queue_QueueParts(dflt, fact):
-    d_granularity = dflt['granularity']
-    d_members = dflt['members']
-    d_wide = dflt['wide']
-
-    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members, wide=d_wide):
-        _set(self, 'name', name)
-        _set(self, 'capacity', capacity)
-        _set(self, 'elem', elem)
-        _set(self, 'dims', dims)
-        _set(self, 'impl', impl)
-        _set(self, 'placement', placement)
-        _set(self, 'writers', writers)
-        _set(self, 'span', span)
-        _set(self, 'granularity', granularity)
-        _set(self, 'members', members)
-        _set(self, 'wide', wide)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r}, wide={self.wide!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members, other.wide)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.lower_queue.QueueParts'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
-      ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
-      ('writers', 'int', False), ('span', 'object', False), ('granularity', 'str', True),
-      ('members', 'int', True), ('wide', 'bool', True)),
-     (), (), False),
-    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1, wide: bool = False)",
-    syncc_ir_lower_queue_QueueParts)
 
 
 # syncc.ir.machine_model.MachineModel

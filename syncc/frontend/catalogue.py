@@ -69,6 +69,15 @@ class Implementation:
     # a queue whose sides count their own operations instead of taking tickets: one party a side
     # (E0725), `put` and `get` only (E0418), declared in the kernel that uses it (E0409)
     counted: bool = False
+    # a queue that `close` and `for v in q` may be used on (E0418)
+    closable: bool = False
+    # a queue named by a constant index only: its lanes count each instance in a register (E0418)
+    constant_index: bool = False
+    # a queue whose kernel's block must be whole warps: one arrival a lane completes a stage (E0409)
+    whole_warps: bool = False
+    # a counted queue a library may declare outside a kernel, to vend it to C++ callers, who owe
+    # it one party a side (docs/stdlib.md)
+    vendable: bool = False
 
 
 MAX_NAMED_BARRIERS = 15  # 16 per block; barrier 0 serves `barrier`

@@ -238,19 +238,19 @@ class PrimitiveRules:
             return
         # a library's queue is vended to C++ callers, who owe it one party a side (docs/stdlib.md);
         # a module's is too, and its importers' kernels cannot use it (they declare their own)
-        vendable = impl.name in ("spsc", "mbarrier") and (self.cx.library or self.cx.module.is_module)
+        vendable = impl.vendable and (self.cx.library or self.cx.module.is_module)
         if impl.counted and pos.kernel is None and not vendable:
             self.cx.error("E0409", f"a `{impl.name}` queue is declared in the kernel that uses it: each side "
                           "counts its own puts or gets, which the kernel's analyses must see come from one party",
                           ref.name.span,
                           help="declare it in the kernel's body, or use the default `ring`"
-                          + ("; a library's own file may declare it, to vend it to C++" if impl.name != "tinylock"
+                          + ("; a library's own file may declare it, to vend it to C++" if impl.vendable
                              else ", which a library can vend"))
             return
         threads = pos.kernel.threads_per_block if pos.kernel is not None else None
         unsized = threads is None and not vendable      # (a library's C++ caller owes whole warps)
-        if impl.name == "mbarrier" and (unsized or threads is not None and threads % 32):
-            self.cx.error("E0409", "an `mbarrier` queue's stages complete at 32 arrivals, one per lane, so its "
+        if impl.whole_warps and (unsized or threads is not None and threads % 32):
+            self.cx.error("E0409", f"an `{impl.name}` queue's stages complete at 32 arrivals, one per lane, so its "
                           "kernel's block must be whole warps" + (f", not {threads} threads" if threads else
                                                                   ", fixed in its header (`launch block(...)`)"),
                           ref.name.span, help="make the block a multiple of 32 threads, or use the default `ring`")
@@ -316,11 +316,11 @@ class PrimitiveRules:
             return None
         if not self.cx.exprs.check_indices(sym.name, info.dims, list(place.indices), place.span, pos, primitive=True):
             return None
-        if info.kind == "queue" and info.impl is not None and self.cx.catalogue["queue"][info.impl.name].counted \
+        if info.kind == "queue" and info.impl is not None and info.impl.counted \
                 and not self._counted_use(sym, info, op, place):
             return None
-        if info.kind == "queue" and op in ("close", "for") and info.impl is not None and info.impl.name != "ring":
-            self.cx.error("E0418", f"`{'for v in' if op == 'for' else op} {sym.name}` needs a `ring` queue: a "
+        if info.kind == "queue" and op in ("close", "for") and info.impl is not None and not info.impl.closable:
+            self.cx.error("E0418", f"`{'for v in' if op == 'for' else op} {sym.name}` needs {self._closable()}: a "
                           f"`{info.impl.name}` queue's `get` waits on a semaphore that closing cannot end",
                           place.span, notes=[Note("declared here", sym.span)],
                           help="drop `using " + info.impl.name + "` (`ring` is the default), or count the gets")
@@ -335,23 +335,29 @@ class PrimitiveRules:
             return None
         return info
 
+    def _closable(self) -> str:
+        """The queues `close` and `for v in q` work on, as a message names them: "a `ring` queue"."""
+        return "a " + " or ".join(f"`{n}`" for n, i in self.cx.catalogue["queue"].items() if i.closable) + " queue"
+
     def _counted_use(self, sym, info: PrimInfo, op: str, place) -> bool:
-        """A queue whose sides count their own operations (`mbarrier`, `spsc`, `tinylock`) takes
-        `put` and `get` only: a single attempt or a close would leave the count behind (E0418).
-        An `mbarrier` queue's lanes count in registers, so its index is a constant."""
+        """A queue whose sides count their own operations (its entry's `counted`: `mbarrier`, `spsc`,
+        `tinylock`) takes `put` and `get` only: a single attempt or a close would leave the count
+        behind (E0418). One whose lanes count in registers (`constant_index`: `mbarrier`) needs a
+        constant index."""
         name = info.impl.name
         if op not in ("put", "get"):
             what = "for v in" if op == "for" else op
-            self.cx.error("E0418", f"`{what} {sym.name}` needs a `ring` queue: a `{name}` queue's sides count "
+            self.cx.error("E0418", f"`{what} {sym.name}` needs {self._closable()}: a `{name}` queue's sides count "
                           "their puts and gets, and a single attempt or a close would leave the count behind",
                           place.span, notes=[Note("declared here", sym.span)],
                           help=f"drop `using {name}` (`ring` is the default), or use `put` and `get` only")
             return False
-        if name == "mbarrier" and not self.cx.library and any(self.cx.exprs.try_fold(i) is None for i in place.indices):
-            self.cx.error("E0418", f"`{op} {sym.name}[...]` on an `mbarrier` queue needs a constant index: each lane "
+        if info.impl.constant_index and not self.cx.library and \
+                any(self.cx.exprs.try_fold(i) is None for i in place.indices):
+            self.cx.error("E0418", f"`{op} {sym.name}[...]` on an `{name}` queue needs a constant index: each lane "
                           "counts every instance's puts and gets in a register of its own", place.span,
                           notes=[Note("declared here", sym.span)],
-                          help="index it with a constant, or drop `using mbarrier` (`ring` is the default)")
+                          help=f"index it with a constant, or drop `using {name}` (`ring` is the default)")
             return False
         return True
 

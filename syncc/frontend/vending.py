@@ -143,8 +143,9 @@ def _next_value(b: OperationBuilder) -> tuple:
 
 
 def _closable(info, impl) -> bool:
-    """Closing needs a `ring` queue (E0418), the default a library's queue gets without `using`."""
-    return impl is None or impl.name == "ring"
+    """Closing needs a closable queue (E0418); the default a library's queue gets without `using`
+    (`ring`) is one."""
+    return impl is None or impl.closable
 
 
 def _not_counted(info, impl) -> bool:

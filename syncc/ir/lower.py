@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from ..frontend.symbols import CheckedModule, KernelInfo
 from . import lower_expr, lower_stmts, lower_sync
-from .choose_queues import queue_choices
 from .context import PassContext
+from .impls.queue.choose import queue_choices
 from .launches import launch_shapes
 from .lower_context import LoweringContext
 from .nodes import Kernel, Module
@@ -35,7 +35,7 @@ def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
 
 def _lower_kernel(checked, info, types, refs, ctx: PassContext, shapes) -> Kernel:
     """The kernel lowered; again where the cost model, seeing the first lowering, prefers another
-    implementation for a queue (choose_queues.py). The first lowering's remarks are dropped."""
+    implementation for a queue (impls/queue/choose.py). The first lowering's remarks are dropped."""
     mark = len(ctx.remarks)
     lowering = KernelLowering(checked, info, types, refs, ctx)
     k = lowering.run()

@@ -23,8 +23,7 @@ from ..frontend import ast as A
 from ..core.types import BOOL, I32, U32
 from .lower_context import LoweringContext
 from .impls.registry import default_implementation, implementations
-from .lower_queue import (declare_queue, lower_close, lower_for_each, lower_get, lower_put, lower_tryget,
-                          lower_tryput)
+from .lower_queue import declare_queue
 from .nodes import Prim, Ref, imm
 
 statements = HandlerTable()
@@ -34,11 +33,11 @@ expressions = HandlerTable()     # the expressions on primitives: get, trylock, 
 class SyncLowering:
     def __init__(self, cx: LoweringContext, preferred: dict | None = None):
         self.cx = cx
-        self.preferred = preferred or {}     # a queue's PrimDecl → the implementation the cost model chose
+        self.preferred = preferred or {}     # a queue's PrimDecl → the implementation class the cost model chose
         self.queue_candidates: dict = {}     # IR name → (PrimDecl, parts) of a queue the cost model may choose again
         self.b = cx.b
         self.prims_of: dict = {}      # PrimDecl node → primitive name
-        self.queues: dict = {}        # a queue's PrimDecl node → its parts (lower_queue.py)
+        self.queues: dict = {}        # a queue's PrimDecl node → (its implementation class, its parts)
         self.queue_counters: dict = {}   # an mbarrier queue's counts of puts and gets: name → register
         self.region_count = 0
         # primitives used with `trylock`: their default implementation must let a waiter give up
@@ -47,6 +46,11 @@ class SyncLowering:
 
     def prim_name(self, sym) -> str:
         return self.prims_of[sym.decl]
+
+    def default_implementation(self, kind: str, placement: str, granularity: str, **how):
+        """The target's default implementation of a primitive (impls/registry.py), for the parts
+        a queue's implementation declares."""
+        return default_implementation(self.cx.ctx.target, kind, placement, granularity, **how)
 
     def new_region(self) -> int:
         self.region_count += 1
@@ -178,7 +182,8 @@ class SyncLowering:
     @statements.on(A.PrimOp)
     def prim_op(self, s: A.PrimOp) -> None:
         if s.op == "close":
-            lower_close(self, *self.queue_place(s.target), s.span)
+            impl, parts, index = self.queue_place(s.target)
+            impl.close(self, parts, index, s.span)
             return
         prim, ref = self.place(s.target)
         if prim.kind == "latch":
@@ -200,18 +205,20 @@ class SyncLowering:
         self.b.emit(op, (), (ref,), s.span)
 
     def queue_place(self, p: A.Place):
-        """(the queue's parts, the linear index of the instance) where `p` names a queue, else None."""
-        parts = self.queues.get(self.cx.symbol(p).decl)
-        if parts is None:
+        """(the queue's implementation class, its parts, the linear index of the instance) where `p`
+        names a queue, else None."""
+        queue = self.queues.get(self.cx.symbol(p).decl)
+        if queue is None:
             return None
-        return parts, (self.cx.exprs.linear(list(p.indices), parts.dims) if p.indices else imm(0))
+        impl, parts = queue
+        return impl, parts, (self.cx.exprs.linear(list(p.indices), parts.dims) if p.indices else imm(0))
 
     @statements.on(A.Put)
     def put(self, s: A.Put) -> None:
         queue = self.queue_place(s.target)
         if queue is not None:
-            parts, index = queue
-            lower_put(self, parts, index, self.cx.exprs.expr(s.value, parts.elem), s.span)
+            impl, parts, index = queue
+            impl.put(self, parts, index, self.cx.exprs.expr(s.value, parts.elem), s.span)
             return
         prim, ref = self.place(s.target)
         value = self.cx.exprs.expr(s.value, prim.elem)
@@ -221,28 +228,29 @@ class SyncLowering:
     def get(self, e: A.Get, want, dest):
         queue = self.queue_place(e.place)
         if queue is not None:
-            return lower_get(self, *queue, dest, e.span)
+            impl, parts, index = queue
+            return self.cx.exprs.emit_value(dest, "mov", parts.elem, impl.get(self, parts, index, e.span), span=e.span)
         prim, ref = self.place(e.place)
         return self.cx.exprs.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
 
     @expressions.on(A.TryPut)
     def tryput(self, e: A.TryPut, want, dest):
-        parts, index = self.queue_place(e.place)
-        return lower_tryput(self, parts, index, self.cx.exprs.expr(e.value, parts.elem), dest, e.span)
+        impl, parts, index = self.queue_place(e.place)
+        return impl.tryput(self, parts, index, self.cx.exprs.expr(e.value, parts.elem), dest, e.span)
 
     @statements.on(A.ForEach)
     def for_each(self, s: A.ForEach) -> None:
-        parts, index = self.queue_place(s.source)
+        impl, parts, index = self.queue_place(s.source)
         var = self.b.reg(parts.elem, s.var.text)
         self.cx.vars[s] = var
-        lower_for_each(self, parts, index, var, s.body, s.span)
+        impl.for_each(self, parts, index, var, s.body, s.span)
 
     @statements.on(A.TryGet)
     def tryget(self, s: A.TryGet) -> None:
-        parts, index = self.queue_place(s.place)
+        impl, parts, index = self.queue_place(s.place)
         got = self.b.reg(parts.elem, s.name.text)
         self.cx.vars[s] = got
-        took = lower_tryget(self, parts, index, got, s.span)
+        took = impl.tryget(self, parts, index, got, s.span)
         then, other, done = self.b.new_block("took"), self.b.new_block("empty"), self.b.new_block("tryget.end")
         self.b.branch(took, then, other, s.span)
         self.b.at(then)

@@ -28,7 +28,7 @@ class MachineModel:
     ordered_atomics: bool = False   # atomics and loads can carry acquire/release (else fences are emitted)
     mbarrier: bool = False          # shared-memory mbarriers (PTX; the back end stands in for them before sm_80)
     # 64-bit loads and stores: a @thread ring's slot holds its 32-bit value and sequence word in one
-    # word, so a get's poll brings the value and a put's publication stores it (lower_queue.py)
+    # word, so a get's poll brings the value and a put's publication stores it (impls/queue/ring.py)
     wide_slots: bool = False
     # the model whose implementation defaults this one takes (None: its own rows, by its name): a
     # new model of a machine syncc already knows (a cluster-aware sm_90, say) names the old one

@@ -88,7 +88,7 @@ _TABLE: list[OpInfo] = [
     *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 mutex.pause/0:2 sem.enter/1:1 sem.poll/1:2 chan.poll/2:1 "
                   "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
-    # A `ring` queue's operations (ir/lower_queue.py), on one of its two counting semaphores
+    # A `ring` queue's operations (ir/impls/queue/ring.py), on one of its two counting semaphores
     # @q.space[i] (free slots) and @q.items[i] (stored values). Each is that semaphore's wait,
     # post or single try for every analysis (judged_as), and besides carries the ticket that
     # names the slot: reserve (put) and claim (get) wait and return it; publish and free post it.
@@ -98,12 +98,12 @@ _TABLE: list[OpInfo] = [
                 "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll "
                 "next/2:1:sem.wait pollnext/2:2:sem.poll"),
     # A @thread ring whose slot is one 64-bit word, value and sequence word (the target's
-    # wide_slots, lower_queue.py): take is a claim that returns the value too, give a publish that
+    # wide_slots, impls/queue/ring.py): take is a claim that returns the value too, give a publish that
     # stores it; their structured and single-attempt forms carry the value as well.
     *_queue_ops("take/2:1:sem.wait give/0:3:sem.post polltake/2:2:sem.poll trytake/3:1:sem.trywait "
                 "nexttake/3:1:sem.wait pollnexttake/3:2:sem.poll"),
     # An `mbarrier` queue's wait for the slot of a ticket the party counted itself (no ticket to
-    # take: ir/lower_queue_mbarrier.py), then the same publish and free.
+    # take: ir/impls/queue/mbarrier.py), then the same publish and free.
     *_queue_ops("await/0:2:sem.wait"),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
     # @bar[i]: init with the arrivals a phase needs; arrive (release at cta scope); test: true once

@@ -14,7 +14,7 @@ becomes the function's return value.
 """
 from __future__ import annotations
 
-from ...ir.lower_queue_mbarrier import LANES, MBARRIER_INIT
+from ...ir.impls.queue.mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
 from .. import inline_ptx
 from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, TAKEN, VALUE, VendedOp

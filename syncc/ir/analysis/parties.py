@@ -1,5 +1,5 @@
 """Who runs a primitive's operations, instance by instance: the parties of a queue's side (a warp
-at @warp, a thread at @thread), for the queue choices of lowering (choose_queues.py) and the
+at @warp, a thread at @thread), for the queue choices of lowering (impls/queue/choose.py) and the
 check that a counted queue has one party a side (checks/queue_parties.py)."""
 from __future__ import annotations
 

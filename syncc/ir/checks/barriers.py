@@ -315,7 +315,7 @@ def _needs(k: Kernel, ins: Instr) -> tuple[int, str] | None:
     return None
 
 
-# A queue's operations as the statements a program writes (lower_queue_party.py), by op or by
+# A queue's operations as the statements a program writes (impls/queue/ring_party.py), by op or by
 # the `queue=` of a latch operation
 _QUEUE_STMT = {"queue.reserve": "`put` on the @{} queue `{}`", "queue.claim": "`get` on the @{} queue `{}`",
                "queue.tryreserve": "`tryput` on the @{} queue `{}`", "queue.tryclaim": "`tryget` on the @{} queue `{}`",

@@ -5,7 +5,7 @@ a latch's count-downs.
     E0724  a queue closed more times than its `writers`, which a `for` loop takes from: the loop
            may end while writers still put; a `put` that can follow the same thread's `close`
 
-The closes are the latch `q.closed` of lower_queue.py (`latch.arrive queue=close`), and a `for`
+The closes are the latch `q.closed` of impls/queue/ring.py (`latch.arrive queue=close`), and a `for`
 loop's end waits on it (`latch.wait queue=for`).
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ CODES = ("E0705", "E0724")      # what it reports (tests/test_hazard_checks.py)
 
 def check_closes(facts: Facts, ctx: PassContext) -> None:
     """A queue that `for v in q` loops take from closes at its `writers`-th `close` (its latch
-    `q.closed`, lower_queue.py). Fewer closes than that, and the loops never end (E0705); more,
+    `q.closed`, impls/queue/ring.py). Fewer closes than that, and the loops never end (E0705); more,
     and the queue closes while writers that have not closed yet may still put, so a loop can end
     with their values in it, or before they are put (E0724). The loops' own trip counts depend
     on data, so `_counts` cannot count their waits; the closes it can."""

@@ -70,7 +70,7 @@ def held(facts: Facts, kinds=LOCKABLE) -> tuple[dict[int, frozenset[Held]], dict
 def lock_like(facts: Facts) -> set[int]:
     """The semaphore waits that take a permit the same thread gives back later (`acquire s { }`,
     or a `wait s` some `post s` of the same instance follows): a hold, as a lock's. A wait with
-    no post after it is a consumer's, which holds nothing; so is a queue's (lower_queue.py), whose
+    no post after it is a consumer's, which holds nothing; so is a queue's (impls/queue/), whose
     `put` takes free space that a `get`, the same thread's or another's, gives back."""
     if "lock_like" not in facts.memo:
         found = set()
@@ -89,7 +89,7 @@ def lock_like(facts: Facts) -> set[int]:
 
 
 def of_a_queue(ins: Instr) -> bool:
-    """A queue's `put` or `get` waiting on (or trying) one of its semaphores (lower_queue.py: a
+    """A queue's `put` or `get` waiting on (or trying) one of its semaphores (impls/queue/: a
     `locked` queue's semaphore operation marked `queue=`, or a `ring` queue's own): a producer's
     or consumer's wait, which holds nothing, whoever gives the permit back."""
     return ins.attr("queue") is not None or ins.op.startswith("queue.")

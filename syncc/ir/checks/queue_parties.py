@@ -1,5 +1,5 @@
-"""The parties of a queue whose sides count their own operations (`mbarrier`: ir/lower_queue_mbarrier.py;
-`spsc` and `tinylock`: ir/lower_queue_counted.py): one producer and one consumer for each instance
+"""The parties of a queue whose sides count their own operations (`mbarrier`: ir/impls/queue/mbarrier.py;
+`spsc` and `tinylock`: ir/impls/queue/counted.py): one producer and one consumer for each instance
 (of each block, for a shared queue), a warp at @warp and a thread at @thread.
 
     E0725  such a queue put into (or taken from) by more than one party, or by parties the

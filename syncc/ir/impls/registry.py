@@ -47,6 +47,19 @@ def implementation(prim) -> type[Expansion]:
     return _CLASSES[prim.kind, prim.impl]
 
 
+def queue_implementation(name: str) -> type[Expansion]:
+    """The class of the queue implementation `name` (impls/queue/): its lowering and its answers."""
+    return _CLASSES["queue", name]
+
+
+def queue_of(part) -> type[Expansion]:
+    """The queue implementation an IR Prim `part` (a queue's `q.space` or `q.items`) belongs to:
+    the one whose `sides` its class is, else the one whose sides are ordinary semaphores."""
+    cls = _CLASSES.get((part.kind, part.impl))
+    return next((q for q in queue.IMPLEMENTATIONS if q.sides is not None and q.sides is cls), None) or \
+        next(q for q in queue.IMPLEMENTATIONS if q.sides is None)
+
+
 def expansion(prim, target) -> type[Expansion]:
     """The class that expands `prim` (an IR Prim) on `target`: its implementation's, or where the
     target has no lock bits, the stand-in that implementation names."""

@@ -61,7 +61,7 @@ _WHY = {
     ("release", "barrier"): "writes before the `arrive` are visible to every thread after the other blocks' `wait`",
     ("acquire", "barrier"): "reads after the `wait` see what every block wrote before its `arrive`",
 }
-# A `ring` queue's operations (impls/queue.py, ops.py queue.*), by ordering and the side they act on
+# A `ring` queue's operations (impls/queue/ring_side.py, ops.py queue.*), by ordering and the side they act on
 _WHY_QUEUE = {
     ("acquire", "space"): "the put writes its slot only after the get that last used the slot has read it",
     ("release", "items"): "the value and the producer's earlier writes are visible before the slot reads full",

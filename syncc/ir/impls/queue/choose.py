@@ -17,61 +17,46 @@ lowering runs again with:
     @thread otherwise      `spsc`: no atomic (1.57x the hand-written sequence ring between two
                            blocks on an H100; 0.74-0.90x the ring's cycles on fermi-sim)
 
-The new lowering is checked like any other (checks/queue_parties.py proves again what was found
-here). The choice must hold for every launch, and a launch may take any grid (only the block is
-fixed): so only shared queues are chosen for, and only where which threads reach each `put` and
+Each queue implementation with a `choice_rank` says where it fits (`fits_one_party_a_side`) and
+why it is chosen (`chosen_because`); the lowest rank that fits wins. The new lowering is checked
+like any other (checks/queue_parties.py proves again what was found here). The choice must hold
+for every launch, and a launch may take any grid (only the block is fixed): so only shared queues are chosen for, and only where which threads reach each `put` and
 `get`, and the instance each names, depend on no block index, grid size, kernel argument or
 memory, so that every block of any grid runs them as the blocks the analysis followed did.
 """
 from __future__ import annotations
 
 from dataclasses import replace
-from math import prod
 
-from .analysis.facts import Facts, declared_shape
-from .analysis.parties import parties_per_instance
-from .nodes import Imm, Kernel, Reg
+from ...analysis.facts import Facts, declared_shape
+from ...analysis.parties import parties_per_instance
+from ...nodes import Imm, Kernel, Reg
+from . import IMPLEMENTATIONS
 
 # put and get, nothing else (a wide ring slot's get and put: take and give)
 _SIMPLE = {"queue.reserve", "queue.claim", "queue.publish", "queue.free", "queue.take", "queue.give"}
-TINYLOCK_SHARE = 8          # a tinylock queue may take up to 1/8 of an SM's lock bits
 
-WHY = {
-    "mbarrier": "one warp of each block puts into it and one takes from it, with `put` and `get` only, so "
-                "mbarrier stages, with no ticket and no meeting of the warp (1.04-1.31x a hand-written mbarrier "
-                "ring on an H100, where a ring's parties make 0.33-0.39x)",
-    "tinylock": "one thread puts into each instance and one takes from it, with `put` and `get` only, so lock "
-                "bits passed back and forth, with no ticket (0.66-0.75x the ring's cycles per value on fermi-sim)",
-    "spsc": "one thread puts into each instance and one takes from it, with `put` and `get` only, so each side "
-            "counts its own tickets, with no atomic (1.57x a hand-written sequence ring between two blocks on an "
-            "H100, 0.74-0.90x the ring's cycles per value on fermi-sim)",
-}
+# the queues the cost model may choose, cheapest first
+CHOOSABLE = tuple(sorted((q for q in IMPLEMENTATIONS if q.choice_rank is not None), key=lambda q: q.choice_rank))
 
 
 def queue_choices(k: Kernel, candidates: dict, ctx, shapes) -> dict:
-    """{PrimDecl: implementation} for the `candidates` (IR name of a defaulted ring queue → its
+    """{PrimDecl: implementation class} for the `candidates` (IR name of a defaulted queue → its
     declaration and its parts) that one party a side serves, at every shape in `shapes` (the
     launches the host block makes, or the kernel's declared shape)."""
     shapes = shapes or [declared_shape(k)]         # as the hazard checks judge it (passes/hazards.py)
     out = {}
     for name, (decl, parts) in candidates.items():
-        impl = _counted_for(k, parts, ctx) if parts.placement == "shared" else None
-        if impl is not None and _one_party_each_side(k, name, ctx, shapes, constant=impl == "mbarrier"):
+        impl = _cheapest_for(k, parts, ctx.target) if parts.placement == "shared" else None
+        if impl is not None and _one_party_each_side(k, name, ctx, shapes, constant=impl.about.constant_index):
             out[decl] = impl
     return out
 
 
-def _counted_for(k: Kernel, parts, ctx) -> str | None:
-    """The queue that counts its own tickets this target would use for the shared queue `parts`,
-    or None."""
-    target = ctx.target
-    if parts.granularity == "warp":
-        whole = k.block is not None and prod(k.block) % 32 == 0
-        return "mbarrier" if target.mbarrier and whole else None
-    if parts.granularity != "thread":
-        return None
-    bits = 2 * parts.capacity * prod(parts.dims)
-    return "tinylock" if target.lock_bits is not None and bits * TINYLOCK_SHARE <= target.lock_bits else "spsc"
+def _cheapest_for(k: Kernel, parts, target):
+    """The cheapest queue that counts its own tickets this target can use for the shared queue
+    `parts`, or None."""
+    return next((q for q in CHOOSABLE if q.fits_one_party_a_side(k, parts, target)), None)
 
 
 def _one_party_each_side(k: Kernel, name: str, ctx, shapes, constant: bool) -> bool:

@@ -1,11 +1,11 @@
-"""Lowering of `@warp` and `@block` queues: a warp or a block puts and gets as one party.
+"""Lowering of `@warp` and `@block` `ring` queues: a warp or a block puts and gets as one party.
 
 A party's `put q = v` adds one value per member (lane, or thread of the block) as a single item,
 so a slot of the queue holds `members` values (32 for a warp, the block's threads for a block)
 and the capacity counts items. A `get` gives each member the value its counterpart stored: lane
 l of the consumer warp gets what lane l of the producer warp put. Only `ring` queues have parties
-(impls/queue.py); their leader takes the ticket and the other members follow, as a @warp or @block
-semaphore's leader acquires for its party (lower_sync.py):
+(ring.py); their leader takes the ticket and the other members follow, as a @warp or @block
+semaphore's leader acquires for its party (ir/lower/sync.py):
 
     put q[i] = v:   leader: t = queue.reserve @q.space[i]; queue.turn[w] = t
                     the party meets (warp.sync or bar.sync)
@@ -26,20 +26,11 @@ from __future__ import annotations
 
 from math import prod
 
-from ..core.types import BOOL, I32
-from .nodes import Array, Imm, Ref, imm
+from ....core.types import BOOL, I32
+from ...nodes import Array, Ref, imm
+from .base import member_slot
 
 TURN = "queue.turn"
-
-
-def party_members(b, granularity: str) -> int:
-    """Values per slot: 1 for a thread, 32 for a warp, the block's threads for a block (1024, the
-    most a block has, where the kernel does not fix its block)."""
-    if granularity == "thread":
-        return 1
-    if granularity == "warp":
-        return 32
-    return prod(b.block) if b.block is not None else 1024
 
 
 def put(sync, parts, index, value, span) -> None:
@@ -151,36 +142,6 @@ def _release_if(sync, parts, party, took, op: str, side: str, index, ticket, spa
 
 def _read_turn(sync, parts, turn: Ref, span):
     return sync.b.op("ld", I32, turn, hint="ticket", span=span, uniform=parts.granularity)
-
-
-def member_slot(sync, parts, index, ticket, span) -> Ref:
-    """This member's value in the slot of `ticket`: q.data[(iC + t % C) M + m] (q.data[iC + t % C]
-    where a slot holds one value)."""
-    b = sync.b
-    slot = ring_slot(b, parts, index, ticket, span)
-    if parts.members == 1:
-        return Ref(parts.part("data"), slot)
-    member = sync.cx.builtin("lane" if parts.granularity == "warp" else "tid")
-    at = b.op("add", I32, b.op("mul", I32, slot, imm(parts.members), hint="group", span=span), member,
-              hint="member", span=span)
-    return Ref(parts.part("data"), at)
-
-
-def ring_slot(b, parts, index, ticket, span):
-    """A ring queue's slot of `ticket` in `q.data`: iC + t % C."""
-    within = b.op("rem", I32, ticket, imm(parts.capacity), hint="slot", span=span)
-    base = affine(b, index, parts.capacity, 0, span)
-    if isinstance(base, Imm) and base.value == 0:
-        return within
-    return b.op("add", I32, base, within, hint="slot", span=span)
-
-
-def affine(b, index, scale: int, offset: int, span):
-    """index * scale + offset, folded where the index is a constant."""
-    if isinstance(index, Imm):
-        return imm(index.value * scale + offset)
-    scaled = index if scale == 1 else b.op("mul", I32, index, imm(scale), hint="at", span=span)
-    return scaled if offset == 0 else b.op("add", I32, scaled, imm(offset), hint="at", span=span)
 
 
 def _turn_array(sync) -> str:
