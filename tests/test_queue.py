@@ -5,6 +5,7 @@ attempts `tryput` and `tryget`."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,16 @@ def test_a_library_vends_put_get_and_closing(tmp_path):
                  "void close()", "bool next(int32_t& value)", "bool next(uint32_t& value)",
                  "closed_count;   // global, 1 i32, first value 1"):
         assert text in r.out
+
+
+def test_each_vended_queue_names_its_own_implementation():
+    """The comment over each type says which implementation it got: `stages` is an mbarrier
+    queue and `lanes` and `link` spsc ones (stdlib/queue.sync), not `locked`."""
+    r = syncc("build", "stdlib/queue.sync", "--target", "cuda")
+    assert r.code == 0, r.err
+    said = {name: impl for impl, name in re.findall(r"//   implementation: ([^:]+):.*\n(?://.*\n)*struct (\w+)", r.out)}
+    assert {name: said[name] for name in ("stream", "stages", "lanes", "link")} == {
+        "stream": "ring(delay=128)", "stages": "mbarrier", "lanes": "spsc", "link": "spsc"}
 
 
 def test_a_vended_queue_closes_after_its_declared_writers(tmp_path):

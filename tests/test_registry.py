@@ -4,6 +4,9 @@ default the cost model names exists and supports where it is the default, and th
 and the cost model read the same entries."""
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from helpers import no_gpu, syncc
@@ -61,6 +64,37 @@ def test_the_queues_parts_expand_every_queue_operation_and_using_cannot_name_the
     for part in PARTS:
         assert set(part.operations()) <= queue_ops
         assert part.about.name not in CATALOGUE[part.about.kind]
+
+
+def _queue_name_tests(path: Path) -> list[str]:
+    """The comparisons in `path` that test a value naming a queue implementation (`impl.name ==
+    "ring"`, `impl in ("spsc", "mbarrier")`), as source text."""
+    names = set(CATALOGUE["queue"])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        strings = {c.value for part in [node.left, *node.comparators] for c in ast.walk(part)
+                   if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+        if strings & names and "impl" in ast.unparse(node):
+            found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_file_outside_the_queue_package_tests_a_queue_implementations_name():
+    # the front end, lowering, vending and the C++ back end ask the implementation's class or its
+    # catalogue entry instead (docs/architecture.md, "A queue implementation")
+    root = Path(__file__).resolve().parent.parent / "syncc"
+    package = root / "ir" / "impls" / "queue"
+    found = [hit for path in sorted(root.rglob("*.py")) if package not in path.parents
+             for hit in _queue_name_tests(path)]
+    assert not found, "\n".join(found)
+
+
+def test_the_name_test_finds_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('vendable = impl.name in ("spsc", "mbarrier")\nring = prim.impl == "ring"\nx = op == "ring"\n')
+    assert [hit.split(":")[1] for hit in _queue_name_tests(sample)] == ["1", "2"]
 
 
 @pytest.mark.parametrize("key", sorted(DEFAULTS, key=str), ids=str)

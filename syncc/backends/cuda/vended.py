@@ -150,12 +150,12 @@ def vended_types(module, vended: list[VendedOp]) -> list[dict]:
 
 def describe(kernel) -> list[str]:
     """Which implementation the primitive got, and where it comes from."""
-    from ...ir.impls.registry import implementations
+    from ...ir.impls.registry import implementations, queue_of
     prim = kernel.prims[0]          # an operation's kernel has its one primitive (a queue: its parts)
-    if prim.name.endswith(".space"):        # a queue's first part: a `ring` queue's side, or `locked`'s semaphore
-        ring = prim.impl == "ring"
-        impl = implementations("queue")["ring" if ring else "locked"]
-        params = ", ".join(f"{n}={v}" for n, v in prim.params if n != "capacity") if ring else ""
+    if prim.name.endswith(".space"):        # a queue's first part: its own side, or an ordinary semaphore
+        queue = queue_of(prim)
+        impl = queue.about
+        params = ", ".join(f"{n}={v}" for n, v in prim.params if n != "capacity") if queue.sides else ""
     else:
         impl = implementations(prim.kind)[prim.impl]
         params = ", ".join(f"{n}={v}" for n, v in prim.params)
