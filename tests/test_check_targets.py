@@ -1,5 +1,5 @@
 """`syncc check` for both machine models, and the analyses behind the hazard corpus's newer
-programs: uniformity through barriers (uniformity.py), spans of inlined code (lower.py).
+programs: uniformity through barriers (uniformity.py), spans of inlined code (ir/lower/).
 
 The programs themselves, clean and buggy, are tests/hazards/ (test_hazards.py); this file
 pins the command line's report and the analyses' answers on small kernels."""

@@ -7,7 +7,7 @@ from typing import get_args
 
 from syncc.frontend import ast as A
 from syncc.frontend import check, check_calls, check_expr, check_host, check_prims, check_stmts
-from syncc.ir import lower_expr, lower_stmts, lower_sync
+from syncc.ir.lower import expr as lower_expr, stmts as lower_stmts, sync as lower_sync
 from syncc.runtime import host
 
 STATEMENTS = set(get_args(A.Stmt))

@@ -1,5 +1,5 @@
 """Nested locks on one @thread mutex array, on a stack-based GPU (issue 36): which nests structuring
-takes all-or-nothing (ir/lock_nests.py, asked alike by passes/structure.py and checks/locks.py),
+takes all-or-nothing (ir/analysis/lock_nests.py, asked alike by passes/structure.py and checks/locks.py),
 and what the checker says about the others (E0701). The programs that show them running are in
 tests/hazards (MANIFEST.md, issue 36), tests/properties/nest.sync and the golden tests."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from helpers import ROOT, syncc
 from syncc.ir.analysis.cfg import CFG
-from syncc.ir.lock_nests import nest_at, nest_of
+from syncc.ir.analysis.lock_nests import nest_at, nest_of
 from syncc.ir.parser import parse_ir
 
 

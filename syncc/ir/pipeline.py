@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .context import PassContext
-from .launches import launch_shapes
+from .analysis.launches import launch_shapes
 from .lower import lower_program
 from .nodes import Kernel, Module
 from .pass_names import PASS_NAMES

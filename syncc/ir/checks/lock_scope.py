@@ -179,7 +179,7 @@ def _blocks_share(facts: Facts, label: str, ins):
 
 
 def subscripts(facts: Facts, index, dims: tuple) -> list:
-    """The subscripts a row-major linear index was made of (lower.py's `linear`: ((s0·d1 + s1)·d2
+    """The subscripts a row-major linear index was made of (lower/expr.py's `linear`: ((s0·d1 + s1)·d2
     + s2)...), as operands; the index itself when it was not made so."""
     if len(dims) <= 1:
         return [index]

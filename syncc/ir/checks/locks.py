@@ -2,7 +2,7 @@
 
     E0701  (stack-based targets) an element of a @thread mutex array taken while the thread
            holds another element of the same array, where two lanes of a warp can take elements
-           of it, and the nest is not one structuring takes all-or-nothing (ir/lock_nests.py: a
+           of it, and the nest is not one structuring takes all-or-nothing (ir/analysis/lock_nests.py: a
            lane that has finished would wait, still holding its outer element, where its warp
            reconverges after the inner polling loop, for lanes that may spin on that very
            element: what the simulator reports as E0905), or is, but in no proven order (lanes
@@ -25,7 +25,7 @@ from ...core.diagnostics import Note
 from ..impls.registry import implementations
 from ..context import PassContext
 from ..impls.registry import implementation
-from ..lock_nests import can_give_up, nest_of
+from ..analysis.lock_nests import can_give_up, nest_of
 from ..nodes import Instr
 from ..ops import LOCKS
 from ..analysis.facts import Facts
@@ -57,7 +57,7 @@ def _nested_in_one_warp(facts: Facts, before, ctx: PassContext) -> None:
     Nested polling loops deadlock there: a lane that got every level leaves the inner loop and
     waits where its warp reconverges, holding its outer element, for the lanes still polling, and
     one of them may poll for that element (seed 000 §4.4.1, for two locks). Structuring takes a
-    nest all-or-nothing in one loop instead (ir/lock_nests.py, passes/structure.py) where the
+    nest all-or-nothing in one loop instead (ir/analysis/lock_nests.py, passes/structure.py) where the
     implementation can give a lock back; that is safe when every thread takes the array's
     elements in one order (checks/order.py), and livelocks otherwise. Nothing to report where no
     two lanes of one warp take elements of the array: no warp-mate can poll for a held one."""

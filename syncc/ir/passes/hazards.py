@@ -11,7 +11,7 @@ the control flow, the launch's threads and instances, uniformity, values, ranges
 through the sink.
 
 The checks run once for each shape the kernel is launched with (its declared shape and every
-`launch` of the host block, ir/launches.py): a finding that only a launch's shape causes gets
+`launch` of the host block, ir/analysis/launches.py): a finding that only a launch's shape causes gets
 a note at that launch. A launch that differs from a checked shape only in arguments no check
 can see (checks/data_params.py) is not checked again. Lock bits (E0713, W0714) are checked
 where they are laid out, in allocate_lock_bits.

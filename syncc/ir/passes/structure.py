@@ -24,7 +24,7 @@ a latch's) it is the last release (put, signal, post, unlock, count_down) inside
 wait; with none, the loop body is empty (a plain spin), which is safe unless
 the value comes from the waiter's own warp (see hazards.py).
 
-Nested locks on one @thread mutex array (ir/lock_nests.py: a `critical` right inside a
+Nested locks on one @thread mutex array (ir/analysis/lock_nests.py: a `critical` right inside a
 `critical` of the same array, or `lock`s one after the other, with nothing but arithmetic and
 loads between them) would, on a stack-based target, each get a loop, and a lane that got every
 level would wait where its warp reconverges after the inner loop, still holding its outer
@@ -57,7 +57,7 @@ from ...core.types import BOOL, I32
 from ..builder import KernelBuilder
 from ..analysis.cfg import CFG
 from ..context import PassContext
-from ..lock_nests import Nest, can_give_up, nest_at
+from ..analysis.lock_nests import Nest, can_give_up, nest_at
 from ..nodes import Instr, Kernel, Reg, imm
 from ..ops import BLOCKING_PRIM
 from ..analysis.wait_regions import UNPAIRED, release_point, unlocks_of, waits_together

@@ -1,15 +1,15 @@
 """Lowering of statements: `let` and assignment into registers and memory, `if`, `while` and
 `for` as blocks and branches, `break`/`continue`/`return` as jumps (a `return` in an inlined
-function jumps to its end), shared arrays. Synchronization statements are in lower_sync.py.
+function jumps to its end), shared arrays. Synchronization statements are in sync.py.
 """
 from __future__ import annotations
 
-from ..core.handlers import HandlerTable
-from ..frontend import ast as A
-from ..core.types import BOOL, I32, ScalarType
-from .lower_context import LoweringContext
-from .lower_expr import BINARY
-from .nodes import Array, Imm, Ref, Reg, imm
+from ...core.handlers import HandlerTable
+from ...core.types import BOOL, I32, ScalarType
+from ...frontend import ast as A
+from ..nodes import Array, Imm, Ref, Reg, imm
+from .context import LoweringContext
+from .expr import BINARY
 
 statements = HandlerTable()
 

@@ -6,19 +6,19 @@ subscripts become row-major linear indices; built-in values (`tid`, `lane`,
 ...) are computed once in the entry block. The program has been checked:
 lowering assumes it is well typed and reports nothing but choices (remarks).
 
-A kernel's lowering is three parts sharing one LoweringContext (lower_context.py):
-statements (lower_stmts.py), expressions (lower_expr.py) and synchronization
-(lower_sync.py), each dispatching on node classes through a HandlerTable.
+A kernel's lowering is three parts sharing one LoweringContext (context.py): statements
+(stmts.py), expressions (expr.py) and synchronization (sync.py, with queue declarations in
+queue.py), each dispatching on node classes through a HandlerTable.
 """
 from __future__ import annotations
 
-from ..frontend.symbols import CheckedModule, KernelInfo
-from . import lower_expr, lower_stmts, lower_sync
-from .context import PassContext
-from .impls.queue.choose import queue_choices
-from .launches import launch_shapes
-from .lower_context import LoweringContext
-from .nodes import Kernel, Module
+from ...frontend.symbols import CheckedModule, KernelInfo
+from ..analysis.launches import launch_shapes
+from ..context import PassContext
+from ..impls.queue.choose import queue_choices
+from ..nodes import Kernel, Module
+from . import expr, stmts, sync
+from .context import LoweringContext
 
 
 def lower_program(checked: CheckedModule, ctx: PassContext) -> Module:
@@ -50,11 +50,11 @@ class KernelLowering:
     def __init__(self, checked: CheckedModule, info: KernelInfo, types: dict, refs: dict, ctx: PassContext,
                  preferred: dict | None = None):
         cx = self.cx = LoweringContext(checked, info, types, refs, ctx)
-        cx.stmts = lower_stmts.StatementLowering(cx)
-        cx.exprs = lower_expr.ExpressionLowering(cx)
-        cx.sync = lower_sync.SyncLowering(cx, preferred)
-        cx.statement_handlers = lower_stmts.statements.bind(cx.stmts) | lower_sync.statements.bind(cx.sync)
-        cx.expression_handlers = lower_expr.expressions.bind(cx.exprs) | lower_sync.expressions.bind(cx.sync)
+        cx.stmts = stmts.StatementLowering(cx)
+        cx.exprs = expr.ExpressionLowering(cx)
+        cx.sync = sync.SyncLowering(cx, preferred)
+        cx.statement_handlers = stmts.statements.bind(cx.stmts) | sync.statements.bind(cx.sync)
+        cx.expression_handlers = expr.expressions.bind(cx.exprs) | sync.expressions.bind(cx.sync)
 
     def run(self) -> Kernel:
         cx, b = self.cx, self.cx.b

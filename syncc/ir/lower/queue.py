@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from math import prod
 
-from .impls.queue.base import QueueParts, party_members
-from .impls.registry import default_implementation, queue_implementation
+from ..impls.queue.base import QueueParts, party_members
+from ..impls.registry import default_implementation, queue_implementation
 
 
 def declare_queue(sync, d, info, name: str) -> tuple[type, QueueParts]:

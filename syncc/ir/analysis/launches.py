@@ -11,11 +11,11 @@ the argument stays symbolic.
 """
 from __future__ import annotations
 
-from ..frontend import ast as A
-from ..frontend.consts import NotConstant, fold
-from ..frontend.symbols import CheckedModule
-from ..core.types import ArrayType
-from .analysis.space import Shape
+from ...core.types import ArrayType
+from ...frontend import ast as A
+from ...frontend.consts import NotConstant, fold
+from ...frontend.symbols import CheckedModule
+from .space import Shape
 
 
 def launch_shapes(checked: CheckedModule) -> dict[str, list[Shape]]:

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .analysis.cfg import CFG
-from .impls.registry import implementations
-from .nodes import Instr, Kernel
-from .analysis.regions import encloses
-from .analysis.wait_regions import UNPAIRED, release_point
+from ..impls.registry import implementations
+from ..nodes import Instr, Kernel
+from .cfg import CFG
+from .regions import encloses
+from .wait_regions import UNPAIRED, release_point
 
 
 def _rerunnable(ins: Instr) -> bool:

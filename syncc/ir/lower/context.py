@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..frontend.symbols import CheckedModule, KernelInfo, Symbol
-from ..core.types import BOOL, I32, INT_LIT, SCALARS, ArrayType, ScalarType
-from .builder import KernelBuilder
-from .context import PassContext
-from .nodes import Array, Reg
-from .specials import Specials
+from ...core.types import BOOL, I32, INT_LIT, SCALARS, ArrayType, ScalarType
+from ...frontend.symbols import CheckedModule, KernelInfo, Symbol
+from ..builder import KernelBuilder
+from ..context import PassContext
+from ..nodes import Array, Reg
+from ..specials import Specials
 
 
 class LoweringError(Exception):

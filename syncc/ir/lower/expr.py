@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..core.handlers import HandlerTable
-from ..core.source import Span
-from ..frontend import ast as A
-from ..frontend.consts import NotConstant, c_div, c_rem, fold
-from ..frontend.symbols import Symbol
-from ..core.types import BOOL, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
-from .inlined import through_call
-from .lower_context import LoweringContext, LoweringError
-from .nodes import Array, Imm, Ref, Reg, imm
+from ...core.handlers import HandlerTable
+from ...core.source import Span
+from ...core.types import BOOL, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
+from ...frontend import ast as A
+from ...frontend.consts import NotConstant, c_div, c_rem, fold
+from ...frontend.symbols import Symbol
+from ..inlined import through_call
+from ..nodes import Array, Imm, Ref, Reg, imm
+from .context import LoweringContext, LoweringError
 
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or", "^": "xor",
           "<<": "shl", ">>": "shr"}

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from math import prod
 
-from ..core.handlers import HandlerTable
-from ..frontend import ast as A
-from ..core.types import BOOL, I32, U32
-from .lower_context import LoweringContext
-from .impls.registry import default_implementation, implementations
-from .lower_queue import declare_queue
-from .nodes import Prim, Ref, imm
+from ...core.handlers import HandlerTable
+from ...core.types import BOOL, I32, U32
+from ...frontend import ast as A
+from ..impls.registry import default_implementation, implementations
+from ..nodes import Prim, Ref, imm
+from .context import LoweringContext
+from .queue import declare_queue
 
 statements = HandlerTable()
 expressions = HandlerTable()     # the expressions on primitives: get, trylock, trywait
@@ -316,7 +316,7 @@ class SyncLowering:
 
     def trylock_slot(self) -> str:
         """A shared word through which thread 0 tells its block whether a @block trylock succeeded."""
-        from .nodes import Array
+        from ..nodes import Array
         for a in self.b.arrays:
             if a.name == "trylock.result":
                 return a.name
