@@ -12,7 +12,7 @@ import pytest
 from helpers import no_gpu, syncc
 
 from syncc.frontend.catalogue import KINDS
-from syncc.ir.impls.registry import CATALOGUE, DEFAULTS, REGISTRY, default_implementation
+from syncc.ir.impls.registry import CATALOGUE, DEFAULTS, REGISTRY, TRYABLE, default_implementation
 from syncc.ir.ops import OPS
 from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 
@@ -130,6 +130,12 @@ def test_a_tried_mutex_gets_one_that_can_give_up():
         for placement, granularity in (("global", "thread"), ("global", "block"), ("shared", "warp")):
             choice = default_implementation(target, "mutex", placement, granularity, tried=True)
             assert CATALOGUE["mutex"][choice.impl].abandonable, (target.name, placement, granularity)
+
+
+def test_only_locks_that_can_give_up_are_ranked_for_trylock():
+    ranked = [impl for impl in REGISTRY["mutex"] if impl.for_trylock]
+    assert ranked and all(impl.about.abandonable for impl in ranked if "for_trylock" in vars(impl))
+    assert all(TRYABLE.values())
 
 
 def test_too_many_warps_of_channel_slots_for_named_barriers_get_lock_bits():

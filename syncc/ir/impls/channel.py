@@ -320,6 +320,16 @@ class NamedBar(Channel):
     one_consumer_warp = True      # the named barrier counts the producer warp and one other
 
     @classmethod
+    def instead(cls, target, instances):
+        groups = -(-instances // 32)
+        if groups > target.named_barriers - 1:
+            return TinyLock.about.name, (
+                f"{groups} warps of slots need more named barriers than the {target.named_barriers - 1} "
+                "a block can spare, so one lock bit per warp with a vote (seed 000 Listing 9: "
+                "warp_vote, 2.0x atom_lock)")
+        return None
+
+    @classmethod
     def named_barriers(cls, prim):
         return max(1, -(-prim.instances // 32))        # one per warp of slots
 

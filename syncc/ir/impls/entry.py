@@ -39,6 +39,12 @@ class Expansion:
       * `orders_memory(prim, target)`: whether its own meeting orders the memory accesses around
         it, so the fence pass adds none (a named barrier does; so does a @thread lock-bit channel,
         whose value travels in the word whose bit is the lock);
+    what the cost model must know of it (registry.default_implementation):
+      * `instead(target, instances)`: where it is the default but does not fit a declaration of
+        that many slots, the implementation to use instead and why (None: it fits);
+      * `for_trylock`: machine model → rank, for an abandonable mutex: where `trylock` is used on
+        a mutex whose default cannot give up a try, the model takes the lowest rank that fits
+        (read only where `about.abandonable`: a subclass that cannot give up inherits it unused);
     and what the hazard checks (ir/checks/) must know of its protocol:
       * `meets_lanes_only`: its `sync` is a meeting of one warp's lanes and nothing more;
       * `nested_reads`: a reader may read again while it reads (readers never wait for readers);
@@ -55,6 +61,7 @@ class Expansion:
     one_consumer_warp = False
     one_party_per_side = False
     nodes_per_thread: int | None = None
+    for_trylock: dict[str, int] = {}
 
     @classmethod
     def operations(cls) -> dict:
@@ -68,6 +75,10 @@ class Expansion:
     @classmethod
     def named_barriers(cls, prim) -> int:
         return 0
+
+    @classmethod
+    def instead(cls, target, instances: int) -> tuple[str, str] | None:
+        return None
 
     @classmethod
     def meets_at_block_barrier(cls, prim) -> bool:

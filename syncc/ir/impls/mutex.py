@@ -30,6 +30,7 @@ class Tas(Acquirable):
                   "test-and-set: spin on atomic compare-and-swap", "seed 003 Listing 4.2; seed 001 Algorithm 1",
                   abandonable=True)
     defaults = ()
+    for_trylock = {"ptx": 1, "fermi": 2}
 
     @classmethod
     def word(cls, em: Emitter, prim: Prim) -> str:
@@ -68,6 +69,7 @@ class Ttas(Tas):
     about = entry("mutex", "ttas", "global", "thread warp block",
                   "test-and-test-and-set: poll with L1-bypassing loads, then CAS", "seed 003 Listing 4.4",
                   abandonable=True)
+    for_trylock = {"ptx": 0, "fermi": 3}
 
     @classmethod
     def attempt(cls, em, prim, ins, token):
@@ -85,6 +87,7 @@ class Backoff(WithBackoff, Tas):
     about = entry("mutex", "backoff", "global shared", "thread warp block",
                   "spin lock with growing delay between attempts", "seed 001 Algorithm 2", BACKOFF_PARAMS,
                   abandonable=True)
+    for_trylock = {"ptx": 2, "fermi": 1}
     defaults = (
         *default("fermi", "global @thread", "seed 001 Table 5: on Fermi the spin lock with backoff overtakes "
                                             "fetch-and-add beyond a few blocks"),
@@ -228,6 +231,7 @@ class TinyLock(Tas):
                   "Fermi lock bits (LDSLK/STSUL), no mutex word; a warp shares one bit at @warp",
                   "seed 000 Listings 4 and 9", abandonable=True, lock_bits=True)
     stand_in = "tas"        # a shared word, where there are no lock bits
+    for_trylock = {"fermi": 0}
     defaults = (
         *default("fermi", "shared @thread", "seed 000: lock bits need no mutex word and one load and one store "
                                             "per acquisition; 4.0x the atomic spin lock"),

@@ -74,9 +74,13 @@ DEFAULTS: dict[tuple[str, str, str, str, bool | None], tuple[str, Default]] = {
     (d.target, kind, d.placement, d.granularity, d.named): (impl.about.name, d)
     for kind, impls in REGISTRY.items() for impl in impls for d in impl.defaults}
 
-# Locks a thread can try once and give up on, best first, for a mutex used with `trylock` (only
-# mutexes have it)
-_TRYABLE = {"ptx": ("ttas", "tas", "backoff"), "fermi": ("tinylock", "backoff", "tas", "ttas")}
+# machine model → the locks a thread can try once and give up on, best first, for a mutex used
+# with `trylock` (only mutexes have it): each abandonable mutex's `for_trylock` ranks
+TRYABLE: dict[str, tuple[str, ...]] = {
+    model: tuple(impl.about.name for impl in sorted(
+        (i for i in REGISTRY["mutex"] if i.about.abandonable and model in i.for_trylock),
+        key=lambda i: i.for_trylock[model]))
+    for model in sorted({m for impl in REGISTRY["mutex"] for m in impl.for_trylock})}
 
 
 class NoDefault(LookupError):
@@ -106,16 +110,14 @@ def default_implementation(target, kind: str, placement: str, granularity: str, 
                         + ": give its `default(...)` rows in ir/impls/, or name a model whose defaults it takes "
                           "(MachineModel.defaults_of)")
     name, where = found
-    groups = -(-instances // 32)
-    if name == "namedbar" and groups > target.named_barriers - 1:
-        return _choice(kind, "tinylock", (
-            f"{groups} warps of slots need more named barriers than the {target.named_barriers - 1} "
-            "a block can spare, so one lock bit per warp with a vote (seed 000 Listing 9: "
-            "warp_vote, 2.0x atom_lock)"))
+    other = _CLASSES[kind, name].instead(target, instances)
+    if other is not None:
+        return _choice(kind, *other)
     if kind == "mutex" and tried and not CATALOGUE[kind][name].abandonable:
-        tryable = _TRYABLE.get(model)
+        tryable = TRYABLE.get(model)
         if tryable is None:
-            raise NoDefault(f"the machine model `{model}` lists no locks a `trylock` can give up on (registry._TRYABLE)")
+            raise NoDefault(f"the machine model `{model}` ranks no lock a `trylock` can give up on (a mutex "
+                            "implementation's `for_trylock`)")
         for fallback in tryable:
             impl = CATALOGUE[kind][fallback]
             if placement in impl.placements and granularity in impl.granularities:
