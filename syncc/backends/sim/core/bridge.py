@@ -3,13 +3,15 @@ runs the engine, answers its events with the reference's own code, and writes th
 
     status, repeat = advance(sim, until)      # as Simulator.advance, on the compiled engine
 
-The Simulator's objects stay the record of the run. Block launch and exit are the reference's
-`_launch_blocks` / `_finish_block` (the new warps' registers, predicates and local memory are
-views into the engine's arrays, so nothing is copied for them); livelock checks are its
-`_quiet_check`; observers' hooks are called from the engine's event log (replay.py).
-Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export` writes every
-other part of the state into the objects, so that diagnosis, `--stats`, `keep_shared` and the
-reference engine itself go on from exactly where the engine stopped.
+The Simulator's objects stay the record of the run, and the bridge uses only their public
+names (simulator.Simulator's docstring lists them). A block's end and the launch of the next
+blocks are the reference's `finish_block` (the new warps' registers, predicates and local memory
+are views into the engine's arrays, so nothing is copied for them); livelock checks are its
+`quiet_check`; a fault's message is its own; observers' hooks are called from the engine's event
+log (replay.py). Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export`
+writes every other part of the state into the objects (weak memory's as weakmem.WeakMemory
+lists it), so that diagnosis, `--stats`, `keep_shared` and the reference engine itself go on
+from exactly where the engine stopped.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from ..execute import InstructionError, Trap
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
-from ..weakmem import WeakMemory, _Pending
+from ..weakmem import PendingStore, WeakMemory
 from . import engine as E
 from .layout import *  # the column and code names the engine and the bridge share
 from .replay import replay
@@ -151,6 +153,7 @@ class Core:
         self.retired: dict[str, dict[int, int]] = {"sm_floor": {}, "sm_last": {}, "observed": {}}
 
     def advance(self, until: int) -> tuple[str, tuple | None]:
+        """Simulator.advance on this engine (module-level `advance`)."""
         return advance(self.sim, until)
 
     def replay_log(self) -> None:
@@ -213,7 +216,7 @@ class Core:
         sim, S = self.sim, self.S
         block = self.block_of.pop(b)
         del self.slot_of[id(block)]
-        self._sync_clock()
+        self.sync_clock()
         for k in range(S.B[b, B_NWARPS]):
             slot = S.BW[b, k]
             w = self.warp_at.pop(slot)
@@ -230,22 +233,24 @@ class Core:
         self.free_blocks.append(b)
         # the engine's schedulers are the truth: the reference appends the new warps to them
         self._export_schedulers(block.sm.index)
-        sim._finish_block(block)
+        sim.finish_block(block)
         self.bind_new_blocks()
 
     # ---- the clock and counters
-    def _sync_clock(self) -> None:
+    def sync_clock(self) -> None:
+        """Write the engine's clock and instruction counts into the Simulator."""
         sim, G = self.sim, self.S.G
         sim.now, sim.warp_instructions, sim.thread_instructions = int(G[G_NOW]), int(G[G_WI]), int(G[G_TI])
         sim.last_change = int(G[G_LAST_CHANGE])
 
     # ---- writing the state back into the reference's objects
     def export(self) -> None:
+        """Write the whole state back into the Simulator's objects (the engine stopped)."""
         sim, S = self.sim, self.S
-        self._sync_clock()
+        self.sync_clock()
         G = S.G
-        sim._warp = self.warp_at.get(int(G[G_LASTW])) if G[G_LASTW] >= 0 else sim._warp
-        sim._issue_pc = int(G[G_LASTPC]) if G[G_LASTW] >= 0 else sim._issue_pc
+        if G[G_LASTW] >= 0:                               # the engine issued: where a fault is reported
+            sim.last_warp, sim.last_pc = self.warp_at.get(int(G[G_LASTW])), int(G[G_LASTPC])
         st = sim.stats
         st.issues, st.lanes, st.cycles = S.stat_issues.tolist(), S.stat_lanes.tolist(), S.stat_cycles.tolist()
         st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
@@ -330,7 +335,7 @@ class Core:
             sm, x = divmod(int(S.HK[h]), nglobal)
             r, q = int(S.HV[h, 0]), []
             while r >= 0:
-                q.append(_Pending(*S.POOL[r, :7].tolist()))
+                q.append(PendingStore(*S.POOL[r, :7].tolist()))
                 r = int(S.POOL[r, 7])
             mem.queues[sm][x] = q
         for sm, cache in enumerate(mem.l1):
@@ -392,7 +397,7 @@ class Core:
         if code == E_TRAP:
             raise Trap(lane)
         if code == E_GLOBAL:
-            sim.gmem._fault(np.array([addr]), np.array([why]), [lane])
+            sim.gmem.raise_fault(np.array([addr]), np.array([why]), [lane])
         space = "shared" if code == E_SHARED else "local"
         raise MemoryFault(space, addr, lane, sim.bad_address_reason(space, addr))
 
@@ -455,7 +460,7 @@ def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | No
             core.block_done(int(G[G_EVENT_ARG]))
             continue
         if event == EV_CHECK:
-            core._sync_clock()
+            core.sync_clock()
             quiet = fingerprints and sim.now - sim.last_change > sim.config.quiet_cycles
             if quiet:
                 core.export()

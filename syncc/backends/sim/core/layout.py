@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...fermi.isa import RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
-from ..execute import Kind, _imm
+from ..execute import Kind, immediate
 
 # ---- opcodes the engine implements (anything else keeps the launch on the reference engine)
 OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
@@ -148,7 +148,7 @@ def _put(row, k: int, o, env) -> None:
     elif isinstance(o, Pred):
         row[c:c + 4] = (O_PRED, o.n, o.neg, 0)
     elif isinstance(o, (SassImm, ConstBankWord)):
-        row[c:c + 2] = (O_IMM, _imm(o, env) & 0xFFFFFFFF)
+        row[c:c + 2] = (O_IMM, immediate(o, env) & 0xFFFFFFFF)
 
 
 def _operands(row, ins, env) -> None:
@@ -222,7 +222,7 @@ def _operands(row, ins, env) -> None:
         row[T_SIGNED] = "U32" not in mods
     if op in ("SHL", "SHR"):
         b = ops[2]
-        row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (_imm(b, env) & 0xFFFFFFFF) < 32
+        row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (immediate(b, env) & 0xFFFFFFFF) < 32
     for k, o in enumerate(ops[1:5]):
         if not isinstance(o, Special):
             _put(row, k, o, env)
