@@ -1,6 +1,7 @@
 """The compiled core talks to the simulator through a small public interface: the names it uses
-of the Simulator are the ones simulator.Simulator's docstring lists, and it uses no underscore
-name of another module. These read the source; they need no numba.
+of the Simulator are the ones simulator.Simulator's docstring lists, it uses no underscore name
+of another module, and every name it uses can be traced to where it is defined (no `import *`,
+here or anywhere in syncc). These read the source; they need no numba.
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import ast
 import re
 from pathlib import Path
 
+from syncc.backends.sim.core import layout
 from syncc.backends.sim.simulator import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,6 +19,12 @@ NAMEDTUPLE_API = {"_replace", "_fields", "_asdict", "_make"}     # public, under
 
 def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(), str(path))
+
+
+def test_no_module_of_syncc_imports_star():
+    stars = [f"{p.relative_to(ROOT)}:{n.lineno}" for p in sorted((ROOT / "syncc").rglob("*.py"))
+             for n in ast.walk(_tree(p)) if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
+    assert not stars, f"import * hides where names come from: {stars}"
 
 
 def test_the_compiled_core_uses_no_private_name_of_another_module():
@@ -52,3 +60,10 @@ def test_every_simulator_name_the_core_uses_is_in_the_documented_interface():
     assert used <= documented, f"not in Simulator's docstring: {sorted(used - documented)}"
     for name in used:
         assert not name.startswith("_")
+
+
+def test_the_opcode_numbers_agree_with_the_opcode_list():
+    for i, name in enumerate(layout.OPS):
+        assert getattr(layout, f"OP_{name}") == i == layout.OP[name]
+    numbered = {n for n in vars(layout) if n.startswith("OP_")}
+    assert numbered == {f"OP_{name}" for name in layout.OPS}

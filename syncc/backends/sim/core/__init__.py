@@ -7,6 +7,8 @@ engine's objects (bridge.py). `Simulator` picks it for a launch when it can run 
 
 That is all the Simulator asks of the core. The other way, the bridge uses the Simulator's public
 names only (simulator.Simulator's docstring lists them, weakmem.WeakMemory's its state).
+layout.py names the columns of the arrays the engine and the bridge share, and each file
+imports the names it uses from it.
 """
 from __future__ import annotations
 

@@ -16,11 +16,17 @@ import numpy as np
 from ...fermi.isa import RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
 from ..execute import Kind, immediate
 
-# ---- opcodes the engine implements (anything else keeps the launch on the reference engine)
+# ---- opcodes the engine implements (anything else keeps the launch on the reference engine), and
+# the number of each: OP_MOV is OPS.index("MOV") (tests/engines/test_interface.py checks that the
+# two lists agree). The engine compares T_OP with these; numba compiles them as constants.
 OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
        "IMNMX", "SEL", "POPC", "ISETP", "PSETP", "VOTE", "NOP", "LDS", "STS", "LDSLK", "STSUL", "LD", "ST",
        "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
        "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR")
+(OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
+ OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_POPC, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS,
+ OP_LDSLK, OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA,
+ OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR) = range(37)
 OP = {name: i for i, name in enumerate(OPS)}
 KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR)
 KIND = {k: i for i, k in enumerate(KINDS)}
@@ -66,10 +72,7 @@ INF = 1 << 62               # a time that never comes (the reference's float inf
 (N_FREE, N_USED, N_HEAP) = range(3)   # NUM: free pool rows, hash slots used (tombstones too), heap rows
 
 
-OP_IDS = {f"OP_{name}": i for name, i in OP.items()}      # OP_MOV, ... for the engine (numba reads ints)
-globals().update(OP_IDS)
-
-# ---- columns of the launch's configuration (C, int64), filled by state.py from FermiConfig
+# ---- columns of the launch's configuration (C, int64), filled by bridge.Core from FermiConfig
 (C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
