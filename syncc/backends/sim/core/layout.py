@@ -6,6 +6,11 @@ names of the columns of every flat state array (so that the engine and the bridg
 A row holds what decode() gave the reference engine, as numbers: the opcode (OPS), the kind
 (KINDS), the guard, the destinations, up to four source operands (a register with its `-`/`~`,
 or an immediate already read from the constant bank) and the modifiers that change meaning.
+
+numba compiles these numbers into the engine as constants, and its disk cache checks only
+engine.py's own source: after changing a number here, change engine.py too (or delete
+core/__pycache__), or the cached engine keeps the old one. docs/fermi.md ("Adding an
+instruction") says what a new opcode needs here and in engine.py.
 """
 from __future__ import annotations
 
