@@ -5,8 +5,21 @@
 
 `dataclasses.dataclass` writes each class's `__init__`, `__repr__`, `__eq__`, `__hash__` and
 frozen `__setattr__`/`__delattr__` as source text and `exec`s it: about 55 µs a method, half of
-it compiling, some 30 ms of every `syncc build` for the hundred-odd classes a compile imports.
-prebuilt_methods.py holds those methods as ordinary Python, compiled once into its `.pyc`.
+it compiling, for the 118 classes a compile imports. prebuilt_methods.py holds those methods as
+ordinary Python, compiled once into its `.pyc`.
+
+What that buys (`python bench/prebuilt.py`: fresh processes with the prebuilt methods and
+without them, alternating, median of 15 each, two rounds; 2026-11-28, the 2-core VM with other
+jobs running; CPU time throughout): about a quarter of a compile, 34-35 ms a process. `syncc
+check examples/wavefront.sync` takes 94-97 ms with them and 128-132 ms without; `syncc build
+examples/wavefront.sync --target fermi-sass` 106-112 ms against 140-147 ms. It pays where the
+`.pyc` files are, as they are for an installed syncc; a process that may neither read nor
+write them compiles prebuilt_methods.py's 3,600 lines every time, which costs about what they
+save (`--no-pyc`, the same check: 465 ms with them, 474 ms without).
+
+prebuilt_methods.py is generated (its first line says so, as frontend/grammar_tables.py's does)
+and stays here, beside the decorator that reads it and below every layer whose dataclasses use it.
+
 This decorator lets `dataclasses.dataclass` do everything that needs no `exec` (the fields,
 `__dataclass_fields__`, `__match_args__`, the slotted copy of the class) and adds the prebuilt
 methods, with the dataclass's semantics: fields(), replace() and asdict() work, frozen instances

@@ -91,7 +91,9 @@ class Decoded:
 
 # ---- operands ----------------------------------------------------------------------------
 
-def _imm(o, env: Env) -> int:
+def immediate(o, env: Env) -> int:
+    """The value of an immediate operand: a SassImm's, or a constant-bank word's as this launch's
+    bank holds it. The compiled core reads its immediates through this too (core/layout.py)."""
     if isinstance(o, SassImm):
         return o.value
     if isinstance(o, ConstBankWord):
@@ -108,7 +110,7 @@ def _unsigned(o, env: Env):
         if o.inv:
             return lambda w: np.invert(w.r[n])
         return lambda w: w.r[n]
-    c = U32(_imm(o, env) & MASK32)
+    c = U32(immediate(o, env) & MASK32)
     return lambda w: c
 
 
@@ -120,7 +122,7 @@ def _signed(o, env: Env):
         if o.inv:
             return lambda w: np.invert(w.s[n])
         return lambda w: w.s[n]
-    v = _imm(o, env) & MASK32
+    v = immediate(o, env) & MASK32
     c = I32(v - (1 << 32) if v & 0x80000000 else v)
     return lambda w: c
 
@@ -191,7 +193,7 @@ def _iadd(ins, env):
 
 def _iscadd(ins, env):
     a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
-    shift = U32(_imm(ins.operands[3], env) & 31)
+    shift = U32(immediate(ins.operands[3], env) & 31)
     return _ufunc(ins, np.add, lambda w: np.left_shift(a(w), shift, dtype=U32), b)
 
 
@@ -218,8 +220,8 @@ def _shift_amount(v):
 
 def _shl(ins, env):
     a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
-    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and _imm(ins.operands[2], env) & MASK32 < 32:
-        k = U32(_imm(ins.operands[2], env))
+    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and immediate(ins.operands[2], env) & MASK32 < 32:
+        k = U32(immediate(ins.operands[2], env))
         return _ufunc(ins, np.left_shift, a, lambda w: k)
 
     def compute(w):
@@ -230,8 +232,8 @@ def _shl(ins, env):
 
 def _shr(ins, env):
     logical = "U32" in ins.mods
-    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and _imm(ins.operands[2], env) & MASK32 < 32:
-        k = _imm(ins.operands[2], env)
+    if isinstance(ins.operands[2], (SassImm, ConstBankWord)) and immediate(ins.operands[2], env) & MASK32 < 32:
+        k = immediate(ins.operands[2], env)
         if logical:
             return _ufunc(ins, np.right_shift, _unsigned(ins.operands[1], env), lambda w: U32(k))
         return _ufunc(ins, np.right_shift, _signed(ins.operands[1], env), lambda w: I32(k), signed=True)
@@ -774,7 +776,7 @@ def operand_value(o, w, env: Env) -> np.ndarray:
     if isinstance(o, SassReg):
         return w.r[o.n]
     if isinstance(o, (SassImm, ConstBankWord)):
-        return np.full(32, _imm(o, env) & MASK32, dtype=U32)
+        return np.full(32, immediate(o, env) & MASK32, dtype=U32)
     raise TypeError(o)
 
 

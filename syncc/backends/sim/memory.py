@@ -78,10 +78,12 @@ class GlobalMemory:
         idx = (addrs.astype(np.int64) - GLOBAL_BASE) >> 2
         if ((addrs & 3) != 0).any() or (idx < 0).any() or (idx >= len(self.words)).any() or not self.valid[
                 np.clip(idx, 0, max(0, len(self.words) - 1))].all():
-            self._fault(addrs, idx, lanes)
+            self.raise_fault(addrs, idx, lanes)
         return idx
 
-    def _fault(self, addrs, idx, lanes) -> None:
+    def raise_fault(self, addrs, idx, lanes) -> None:
+        """Raise the MemoryFault of the first lane whose byte address is misaligned or outside every
+        allocation (addrs, their word indices idx, and the lanes, in the same order)."""
         for a, i, lane in zip(addrs.tolist(), idx.tolist(), lanes):
             if a & 3:
                 raise MemoryFault("global", a, lane, "not aligned to 4 bytes")

@@ -197,6 +197,32 @@ class SM:
 
 
 class Simulator:
+    """One launch on the machine: `run()` simulates it on the engine its configuration asks for
+    and gives the Outcome.
+
+    The reference engine is this class (with execute.py, its.py and weakmem.py). The compiled
+    core (core/) runs a launch on arrays and uses the reference's objects as the record of the
+    run, through these public names and nothing else:
+
+    - read when it builds its arrays: `config`, `kernel`, `grid`, `block_shape`,
+      `warps_per_block`, `code` and `env` (the decoded instructions and the constant bank),
+      `gmem`, `mem` (the memory model), `sms` (their schedulers, blocks and shared memory),
+      `l2_free`, `observer`;
+    - written back whenever it stops: the clock `now`, `warp_instructions`,
+      `thread_instructions`, `last_change`, `stats`, `l2_free`, every warp, scheduler, block
+      and shared memory, `mem`'s state (weakmem.WeakMemory says which), and `last_warp` /
+      `last_pc`, the warp that issued last and the address it issued from (where a fault is
+      reported);
+    - the reference's own steps, so that both engines do them with one code:
+      `finish_block(block)` (a block's last warp is done: free its SM's room, record it, launch
+      the next blocks there; the core then takes the new blocks from `sms` and `live_blocks`),
+      `start_checks()` / `check_at` / `quiet_check()` (the checks for a quiet machine and its
+      livelock fingerprint), and the messages of a run-time error (`ran_off_end`,
+      `bra_u_disagrees`, `no_such_barrier`, `sync_without_stack`, `bad_address_reason`).
+
+    `engine` says which engine ran the launch and `core` is the compiled core's launch (None
+    on the reference engine); `_choose_engine` sets both."""
+
     def __init__(self, kernel: SassKernel, config: FermiConfig, grid: tuple[int, int, int],
                  block: tuple[int, int, int], gmem: GlobalMemory, params: list[int], observer=None,
                  keep_shared: bool = False):
@@ -238,9 +264,10 @@ class Simulator:
         self.warps: list[Warp] = []        # every warp launched, for diagnosis
         self.keep_shared = keep_shared
         self.shared_after: dict[tuple, np.ndarray] = {}   # block index → its shared words at its end
-        self._warp: Warp | None = None     # the warp issuing now (for faults)
+        self.last_warp: Warp | None = None   # the warp that issued last (a fault's place) ...
+        self.last_pc = 0                     # ... and the address it issued from
         self.last_change = 0               # the last cycle a store changed a value, a warp exited, a barrier opened
-        self._issue_pc = 0
+        self.core = None                   # the compiled core's launch (core/bridge.Core), when it runs it
 
     # ---- launching blocks
     def _fits(self, sm: SM) -> bool:
@@ -329,9 +356,12 @@ class Simulator:
         for bar_id, bar in list(block.barriers.items()):
             self._maybe_release(block, bar_id, bar)
         if block.live == 0:
-            self._finish_block(block)
+            self.finish_block(block)
 
-    def _finish_block(self, block: ThreadBlock) -> None:
+    def finish_block(self, block: ThreadBlock) -> None:
+        """The block's last warp is done: keep its shared memory (keep_shared), free its room on
+        the SM, record it in the stats, tell the observer, and launch the next blocks on its SM.
+        Both engines finish a block with this."""
         sm = block.sm
         if self.keep_shared:
             self._keep_shared(sm, block)
@@ -487,7 +517,7 @@ class Simulator:
         if i >= len(code) or pc & 7:
             raise InstructionError(self.ran_off_end(w, pc))
         d = code[i]
-        self._warp, self._issue_pc = w, pc
+        self.last_warp, self.last_pc = w, pc
         stats = self.stats
         gap = now - w.last_issue
         stats.cycles[i] += gap
@@ -810,8 +840,8 @@ class Simulator:
                        self.stats, self.shared_after)
 
     def _fault(self, kind: str, message: str, lane: int | None = None) -> Outcome:
-        w = self._warp
-        pc = w.pc if w is not None and w.last_issue != self.now else self._issue_pc
+        w = self.last_warp
+        pc = w.pc if w is not None and w.last_issue != self.now else self.last_pc
         return self._outcome("fault", Fault(kind, message, w, pc, L.LANE[lane] if lane is not None else 0))
 
     def _deadlock(self) -> Outcome:

@@ -101,8 +101,10 @@ class ScMemory:
         return ()
 
 
-class _Pending:
-    """One lane's store on its way to L2."""
+class PendingStore:
+    """One lane's store on its way to L2: its sequence number, when its SM and L2 see it, the
+    value, and who stored it (warp uid, lane, pc). The compiled core writes its queued stores
+    back as these."""
     __slots__ = ("seq", "sm_at", "l2_at", "value", "uid", "lane", "pc")
 
     def __init__(self, seq, sm_at, l2_at, value, uid, lane, pc):
@@ -111,6 +113,12 @@ class _Pending:
 
 
 class WeakMemory(ScMemory):
+    """The weak model (the module's docstring). Its state is these public attributes, which the
+    compiled core (core/bridge.py) writes back whenever it stops, so that the reference engine,
+    the livelock fingerprint (`key`) and diagnosis go on from there: `queues` (per SM: word →
+    its PendingStores, in order), `l1` (per SM: line → its words, oldest first), `heap` ((l2_at,
+    seq, sm, word) of every queued store), `next_drain`, `seq`, `hits`, `misses`, and per warp
+    uid `sm_floor`, `sm_last` and `observed`. The core reads `seed`."""
     weak = True
 
     def __init__(self, sim, seed: int):
@@ -118,7 +126,7 @@ class WeakMemory(ScMemory):
         cfg = self.config
         self.seed = seed
         n = cfg.sms
-        self.queues: list[dict[int, list[_Pending]]] = [{} for _ in range(n)]   # per SM: word → in order
+        self.queues: list[dict[int, list[PendingStore]]] = [{} for _ in range(n)]   # per SM: word → in order
         self.l1: list[dict[int, np.ndarray]] = [{} for _ in range(n)]           # per SM: line → its words
         self.heap: list[tuple[int, int, int, int]] = []                          # (l2_at, seq, sm, word)
         self.next_drain = float("inf")
@@ -203,7 +211,7 @@ class WeakMemory(ScMemory):
             else:                                  # one SM's stores to one word stay in order
                 a, b = max(a, q[-1].sm_at), max(b, q[-1].l2_at)
             self.seq += 1
-            q.append(_Pending(self.seq, a, b, v, uid, lane, pc))
+            q.append(PendingStore(self.seq, a, b, v, uid, lane, pc))
             heapq.heappush(heap, (b, self.seq, s, i))
             writer[i] = (uid, lane, pc)
             last_sm = max(last_sm, a)

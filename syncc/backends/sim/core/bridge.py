@@ -3,13 +3,15 @@ runs the engine, answers its events with the reference's own code, and writes th
 
     status, repeat = advance(sim, until)      # as Simulator.advance, on the compiled engine
 
-The Simulator's objects stay the record of the run. Block launch and exit are the reference's
-`_launch_blocks` / `_finish_block` (the new warps' registers, predicates and local memory are
-views into the engine's arrays, so nothing is copied for them); livelock checks are its
-`_quiet_check`; observers' hooks are called from the engine's event log (replay.py).
-Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export` writes every
-other part of the state into the objects, so that diagnosis, `--stats`, `keep_shared` and the
-reference engine itself go on from exactly where the engine stopped.
+The Simulator's objects stay the record of the run, and the bridge uses only their public
+names (simulator.Simulator's docstring lists them). A block's end and the launch of the next
+blocks are the reference's `finish_block` (the new warps' registers, predicates and local memory
+are views into the engine's arrays, so nothing is copied for them); livelock checks are its
+`quiet_check`; a fault's message is its own; observers' hooks are called from the engine's event
+log (replay.py). Whenever the run stops (finished, deadlock, budget, livelock, a fault) `export`
+writes every other part of the state into the objects (weak memory's as weakmem.WeakMemory
+lists it), so that diagnosis, `--stats`, `keep_shared` and the reference engine itself go on
+from exactly where the engine stopped.
 """
 from __future__ import annotations
 
@@ -22,9 +24,32 @@ from ..execute import InstructionError, Trap
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
-from ..weakmem import WeakMemory, _Pending
+from ..weakmem import PendingStore, WeakMemory
 from . import engine as E
-from .layout import *  # the column and code names the engine and the bridge share
+from .layout import (
+    OP, REASONS,
+    W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES, W_SP,
+    W_SCHED, W_BLOCK, W_SM, W_INDEX, W_COLS,
+    G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_PENDING, G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL,
+    G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC, G_LOGGED, G_COLS,
+    INF,
+    EV_FINISHED, EV_DEADLOCK, EV_BUDGET, EV_CHECK, EV_BLOCK_DONE, EV_ERROR, EV_GROW, EV_LOG,
+    N_FREE, N_HEAP,
+    C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
+    C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY,
+    C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
+    C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
+    C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_COLS,
+    POLICY, P_RANDOM, P_RANKED, MT_WORDS,
+    B_LIVE, B_BASE, B_SM, B_X, B_Z, B_NWARPS, B_COLS,
+    BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
+    BAR_STAMP, BAR_COLS,
+    S_N, S_LAST, S_WAKE, S_PREEMPT, S_COLS,
+    TRACE_EVENTS, TRACE_ISSUES, L_COLS,
+    E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_TRAP,
+    MAX_STACK, SSY, PBK, DIV, encode,
+)
 from .replay import replay
 
 FIELDS = [
@@ -151,6 +176,7 @@ class Core:
         self.retired: dict[str, dict[int, int]] = {"sm_floor": {}, "sm_last": {}, "observed": {}}
 
     def advance(self, until: int) -> tuple[str, tuple | None]:
+        """Simulator.advance on this engine (module-level `advance`)."""
         return advance(self.sim, until)
 
     def replay_log(self) -> None:
@@ -213,7 +239,7 @@ class Core:
         sim, S = self.sim, self.S
         block = self.block_of.pop(b)
         del self.slot_of[id(block)]
-        self._sync_clock()
+        self.sync_clock()
         for k in range(S.B[b, B_NWARPS]):
             slot = S.BW[b, k]
             w = self.warp_at.pop(slot)
@@ -230,22 +256,24 @@ class Core:
         self.free_blocks.append(b)
         # the engine's schedulers are the truth: the reference appends the new warps to them
         self._export_schedulers(block.sm.index)
-        sim._finish_block(block)
+        sim.finish_block(block)
         self.bind_new_blocks()
 
     # ---- the clock and counters
-    def _sync_clock(self) -> None:
+    def sync_clock(self) -> None:
+        """Write the engine's clock and instruction counts into the Simulator."""
         sim, G = self.sim, self.S.G
         sim.now, sim.warp_instructions, sim.thread_instructions = int(G[G_NOW]), int(G[G_WI]), int(G[G_TI])
         sim.last_change = int(G[G_LAST_CHANGE])
 
     # ---- writing the state back into the reference's objects
     def export(self) -> None:
+        """Write the whole state back into the Simulator's objects (the engine stopped)."""
         sim, S = self.sim, self.S
-        self._sync_clock()
+        self.sync_clock()
         G = S.G
-        sim._warp = self.warp_at.get(int(G[G_LASTW])) if G[G_LASTW] >= 0 else sim._warp
-        sim._issue_pc = int(G[G_LASTPC]) if G[G_LASTW] >= 0 else sim._issue_pc
+        if G[G_LASTW] >= 0:                               # the engine issued: where a fault is reported
+            sim.last_warp, sim.last_pc = self.warp_at.get(int(G[G_LASTW])), int(G[G_LASTPC])
         st = sim.stats
         st.issues, st.lanes, st.cycles = S.stat_issues.tolist(), S.stat_lanes.tolist(), S.stat_cycles.tolist()
         st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
@@ -330,7 +358,7 @@ class Core:
             sm, x = divmod(int(S.HK[h]), nglobal)
             r, q = int(S.HV[h, 0]), []
             while r >= 0:
-                q.append(_Pending(*S.POOL[r, :7].tolist()))
+                q.append(PendingStore(*S.POOL[r, :7].tolist()))
                 r = int(S.POOL[r, 7])
             mem.queues[sm][x] = q
         for sm, cache in enumerate(mem.l1):
@@ -392,7 +420,7 @@ class Core:
         if code == E_TRAP:
             raise Trap(lane)
         if code == E_GLOBAL:
-            sim.gmem._fault(np.array([addr]), np.array([why]), [lane])
+            sim.gmem.raise_fault(np.array([addr]), np.array([why]), [lane])
         space = "shared" if code == E_SHARED else "local"
         raise MemoryFault(space, addr, lane, sim.bad_address_reason(space, addr))
 
@@ -455,7 +483,7 @@ def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | No
             core.block_done(int(G[G_EVENT_ARG]))
             continue
         if event == EV_CHECK:
-            core._sync_clock()
+            core.sync_clock()
             quiet = fingerprints and sim.now - sim.last_change > sim.config.quiet_cycles
             if quiet:
                 core.export()

@@ -6,6 +6,11 @@ names of the columns of every flat state array (so that the engine and the bridg
 A row holds what decode() gave the reference engine, as numbers: the opcode (OPS), the kind
 (KINDS), the guard, the destinations, up to four source operands (a register with its `-`/`~`,
 or an immediate already read from the constant bank) and the modifiers that change meaning.
+
+numba compiles these numbers into the engine as constants, and its disk cache checks only
+engine.py's own source: after changing a number here, change engine.py too (or delete
+core/__pycache__), or the cached engine keeps the old one. docs/fermi.md ("Adding an
+instruction") says what a new opcode needs here and in engine.py.
 """
 from __future__ import annotations
 
@@ -14,13 +19,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...fermi.isa import RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
-from ..execute import Kind, _imm
+from ..execute import Kind, immediate
 
-# ---- opcodes the engine implements (anything else keeps the launch on the reference engine)
+# ---- opcodes the engine implements (anything else keeps the launch on the reference engine), and
+# the number of each: OP_MOV is OPS.index("MOV") (tests/engines/test_interface.py checks that the
+# two lists agree). The engine compares T_OP with these; numba compiles them as constants.
 OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
        "IMNMX", "SEL", "POPC", "ISETP", "PSETP", "VOTE", "NOP", "LDS", "STS", "LDSLK", "STSUL", "LD", "ST",
        "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
        "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR")
+(OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
+ OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_POPC, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS,
+ OP_LDSLK, OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA,
+ OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR) = range(37)
 OP = {name: i for i, name in enumerate(OPS)}
 KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR)
 KIND = {k: i for i, k in enumerate(KINDS)}
@@ -66,10 +77,7 @@ INF = 1 << 62               # a time that never comes (the reference's float inf
 (N_FREE, N_USED, N_HEAP) = range(3)   # NUM: free pool rows, hash slots used (tombstones too), heap rows
 
 
-OP_IDS = {f"OP_{name}": i for name, i in OP.items()}      # OP_MOV, ... for the engine (numba reads ints)
-globals().update(OP_IDS)
-
-# ---- columns of the launch's configuration (C, int64), filled by state.py from FermiConfig
+# ---- columns of the launch's configuration (C, int64), filled by bridge.Core from FermiConfig
 (C_SCHEDULERS, C_POLICY, C_WEAK, C_SEED, C_SHARED_LAT, C_SHARED_REPLAY, C_LOCK_REPLAY, C_GLOBAL_LAT,
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
@@ -148,7 +156,7 @@ def _put(row, k: int, o, env) -> None:
     elif isinstance(o, Pred):
         row[c:c + 4] = (O_PRED, o.n, o.neg, 0)
     elif isinstance(o, (SassImm, ConstBankWord)):
-        row[c:c + 2] = (O_IMM, _imm(o, env) & 0xFFFFFFFF)
+        row[c:c + 2] = (O_IMM, immediate(o, env) & 0xFFFFFFFF)
 
 
 def _operands(row, ins, env) -> None:
@@ -222,7 +230,7 @@ def _operands(row, ins, env) -> None:
         row[T_SIGNED] = "U32" not in mods
     if op in ("SHL", "SHR"):
         b = ops[2]
-        row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (_imm(b, env) & 0xFFFFFFFF) < 32
+        row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (immediate(b, env) & 0xFFFFFFFF) < 32
     for k, o in enumerate(ops[1:5]):
         if not isinstance(o, Special):
             _put(row, k, o, env)

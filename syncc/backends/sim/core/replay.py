@@ -15,7 +15,10 @@ writes back only when it stops.
 from __future__ import annotations
 
 from .. import lanes as L
-from .layout import *  # the log's columns and events (LOG_*, L_*)
+from .layout import (
+    LOG_ISSUED, LOG_DIVERGED, LOG_BARRIER_WAIT, LOG_BARRIER_RELEASED, LOG_WARP_FINISHED,
+    L_KIND, L_NOW, L_SLOT, L_PC, L_ACTIVE, L_ISSUED, L_ARG, L_HELD, L_TAKEN,
+)
 
 
 class WarpAt:
