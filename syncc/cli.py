@@ -25,12 +25,41 @@ import click
 
 from .backend_table import BACKENDS, BUILDS, RUNS
 from .core.version import VERSION
-from .ir.pass_names import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
 
 
 # ---- shared options -------------------------------------------------------------
+
+def _pass_names() -> list[str]:
+    """`lower`, then every pass (ir/pipeline.py): read when a command needs them, so that the
+    command line imports no pass on the way to `check`."""
+    from .ir.pipeline import PASS_NAMES
+    return PASS_NAMES
+
+
+class _Names(click.Choice):
+    """A choice among names read when a value is checked or help is shown, not when the command
+    line is imported: the passes' names (which import the passes)."""
+
+    def __init__(self, names: Callable[[], list[str]]):
+        self.names = names
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
+
+
+class _NamesPasses(click.Option):
+    """An option whose help lists the passes (`{passes}` in it, or `{passes_only}` without
+    `lower`), filled in only when help is shown."""
+
+    def get_help_record(self, ctx):
+        names = _pass_names()
+        self.help = self.help.format(passes=", ".join(names), passes_only=", ".join(names[1:]))
+        return super().get_help_record(ctx)
+
 
 def _define(ctx, param, values) -> dict:
     from .driver import parse_define
@@ -204,9 +233,9 @@ def _emitter_steps() -> tuple[str, ...]:
 
 def _dump_point(ctx, param, value: str | None) -> str | None:
     """An IR pass or a step of the SASS emitter; which target takes which is checked in `build`."""
-    if value is None or value in PASS_NAMES or value in _emitter_steps():
+    if value is None or value in _pass_names() or value in _emitter_steps():
         return value
-    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(PASS_NAMES)}) nor, with --target "
+    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(_pass_names())}) nor, with --target "
                              f"fermi-sass, a step of the SASS emitter ({', '.join(_emitter_steps())})",
                              ctx=ctx, param=param)
 
@@ -217,8 +246,8 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
-@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point,
-              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ". "
+@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point, cls=_NamesPasses,
+              help="Print the IR after PASS and stop (implies --emit ir). Passes: {passes}. "
                    "With --target fermi-sass PASS may also be a step of the SASS emitter (docs/fermi.md, "
                    "\"From IR to SASS\"; a wrong name lists them): the code after it is printed.")
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
@@ -236,7 +265,7 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
           defines, error_format, color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
     from .driver import check_file
-    emitter_step = dump_after if dump_after is not None and dump_after not in PASS_NAMES else None
+    emitter_step = dump_after if dump_after is not None and dump_after not in _pass_names() else None
     if emitter_step is not None and target != "fermi-sass":
         raise click.BadParameter(f"`{emitter_step}` is a step of the SASS emitter: use it with --target fermi-sass",
                                  param_hint="'--dump-after'")
@@ -475,8 +504,8 @@ def explain(file, target, opt, verify_each, witness, its, runs, no_bounds_checks
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("-p", "--pass", "passes", multiple=True, required=True, type=click.Choice(PASS_NAMES[1:]),
-              metavar="PASS", help="A pass to run (repeatable, in order): " + ", ".join(PASS_NAMES[1:]) + ".")
+@click.option("-p", "--pass", "passes", multiple=True, required=True, type=_Names(lambda: _pass_names()[1:]),
+              metavar="PASS", cls=_NamesPasses, help="A pass to run (repeatable, in order): {passes_only}.")
 @click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
 @_target_option
 @_opt_level
