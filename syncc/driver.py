@@ -90,30 +90,34 @@ class Compilation:
             self.sink.extend(e.diagnostics)
             return None
 
-    def check(self, source: SourceFile, program: A.Program, is_module: bool = False) -> CheckedModule:
+    def check(self, source: SourceFile, program: A.Program, is_module: bool = False,
+              vending: bool = False) -> CheckedModule:
+        """`vending`: the program is a library with its operations' kernels (vend_library)."""
         from .ir.impls.registry import CATALOGUE
         defines = {} if is_module else self.defines
-        return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module).run()
+        return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module, vending).run()
 
     def lower(self, target: MachineModel, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
               fences: bool = True, syncwarp: bool = True, hazards: bool = True,
-              omit: frozenset = frozenset(), bounds_checks: bool = True) -> Module | None:
-        """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
-        None when a pass reported an error. `fences=False` is --unsafe-no-fences (GPU tests only),
-        `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
-        --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
-        orderings to leave out (`syncc explain --witness`); `bounds_checks=False`
-        --unsafe-no-bounds-checks (no run-time index checks: to measure what they cost)."""
+              omit: frozenset = frozenset(), bounds_checks: bool = True, vending: bool = False) -> Module | None:
+        """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py); a
+        library's primitives are then vended (vend_library). None when a pass reported an error.
+        `fences=False` is --unsafe-no-fences (GPU tests only), `syncwarp=False` --unsafe-no-syncwarp (to
+        show an ITS livelock on the simulator), `hazards=False` --unsafe-skip-hazard-checks (the oracle
+        runs what the analyses reject); `omit` names inserted orderings to leave out (`syncc explain
+        --witness`); `bounds_checks=False` --unsafe-no-bounds-checks (no run-time index checks: to
+        measure what they cost); `vending`: the program is a library's operations, compiled without
+        the passes that need the caller's whole kernel (PassContext.vending)."""
         from .frontend.vending import is_library
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
-                                   omit=omit, bounds_checks=bounds_checks)
+                                   omit=omit, bounds_checks=bounds_checks, vending=vending)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
-        if self.ir is not None and is_library(self.module):
+        if self.ir is not None and not vending and is_library(self.module):
             self.vended = vend_library(self, self.context)     # a library: its primitives' operations
         return self.ir
 
@@ -161,38 +165,34 @@ def vend_library(comp: Compilation, ctx: PassContext) -> list:
     """Compile every operation of every top-level primitive of the library `comp` checked, for
     ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx. The
     operations are syntax trees (frontend/vending.py) added to the library's program, which is
-    checked again with them (its imports are not: the loader has them)."""
-    from .core.diagnostics import DiagnosticSink, Renderer
-    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_name, operation_kernel, operations
-    from .ir.context import PassContext
-    from .ir.impls.registry import CATALOGUE
-    from .ir.lower import lower_program
+    compiled as any program is: checked again with them (its imports are not: the loader has
+    them), then lowered with `vending`, which leaves out the passes that need the caller's whole
+    kernel (ir/pipeline.py's PASSES says which)."""
+    from .core.diagnostics import Renderer
+    from .frontend.vending import VendedOp, kernel_name, operation_kernel, operations
     from .ir.nodes import Module
-    from .ir.pipeline import PASS_NAMES, run_passes
     checked = comp.module
-    text = comp.sources.get(checked.path).text
+    source = comp.sources.get(checked.path)
     vended, kernels = [], []
     for info in checked.prims.values():
         for op in operations(info, info.impl):
             span = info.decl.span
-            vended.append(VendedOp(info, op, kernel_name(info, op), text[span.start:span.end]))
+            vended.append(VendedOp(info, op, kernel_name(info, op), source.text[span.start:span.end]))
             kernels.append(operation_kernel(info, op))
     program = A.Program(checked.program.items + tuple(kernels), checked.program.span)
-    sink = DiagnosticSink()      # the library's own findings were reported when it was checked
-    module = None
+    # a sink of its own: the library's own findings were reported when it was checked
+    library = Compilation(defines=comp.defines, sources=comp.sources, stdlib=comp.stdlib, _loader=comp.loader)
     with collector_paused():
-        library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines, vending=True).run()
-        sub_ctx = PassContext(ctx.target, ctx.opt, sink, minimize_fences=ctx.minimize_fences,
-                              fences=ctx.fences, syncwarp=ctx.syncwarp, vending=True)
-        if not sink.has_errors:
-            module = run_passes(lower_program(library, sub_ctx),
-                                [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
-    if module is None or sink.has_errors:
-        raise VendError("\n".join(Renderer(comp.sources).render(d) for d in sink.sorted()))
+        library.module = library.check(source, program, vending=True)
+    if library.ok:
+        library.lower(ctx.target, ctx.opt, verify_each=ctx.verify_each, fences=ctx.fences, syncwarp=ctx.syncwarp,
+                      vending=True)
+    if library.ir is None or not library.ok:
+        raise VendError("\n".join(Renderer(comp.sources).render(d) for d in library.sink.sorted()))
     declared = {v.kernel: v.prim.decl.span for v in vended}
-    for r in sub_ctx.remarks:     # every part of an operation comes from its declaration
+    for r in library.context.remarks:     # every part of an operation comes from its declaration
         ctx.remark(r.kernel, r.topic, r.message, declared.get(r.kernel, r.span))
-    comp.ir = Module(module.kernels, checked.path)
+    comp.ir = Module(library.ir.kernels, checked.path)
     return vended
 
 
