@@ -23,7 +23,7 @@ from typing import Callable
 
 import click
 
-from .backend_table import BACKENDS, BUILDS, RUNS
+from .backend_table import BACKENDS, build_targets, run_targets
 from .core.version import VERSION
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
@@ -40,7 +40,8 @@ def _pass_names() -> list[str]:
 
 class _Names(click.Choice):
     """A choice among names read when a value is checked or help is shown, not when the command
-    line is imported: the passes' names (which import the passes)."""
+    line is imported: the passes' names (which import the passes), the targets (backend_table.py:
+    an entry added to the table is a target of every command)."""
 
     def __init__(self, names: Callable[[], list[str]]):
         self.names = names
@@ -115,14 +116,14 @@ def _unsafe_no_bounds_checks(f: Callable) -> Callable:
 
 
 def _target_option(f: Callable) -> Callable:
-    return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
+    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default="ptx", show_default=True,
                         help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
 
 
 def _targets_option(f: Callable) -> Callable:
     """`check`'s --target: both machine models unless one is named."""
-    return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
+    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default=None,
                         help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
                              "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
                              "[default: both, each finding marked with the machine it is for]")(f)
@@ -130,7 +131,7 @@ def _targets_option(f: Callable) -> Callable:
 
 def _model(target: str) -> tuple[str, ...]:
     """The machine model (ir/machine_model.py) a --target names, as a diagnostic's `targets`."""
-    return (BACKENDS[target].model,)
+    return (BACKENDS[target].model.name,)
 
 
 class Reporter:
@@ -242,7 +243,7 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(BUILDS), default="ptx",
+@click.option("--target", type=_Names(build_targets), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
@@ -264,14 +265,14 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
 def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, no_bounds_checks, stdlib,
           defines, error_format, color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
-    from .driver import check_file
+    from .driver import check_file, compile_file
     emitter_step = dump_after if dump_after is not None and dump_after not in _pass_names() else None
     if emitter_step is not None and target != "fermi-sass":
         raise click.BadParameter(f"`{emitter_step}` is a step of the SASS emitter: use it with --target fermi-sass",
                                  param_hint="'--dump-after'")
     reporter = Reporter(error_format, color, _model(target))
-    comp = check_file(file, defines, stdlib)
-    if not comp.ok or emit == "ast":
+    if emit == "ast":
+        comp = check_file(file, defines, stdlib)
         reporter.report(comp)
         if comp.ok:
             from .frontend.dump import dump
@@ -281,10 +282,10 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     from .backend_table import BuildFailed, BuildOptions
     from .ir.printer import print_module
     dumped: list[str] = []
-    backend = BACKENDS[target]
-    comp.lower(backend.machine_model(its), opt, None if emitter_step else dump_after,
-               lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
-               verify_each=verify_each, fences=not no_fences, bounds_checks=not no_bounds_checks)
+    comp = compile_file(file, defines, target, opt, None if emitter_step else dump_after,
+                        lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
+                        verify_each=verify_each, fences=not no_fences, its=its, stdlib=stdlib,
+                        bounds_checks=not no_bounds_checks)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -296,8 +297,8 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     command = f"syncc {file} --target {target}" + (" --its" if its else "")
     try:
-        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step, None if output == "-" else output,
-                                                verify_each))
+        text = comp.build(BuildOptions(arch, its, command, emitter_step, None if output == "-" else output,
+                                       verify_each))
     except BuildFailed as e:
         if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
@@ -344,7 +345,7 @@ def _sim_options(f: Callable) -> Callable:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(RUNS), default="fermi-sim", show_default=True,
+@click.option("--target", type=_Names(run_targets), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
@@ -380,7 +381,7 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
     from .runtime.run import run_program
     before = len(comp.sink.items)
     observer, progress, recorder = _sim_observer(target, trace)
-    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer,
+    outcome = run_program(comp, timeout=timeout, write=click.echo, config=config, observer=observer,
                           line_info=line_info)
     _sim_after(outcome.runs, progress, recorder, trace, stats, comp.sources)
     if outcome.unavailable:
@@ -391,8 +392,8 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
     if outcome.deadlock:
         sys.stdout.flush()
         sys.stderr.flush()
-        if target == "gpu":
-            os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
+        if outcome.device_held:
+            os._exit(EXIT_DEADLOCK)      # the device is still running the kernel: do not wait for it at exit
         return EXIT_DEADLOCK
     if outcome.device_held:              # a kernel stalled at a failed check: do not wait for it at exit
         sys.stdout.flush()
@@ -402,7 +403,7 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
 
 
 def _sim_observer(target: str, trace: str | None):
-    if target != "fermi-sim":
+    if not BACKENDS[target].simulator:
         return None, None, None
     from .backends.sim.trace import Observers, Progress, TraceRecorder
     recorder = TraceRecorder() if trace else None

@@ -1,11 +1,20 @@
 """The pipeline, as one readable sequence of phases.
 
     source.sync ──frontend.parse──▶ AST ──frontend.check──▶ CheckedModule
-                 ──Compilation.lower──▶ sync IR ──passes──▶ safe IR ──backends──▶ PTX / Fermi SASS
+                 ──Compilation.lower──▶ sync IR ──passes──▶ safe IR ──Compilation.build──▶ PTX / Fermi SASS / ...
 
-`Compilation` carries what every phase shares: the files read (for quoting in
-diagnostics) and the diagnostics found so far. The CLI and the Python API both
-drive compilations through the functions here.
+A `Compilation` is a program compiled for a target (an entry of backend_table.py): it carries
+what every phase shares, the files read (for quoting in diagnostics) and the diagnostics found
+so far, and what each phase made. The CLI, the Python API and vending assemble compilations
+only through the functions here:
+
+    check_file          parse and check (the front end)
+    compile_file        check, then lower and run the passes for a target (a library: and vend it)
+    Compilation.build   the text a target's back end makes of it (`syncc build`)
+    check_for_targets   `syncc check`: check once, run the passes for every machine model
+    opt_file            `syncc opt`: the named passes on IR text
+
+A compiled program runs on its target through runtime/run.py's run_program.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ from .frontend.parser import parse
 from .frontend.symbols import CheckedModule
 
 if TYPE_CHECKING:
+    from .backend_table import Backend, BuildOptions
     from .ir.context import PassContext
     from .ir.nodes import Module
     from .ir.machine_model import MachineModel
@@ -50,12 +60,13 @@ def parse_define(text: str) -> tuple[str, int | bool]:
 
 @dataclass
 class Compilation:
+    target: "Backend | None" = None            # what it is compiled for (none: checked only, or for every model)
     defines: Defines = field(default_factory=dict)
     sources: SourceMap = field(default_factory=SourceMap)
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     module: CheckedModule | None = None
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
-    context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
+    context: "PassContext | None" = None       # the machine model, and the remarks `syncc explain` prints
     vended: list = field(default_factory=list)  # a library's operations (frontend/vending.py), one kernel each
     stdlib: tuple[str, ...] = ()               # where `import std.X` looks instead of the shipped stdlib
     _loader: ModuleLoader | None = None
@@ -120,6 +131,18 @@ class Compilation:
         if self.ir is not None and not vending and is_library(self.module):
             self.vended = vend_library(self, self.context)     # a library: its primitives' operations
         return self.ir
+
+    def build(self, options: BuildOptions, target: Backend | None = None) -> str:
+        """The text a target's back end makes of the compiled program: its own target's, or that of
+        `target`, another entry for the same machine model (the API builds PTX of the IR it runs on
+        the GPU). Raises backend_table.BuildFailed."""
+        target = target or self.target
+        if target.build is None:
+            raise ValueError(f"`{target.name}` builds nothing: it runs programs")
+        if target is not self.target and target.model.name != self.context.target.name:
+            raise ValueError(f"`{target.name}` builds for {target.model.name}, and this program was compiled "
+                             f"for {self.context.target.name}")
+        return target.build(self, options)
 
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
         errors_before = sum(d.is_error for d in self.sink.items)
@@ -209,8 +232,9 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
     from .backend_table import BACKENDS
     comp = check_file(path, defines, stdlib)
+    comp.target = BACKENDS[target]
     if comp.ok:
-        comp.lower(BACKENDS[target].machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
+        comp.lower(comp.target.machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
                    bounds_checks)
     return comp
 
@@ -266,7 +290,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
     from .ir.pipeline import run_passes
     from .ir.verify import IRVerifyError
     from .backend_table import BACKENDS
-    comp = Compilation()
+    comp = Compilation(BACKENDS[target])
     source = comp.read(path)
     if source is None:
         return comp
@@ -277,7 +301,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
         return comp
     if module.source and comp.sources.get(module.source) is None:
         load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
-    comp.context = PassContext(BACKENDS[target].machine_model(), opt, comp.sink)
+    comp.context = PassContext(comp.target.machine_model(), opt, comp.sink)
     try:
         comp.ir = run_passes(module, passes, comp.context)
     except IRVerifyError as e:

@@ -209,7 +209,8 @@ def test_run_on_a_machine_without_a_gpu_says_so():
 
 
 def test_the_targets_come_from_one_table():
-    from syncc.backend_table import BACKENDS, BUILDS, RUNS
+    from syncc.backend_table import BACKENDS, build_targets, run_targets
+    BUILDS, RUNS = build_targets(), run_targets()
     assert set(BUILDS) | set(RUNS) == set(BACKENDS) and not set(BUILDS) & set(RUNS)
     r = syncc("build", GOOD, "--target", "gpu")            # gpu runs programs; it builds nothing
     assert r.code == 2 and all(name in r.err for name in BUILDS)

@@ -62,35 +62,43 @@ METHODS['syncc.backend_table.BuildOptions'] = (
 # syncc.backend_table.Backend
 def syncc_backend_table_Backend(dflt, fact):
     d_build = dflt['build']
-    d_runs = dflt['runs']
+    d_launch = dflt['launch']
+    d_cannot_run = dflt['cannot_run']
+    d_simulator = dflt['simulator']
+    d_its_model = dflt['its_model']
 
-    def __init__(self, name, model, summary, build=d_build, runs=d_runs):
+    def __init__(self, name, model, summary, build=d_build, launch=d_launch, cannot_run=d_cannot_run, simulator=d_simulator, its_model=d_its_model):
         _set(self, 'name', name)
         _set(self, 'model', model)
         _set(self, 'summary', summary)
         _set(self, 'build', build)
-        _set(self, 'runs', runs)
+        _set(self, 'launch', launch)
+        _set(self, 'cannot_run', cannot_run)
+        _set(self, 'simulator', simulator)
+        _set(self, 'its_model', its_model)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, model={self.model!r}, summary={self.summary!r}, build={self.build!r}, runs={self.runs!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, model={self.model!r}, summary={self.summary!r}, build={self.build!r}, launch={self.launch!r}, cannot_run={self.cannot_run!r}, simulator={self.simulator!r}, its_model={self.its_model!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.model, self.summary, self.build, self.runs) == (other.name, other.model, other.summary, other.build, other.runs)
+            return (self.name, self.model, self.summary, self.build, self.launch, self.cannot_run, self.simulator, self.its_model) == (other.name, other.model, other.summary, other.build, other.launch, other.cannot_run, other.simulator, other.its_model)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.model, self.summary, self.build, self.runs))
+        return hash((self.name, self.model, self.summary, self.build, self.launch, self.cannot_run, self.simulator, self.its_model))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
 METHODS['syncc.backend_table.Backend'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('name', 'str', False), ('model', 'str', False), ('summary', 'str', False),
-      ('build', 'Callable[[Compilation, BuildOptions], str] | None', True), ('runs', 'bool', True)),
+     (('name', 'str', False), ('model', 'MachineModel', False), ('summary', 'str', False),
+      ('build', 'Callable[..., str] | None', True), ('launch', 'Callable[..., Launcher] | None', True),
+      ('cannot_run', 'Callable[..., list[Diagnostic]] | None', True), ('simulator', 'bool', True),
+      ('its_model', 'MachineModel | None', True)),
      (), (), False),
-    'Backend(name: str, model: str, summary: str, build: Callable[[Compilation, BuildOptions], str] | None = None, runs: bool = False)',
+    'Backend(name: str, model: MachineModel, summary: str, build: Callable[..., str] | None = None, launch: Callable[..., Launcher] | None = None, cannot_run: Callable[..., list[Diagnostic]] | None = None, simulator: bool = False, its_model: MachineModel | None = None)',
     syncc_backend_table_Backend)
 
 
@@ -580,6 +588,7 @@ METHODS['syncc.core.types.PrimType'] = (
 
 # syncc.driver.Compilation
 def syncc_driver_Compilation(dflt, fact):
+    d_target = dflt['target']
     d_module = dflt['module']
     d_ir = dflt['ir']
     d_context = dflt['context']
@@ -590,7 +599,8 @@ def syncc_driver_Compilation(dflt, fact):
     f_sink = fact['sink']
     f_vended = fact['vended']
 
-    def __init__(self, defines=_FACTORY, sources=_FACTORY, sink=_FACTORY, module=d_module, ir=d_ir, context=d_context, vended=_FACTORY, stdlib=d_stdlib, _loader=d__loader):
+    def __init__(self, target=d_target, defines=_FACTORY, sources=_FACTORY, sink=_FACTORY, module=d_module, ir=d_ir, context=d_context, vended=_FACTORY, stdlib=d_stdlib, _loader=d__loader):
+        self.target = target
         self.defines = f_defines() if defines is _FACTORY else defines
         self.sources = f_sources() if sources is _FACTORY else sources
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -602,11 +612,11 @@ def syncc_driver_Compilation(dflt, fact):
         self._loader = _loader
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(defines={self.defines!r}, sources={self.sources!r}, sink={self.sink!r}, module={self.module!r}, ir={self.ir!r}, context={self.context!r}, vended={self.vended!r}, stdlib={self.stdlib!r}, _loader={self._loader!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, defines={self.defines!r}, sources={self.sources!r}, sink={self.sink!r}, module={self.module!r}, ir={self.ir!r}, context={self.context!r}, vended={self.vended!r}, stdlib={self.stdlib!r}, _loader={self._loader!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.defines, self.sources, self.sink, self.module, self.ir, self.context, self.vended, self.stdlib, self._loader) == (other.defines, other.sources, other.sink, other.module, other.ir, other.context, other.vended, other.stdlib, other._loader)
+            return (self.target, self.defines, self.sources, self.sink, self.module, self.ir, self.context, self.vended, self.stdlib, self._loader) == (other.target, other.defines, other.sources, other.sink, other.module, other.ir, other.context, other.vended, other.stdlib, other._loader)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -614,7 +624,8 @@ def syncc_driver_Compilation(dflt, fact):
 
 METHODS['syncc.driver.Compilation'] = (
     ((('eq', True), ('frozen', False), ('init', True), ('repr', True), ('slots', False)),
-     (('defines', 'Defines', (False, True, True, True, None, True, False)),
+     (('target', "'Backend | None'", True),
+      ('defines', 'Defines', (False, True, True, True, None, True, False)),
       ('sources', 'SourceMap', (False, True, True, True, None, True, False)),
       ('sink', 'DiagnosticSink', (False, True, True, True, None, True, False)),
       ('module', 'CheckedModule | None', True), ('ir', "'Module | None'", True),
@@ -622,7 +633,7 @@ METHODS['syncc.driver.Compilation'] = (
       ('vended', 'list', (False, True, True, True, None, True, False)),
       ('stdlib', 'tuple[str, ...]', True), ('_loader', 'ModuleLoader | None', True)),
      (), (), False),
-    "Compilation(defines: Defines = <factory>, sources: SourceMap = <factory>, sink: DiagnosticSink = <factory>, module: CheckedModule | None = None, ir: 'Module | None' = None, context: 'PassContext | None' = None, vended: list = <factory>, stdlib: tuple[str, ...] = (), _loader: ModuleLoader | None = None)",
+    "Compilation(target: 'Backend | None' = None, defines: Defines = <factory>, sources: SourceMap = <factory>, sink: DiagnosticSink = <factory>, module: CheckedModule | None = None, ir: 'Module | None' = None, context: 'PassContext | None' = None, vended: list = <factory>, stdlib: tuple[str, ...] = (), _loader: ModuleLoader | None = None)",
     syncc_driver_Compilation)
 
 
