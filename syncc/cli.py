@@ -1,6 +1,6 @@
 """The `syncc` command line.
 
-    syncc check FILE...                       parse and check for ptx and fermi; report every problem
+    syncc check FILE...                       parse and check for every machine model; report every problem
     syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast, --emit ir, --dump-after PASS)
     syncc run FILE --target fermi-sim         run the host block
     syncc explain FILE                        what the compiler chose, inserted, and why
@@ -52,13 +52,28 @@ class _Names(click.Choice):
         return tuple(self.names())
 
 
-class _NamesPasses(click.Option):
-    """An option whose help lists the passes (`{passes}` in it, or `{passes_only}` without
-    `lower`), filled in only when help is shown."""
+def _models_help() -> str:
+    """Each machine model's targets: "ptx, sass, cuda and gpu are ptx (sm_70+, ...); ..."."""
+    from .backend_table import machine_models, targets_of
+    from .driver import and_list
+    return "; ".join(f"{and_list(targets_of(m))} {'are' if len(targets_of(m)) > 1 else 'is'} {m.name}"
+                     + (f" ({m.brief})" if m.brief else "") for m in machine_models())
+
+
+# What an option's help may name, read from its table when help is shown
+_HELP_NAMES = {
+    "passes": lambda: ", ".join(_pass_names()),             # `lower` and the passes
+    "passes_only": lambda: ", ".join(_pass_names()[1:]),    # the passes
+    "models": _models_help,                                 # the targets of each machine model
+}
+
+
+class _LiveHelp(click.Option):
+    """An option whose help names what a table holds (`{passes}`, `{passes_only}`, `{models}`),
+    filled in when help is shown, not when the command line is imported."""
 
     def get_help_record(self, ctx):
-        names = _pass_names()
-        self.help = self.help.format(passes=", ".join(names), passes_only=", ".join(names[1:]))
+        self.help = self.help.format_map({k: v() for k, v in _HELP_NAMES.items() if "{" + k + "}" in self.help})
         return super().get_help_record(ctx)
 
 
@@ -117,16 +132,14 @@ def _unsafe_no_bounds_checks(f: Callable) -> Callable:
 
 def _target_option(f: Callable) -> Callable:
     return click.option("--target", type=_Names(lambda: list(BACKENDS)), default="ptx", show_default=True,
-                        help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
-                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
+                        cls=_LiveHelp, help="The machine to check for: {models}.")(f)
 
 
 def _targets_option(f: Callable) -> Callable:
-    """`check`'s --target: both machine models unless one is named."""
-    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default=None,
-                        help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
-                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
-                             "[default: both, each finding marked with the machine it is for]")(f)
+    """`check`'s --target: every machine model unless one is named."""
+    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default=None, cls=_LiveHelp,
+                        help="Check for one machine only: {models}. [default: every machine model, each finding "
+                             "marked with the machine it is for]")(f)
 
 
 def _model(target: str) -> tuple[str, ...]:
@@ -195,15 +208,17 @@ def cli() -> None:
 @_stdlib
 @_common
 def check(files, target, opt, verify_each, no_bounds_checks, stdlib, defines, error_format, color, debug) -> int:
-    """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
-    thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
-    every problem found, each once, with the model(s) it is for. A .sass file is assembled
+    """Check FILES through every safety pass, for every machine model of the targets (ptx: sm_70+,
+    independent thread scheduling; fermi: stack-based reconvergence) or for the one --target
+    names; print every problem found, each once, with the model(s) it is for. A .sass file is assembled
     (docs/fermi.md, "The .sass format")."""
-    from .driver import check_for_targets, compile_file
-    reporter = Reporter(error_format, color, ("ptx", "fermi") if target is None else _model(target))
+    from .backend_table import machine_models
+    from .driver import and_list, check_for_targets, compile_file
+    every = tuple(model.name for model in machine_models())
+    reporter = Reporter(error_format, color, every if target is None else _model(target))
     if target is None:      # the summary says which machine models the files were checked for
         sync = any(not path.endswith(".sass") for path in files)
-        reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
+        reporter.checked_for = f" for {and_list(every)}" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
             from .backends.fermi.sass_file import assemble_file
@@ -247,7 +262,7 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
-@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point, cls=_NamesPasses,
+@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point, cls=_LiveHelp,
               help="Print the IR after PASS and stop (implies --emit ir). Passes: {passes}. "
                    "With --target fermi-sass PASS may also be a step of the SASS emitter (docs/fermi.md, "
                    "\"From IR to SASS\"; a wrong name lists them): the code after it is printed.")
@@ -506,7 +521,7 @@ def explain(file, target, opt, verify_each, witness, its, runs, no_bounds_checks
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-p", "--pass", "passes", multiple=True, required=True, type=_Names(lambda: _pass_names()[1:]),
-              metavar="PASS", cls=_NamesPasses, help="A pass to run (repeatable, in order): {passes_only}.")
+              metavar="PASS", cls=_LiveHelp, help="A pass to run (repeatable, in order): {passes_only}.")
 @click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
 @_target_option
 @_opt_level

@@ -239,30 +239,42 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     return comp
 
 
-# What a finding checked for both machine models says about the one it is for (docs/targets.md)
-MODEL_NOTES = {
-    "ptx": "on ptx (ptx, sass, cuda, gpu): sm_70+, independent thread scheduling",
-    "fermi": "on fermi (fermi-sim, fermi-sass): stack-based reconvergence",
-}
-BOTH_NOTE = "on both ptx and fermi"
+def and_list(names) -> str:
+    """"ptx", "ptx and fermi", "ptx, fermi and toy"."""
+    names = list(names)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def found_on(names: list[str], models: list[MachineModel]) -> str:
+    """What a finding of `syncc check` found for the machine models `names` (of `models`, every
+    model checked) says about where it holds (docs/diagnostics.md)."""
+    from .backend_table import targets_of
+    if len(names) == len(models):
+        return f"on both {and_list(names)}" if len(names) == 2 else f"on all of {and_list(names)}"
+    if len(names) > 1:
+        return f"on {and_list(names)}"
+    model = next(m for m in models if m.name == names[0])
+    return f"on {model.name} ({', '.join(targets_of(model))})" + (f": {model.brief}" if model.brief else "")
 
 
 def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
                       verify_each: bool = False, stdlib: tuple[str, ...] = (),
                       bounds_checks: bool = True) -> Compilation:
-    """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
-    the fermi machine models. A finding of the passes that both report alike (same code, span and
-    message) is kept once, for both; every other one says, in a last note, which model it is for.
-    Each diagnostic's `targets` names the models; the front end's findings are for both."""
+    """`syncc check` without `--target`: check one file once, then run the passes for every machine
+    model a target of backend_table.py is checked for (ptx's and Fermi's). A finding of the passes
+    that every model reports alike (same code, span and message) is kept once, for all; every other
+    one says, in a last note, which models it is for. Each diagnostic's `targets` names the models;
+    the front end's findings are for all."""
     from dataclasses import replace
+    from .backend_table import machine_models
     from .core.diagnostics import Note
-    from .ir.machine_model import FERMI, PTX
+    models = machine_models()
+    every = tuple(model.name for model in models)
     comp = check_file(path, defines, stdlib)
-    both = (PTX.name, FERMI.name)
-    front = [replace(d, targets=both) for d in comp.sink.items]
+    front = [replace(d, targets=every) for d in comp.sink.items]
     found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
     if comp.ok:
-        for model in (PTX, FERMI):
+        for model in models:
             comp.sink = DiagnosticSink()
             comp.lower(model, opt, verify_each=verify_each, bounds_checks=bounds_checks)
             seen: dict[tuple, int] = {}
@@ -276,8 +288,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
                     found[key] = (d, [model.name])
     found_after = []
     for d, names in found.values():
-        note = BOTH_NOTE if len(names) == len(both) else MODEL_NOTES[names[0]]
-        found_after.append(replace(d, notes=d.notes + (Note(note),), targets=tuple(names)))
+        found_after.append(replace(d, notes=d.notes + (Note(found_on(names, models)),), targets=tuple(names)))
     comp.sink = DiagnosticSink(front + found_after)
     return comp
 
