@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .backend_table import BACKENDS, RUNS
+from .backend_table import BACKENDS, BuildOptions, run_targets, runner_of
 from .core.diagnostics import Renderer
 
 
@@ -50,8 +50,8 @@ def compile(path: str, defines: dict | None = None, opt: int = 2, target: str = 
         raise ValueError(f"unknown target `{target}`: expected one of {', '.join(BACKENDS)}")
     options = _Options(path, parsed, opt, fences, sim_config, hazards, tuple(str(d) for d in stdlib), bounds_checks)
     # the target's machine model decides the passes; launches go where that model runs
-    runner = next(name for name in RUNS if BACKENDS[name].model == BACKENDS[target].model)
-    return Program(_compile(options, runner), options, runner)
+    runner = runner_of(target)
+    return Program(_compile(options, runner or target), options, runner)
 
 
 @dataclass(frozen=True)
@@ -79,37 +79,54 @@ def _compile(options: _Options, target: str):
 
 
 class Program:
-    def __init__(self, comp, options: _Options, default_target: str = "gpu"):
-        self._comps = {default_target: comp}
+    """A program compiled once per target it runs on (a compilation each, made when first needed)."""
+
+    def __init__(self, comp, options: _Options, default_target: str | None = "gpu"):
+        self._comps = {comp.target.name: comp}
+        self._first = comp
         self._options = options
-        self._launchers: dict[str, object] = {}
+        self._launchers: dict[tuple, object] = {}
         self.default_target = default_target          # where launches and run() go when not told
         self.kernels = tuple(k.name for k in comp.ir.kernels)
 
     def __getattr__(self, name: str) -> "Kernel":
         if name.startswith("_") or name not in self.kernels:
             raise AttributeError(f"the program has no kernel `{name}` (it has: {', '.join(self.kernels)})")
-        k = self._comp("gpu" if "gpu" in self._comps else self.default_target).ir.kernel(name)
+        k = self._first.ir.kernel(name)             # (the launch shape the source declares, on any target)
         return Kernel(self, name, k.grid, k.block)
+
+    def _runner(self, target: str | None):
+        """The table's entry for a target that runs programs; a ValueError for any other."""
+        entry = BACKENDS.get(target) if target is not None else None
+        if entry is None or entry.launch is None:
+            expected = " or ".join(f'"{r}"' for r in run_targets())
+            raise ValueError(f"unknown target `{target}`: expected {expected}")
+        return entry
 
     def _comp(self, target: str):
         """The compilation for a target: the PTX passes serve "gpu", the Fermi passes "fermi-sim"."""
-        if target not in RUNS:
-            expected = " or ".join(f'"{r}"' for r in RUNS)
-            raise ValueError(f"unknown target `{target}`: expected {expected}")
         if target not in self._comps:
             self._comps[target] = _compile(self._options, target)
         return self._comps[target]
 
+    def _build(self, target: str, options: BuildOptions) -> str:
+        """What `target`'s back end makes of the program, from the compilation it runs as (its
+        machine model's runner), as `syncc build --target` writes it."""
+        from .backend_table import BuildFailed
+        comp = self._comp(runner_of(target) or target)
+        try:
+            return comp.build(options, BACKENDS[target])
+        except BuildFailed as e:
+            renderer = Renderer(comp.sources)
+            raise CompileError("\n".join(renderer.render(d) for d in e.diagnostics) or str(e),
+                               e.diagnostics) from None
+
     def ptx(self, arch: str = "sm_90") -> str:
-        from .backends.ptx import build_ptx
-        return build_ptx(self._comp("gpu").ir, arch).text
+        return self._build("ptx", BuildOptions(arch=arch))
 
     def fermi_sass(self) -> str:
         """The Fermi SASS the simulator runs, as `syncc build --target fermi-sass` prints it."""
-        from .backends.fermi.printer import print_program
-        comp = self._comp("fermi-sim")
-        return print_program(self._fermi_program(), comp.sources)
+        return self._build("fermi-sass", BuildOptions(its=self._sim_config().its))
 
     def _fermi_program(self):
         from .backends.fermi.emit import build_fermi_sass
@@ -135,18 +152,18 @@ class Program:
                              "compile it with the sim_config's ITS mode to launch in that mode")
 
     def launcher(self, target: str, timeout: float):
-        key = f"{target}:{timeout}" if target == "gpu" else target
+        """The target's launcher (backend_table.py's `launch`), one per target and timeout."""
+        key = (target, timeout)
         if key not in self._launchers:
-            comp = self._comp(target)                   # (an unknown target raises here)
-            if target == "gpu":
-                from .runtime.gpu import GpuLauncher
-                self._launchers[key] = GpuLauncher(comp.ir, timeout)
-            else:
-                from .ir.faults import check_sites
-                from .runtime.sim import SimLauncher
-                self._launchers[key] = SimLauncher(self._fermi_program(), self._sim_config(),
-                                                   sites={k.name: check_sites(k) for k in comp.ir.kernels},
-                                                   ir=comp.ir)
+            from .core.diagnostics import DiagnosticsError
+            from .runtime.run import RunOptions
+            self._runner(target)                        # (an unknown target raises here)
+            comp = self._comp(target)
+            try:
+                self._launchers[key] = comp.target.launch(comp, RunOptions(timeout, self._sim_config()))
+            except DiagnosticsError as e:               # what the target's code cannot express
+                renderer = Renderer(comp.sources)
+                raise CompileError("\n".join(renderer.render(d) for d in e.diagnostics), e.diagnostics) from None
         return self._launchers[key]
 
     def run(self, target: str | None = None, timeout: float = 10.0, write=print) -> None:
@@ -154,10 +171,10 @@ class Program:
         (e.deadlock) a kernel does not finish."""
         from .runtime.run import run_program
         target = target or self.default_target
+        self._runner(target)
         comp = self._comp(target)
         before = len(comp.sink.items)
-        outcome = run_program(comp, target, timeout, write, config=self._sim_config() if target == "fermi-sim"
-                              else None)
+        outcome = run_program(comp, timeout=timeout, write=write, config=self._sim_config())
         if not outcome.ok:
             renderer = Renderer(comp.sources)
             raise RunError("\n".join(renderer.render(d) for d in comp.sink.items[before:])
@@ -189,10 +206,11 @@ class Kernel:
         compiled program can run under many scheduling policies; its ITS mode must be the one
         the program was compiled for."""
         target = target or self.program.default_target
-        if sim_config is not None and target != "fermi-sim":
+        simulator = self.program._runner(target).simulator
+        if sim_config is not None and not simulator:
             raise ValueError("sim_config is for launches on the simulator (target=\"fermi-sim\")")
         launch = self.program.launcher(target, timeout)
-        if target != "fermi-sim":
+        if not simulator:
             return launch(self.name, list(args), self.grid, self.block, None)
         if sim_config is not None:
             self.program._check_launch_config(sim_config)
@@ -200,7 +218,7 @@ class Kernel:
         try:
             return launch(self.name, list(args), self.grid, self.block, None, config=sim_config)
         except SimStopped as e:
-            comp = self.program._comp("fermi-sim")
+            comp = self.program._comp(target)
             raise RunError(Renderer(comp.sources).render(diagnostics(e, comp.sources)), deadlock=e.stuck) from None
 
 

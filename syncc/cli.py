@@ -1,6 +1,6 @@
 """The `syncc` command line.
 
-    syncc check FILE...                       parse and check for ptx and fermi; report every problem
+    syncc check FILE...                       parse and check for every machine model; report every problem
     syncc build FILE --target ptx -o out.ptx  compile (today: --emit ast, --emit ir, --dump-after PASS)
     syncc run FILE --target fermi-sim         run the host block
     syncc explain FILE                        what the compiler chose, inserted, and why
@@ -23,14 +23,59 @@ from typing import Callable
 
 import click
 
-from .backend_table import BACKENDS, BUILDS, RUNS
+from .backend_table import BACKENDS, build_targets, run_targets
 from .core.version import VERSION
-from .ir.pass_names import PASS_NAMES
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_DEADLOCK, EXIT_INTERNAL = 0, 1, 2, 3, 101
 
 
 # ---- shared options -------------------------------------------------------------
+
+def _pass_names() -> list[str]:
+    """`lower`, then every pass (ir/pipeline.py): read when a command needs them, so that the
+    command line imports no pass on the way to `check`."""
+    from .ir.pipeline import PASS_NAMES
+    return PASS_NAMES
+
+
+class _Names(click.Choice):
+    """A choice among names read when a value is checked or help is shown, not when the command
+    line is imported: the passes' names (which import the passes), the targets (backend_table.py:
+    an entry added to the table is a target of every command)."""
+
+    def __init__(self, names: Callable[[], list[str]]):
+        self.names = names
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.names())
+
+
+def _models_help() -> str:
+    """Each machine model's targets: "ptx, sass, cuda and gpu are ptx (sm_70+, ...); ..."."""
+    from .backend_table import machine_models, targets_of
+    from .driver import and_list
+    return "; ".join(f"{and_list(targets_of(m))} {'are' if len(targets_of(m)) > 1 else 'is'} {m.name}"
+                     + (f" ({m.brief})" if m.brief else "") for m in machine_models())
+
+
+# What an option's help may name, read from its table when help is shown
+_HELP_NAMES = {
+    "passes": lambda: ", ".join(_pass_names()),             # `lower` and the passes
+    "passes_only": lambda: ", ".join(_pass_names()[1:]),    # the passes
+    "models": _models_help,                                 # the targets of each machine model
+}
+
+
+class _LiveHelp(click.Option):
+    """An option whose help names what a table holds (`{passes}`, `{passes_only}`, `{models}`),
+    filled in when help is shown, not when the command line is imported."""
+
+    def get_help_record(self, ctx):
+        self.help = self.help.format_map({k: v() for k, v in _HELP_NAMES.items() if "{" + k + "}" in self.help})
+        return super().get_help_record(ctx)
+
 
 def _define(ctx, param, values) -> dict:
     from .driver import parse_define
@@ -86,22 +131,20 @@ def _unsafe_no_bounds_checks(f: Callable) -> Callable:
 
 
 def _target_option(f: Callable) -> Callable:
-    return click.option("--target", type=click.Choice(list(BACKENDS)), default="ptx", show_default=True,
-                        help="The machine to check for: ptx, sass, cuda and gpu are sm_70+ (independent thread "
-                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits).")(f)
+    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default="ptx", show_default=True,
+                        cls=_LiveHelp, help="The machine to check for: {models}.")(f)
 
 
 def _targets_option(f: Callable) -> Callable:
-    """`check`'s --target: both machine models unless one is named."""
-    return click.option("--target", type=click.Choice(list(BACKENDS)), default=None,
-                        help="Check for one machine only: ptx, sass, cuda and gpu are sm_70+ (independent thread "
-                             "scheduling); fermi-sass and fermi-sim are Fermi (stack-based, lock bits). "
-                             "[default: both, each finding marked with the machine it is for]")(f)
+    """`check`'s --target: every machine model unless one is named."""
+    return click.option("--target", type=_Names(lambda: list(BACKENDS)), default=None, cls=_LiveHelp,
+                        help="Check for one machine only: {models}. [default: every machine model, each finding "
+                             "marked with the machine it is for]")(f)
 
 
 def _model(target: str) -> tuple[str, ...]:
     """The machine model (ir/machine_model.py) a --target names, as a diagnostic's `targets`."""
-    return (BACKENDS[target].model,)
+    return (BACKENDS[target].model.name,)
 
 
 class Reporter:
@@ -165,15 +208,17 @@ def cli() -> None:
 @_stdlib
 @_common
 def check(files, target, opt, verify_each, no_bounds_checks, stdlib, defines, error_format, color, debug) -> int:
-    """Check FILES through every safety pass, for both machine models (ptx: sm_70+, independent
-    thread scheduling; fermi: stack-based reconvergence) or for the one --target names; print
-    every problem found, each once, with the model(s) it is for. A .sass file is assembled
+    """Check FILES through every safety pass, for every machine model of the targets (ptx: sm_70+,
+    independent thread scheduling; fermi: stack-based reconvergence) or for the one --target
+    names; print every problem found, each once, with the model(s) it is for. A .sass file is assembled
     (docs/fermi.md, "The .sass format")."""
-    from .driver import check_for_targets, compile_file
-    reporter = Reporter(error_format, color, ("ptx", "fermi") if target is None else _model(target))
+    from .backend_table import machine_models
+    from .driver import and_list, check_for_targets, compile_file
+    every = tuple(model.name for model in machine_models())
+    reporter = Reporter(error_format, color, every if target is None else _model(target))
     if target is None:      # the summary says which machine models the files were checked for
         sync = any(not path.endswith(".sass") for path in files)
-        reporter.checked_for = " for ptx and fermi" if sync else " for fermi"
+        reporter.checked_for = f" for {and_list(every)}" if sync else " for fermi"
     for path in files:
         if path.endswith(".sass"):
             from .backends.fermi.sass_file import assemble_file
@@ -204,21 +249,21 @@ def _emitter_steps() -> tuple[str, ...]:
 
 def _dump_point(ctx, param, value: str | None) -> str | None:
     """An IR pass or a step of the SASS emitter; which target takes which is checked in `build`."""
-    if value is None or value in PASS_NAMES or value in _emitter_steps():
+    if value is None or value in _pass_names() or value in _emitter_steps():
         return value
-    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(PASS_NAMES)}) nor, with --target "
+    raise click.BadParameter(f"`{value}` is not an IR pass ({', '.join(_pass_names())}) nor, with --target "
                              f"fermi-sass, a step of the SASS emitter ({', '.join(_emitter_steps())})",
                              ctx=ctx, param=param)
 
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(BUILDS), default="ptx",
+@click.option("--target", type=_Names(build_targets), default="ptx",
               show_default=True, help="What to produce.")
 @click.option("--emit", type=click.Choice(["ast", "ir"]), default=None,
               help="Stop early and print an intermediate form instead.")
-@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point,
-              help="Print the IR after PASS and stop (implies --emit ir). Passes: " + ", ".join(PASS_NAMES) + ". "
+@click.option("--dump-after", default=None, metavar="PASS", callback=_dump_point, cls=_LiveHelp,
+              help="Print the IR after PASS and stop (implies --emit ir). Passes: {passes}. "
                    "With --target fermi-sass PASS may also be a step of the SASS emitter (docs/fermi.md, "
                    "\"From IR to SASS\"; a wrong name lists them): the code after it is printed.")
 @click.option("-o", "output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
@@ -235,14 +280,14 @@ def _dump_point(ctx, param, value: str | None) -> str | None:
 def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, no_fences, no_bounds_checks, stdlib,
           defines, error_format, color, debug) -> int:
     """Compile FILE for a target (or stop early: --emit ast, --emit ir, --dump-after PASS)."""
-    from .driver import check_file
-    emitter_step = dump_after if dump_after is not None and dump_after not in PASS_NAMES else None
+    from .driver import check_file, compile_file
+    emitter_step = dump_after if dump_after is not None and dump_after not in _pass_names() else None
     if emitter_step is not None and target != "fermi-sass":
         raise click.BadParameter(f"`{emitter_step}` is a step of the SASS emitter: use it with --target fermi-sass",
                                  param_hint="'--dump-after'")
     reporter = Reporter(error_format, color, _model(target))
-    comp = check_file(file, defines, stdlib)
-    if not comp.ok or emit == "ast":
+    if emit == "ast":
+        comp = check_file(file, defines, stdlib)
         reporter.report(comp)
         if comp.ok:
             from .frontend.dump import dump
@@ -252,10 +297,10 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
     from .backend_table import BuildFailed, BuildOptions
     from .ir.printer import print_module
     dumped: list[str] = []
-    backend = BACKENDS[target]
-    comp.lower(backend.machine_model(its), opt, None if emitter_step else dump_after,
-               lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
-               verify_each=verify_each, fences=not no_fences, bounds_checks=not no_bounds_checks)
+    comp = compile_file(file, defines, target, opt, None if emitter_step else dump_after,
+                        lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
+                        verify_each=verify_each, fences=not no_fences, its=its, stdlib=stdlib,
+                        bounds_checks=not no_bounds_checks)
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)
@@ -267,8 +312,8 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
         return EXIT_OK
     command = f"syncc {file} --target {target}" + (" --its" if its else "")
     try:
-        text = backend.build(comp, BuildOptions(arch, its, command, emitter_step, None if output == "-" else output,
-                                                verify_each))
+        text = comp.build(BuildOptions(arch, its, command, emitter_step, None if output == "-" else output,
+                                       verify_each))
     except BuildFailed as e:
         if not e.diagnostics:                   # a tool the target needs is missing
             click.echo(f"syncc: {e}", err=True)
@@ -315,7 +360,7 @@ def _sim_options(f: Callable) -> Callable:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--target", type=click.Choice(RUNS), default="fermi-sim", show_default=True,
+@click.option("--target", type=_Names(run_targets), default="fermi-sim", show_default=True,
               help="Run on the built-in Fermi simulator or on a real GPU through cupy.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=10.0, show_default=True,
               metavar="SECONDS", help="gpu: a kernel still running after this long is reported as a probable "
@@ -351,7 +396,7 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
     from .runtime.run import run_program
     before = len(comp.sink.items)
     observer, progress, recorder = _sim_observer(target, trace)
-    outcome = run_program(comp, target, timeout, write=click.echo, config=config, observer=observer,
+    outcome = run_program(comp, timeout=timeout, write=click.echo, config=config, observer=observer,
                           line_info=line_info)
     _sim_after(outcome.runs, progress, recorder, trace, stats, comp.sources)
     if outcome.unavailable:
@@ -362,8 +407,8 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
     if outcome.deadlock:
         sys.stdout.flush()
         sys.stderr.flush()
-        if target == "gpu":
-            os._exit(EXIT_DEADLOCK)      # the GPU is still running the kernel: do not wait for it at exit
+        if outcome.device_held:
+            os._exit(EXIT_DEADLOCK)      # the device is still running the kernel: do not wait for it at exit
         return EXIT_DEADLOCK
     if outcome.device_held:              # a kernel stalled at a failed check: do not wait for it at exit
         sys.stdout.flush()
@@ -373,7 +418,7 @@ def run(file, target, timeout, line_info, its, engine, no_hazards, no_syncwarp, 
 
 
 def _sim_observer(target: str, trace: str | None):
-    if target != "fermi-sim":
+    if not BACKENDS[target].simulator:
         return None, None, None
     from .backends.sim.trace import Observers, Progress, TraceRecorder
     recorder = TraceRecorder() if trace else None
@@ -475,8 +520,8 @@ def explain(file, target, opt, verify_each, witness, its, runs, no_bounds_checks
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("-p", "--pass", "passes", multiple=True, required=True, type=click.Choice(PASS_NAMES[1:]),
-              metavar="PASS", help="A pass to run (repeatable, in order): " + ", ".join(PASS_NAMES[1:]) + ".")
+@click.option("-p", "--pass", "passes", multiple=True, required=True, type=_Names(lambda: _pass_names()[1:]),
+              metavar="PASS", cls=_LiveHelp, help="A pass to run (repeatable, in order): {passes_only}.")
 @click.option("--remarks", is_flag=True, help="Also print the passes' remarks, as `; remark` lines.")
 @_target_option
 @_opt_level

@@ -1,11 +1,20 @@
 """The pipeline, as one readable sequence of phases.
 
     source.sync ──frontend.parse──▶ AST ──frontend.check──▶ CheckedModule
-                 ──Compilation.lower──▶ sync IR ──passes──▶ safe IR ──backends──▶ PTX / Fermi SASS
+                 ──Compilation.lower──▶ sync IR ──passes──▶ safe IR ──Compilation.build──▶ PTX / Fermi SASS / ...
 
-`Compilation` carries what every phase shares: the files read (for quoting in
-diagnostics) and the diagnostics found so far. The CLI and the Python API both
-drive compilations through the functions here.
+A `Compilation` is a program compiled for a target (an entry of backend_table.py): it carries
+what every phase shares, the files read (for quoting in diagnostics) and the diagnostics found
+so far, and what each phase made. The CLI, the Python API and vending assemble compilations
+only through the functions here:
+
+    check_file          parse and check (the front end)
+    compile_file        check, then lower and run the passes for a target (a library: and vend it)
+    Compilation.build   the text a target's back end makes of it (`syncc build`)
+    check_for_targets   `syncc check`: check once, run the passes for every machine model
+    opt_file            `syncc opt`: the named passes on IR text
+
+A compiled program runs on its target through runtime/run.py's run_program.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ from .frontend.parser import parse
 from .frontend.symbols import CheckedModule
 
 if TYPE_CHECKING:
+    from .backend_table import Backend, BuildOptions
     from .ir.context import PassContext
     from .ir.nodes import Module
     from .ir.machine_model import MachineModel
@@ -50,12 +60,13 @@ def parse_define(text: str) -> tuple[str, int | bool]:
 
 @dataclass
 class Compilation:
+    target: "Backend | None" = None            # what it is compiled for (none: checked only, or for every model)
     defines: Defines = field(default_factory=dict)
     sources: SourceMap = field(default_factory=SourceMap)
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     module: CheckedModule | None = None
     ir: "Module | None" = None                 # after every pass, where lowering ran and succeeded
-    context: "PassContext | None" = None       # the target, and the remarks `syncc explain` prints
+    context: "PassContext | None" = None       # the machine model, and the remarks `syncc explain` prints
     vended: list = field(default_factory=list)  # a library's operations (frontend/vending.py), one kernel each
     stdlib: tuple[str, ...] = ()               # where `import std.X` looks instead of the shipped stdlib
     _loader: ModuleLoader | None = None
@@ -90,32 +101,48 @@ class Compilation:
             self.sink.extend(e.diagnostics)
             return None
 
-    def check(self, source: SourceFile, program: A.Program, is_module: bool = False) -> CheckedModule:
+    def check(self, source: SourceFile, program: A.Program, is_module: bool = False,
+              vending: bool = False) -> CheckedModule:
+        """`vending`: the program is a library with its operations' kernels (vend_library)."""
         from .ir.impls.registry import CATALOGUE
         defines = {} if is_module else self.defines
-        return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module).run()
+        return Checker(program, source.path, self.sink, CATALOGUE, self.loader, defines, is_module, vending).run()
 
     def lower(self, target: MachineModel, opt: int = 2, dump_after: str | None = None,
               dump: Callable[[str, Module], None] | None = None, verify_each: bool = False,
               fences: bool = True, syncwarp: bool = True, hazards: bool = True,
-              omit: frozenset = frozenset(), bounds_checks: bool = True) -> Module | None:
-        """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py).
-        None when a pass reported an error. `fences=False` is --unsafe-no-fences (GPU tests only),
-        `syncwarp=False` --unsafe-no-syncwarp (to show an ITS livelock on the simulator), `hazards=False`
-        --unsafe-skip-hazard-checks (the oracle runs what the analyses reject); `omit` names inserted
-        orderings to leave out (`syncc explain --witness`); `bounds_checks=False`
-        --unsafe-no-bounds-checks (no run-time index checks: to measure what they cost)."""
+              omit: frozenset = frozenset(), bounds_checks: bool = True, vending: bool = False) -> Module | None:
+        """Lower the checked program to the sync IR and run every pass (syncc/ir/pipeline.py); a
+        library's primitives are then vended (vend_library). None when a pass reported an error.
+        `fences=False` is --unsafe-no-fences (GPU tests only), `syncwarp=False` --unsafe-no-syncwarp (to
+        show an ITS livelock on the simulator), `hazards=False` --unsafe-skip-hazard-checks (the oracle
+        runs what the analyses reject); `omit` names inserted orderings to leave out (`syncc explain
+        --witness`); `bounds_checks=False` --unsafe-no-bounds-checks (no run-time index checks: to
+        measure what they cost); `vending`: the program is a library's operations, compiled without
+        the passes that need the caller's whole kernel (PassContext.vending)."""
         from .frontend.vending import is_library
         from .ir.context import PassContext
         from .ir.pipeline import compile_module
         self.context = PassContext(target, opt, self.sink, fences=fences, syncwarp=syncwarp, hazards=hazards,
-                                   omit=omit, bounds_checks=bounds_checks)
+                                   omit=omit, bounds_checks=bounds_checks, vending=vending)
         self.context.verify_each |= verify_each
         with collector_paused():
             self.ir = compile_module(self.module, self.context, dump_after, dump)
-        if self.ir is not None and is_library(self.module):
+        if self.ir is not None and not vending and is_library(self.module):
             self.vended = vend_library(self, self.context)     # a library: its primitives' operations
         return self.ir
+
+    def build(self, options: BuildOptions, target: Backend | None = None) -> str:
+        """The text a target's back end makes of the compiled program: its own target's, or that of
+        `target`, another entry for the same machine model (the API builds PTX of the IR it runs on
+        the GPU). Raises backend_table.BuildFailed."""
+        target = target or self.target
+        if target.build is None:
+            raise ValueError(f"`{target.name}` builds nothing: it runs programs")
+        if target is not self.target and target.model.name != self.context.target.name:
+            raise ValueError(f"`{target.name}` builds for {target.model.name}, and this program was compiled "
+                             f"for {self.context.target.name}")
+        return target.build(self, options)
 
     def _parse_and_check_module(self, source: SourceFile, is_module: bool) -> CheckedModule | None:
         errors_before = sum(d.is_error for d in self.sink.items)
@@ -161,38 +188,34 @@ def vend_library(comp: Compilation, ctx: PassContext) -> list:
     """Compile every operation of every top-level primitive of the library `comp` checked, for
     ctx.target: sets comp.ir to the operations' kernels and adds their remarks to ctx. The
     operations are syntax trees (frontend/vending.py) added to the library's program, which is
-    checked again with them (its imports are not: the loader has them)."""
-    from .core.diagnostics import DiagnosticSink, Renderer
-    from .frontend.vending import SKIPPED_PASSES, VendedOp, kernel_name, operation_kernel, operations
-    from .ir.context import PassContext
-    from .ir.impls.registry import CATALOGUE
-    from .ir.lower import lower_program
+    compiled as any program is: checked again with them (its imports are not: the loader has
+    them), then lowered with `vending`, which leaves out the passes that need the caller's whole
+    kernel (ir/pipeline.py's PASSES says which)."""
+    from .core.diagnostics import Renderer
+    from .frontend.vending import VendedOp, kernel_name, operation_kernel, operations
     from .ir.nodes import Module
-    from .ir.pipeline import PASS_NAMES, run_passes
     checked = comp.module
-    text = comp.sources.get(checked.path).text
+    source = comp.sources.get(checked.path)
     vended, kernels = [], []
     for info in checked.prims.values():
         for op in operations(info, info.impl):
             span = info.decl.span
-            vended.append(VendedOp(info, op, kernel_name(info, op), text[span.start:span.end]))
+            vended.append(VendedOp(info, op, kernel_name(info, op), source.text[span.start:span.end]))
             kernels.append(operation_kernel(info, op))
     program = A.Program(checked.program.items + tuple(kernels), checked.program.span)
-    sink = DiagnosticSink()      # the library's own findings were reported when it was checked
-    module = None
+    # a sink of its own: the library's own findings were reported when it was checked
+    library = Compilation(defines=comp.defines, sources=comp.sources, stdlib=comp.stdlib, _loader=comp.loader)
     with collector_paused():
-        library = Checker(program, checked.path, sink, CATALOGUE, comp.loader, comp.defines, vending=True).run()
-        sub_ctx = PassContext(ctx.target, ctx.opt, sink, minimize_fences=ctx.minimize_fences,
-                              fences=ctx.fences, syncwarp=ctx.syncwarp, vending=True)
-        if not sink.has_errors:
-            module = run_passes(lower_program(library, sub_ctx),
-                                [n for n in PASS_NAMES[1:] if n not in SKIPPED_PASSES], sub_ctx)
-    if module is None or sink.has_errors:
-        raise VendError("\n".join(Renderer(comp.sources).render(d) for d in sink.sorted()))
+        library.module = library.check(source, program, vending=True)
+    if library.ok:
+        library.lower(ctx.target, ctx.opt, verify_each=ctx.verify_each, fences=ctx.fences, syncwarp=ctx.syncwarp,
+                      vending=True)
+    if library.ir is None or not library.ok:
+        raise VendError("\n".join(Renderer(comp.sources).render(d) for d in library.sink.sorted()))
     declared = {v.kernel: v.prim.decl.span for v in vended}
-    for r in sub_ctx.remarks:     # every part of an operation comes from its declaration
+    for r in library.context.remarks:     # every part of an operation comes from its declaration
         ctx.remark(r.kernel, r.topic, r.message, declared.get(r.kernel, r.span))
-    comp.ir = Module(module.kernels, checked.path)
+    comp.ir = Module(library.ir.kernels, checked.path)
     return vended
 
 
@@ -209,36 +232,49 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
     `its`: the Fermi targets with independent thread scheduling, the simulator's --its mode)."""
     from .backend_table import BACKENDS
     comp = check_file(path, defines, stdlib)
+    comp.target = BACKENDS[target]
     if comp.ok:
-        comp.lower(BACKENDS[target].machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
+        comp.lower(comp.target.machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
                    bounds_checks)
     return comp
 
 
-# What a finding checked for both machine models says about the one it is for (docs/targets.md)
-MODEL_NOTES = {
-    "ptx": "on ptx (ptx, sass, cuda, gpu): sm_70+, independent thread scheduling",
-    "fermi": "on fermi (fermi-sim, fermi-sass): stack-based reconvergence",
-}
-BOTH_NOTE = "on both ptx and fermi"
+def and_list(names) -> str:
+    """"ptx", "ptx and fermi", "ptx, fermi and toy"."""
+    names = list(names)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def found_on(names: list[str], models: list[MachineModel]) -> str:
+    """What a finding of `syncc check` found for the machine models `names` (of `models`, every
+    model checked) says about where it holds (docs/diagnostics.md)."""
+    from .backend_table import targets_of
+    if len(names) == len(models):
+        return f"on both {and_list(names)}" if len(names) == 2 else f"on all of {and_list(names)}"
+    if len(names) > 1:
+        return f"on {and_list(names)}"
+    model = next(m for m in models if m.name == names[0])
+    return f"on {model.name} ({', '.join(targets_of(model))})" + (f": {model.brief}" if model.brief else "")
 
 
 def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
                       verify_each: bool = False, stdlib: tuple[str, ...] = (),
                       bounds_checks: bool = True) -> Compilation:
-    """`syncc check` without `--target`: check one file once, then run the passes for the ptx and
-    the fermi machine models. A finding of the passes that both report alike (same code, span and
-    message) is kept once, for both; every other one says, in a last note, which model it is for.
-    Each diagnostic's `targets` names the models; the front end's findings are for both."""
+    """`syncc check` without `--target`: check one file once, then run the passes for every machine
+    model a target of backend_table.py is checked for (ptx's and Fermi's). A finding of the passes
+    that every model reports alike (same code, span and message) is kept once, for all; every other
+    one says, in a last note, which models it is for. Each diagnostic's `targets` names the models;
+    the front end's findings are for all."""
     from dataclasses import replace
+    from .backend_table import machine_models
     from .core.diagnostics import Note
-    from .ir.machine_model import FERMI, PTX
+    models = machine_models()
+    every = tuple(model.name for model in models)
     comp = check_file(path, defines, stdlib)
-    both = (PTX.name, FERMI.name)
-    front = [replace(d, targets=both) for d in comp.sink.items]
+    front = [replace(d, targets=every) for d in comp.sink.items]
     found: dict[tuple, tuple[Diagnostic, list[str]]] = {}
     if comp.ok:
-        for model in (PTX, FERMI):
+        for model in models:
             comp.sink = DiagnosticSink()
             comp.lower(model, opt, verify_each=verify_each, bounds_checks=bounds_checks)
             seen: dict[tuple, int] = {}
@@ -252,8 +288,7 @@ def check_for_targets(path: str, defines: Defines | None = None, opt: int = 2,
                     found[key] = (d, [model.name])
     found_after = []
     for d, names in found.values():
-        note = BOTH_NOTE if len(names) == len(both) else MODEL_NOTES[names[0]]
-        found_after.append(replace(d, notes=d.notes + (Note(note),), targets=tuple(names)))
+        found_after.append(replace(d, notes=d.notes + (Note(found_on(names, models)),), targets=tuple(names)))
     comp.sink = DiagnosticSink(front + found_after)
     return comp
 
@@ -266,7 +301,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
     from .ir.pipeline import run_passes
     from .ir.verify import IRVerifyError
     from .backend_table import BACKENDS
-    comp = Compilation()
+    comp = Compilation(BACKENDS[target])
     source = comp.read(path)
     if source is None:
         return comp
@@ -277,7 +312,7 @@ def opt_file(path: str, passes: list[str], target: str = "ptx", opt: int = 2) ->
         return comp
     if module.source and comp.sources.get(module.source) is None:
         load_source(module.source, comp.sources)      # to quote the program in diagnostics, if it is there
-    comp.context = PassContext(BACKENDS[target].machine_model(), opt, comp.sink)
+    comp.context = PassContext(comp.target.machine_model(), opt, comp.sink)
     try:
         comp.ir = run_passes(module, passes, comp.context)
     except IRVerifyError as e:

@@ -93,7 +93,7 @@ def _simulate(comp: Compilation, seed: int, its: bool, max_cycles: int, line: in
     if tail is not None:
         from .backends.sim.trace import Observers
         observer = Observers([tail])
-    outcome = run_program(comp, "fermi-sim", write=printed.append, config=config, observer=observer)
+    outcome = run_program(comp, write=printed.append, config=config, observer=observer)
     errors = [d for d in comp.sink.items[before:] if d.is_error]
     del comp.sink.items[before:]                 # the compilation is reused for the next seed
     cycles = max((o.cycles for _, o, *_ in outcome.runs), default=0)

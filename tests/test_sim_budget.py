@@ -30,7 +30,7 @@ def _run(name: str, its: bool, max_cycles: int):
     comp = compile_file(str(ROOT / "examples" / f"{name}.sync"), defines, "fermi-sim", 2, its=its)
     assert comp.ok, [str(d) for d in comp.diagnostics]
     before = len(comp.sink.items)
-    outcome = run_program(comp, "fermi-sim", write=lambda s: None, config=FermiConfig(max_cycles=max_cycles, its=its))
+    outcome = run_program(comp, write=lambda s: None, config=FermiConfig(max_cycles=max_cycles, its=its))
     return outcome, [d for d in comp.sink.items[before:] if d.is_error]
 
 

@@ -58,6 +58,28 @@ def test_every_operation_comes_from_its_declaration(path):
             assert decl.start <= span.start and span.end <= decl.end, (k.name, span.line, span.col, decl.line)
 
 
+def test_vending_leaves_out_the_passes_that_need_the_whole_kernel(monkeypatch):
+    """A library's operations' kernels run the pipeline without the rows marked `whole_kernel`
+    (ir/pipeline.py), which frontend/vending.py explains, one by one."""
+    from syncc import frontend
+    from syncc.ir import pipeline
+    ran = []
+
+    def spy(row):
+        def run(k, ctx):
+            ran.append((row.name, ctx.vending))
+            return row.run(k, ctx)
+        return row._replace(run=run)
+    monkeypatch.setattr(pipeline, "PASSES", [spy(row) for row in pipeline.PASSES])
+    comp = compile_file(str(ROOT / "stdlib" / "mutex.sync"))
+    assert comp.ok and comp.vended
+    skipped = {row.name for row in pipeline.PASSES if row.whole_kernel}
+    assert {vending for _, vending in ran} == {True}
+    assert {name for name, _ in ran} == set(pipeline.PASS_NAMES[1:]) - skipped
+    explained = re.findall(r"^  \* (\w+)(?: and (\w+))?:", frontend.vending.__doc__, re.M)
+    assert {name for pair in explained for name in pair if name} == skipped
+
+
 @pytest.mark.parametrize("path", LIBRARIES, ids=lambda p: p.stem)
 def test_explain_describes_every_declaration(path):
     module = check_file(str(path)).module

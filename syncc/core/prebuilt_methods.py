@@ -62,35 +62,43 @@ METHODS['syncc.backend_table.BuildOptions'] = (
 # syncc.backend_table.Backend
 def syncc_backend_table_Backend(dflt, fact):
     d_build = dflt['build']
-    d_runs = dflt['runs']
+    d_launch = dflt['launch']
+    d_cannot_run = dflt['cannot_run']
+    d_simulator = dflt['simulator']
+    d_its_model = dflt['its_model']
 
-    def __init__(self, name, model, summary, build=d_build, runs=d_runs):
+    def __init__(self, name, model, summary, build=d_build, launch=d_launch, cannot_run=d_cannot_run, simulator=d_simulator, its_model=d_its_model):
         _set(self, 'name', name)
         _set(self, 'model', model)
         _set(self, 'summary', summary)
         _set(self, 'build', build)
-        _set(self, 'runs', runs)
+        _set(self, 'launch', launch)
+        _set(self, 'cannot_run', cannot_run)
+        _set(self, 'simulator', simulator)
+        _set(self, 'its_model', its_model)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, model={self.model!r}, summary={self.summary!r}, build={self.build!r}, runs={self.runs!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, model={self.model!r}, summary={self.summary!r}, build={self.build!r}, launch={self.launch!r}, cannot_run={self.cannot_run!r}, simulator={self.simulator!r}, its_model={self.its_model!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.model, self.summary, self.build, self.runs) == (other.name, other.model, other.summary, other.build, other.runs)
+            return (self.name, self.model, self.summary, self.build, self.launch, self.cannot_run, self.simulator, self.its_model) == (other.name, other.model, other.summary, other.build, other.launch, other.cannot_run, other.simulator, other.its_model)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.model, self.summary, self.build, self.runs))
+        return hash((self.name, self.model, self.summary, self.build, self.launch, self.cannot_run, self.simulator, self.its_model))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
 METHODS['syncc.backend_table.Backend'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('name', 'str', False), ('model', 'str', False), ('summary', 'str', False),
-      ('build', 'Callable[[Compilation, BuildOptions], str] | None', True), ('runs', 'bool', True)),
+     (('name', 'str', False), ('model', 'MachineModel', False), ('summary', 'str', False),
+      ('build', 'Callable[..., str] | None', True), ('launch', 'Callable[..., Launcher] | None', True),
+      ('cannot_run', 'Callable[..., list[Diagnostic]] | None', True), ('simulator', 'bool', True),
+      ('its_model', 'MachineModel | None', True)),
      (), (), False),
-    'Backend(name: str, model: str, summary: str, build: Callable[[Compilation, BuildOptions], str] | None = None, runs: bool = False)',
+    'Backend(name: str, model: MachineModel, summary: str, build: Callable[..., str] | None = None, launch: Callable[..., Launcher] | None = None, cannot_run: Callable[..., list[Diagnostic]] | None = None, simulator: bool = False, its_model: MachineModel | None = None)',
     syncc_backend_table_Backend)
 
 
@@ -580,6 +588,7 @@ METHODS['syncc.core.types.PrimType'] = (
 
 # syncc.driver.Compilation
 def syncc_driver_Compilation(dflt, fact):
+    d_target = dflt['target']
     d_module = dflt['module']
     d_ir = dflt['ir']
     d_context = dflt['context']
@@ -590,7 +599,8 @@ def syncc_driver_Compilation(dflt, fact):
     f_sink = fact['sink']
     f_vended = fact['vended']
 
-    def __init__(self, defines=_FACTORY, sources=_FACTORY, sink=_FACTORY, module=d_module, ir=d_ir, context=d_context, vended=_FACTORY, stdlib=d_stdlib, _loader=d__loader):
+    def __init__(self, target=d_target, defines=_FACTORY, sources=_FACTORY, sink=_FACTORY, module=d_module, ir=d_ir, context=d_context, vended=_FACTORY, stdlib=d_stdlib, _loader=d__loader):
+        self.target = target
         self.defines = f_defines() if defines is _FACTORY else defines
         self.sources = f_sources() if sources is _FACTORY else sources
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -602,11 +612,11 @@ def syncc_driver_Compilation(dflt, fact):
         self._loader = _loader
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(defines={self.defines!r}, sources={self.sources!r}, sink={self.sink!r}, module={self.module!r}, ir={self.ir!r}, context={self.context!r}, vended={self.vended!r}, stdlib={self.stdlib!r}, _loader={self._loader!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, defines={self.defines!r}, sources={self.sources!r}, sink={self.sink!r}, module={self.module!r}, ir={self.ir!r}, context={self.context!r}, vended={self.vended!r}, stdlib={self.stdlib!r}, _loader={self._loader!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.defines, self.sources, self.sink, self.module, self.ir, self.context, self.vended, self.stdlib, self._loader) == (other.defines, other.sources, other.sink, other.module, other.ir, other.context, other.vended, other.stdlib, other._loader)
+            return (self.target, self.defines, self.sources, self.sink, self.module, self.ir, self.context, self.vended, self.stdlib, self._loader) == (other.target, other.defines, other.sources, other.sink, other.module, other.ir, other.context, other.vended, other.stdlib, other._loader)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -614,7 +624,8 @@ def syncc_driver_Compilation(dflt, fact):
 
 METHODS['syncc.driver.Compilation'] = (
     ((('eq', True), ('frozen', False), ('init', True), ('repr', True), ('slots', False)),
-     (('defines', 'Defines', (False, True, True, True, None, True, False)),
+     (('target', "'Backend | None'", True),
+      ('defines', 'Defines', (False, True, True, True, None, True, False)),
       ('sources', 'SourceMap', (False, True, True, True, None, True, False)),
       ('sink', 'DiagnosticSink', (False, True, True, True, None, True, False)),
       ('module', 'CheckedModule | None', True), ('ir', "'Module | None'", True),
@@ -622,7 +633,7 @@ METHODS['syncc.driver.Compilation'] = (
       ('vended', 'list', (False, True, True, True, None, True, False)),
       ('stdlib', 'tuple[str, ...]', True), ('_loader', 'ModuleLoader | None', True)),
      (), (), False),
-    "Compilation(defines: Defines = <factory>, sources: SourceMap = <factory>, sink: DiagnosticSink = <factory>, module: CheckedModule | None = None, ir: 'Module | None' = None, context: 'PassContext | None' = None, vended: list = <factory>, stdlib: tuple[str, ...] = (), _loader: ModuleLoader | None = None)",
+    "Compilation(target: 'Backend | None' = None, defines: Defines = <factory>, sources: SourceMap = <factory>, sink: DiagnosticSink = <factory>, module: CheckedModule | None = None, ir: 'Module | None' = None, context: 'PassContext | None' = None, vended: list = <factory>, stdlib: tuple[str, ...] = (), _loader: ModuleLoader | None = None)",
     syncc_driver_Compilation)
 
 
@@ -2919,7 +2930,7 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, defaults_of=None), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 
@@ -3053,8 +3064,9 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
     d_mbarrier = dflt['mbarrier']
     d_wide_slots = dflt['wide_slots']
     d_defaults_of = dflt['defaults_of']
+    d_brief = dflt['brief']
 
-    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier, wide_slots=d_wide_slots, defaults_of=d_defaults_of):
+    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier, wide_slots=d_wide_slots, defaults_of=d_defaults_of, brief=d_brief):
         _set(self, 'name', name)
         _set(self, 'title', title)
         _set(self, 'its', its)
@@ -3068,17 +3080,18 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
         _set(self, 'mbarrier', mbarrier)
         _set(self, 'wide_slots', wide_slots)
         _set(self, 'defaults_of', defaults_of)
+        _set(self, 'brief', brief)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r}, wide_slots={self.wide_slots!r}, defaults_of={self.defaults_of!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r}, wide_slots={self.wide_slots!r}, defaults_of={self.defaults_of!r}, brief={self.brief!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier, other.wide_slots, other.defaults_of)
+            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of, self.brief) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier, other.wide_slots, other.defaults_of, other.brief)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of))
+        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of, self.brief))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3089,9 +3102,10 @@ METHODS['syncc.ir.machine_model.MachineModel'] = (
       ('lock_bits', 'int | None', False), ('lock_word_stride', 'int', True),
       ('named_barriers', 'int', True), ('sms', 'int', True), ('max_blocks_per_sm', 'int', True),
       ('max_threads_per_sm', 'int', True), ('ordered_atomics', 'bool', True),
-      ('mbarrier', 'bool', True), ('wide_slots', 'bool', True), ('defaults_of', 'str | None', True)),
+      ('mbarrier', 'bool', True), ('wide_slots', 'bool', True), ('defaults_of', 'str | None', True),
+      ('brief', 'str', True)),
      (), (), False),
-    'MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False, wide_slots: bool = False, defaults_of: str | None = None)',
+    "MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False, wide_slots: bool = False, defaults_of: str | None = None, brief: str = '')",
     syncc_ir_machine_model_MachineModel)
 
 

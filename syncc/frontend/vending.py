@@ -13,8 +13,8 @@ remarks for `syncc explain`. `--target cuda` turns those kernels into the member
 
 Where an operation has a body (`critical`, `acquire`, ...), the kernel's body is one store to
 the array `syncc_body`, standing for the caller's code: the C++ writer calls the caller's lambda
-there. Four passes are left out, because what they need is the caller's whole kernel, which the
-library cannot see:
+there. The passes marked `whole_kernel` in ir/pipeline.py's PASSES are left out, because what they
+need is the caller's whole kernel, which the library cannot see:
   * check_hazards: SIMT deadlock, producers of a slot, lock order are properties of the kernel
     that calls the operations; the header says what the caller owes (docs/stdlib.md);
   * elide_locks and combine_warps: the body is opaque, so a lock cannot become one atomic, nor
@@ -31,10 +31,6 @@ from typing import Callable
 from . import ast as A
 from ..core.prebuilt import dataclass
 from .symbols import PrimInfo
-
-# the passes a vended operation skips (see above)
-SKIPPED_PASSES = ("check_hazards", "insert_bounds_checks", "elide_locks", "combine_warps",
-                  "initialize_shared_state")
 
 HOLE = "syncc_body"        # the caller's code: a store to this array
 RESULT = "syncc_result"    # what the operation returns: a store to this array

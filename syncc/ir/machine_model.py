@@ -33,6 +33,9 @@ class MachineModel:
     # the model whose implementation defaults this one takes (None: its own rows, by its name): a
     # new model of a machine syncc already knows (a cluster-aware sm_90, say) names the old one
     defaults_of: str | None = None
+    # what its findings depend on, in a few words: `syncc check` notes a finding for this model alone
+    # "on NAME (its targets): BRIEF"
+    brief: str = ""
 
     @property
     def stack_based(self) -> bool:
@@ -48,10 +51,10 @@ class MachineModel:
 
 PTX = MachineModel("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
              sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True,
-             wide_slots=True)
+             wide_slots=True, brief="sm_70+, independent thread scheduling")
 FERMI = MachineModel("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
-               ordered_atomics=False)
+               ordered_atomics=False, brief="stack-based reconvergence")
 
 # The simulator's --its mode: Fermi's lock bits and limits, with independent thread scheduling (so
 # prevent_livelock inserts __syncwarp, and SIMT deadlock is not a hazard)
@@ -59,5 +62,8 @@ FERMI_ITS = MachineModel("fermi", "Fermi SASS with independent thread scheduling
                    lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                    ordered_atomics=False)
 
+# The models with implementation defaults of their own (ir/impls/: `default("ptx", ...)` rows), by the
+# name the rows give. The targets name their models in backend_table.py; a new model that takes
+# another's defaults (defaults_of) needs no place here.
 TARGETS = {"ptx": PTX, "fermi": FERMI}
 

@@ -97,6 +97,10 @@ def numpy_type(p: Param):
 
 
 class GpuLauncher:
+    # a kernel that did not finish, or that stopped at a failed bounds check, stays on the device:
+    # the process must end without waiting for it (runtime/run.py, `syncc run`)
+    leaves_kernels_running = True
+
     def __init__(self, module: Module, timeout: float = 10.0, arch: str | None = None, line_info: bool = False):
         self.cupy = _cupy()
         self.device = device()

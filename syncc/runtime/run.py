@@ -1,7 +1,10 @@
 """`syncc run`: the host block, with kernels on a target, and what went wrong as diagnostics.
 
-    outcome = run_program(comp, "gpu", timeout=10.0, write=print)
+    comp = driver.compile_file(path, target="gpu")
+    outcome = run_program(comp, timeout=10.0, write=print)
 
+The program runs where it was compiled for: its target (comp.target, an entry of
+backend_table.py) makes the launcher, and says beforehand what that launcher cannot run.
 Run-time problems are reported like compile errors, located in the program:
 
     E0901  a `check` failed
@@ -13,26 +16,47 @@ Run-time problems are reported like compile errors, located in the program:
     E0911, E0912  on the simulator: an invalid memory access, an instruction that cannot run
     E0913  an index outside its array: a run-time bounds check stopped the kernel (both targets)
 
-The GPU is set up only when the first kernel is launched, so a host block that
-launches nothing runs anywhere.
+The launcher is made only when the first kernel is launched (the GPU is set up then), so a host
+block that launches nothing runs anywhere.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from ..core.diagnostics import DiagnosticSink, Note
-from ..core.source import SourceMap
+from ..core.source import SourceMap, Span
 from .host import CheckFailed, HostError, HostRunner
 
 
-class Compilation(Protocol):
-    """What a run needs of a compilation (driver.Compilation is one): the checked module for the
-    host block, the IR of its kernels, and where to report."""
+class Launcher(Protocol):
+    """Runs one launch of a kernel (runtime/gpu.py's GpuLauncher, runtime/sim.py's SimLauncher). It
+    may keep `runs` (what each launch did, for --stats) and say `leaves_kernels_running` (a kernel
+    that did not finish, or stopped at a failed check, stays on the device: the process must end
+    without waiting for it)."""
+
+    def __call__(self, name: str, args: list, grid, block, span: Span | None) -> Any: ...
+
+
+class Runnable(Protocol):
+    """What a run reads of a compilation (driver.Compilation is one): the checked module for the
+    host block, the IR of its kernels, where to report, and the target it was compiled for (an
+    entry of backend_table.py: its `launch` makes the launcher, its `cannot_run` says beforehand
+    what that cannot run)."""
     module: object
     ir: object
     sink: DiagnosticSink
     sources: SourceMap
+    target: object
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a target's launcher is told, from the command line or the API."""
+    timeout: float = 10.0       # gpu: a kernel still running after this long is a probable deadlock
+    config: object = None       # the simulator's FermiConfig (None: the default one)
+    observer: object = None     # the simulator's trace and progress hooks
+    line_info: bool = False     # gpu: the PTX carries source lines, for compute-sanitizer
 
 
 @dataclass
@@ -40,29 +64,27 @@ class RunOutcome:
     ok: bool
     deadlock: bool = False
     unavailable: str | None = None      # the target could not be used at all
-    device_held: bool = False           # a failed check stalled a kernel on the GPU for good (exit at once)
-    runs: list = field(default_factory=list)   # fermi-sim: (kernel, simulator outcome, grid, block) per launch
+    device_held: bool = False           # a kernel that did not finish stays on the device (exit at once)
+    runs: list = field(default_factory=list)   # the launcher's `runs`: on the simulator, (kernel, outcome, grid, block)
 
 
-def run_program(comp: Compilation, target: str, timeout: float = 10.0,
-                write: Callable[[str], None] = print, config=None, observer=None,
-                line_info: bool = False) -> RunOutcome:
-    """Run the host block with kernels on `target` ("gpu" or "fermi-sim"; `config` and `observer`
-    are the simulator's FermiConfig and trace/progress hooks; `line_info`: the GPU's PTX carries
-    source lines, for compute-sanitizer)."""
-    if target == "fermi-sim":                   # what the emitter cannot take, before anything runs
-        from ..backends.fermi.emit import check_module
-        problems = check_module(comp.ir)
-        if problems:
-            comp.sink.extend(problems)
-            return RunOutcome(False)
-    launcher = _LazyLauncher(comp, target, timeout, config, observer, line_info)
+def run_program(comp: Runnable, *, timeout: float = 10.0, write: Callable[[str], None] = print, config=None,
+                observer=None, line_info: bool = False) -> RunOutcome:
+    """Run the host block with kernels on comp.target (the options: RunOptions)."""
+    target = comp.target
+    if target.launch is None:
+        raise ValueError(f"`{target.name}` does not run programs")
+    problems = target.cannot_run(comp) if target.cannot_run is not None else []
+    if problems:                                # what the launcher cannot take, before anything runs
+        comp.sink.extend(problems)
+        return RunOutcome(False)
+    launcher = _LazyLauncher(comp, RunOptions(timeout, config, observer, line_info))
     outcome = _run(comp, launcher, write)
     outcome.runs = getattr(launcher.launcher, "runs", [])
     return outcome
 
 
-def _run(comp: Compilation, launcher, write) -> RunOutcome:
+def _run(comp: Runnable, launcher: "_LazyLauncher", write) -> RunOutcome:
     from .args import LaunchError
     from .faults import IndexOutOfBounds, located
     from .gpu import GpuUnavailable, ProbableDeadlock
@@ -85,10 +107,10 @@ def _run(comp: Compilation, launcher, write) -> RunOutcome:
         comp.sink.error("E0904", e.message, e.span, notes=[Note(f"it can wait on {w}") for w in e.waits],
                         help="run it on the Fermi simulator (`--target fermi-sim`) to see who waits for whom, "
                              "or raise `--timeout` if it is only slow")
-        return RunOutcome(False, deadlock=True)
+        return RunOutcome(False, deadlock=True, device_held=launcher.leaves_kernels_running)
     except SimStopped as e:
         comp.sink.add(diagnostics(e, comp.sources))
-        return RunOutcome(False, deadlock=e.stuck)
+        return RunOutcome(False, deadlock=e.stuck, device_held=launcher.leaves_kernels_running)
     except IndexOutOfBounds as e:
         message, span = located(e, comp.sources)
         comp.sink.error("E0913", message, span,
@@ -96,28 +118,22 @@ def _run(comp: Compilation, launcher, write) -> RunOutcome:
                                     "check failed")],
                         help="guard the index (`if k >= 0 && k < N { ... }`), or bring it into range (`k % N`, "
                              "`min(k, N - 1)`)")
-        return RunOutcome(False, device_held=getattr(launcher, "target", None) == "gpu")
+        return RunOutcome(False, device_held=launcher.leaves_kernels_running)
     return RunOutcome(True)
 
 
 class _LazyLauncher:
-    def __init__(self, comp: Compilation, target: str, timeout: float, config=None, observer=None,
-                 line_info: bool = False):
-        self.comp, self.target, self.timeout = comp, target, timeout
-        self.config, self.observer, self.line_info = config, observer, line_info
+    """The target's launcher, made at the first launch."""
+
+    def __init__(self, comp: Runnable, options: RunOptions):
+        self.comp, self.options = comp, options
         self.launcher = None
+
+    @property
+    def leaves_kernels_running(self) -> bool:
+        return bool(getattr(self.launcher, "leaves_kernels_running", False))
 
     def __call__(self, name, args, grid, block, span):
         if self.launcher is None:
-            if self.target == "fermi-sim":
-                from ..backends.fermi.emit import build_fermi_sass
-                from ..ir.faults import check_sites
-                from .sim import SimLauncher
-                its = bool(self.config is not None and self.config.its)
-                self.launcher = SimLauncher(build_fermi_sass(self.comp.ir, its=its), self.config, self.observer,
-                                            sites={k.name: check_sites(k) for k in self.comp.ir.kernels},
-                                            ir=self.comp.ir)
-            else:
-                from .gpu import GpuLauncher
-                self.launcher = GpuLauncher(self.comp.ir, self.timeout, line_info=self.line_info)
+            self.launcher = self.comp.target.launch(self.comp, self.options)
         self.launcher(name, args, grid, block, span)

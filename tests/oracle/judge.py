@@ -206,7 +206,7 @@ def run_once(comp, its: bool, policy: str, max_cycles: int, wide: bool = False) 
     if wide:
         config = ptx_residency(config)
     started = time.monotonic()
-    outcome = run_program(comp, "fermi-sim", write=lambda s: printed.append(str(s)[:2000]), config=config)
+    outcome = run_program(comp, write=lambda s: printed.append(str(s)[:2000]), config=config)
     problems = [d for d in comp.sink.items[before:] if d.is_error]
     codes = [d.code for d in problems]
     run = {"policy": policy, "max_cycles": max_cycles, "cycles": [o.cycles for _, o, *_ in outcome.runs],
