@@ -12,7 +12,7 @@
    and with it on (explicit fences, and the orderings PTX's atomics and loads
    carry themselves). Static counts, not executions.
 
-Tests never assert on the times; tests/test_fences.py pins the fence counts.
+Tests never assert on the times; tests/ir/test_fences.py pins the fence counts.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The targets of `--target`, one entry each: the CLI's choices, the machine models checked for,
 the driver's builds and the runs of the CLI and the API all come from this table. A new target is
-one entry here and one package under syncc/backends/ (docs/architecture.md; tests/test_targets_table.py
+one entry here and one package under syncc/backends/ (docs/architecture.md; tests/app/test_targets_table.py
 adds one).
 
     ptx, sass, cuda, fermi-sass   `syncc build` writes them (`build`)

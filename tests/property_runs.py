@@ -1,5 +1,5 @@
 """Runs one compiled kernel under many seeded schedules, on both cores, and returns what each
-run left in its arrays (for tests/test_primitive_properties.py).
+run left in its arrays (for tests/ir/test_primitive_properties.py).
 
 The program is compiled once, in this process; the worker processes are forked from it, so
 they share the compiled program and only seeds and result arrays cross between processes.

@@ -28,7 +28,7 @@ refuse assignment, eq/hash compare the fields that compare.
 Each prebuilt entry records the shape of the definition it was written from (parameters, fields,
 defaults' kinds, methods the class defines itself). Where the class no longer has that shape, or
 has no entry, the decorator is plain `dataclasses.dataclass`: correct, only slower, and
-tests/test_prebuilt.py fails until the methods are written again. Supported: init, repr, eq,
+tests/core/test_prebuilt.py fails until the methods are written again. Supported: init, repr, eq,
 frozen and slots; anything else is for `dataclasses.dataclass` itself.
 """
 from __future__ import annotations

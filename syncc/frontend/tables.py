@@ -16,7 +16,7 @@ driver needs, as plain data:
 - TERMINALS: every terminal's name and, for keywords and punctuation, its text.
 
 GRAMMAR_CRC is the grammar's checksum: when grammar.lark has changed since, load() builds the
-tables with lark instead (and tests/test_grammar.py fails until they are regenerated).
+tables with lark instead (and tests/frontend/test_grammar.py fails until they are regenerated).
 """
 from __future__ import annotations
 

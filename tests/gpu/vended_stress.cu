@@ -1,4 +1,4 @@
-// The stdlib's vended CUDA types under load (tests/test_stdlib.py, marker gpu): each mutex and
+// The stdlib's vended CUDA types under load (tests/app/test_stdlib.py, marker gpu): each mutex and
 // semaphore type does at least 100 000 operations; a plain (non-atomic) counter updated inside
 // must come out exact, and an occupancy counter kept with atomics must never exceed the bound.
 // The grid barriers run rounds in which every block checks that every other block finished the

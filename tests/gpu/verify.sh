@@ -7,7 +7,7 @@ mkdir -p "$out"
 python3 -c "import cupy; d = cupy.cuda.runtime.getDeviceProperties(0); print(d['name'], 'sm', d['major'], d['minor'], 'SMs', d['multiProcessorCount'])" > "$out/device.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$out/device.txt" 2>&1
 date -u >> "$out/device.txt"
-python3 -m pytest -q -p no:cacheprovider -m gpu -s -rs tests/test_gpu.py > "$out/pytest-gpu.txt" 2>&1
+python3 -m pytest -q -p no:cacheprovider -m gpu -s -rs tests/runtime/test_gpu.py > "$out/pytest-gpu.txt" 2>&1
 echo "pytest exit $?" >> "$out/pytest-gpu.txt"
 for f in examples/*.sync; do
   for tool in racecheck synccheck; do

@@ -792,7 +792,7 @@ def queue_stream(rng: random.Random, ctx: Context) -> Piece:
             puts, takes = f"bid == 0 && {puts}", f"bid == 0 && {takes}"
     gran = "thread"
     # whole warps or blocks as parties, decided by an rng of its own: drawing from `rng` would change
-    # every program of the fixed batches after this one (tests/test_oracle.py)
+    # every program of the fixed batches after this one (tests/app/test_oracle.py)
     parties = random.Random(f"{place}/{impl}/{cap}/{per}/{shape}/{puts}/{takes}").random() < 0.4
     if shape != "lanes" and impl != "locked" and parties:
         gran = "warp" if shape == "warps" else "block"

@@ -15,7 +15,7 @@ What it guarantees:
     become `Region`s, `.shared_bytes` defaults to the end of the last shared array;
   * the printer's text reads back as the kernel it printed: assemble(print_kernel(k)) == k,
     field by field, for every kernel with instructions, a launch shape and properly nested
-    regions (tests/test_sass_asm.py checks this on every opcode and every example).
+    regions (tests/backends/test_sass_asm.py checks this on every opcode and every example).
 
 Bad input never raises anything but DiagnosticsError; its diagnostics (E1001-E1011) are located
 and sorted, several per file where the lines allow it.

@@ -2,7 +2,7 @@
 
     python -m syncc.backends.fermi.isa_doc        # print the table, to paste into docs/fermi.md
 
-tests/test_sass_asm.py checks that the table in the doc is exactly this one, so the
+tests/backends/test_sass_asm.py checks that the table in the doc is exactly this one, so the
 doc and the table the assembler checks against cannot drift apart.
 """
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ..analysis.uniformity import BLOCK, GRID, THREAD, WARP
 from ..analysis.facts import Facts
 from .held import UNLOCKS, held
 
-CODES = ("E0704", "E0707")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0704", "E0707")      # what it reports (tests/ir/test_hazard_checks.py)
 
 _ARRAY_WORD = {GRID: "the grid", BLOCK: "the block", WARP: "the warp"}
 # where a condition of divergence level L may take another value

@@ -21,7 +21,7 @@ from ..context import PassContext
 from ..nodes import Reg
 from ..analysis.facts import Facts, reported_waits
 
-CODES = ("E0726",)      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0726",)      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_bounds(facts: Facts, ctx: PassContext) -> None:

@@ -27,7 +27,7 @@ from ..nodes import Instr, Prim
 from ..analysis.facts import Facts, reported_waits
 from ..analysis.space import gather
 
-CODES = ("E0705", "E0706", "E0718")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0705", "E0706", "E0718")      # what it reports (tests/ir/test_hazard_checks.py)
 
 _PRODUCE = ("chan.put", "chan.signal")
 _WAIT = ("chan.get", "chan.await")

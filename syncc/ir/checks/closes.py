@@ -16,7 +16,7 @@ from .counts import instance_name, per_instance
 from ..analysis.facts import Facts
 from .waitfor import reported_waits
 
-CODES = ("E0705", "E0724")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0705", "E0724")      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_closes(facts: Facts, ctx: PassContext) -> None:

@@ -19,7 +19,7 @@ from ..analysis.facts import Facts
 from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 
-CODES = ("E0705", "E0721")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0705", "E0721")      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_counts(facts: Facts, ctx: PassContext) -> None:

@@ -18,7 +18,7 @@ from ..impls.registry import implementation
 from ..analysis.facts import Facts
 from .held import LOCKABLE, held
 
-CODES = ("E0709", "E0719", "E0722")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0709", "E0719", "E0722")      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_lock_scope(facts: Facts, ctx: PassContext) -> None:

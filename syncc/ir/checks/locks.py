@@ -34,7 +34,7 @@ from ...core.prebuilt import dataclass
 from .order import order_of
 from .retries import retries
 
-CODES = ("E0701", "E0703", "E0715", "E0717")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0701", "E0703", "E0715", "E0717")      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_locks(facts: Facts, ctx: PassContext) -> None:

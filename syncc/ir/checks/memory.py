@@ -22,7 +22,7 @@ from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
 from ..analysis.facts import Facts, Loop
 
-CODES = ("E0709", "E0710", "E0711", "E0712")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0709", "E0710", "E0711", "E0712")      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from ..context import PassContext
 from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
 
-CODES = ("E0704", "E0723")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0704", "E0723")      # what it reports (tests/ir/test_hazard_checks.py)
 
 CLOSED = "closed"      # with the `arrive`s that may have opened a phase: what a state holds per element
 _OPS = ("prim.arrive", "prim.wait", "prim.sync")

@@ -19,7 +19,7 @@ from ..impls.registry import implementation
 from ..analysis.facts import Facts
 from ..analysis.parties import parties_per_instance
 
-CODES = ("E0725",)      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0725",)      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_queue_parties(facts: Facts, ctx: PassContext) -> None:

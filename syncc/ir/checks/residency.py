@@ -31,7 +31,7 @@ from ..analysis.facts import Facts
 from .waitfor import blocking_operations
 from .waits import spin_loops, word_keys
 
-CODES = ("E0708", "E0727")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0708", "E0727")      # what it reports (tests/ir/test_hazard_checks.py)
 
 # a blocking operation's kind (waitfor.Blocking) → how many provisions of a waiter's instance its
 # own block must make to end the wait by itself

@@ -30,7 +30,7 @@ from ..analysis.space import gather
 from .retries import Retry, retries
 from .waitfor import reported_waits, retry_what, wait_what
 
-CODES = ("E0701", "E0705", "E0720")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0701", "E0705", "E0720")      # what it reports (tests/ir/test_hazard_checks.py)
 
 BUDGET_EVENTS = 25_000      # operation instances simulated per kernel and launch shape
 BUDGET_SLOTS = 1 << 16      # the most slots of one semaphore, latch or channel numbered in advance

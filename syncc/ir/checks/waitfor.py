@@ -28,7 +28,7 @@ from .held import can_run_out, held, lock_like
 from .retries import retries
 from ..analysis.space import gather
 
-CODES = ("E0720",)      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0720",)      # what it reports (tests/ir/test_hazard_checks.py)
 
 _HOLDABLE = ("mutex", "rwlock", "semaphore")
 

@@ -35,7 +35,7 @@ from ..analysis.facts import Facts, Loop
 from .held import lock_like
 from .waitfor import retry_what, wait_what
 
-CODES = ("E0701", "W0702")      # what it reports (tests/test_hazard_checks.py)
+CODES = ("E0701", "W0702")      # what it reports (tests/ir/test_hazard_checks.py)
 
 _SPIN_OK = {"arith", "special", "fence", "warp", "misc"}   # what a spin loop may do besides reading memory
 _WAITS = {"chan.get": ("chan.put", "chan.signal"), "chan.await": ("chan.put", "chan.signal"),

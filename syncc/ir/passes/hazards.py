@@ -5,7 +5,7 @@ see; each is a documented diagnostic (docs/diagnostics.md) pointing at the
 operation, with notes at the other end of the problem and a fix.
 
 Each check is one module of checks/, run in the order of CHECKS below: its docstring says what
-it finds, and its CODES what it reports (tests/test_hazard_checks.py keeps them true, and every
+it finds, and its CODES what it reports (tests/ir/test_hazard_checks.py keeps them true, and every
 code documented and in the hazard corpus). The checks read the analyses of ir/analysis/ (Facts:
 the control flow, the launch's threads and instances, uniformity, values, ranges) and report
 through the sink.

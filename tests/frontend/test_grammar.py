@@ -13,7 +13,7 @@ from syncc.frontend.build_ast import AstBuilder
 from syncc.frontend.lexer import _STARTS_ITEM, _STARTS_STATEMENT
 from syncc.frontend.parser import GRAMMAR_PATH, parse, parse_machine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Keywords that begin expressions (an expression statement is grammatical, though the checker rejects most).
 EXPRESSION_WORDS = {"true", "false", "get", "trylock", "trywait", "i32", "u32", "i64", "u64", "bool"}
 

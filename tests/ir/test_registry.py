@@ -84,7 +84,7 @@ def _queue_name_tests(path: Path) -> list[str]:
 def test_no_file_outside_the_queue_package_tests_a_queue_implementations_name():
     # the front end, lowering, vending and the C++ back end ask the implementation's class or its
     # catalogue entry instead (docs/architecture.md, "A queue implementation")
-    root = Path(__file__).resolve().parent.parent / "syncc"
+    root = Path(__file__).resolve().parents[2] / "syncc"
     package = root / "ir" / "impls" / "queue"
     found = [hit for path in sorted(root.rglob("*.py")) if package not in path.parents
              for hit in _queue_name_tests(path)]

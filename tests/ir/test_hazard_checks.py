@@ -12,7 +12,7 @@ from pathlib import Path
 
 from syncc.ir.passes.hazards import CHECKS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CODE = re.compile(r"[EW]0\d{3}")
 EXPECT = re.compile(r"//\s*expect:\s*([EW]\d{4}(?:\s*,\s*[EW]\d{4})*)")
 

@@ -9,7 +9,7 @@ object per line) must equal it too.
 
 After a deliberate change to a message, rewrite the expected files with
 
-    SYNCC_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_diagnostic_snapshots.py
+    SYNCC_UPDATE_SNAPSHOTS=1 python -m pytest tests/core/test_diagnostic_snapshots.py
 
 and review the diff before committing it. To add a JSON snapshot for a case,
 create an empty NAME.json and run the update.

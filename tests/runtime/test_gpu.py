@@ -195,7 +195,7 @@ def test_python_api_refuses_bad_launches():
         barrier.smooth[100_000, 128](np.zeros(2048, np.int32), np.zeros(2048, np.int32))
 
 
-# ---- reader-writer locks, latches and bounded trywait (tests/test_prims_sim.py's programs) ----------
+# ---- reader-writer locks, latches and bounded trywait (tests/ir/test_prims_sim.py's programs) ----------
 
 def _ptx(tmp_path, source: str):
     path = tmp_path / "p.sync"

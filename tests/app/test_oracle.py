@@ -17,7 +17,7 @@ from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors
 from oracle.mutate import make_mutants
 from oracle.run import run_batch, shape_of, write_gpu_only
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 2026                 # the fixed batch the guarantee test runs
 PROGRAMS, MUTANTS = 12, 12
 
@@ -191,7 +191,7 @@ def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
     `tinylock`, threads and parties), both
     targets, four schedules each. Without the fix of wait_regions.py (a put's polling loop ran
     up to the thread's next put), genq_2026_0009 of this batch, as the motifs wrote it then,
-    deadlocked on Fermi; tests/test_queue.py pins that case since the motifs grew `@warp`,
+    deadlocked on Fermi; tests/ir/test_queue.py pins that case since the motifs grew `@warp`,
     `@block`, `spsc` and `tinylock` queues."""
     programs = []
     for i in range(QUEUE_PROGRAMS):

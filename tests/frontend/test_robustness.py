@@ -22,7 +22,7 @@ categories at least MIN_REJECTED cases must exit 1.
 Cases run in-process (tests/helpers.py); test_entry_point runs a few through
 `python -m syncc` as well and expects the same answer. A failure names the
 case (category, number, mutation), keeps the program on disk, and quotes the
-first lines of stderr. `pytest -s tests/test_robustness.py` prints the counts.
+first lines of stderr. `pytest -s tests/frontend/test_robustness.py` prints the counts.
 """
 from __future__ import annotations
 

@@ -371,7 +371,7 @@ def _host_division(tmp_path, monkeypatch):
 
 def _needs_gpu():
     if no_gpu() is not None:
-        pytest.skip("needs a GPU (run by tests/test_gpu.py on one)")
+        pytest.skip("needs a GPU (run by tests/runtime/test_gpu.py on one)")
 
 
 def _launch_refused(tmp_path, monkeypatch):

@@ -3,7 +3,7 @@ below the length its own full run measured, stops with E0910 (exit status 3) and
 got; with the budget above that length, it finishes.
 
 The simulator reports a deadlock (E0905–E0908) or livelock (E0909) only from proof: no warp can
-issue, or the machine came back to a state it was in before (tests/test_fermi_sim.py and the
+issue, or the machine came back to a state it was in before (tests/backends/test_fermi_sim.py and the
 diagnostics tests show those). These tests pin the other side: a run that is merely long is
 never called stuck.
 """
