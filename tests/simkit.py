@@ -58,3 +58,17 @@ def simulate(text: str, config: FermiConfig | None = None, arrays: dict | None =
     except SimStopped as e:
         outcome = e.outcome
     return Run(outcome, given, k)
+
+
+def load_compiled_core() -> bool:
+    """Load the compiled core into this process by one small launch (from numba's disk cache, or
+    compiled into it when the cache is empty, about 35 s); False when numba is missing."""
+    from pathlib import Path
+
+    from syncc.backends.sim import core
+    if core.load()[0] is None:
+        return False
+    listing = Path(__file__).resolve().parent.parent / "examples" / "sass" / "listing01_atomic_add.sass"
+    run = simulate(listing.read_text())
+    assert run.status == "finished" and run.outcome.stats.engine == "compiled", run.status
+    return True

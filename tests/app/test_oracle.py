@@ -133,7 +133,7 @@ def h100_verdicts() -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_nothing_accepted_hangs_or_is_wrong(tmp_path):
+def test_nothing_accepted_hangs_or_is_wrong(tmp_path, compiled_core):
     """The promise on a fixed batch: 12 generated programs and 12 mutants, both targets, four
     schedules each, a budget of 2M cycles a launch (these programs need under 200K).
 
@@ -185,7 +185,7 @@ def test_queue_programs_pass_the_front_end(tmp_path):
 
 
 @pytest.mark.slow
-def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path):
+def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path, compiled_core):
     """The promise on a fixed batch of queue programs (puts and gets, tries, `for` loops over
     closing queues; between warps, lanes of one warp and blocks; `ring`, `locked`, `spsc` and
     `tinylock`, threads and parties), both
@@ -292,7 +292,7 @@ def test_index_past_the_end_is_judged_by_its_fault(tmp_path):
 
 
 @pytest.mark.slow
-def test_no_accepted_shapes_program_hangs_or_is_wrong(tmp_path):
+def test_no_accepted_shapes_program_hangs_or_is_wrong(tmp_path, compiled_core):
     """The promise on a fixed batch of the shapes programs (retry loops counted exactly, short
     and over full; indices computed near their bounds and read from data; waits by block index
     below and above what the simulated Fermi holds at once, and by a ticket), both targets, four

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from engine_runs import on_both_engines
+from engine_runs import against_the_reference_run
 from property_runs import policies
 
 import syncc
@@ -41,8 +41,13 @@ def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str 
     gmem = copy.deepcopy(gmem)
     sim = Simulator(kernel, config.with_(engine=engine), grid, block, gmem, params, keep_shared=True)
     o = sim.run()
+    return getattr(sim, "engine", None), reported(sim, o, gmem)
+
+
+def reported(sim, o, gmem) -> dict:
+    """Everything a run reports, from its simulator, its outcome and its global memory."""
     d, f, s = o.diagnosis, o.fault, o.stats
-    return getattr(sim, "engine", None), {
+    return {
         "status": o.status, "cycles": o.cycles, "warp_instructions": o.warp_instructions,
         "thread_instructions": o.thread_instructions,
         "issues": s.issues, "lanes": s.lanes, "warp_cycles": s.cycles, "stalls": s.stalls, "blocks": s.blocks,
@@ -54,9 +59,11 @@ def report(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str 
 
 
 def same_machine(run, what: str) -> int:
-    """Run every launch `run()` makes (on the reference engine) again on both engines and compare
-    everything it reports; the number the compiled core ran."""
-    return on_both_engines(run, what, report)
+    """Run every launch `run()` makes (on the reference engine) again on the compiled core and
+    compare everything it reports with the reference's own run of it (the one `run()` made: a
+    second reference run of the same launch from the same memory reports the same); the number
+    the compiled core ran."""
+    return against_the_reference_run(run, what, report, reported)
 
 
 @pytest.mark.slow

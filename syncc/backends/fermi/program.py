@@ -15,6 +15,7 @@ wait) for traces and statistics.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 from dataclasses import dataclass, field
 
@@ -89,9 +90,10 @@ class SassKernel:
     source: str | None = None            # the file the kernel came from (.sync or .sass)
     its: bool = False                    # compiled for independent thread scheduling (BSSY/BSYNC/WARPSYNC)
 
-    @property
+    @cached_property
     def registers(self) -> int:
-        """Registers per thread: the highest register used, plus one (for occupancy)."""
+        """Registers per thread: the highest register used, plus one (for occupancy). Computed once:
+        the simulator asks at every block it places."""
         from .isa import RZ, Mem, SassReg
         high = -1
         for ins in self.instrs:

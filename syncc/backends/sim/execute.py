@@ -16,6 +16,7 @@ launch), so decoding happens once per launch.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable
@@ -753,21 +754,44 @@ def _slots(ins: Instruction) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes))
 
 
+def _static(ins: Instruction) -> tuple:
+    """What decoding takes from the instruction alone: scoreboard slots, guard, kind, target."""
+    reads, writes = _slots(ins)
+    guard, neg = None, False
+    if ins.guard is not None:
+        if ins.guard.n == PT and not ins.guard.neg:
+            guard = None
+        else:
+            guard, neg = ins.guard.n, ins.guard.neg
+    kind = CONTROL.get(ins.op, Kind.OP)
+    target = next((o.addr for o in ins.operands if hasattr(o, "addr")), -1)
+    return reads, writes, guard, neg, kind, target, tuple(dict.fromkeys(reads + writes))
+
+
+_STATIC: dict[int, list[tuple]] = {}     # id(kernel) → _static of each instruction, while the kernel lives
+
+
+def _statics(kernel: SassKernel) -> list[tuple]:
+    """_static of every instruction, computed once per kernel (a kernel is frozen, and a program
+    launches its kernels many times: a property test thousands)."""
+    key = id(kernel)
+    statics = _STATIC.get(key)
+    if statics is None:
+        statics = [_static(ins) for ins in kernel.instrs]
+        try:
+            weakref.finalize(kernel, _STATIC.pop, key, None)
+        except TypeError:                   # not weakly referable: nothing tells when its id is reused
+            return statics
+        _STATIC[key] = statics
+    return statics
+
+
 def decode(kernel: SassKernel, env: Env) -> list[Decoded]:
     out = []
-    for ins in kernel.instrs:
-        reads, writes = _slots(ins)
-        guard, neg = None, False
-        if ins.guard is not None:
-            if ins.guard.n == PT and not ins.guard.neg:
-                guard = None
-            else:
-                guard, neg = ins.guard.n, ins.guard.neg
-        kind = CONTROL.get(ins.op, Kind.OP)
+    for ins, (reads, writes, guard, neg, kind, target, deps) in zip(kernel.instrs, _statics(kernel)):
         run = SEMANTICS[ins.op](ins, env) if kind is Kind.OP else None
-        target = next((o.addr for o in ins.operands if hasattr(o, "addr")), -1)
         out.append(Decoded(ins, kind, run, guard, neg, ins.sync, reads, writes, ins.spec.unit,
-                           ins.spec.unit == "membar", target, deps=tuple(dict.fromkeys(reads + writes))))
+                           ins.spec.unit == "membar", target, deps=deps))
     return out
 
 
