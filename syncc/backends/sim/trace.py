@@ -44,6 +44,8 @@ class Observers:
         def call(*args):
             for t in targets:
                 t(*args)
+        if not name.startswith("__"):
+            self.__dict__[name] = call       # a hook is called per instruction: look it up once
         return call
 
 
