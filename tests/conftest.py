@@ -1,11 +1,15 @@
 """Every compilation the tests run verifies the IR after every pass (what --verify-each does).
 
-Under xdist (pyproject.toml's `-n auto`) the simulator's compiled core is loaded once for the
-whole session before any worker needs it: the controller starts one process that loads it,
-compiling it into numba's disk cache when the cache is empty (a fresh clone: about 35 s of one
-core), and each worker's first launch on the core waits for that process and then reads the
-cache, instead of every worker compiling the same code at the same time. Meanwhile the workers
-run the tests that never simulate anything (COMPILE_ONLY), which the collection puts first.
+Under xdist (pyproject.toml: `-n auto --dist worksteal`) the simulator's compiled core is loaded
+once for the whole session before any worker needs it: the controller starts one process that
+loads it, compiling it into numba's disk cache when the cache is empty (a fresh clone: about
+35 s of one core), and each worker's first launch on the core waits for that process and then
+reads the cache, instead of every worker compiling the same code at the same time.
+
+The collection puts first the files that never simulate (COMPILE_ONLY): the first worker runs
+them while the core compiles (the second, which starts half way down the list, waits, and the
+loading process has its core). The files of the longest tests (LONGEST) come next, so that the
+session ends on short tests; worksteal gives a worker that runs out half of the other's pending.
 """
 import fcntl
 import gc
@@ -39,9 +43,26 @@ _LOAD_CORE = ("import sys; sys.path.insert(0, sys.argv[1]); import simkit; simki
 _CORE_LOCK = "syncc_core_lock"          # workerinput key: the lock file the loading process holds
 
 
+# The files whose tests take the most CPU (together about 70% of the suite's; the longest test,
+# a queue property under 1,000 schedules, about 50 s): run right after COMPILE_ONLY, in this
+# order, so that the last tests of the session are short ones and the workers finish together.
+LONGEST = ("test_primitive_properties.py", "test_engines.py", "test_traces.py", "test_oracle.py",
+           "test_sim_budget.py", "test_elision.py")
+
+
+def _place(item) -> tuple[int, int]:
+    name = item.path.name
+    if name in COMPILE_ONLY:
+        return 0, 0
+    if name in LONGEST:
+        return 1, LONGEST.index(name)
+    return 2, 0
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """COMPILE_ONLY files first (stable: every worker collects the same order, as xdist requires)."""
-    items.sort(key=lambda item: item.path.name not in COMPILE_ONLY)
+    """COMPILE_ONLY files first, then LONGEST, then the rest, each in collection order (a stable
+    sort: every worker collects the same order, as xdist requires)."""
+    items.sort(key=_place)
 
 
 def pytest_collection_finish(session):
