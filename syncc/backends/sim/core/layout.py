@@ -14,6 +14,7 @@ instruction") says what a new opcode needs here and in engine.py.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,31 @@ class Code:
     slots: np.ndarray       # the scoreboard slots of T_DEPS / T_WRITES ranges
 
 
+_ENCODED: dict[int, dict[tuple, Code]] = {}    # id(kernel) → (latencies, constant bank) → Code
+
+
 def encode(sim) -> Code:
+    """The launch's code as rows. A row depends on the kernel's instruction, its latency (the
+    configuration) and the constant bank (the launch's shape and arguments) alone, so a launch
+    like an earlier one of the same kernel shares that one's arrays (the engine only reads
+    them); a property test launches one kernel thousands of times."""
+    key = (tuple(d.latency for d in sim.code), tuple(sorted(sim.env.cbank.items())))
+    kernel = sim.kernel
+    done = _ENCODED.get(id(kernel))
+    if done is None:
+        done = {}
+        try:
+            weakref.finalize(kernel, _ENCODED.pop, id(kernel), None)
+            _ENCODED[id(kernel)] = done
+        except TypeError:                 # not weakly referable: nothing tells when its id is reused
+            pass
+    code = done.get(key)
+    if code is None:
+        code = done[key] = _encode(sim)
+    return code
+
+
+def _encode(sim) -> Code:
     env, code = sim.env, sim.code
     T = np.zeros((len(code), T_COLS), dtype=np.int64)
     slots: list[int] = []
