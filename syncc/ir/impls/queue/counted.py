@@ -28,7 +28,6 @@ from math import prod
 
 from ....core.types import BOOL, I32
 from ...nodes import Array, Prim, Ref, imm
-from ..base import Emitter
 from ..entry import Expansion, entry
 from .base import QueueImplementation, add_data, affine, member_slot
 from .ring_side import RingSide
