@@ -107,13 +107,18 @@ class CountedQueue(QueueImplementation):
     @classmethod
     def declare(cls, sync, parts, instances, params):
         """The queue's two sides and the words each side counts in; what `syncc explain` says of it."""
-        b = sync.b
         add_data(sync, parts, instances)
         cls.declare_sides(sync, parts)
         # in shared memory whatever the queue's placement: only the side's own thread reads and writes it,
         # so the copy of that thread's block is the one used, a shared load away
-        b.add_array(Array(parts.part("count"), "shared", I32, (instances * 2,), "state", 0))
-        b.add_array(Array(parts.part("seq"), parts.placement, I32, (instances * parts.capacity,), "state", 0))
+        sync.b.add_array(Array(parts.part("count"), "shared", I32, (instances * 2,), "state", 0))
+        return cls.declare_slots(sync, parts, instances)
+
+    @classmethod
+    def declare_slots(cls, sync, parts, instances: int) -> str:
+        """What tells each side its slot is ready: a sequence word per slot (the ring's); what
+        `syncc explain` says of the queue."""
+        sync.b.add_array(Array(parts.part("seq"), parts.placement, I32, (instances * parts.capacity,), "state", 0))
         name = parts.impl if cls.stand_in is None else \
             f"{parts.impl} as {cls.stand_in} ({sync.cx.ctx.target.name} has no lock bits)"
         return (f"{name} — {parts.capacity} slots with a sequence word each; one producer and one consumer thread "
@@ -188,13 +193,11 @@ class TinyLockQueue(CountedQueue):
             and bits * TINYLOCK_SHARE <= target.lock_bits
 
     @classmethod
-    def declare(cls, sync, parts, instances, params):
+    def declare_slots(cls, sync, parts, instances):
+        """Two lock bits per slot; where the target has none, spsc's sequence words."""
         if sync.cx.ctx.target.lock_bits is None:
-            return super().declare(sync, parts, instances, params)
+            return super().declare_slots(sync, parts, instances)
         b = sync.b
-        add_data(sync, parts, instances)
-        cls.declare_sides(sync, parts)
-        b.add_array(Array(parts.part("count"), "shared", I32, (instances * 2,), "state", 0))
         slots = instances * parts.capacity
         b.add_array(Array(parts.part("full"), "shared", I32, (slots,), "state", "locked"))
         b.add_array(Array(parts.part("empty"), "shared", I32, (slots,), "state", 0))
