@@ -533,6 +533,22 @@ def test_global_allocations_are_packed_with_a_gap_whatever_the_capacity():
     assert (gmem.read_back(bases[7], 3) == [0, 1, 2]).all()
 
 
+def test_the_lock_unit_counts_each_warps_bits_as_they_are_taken_and_given_back():
+    """LockHolders keeps, beside bit → holder, how many bits each warp holds (observers ask at
+    every instruction); the count follows every way the table changes."""
+    from syncc.backends.sim.memory import LockHolders
+    held = LockHolders({3: (7, 0, 0x10, 3), 9: (7, 1, 0x10, 9), 4: (2, 5, 0x18, 4)})
+    assert (held.held_by(7), held.held_by(2), held.held_by(1)) == (2, 1, 0)
+    held[5] = (1, 0, 0x20, 5)
+    held[4] = (7, 3, 0x10, 4)                     # taken again by another warp: 2 loses it
+    assert (held.held_by(7), held.held_by(2), held.held_by(1)) == (3, 0, 1)
+    assert held.pop(3) == (7, 0, 0x10, 3) and held.pop(3, None) is None
+    del held[9]
+    assert (held.held_by(7), held.held_by(1), dict(held)) == (1, 1, {5: (1, 0, 0x20, 5), 4: (7, 3, 0x10, 4)})
+    with pytest.raises(KeyError):
+        held.pop(3)
+
+
 @pytest.mark.parametrize("args, says", [
     ((), "engine: the compiled core"),
     (("--engine", "reference"), "engine: the reference engine (asked for with --engine reference)"),

@@ -26,6 +26,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from .generate import batch_prefix, program_seed, program_text
@@ -86,7 +87,11 @@ def _run_tasks(tasks, settings: Settings, jobs: int, timeout: float, progress) -
             proc.start()
             send.close()
             running[proc] = (task, receive, time.monotonic())
-        time.sleep(0.05)
+        # wake when a worker answers or dies, or at the first deadline (a fixed tick left up to
+        # 50 ms between one task's end and the next one's start, and most tasks take less)
+        first_deadline = min(start for _, _, start in running.values()) + timeout
+        wait([r for _, r, _ in running.values()] + [p.sentinel for p in running],
+             max(0.0, first_deadline - time.monotonic()))
         for proc in list(running):
             (program, target), receive, start = running[proc]
             result = None

@@ -1,6 +1,7 @@
 """What each instruction does to a warp's lanes: decoding SASS into small executable records.
 
-    code = decode(kernel, env)          # one Decoded per instruction, in address order
+    code = decode(kernel, latencies, 1) # one Decoded per instruction, in address order
+    code = bound_semantics(code, env)   # with what each ordinary instruction does, for this launch
     latency = code[i].run(warp, mask)   # ordinary instructions: apply to the lanes of `mask`
 
 The semantics are one table, SEMANTICS, from opcode to a factory that turns an
@@ -11,13 +12,14 @@ what happened (bank and lock-bit conflicts, the L2 queue of an atomic).
 Control flow (BRA, SSY, PBK, BRK, EXIT, BAR, the ITS instructions) is not here:
 its `kind` tells the simulator's issue loop what to do with the warp.
 
-Constant-bank operands are resolved at decode time (they are fixed for a
-launch), so decoding happens once per launch.
+Constant-bank operands are resolved when the semantics are bound (they are fixed
+for a launch), so binding happens once per launch, and only on the reference
+engine: the compiled core reads the decoded records but never runs them.
 """
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Callable
 
@@ -73,7 +75,7 @@ class Kind(Enum):
     NANOSLEEP = "nanosleep"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Decoded:
     ins: Instruction
     kind: Kind
@@ -86,7 +88,7 @@ class Decoded:
     unit: str                              # the functional unit (its latency: FermiConfig)
     membar: bool                           # a memory barrier: the warp waits until it completes
     target: int = -1                       # branch/SSY/PBK/BSSY target address
-    latency: int = 1                       # cycles until its results can be used (the simulator sets it)
+    latency: int = 1                       # cycles until its results can be used (its unit's, FermiConfig)
     deps: tuple[int, ...] = ()             # slots it must wait for: what it reads, and writes (WAW)
 
 
@@ -768,31 +770,37 @@ def _static(ins: Instruction) -> tuple:
     return reads, writes, guard, neg, kind, target, tuple(dict.fromkeys(reads + writes))
 
 
-_STATIC: dict[int, list[tuple]] = {}     # id(kernel) → _static of each instruction, while the kernel lives
+_DECODED: dict[tuple, tuple[Decoded, ...]] = {}   # (id(kernel), latencies) → decode(), while the kernel lives
 
 
-def _statics(kernel: SassKernel) -> list[tuple]:
-    """_static of every instruction, computed once per kernel (a kernel is frozen, and a program
-    launches its kernels many times: a property test thousands)."""
-    key = id(kernel)
-    statics = _STATIC.get(key)
-    if statics is None:
-        statics = [_static(ins) for ins in kernel.instrs]
+def decode(kernel: SassKernel, latencies: dict[str, int], default_latency: int) -> tuple[Decoded, ...]:
+    """One Decoded per instruction, its latency its unit's (`default_latency` for a unit not in
+    `latencies`) and `run` None (bound_semantics sets it). The records are frozen and shared by
+    every launch of the kernel with these latencies (a property test launches one thousands of
+    times), so they are decoded once."""
+    key = (id(kernel), tuple(sorted(latencies.items())), default_latency)
+    code = _DECODED.get(key)
+    if code is None:
+        code = tuple(Decoded(ins, kind, None, guard, neg, ins.sync, reads, writes, ins.spec.unit,
+                             ins.spec.unit == "membar", target,
+                             latencies.get(ins.spec.unit, default_latency), deps)
+                     for ins, (reads, writes, guard, neg, kind, target, deps)
+                     in zip(kernel.instrs, map(_static, kernel.instrs)))
         try:
-            weakref.finalize(kernel, _STATIC.pop, key, None)
+            weakref.finalize(kernel, _DECODED.pop, key, None)
         except TypeError:                   # not weakly referable: nothing tells when its id is reused
-            return statics
-        _STATIC[key] = statics
-    return statics
+            return code
+        _DECODED[key] = code
+    return code
 
 
-def decode(kernel: SassKernel, env: Env) -> list[Decoded]:
-    out = []
-    for ins, (reads, writes, guard, neg, kind, target, deps) in zip(kernel.instrs, _statics(kernel)):
-        run = SEMANTICS[ins.op](ins, env) if kind is Kind.OP else None
-        out.append(Decoded(ins, kind, run, guard, neg, ins.sync, reads, writes, ins.spec.unit,
-                           ins.spec.unit == "membar", target, deps=deps))
-    return out
+def bound_semantics(code: tuple[Decoded, ...], env: Env) -> tuple[Decoded, ...]:
+    """The records with every ordinary instruction's `run` for this launch's constant bank. The
+    reference engine needs them; a launch on the compiled core never does (binding was about 40%
+    of its setup)."""
+    if all(d.run is not None or d.kind is not Kind.OP for d in code):
+        return code
+    return tuple(replace(d, run=SEMANTICS[d.ins.op](d.ins, env)) if d.kind is Kind.OP else d for d in code)
 
 
 def operand_value(o, w, env: Env) -> np.ndarray:
@@ -804,5 +812,5 @@ def operand_value(o, w, env: Env) -> np.ndarray:
     raise TypeError(o)
 
 
-__all__ = ["Decoded", "Env", "InstructionError", "Trap", "SEMANTICS", "CONTROL", "decode", "operand_value", "put_reg", "put_pred",
+__all__ = ["Decoded", "Env", "InstructionError", "Trap", "SEMANTICS", "CONTROL", "bound_semantics", "decode", "operand_value", "put_reg", "put_pred",
            "CondCode", "Special"]

@@ -29,7 +29,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import lanes as L
-from .execute import Env, InstructionError, Kind, Trap, decode, operand_value
+from .execute import Env, InstructionError, Kind, Trap, bound_semantics, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split
 from .machine import PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
@@ -209,10 +209,11 @@ class Simulator:
       `gmem`, `mem` (the memory model), `sms` (their schedulers, blocks and shared memory),
       `l2_free`, `observer`;
     - written back whenever it stops: the clock `now`, `warp_instructions`,
-      `thread_instructions`, `last_change`, `stats`, `l2_free`, every warp, scheduler, block
-      and shared memory, `mem`'s state (weakmem.WeakMemory says which), and `last_warp` /
-      `last_pc`, the warp that issued last and the address it issued from (where a fault is
-      reported);
+      `thread_instructions`, `last_change`, `stats`, `l2_free`, `gmem`'s writers, `mem`'s state
+      (weakmem.WeakMemory says which), and `last_warp` / `last_pc`, the warp that issued last
+      and the address it issued from (where a fault is reported); and, unless the launch
+      finished, every warp, scheduler, block and shared memory (a finished launch has none
+      left that anything reads);
     - the reference's own steps, so that both engines do them with one code:
       `finish_block(block)` (a block's last warp is done: free its SM's room, record it, launch
       the next blocks there; the core then takes the new blocks from `sms` and `live_blocks`),
@@ -237,12 +238,11 @@ class Simulator:
             cbank[0x20 + 4 * i] = v & 0xFFFFFFFF
         self.mem = memory_model(self)      # global memory between warps: weak or SC (weakmem.py)
         self.env = Env(cbank, config, self)
-        self.code = decode(kernel, self.env)
         units = {"alu": config.alu_latency, "mul": config.mul_latency, "s2r": config.s2r_latency,
                  "vote": config.vote_latency, "shared": config.shared_latency, "global": config.global_latency,
                  "local": config.local_latency, "atomic": config.atomic_latency}
-        for d in self.code:
-            d.latency = units.get(d.unit, config.alu_latency)
+        # their semantics are bound when the reference engine runs (advance)
+        self.code = decode(kernel, units, config.alu_latency)
         self.sms = [SM(i, config) for i in range(config.sms)]
         self.pending = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
         self.pending.reverse()
@@ -428,6 +428,7 @@ class Simulator:
         ("deadlock"), the state repeats ("livelock", with the cycle and instruction count of its
         first occurrence; only with `fingerprints`), or the clock passes `until` ("budget")."""
         config = self.config
+        self.code = bound_semantics(self.code, self.env)   # the compiled core never needs them
         self.start_checks()
         sms = self.sms
         mem = self.mem
@@ -881,7 +882,7 @@ class Simulator:
                     if w.local is not None:
                         h.update(w.local.tobytes())
                     h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
-                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
+                                   _rel(w.ready_at, now), [x - now if now < x < INF else 0 for x in w.sb],
                                    _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())
@@ -908,6 +909,7 @@ class Simulator:
 
 
 def _rel(t, now: int):
+    """A time as the fingerprint keeps it: how far ahead of `now` (0: past, or never)."""
     return 0 if t == INF or t <= now else t - now
 
 

@@ -20,6 +20,7 @@ from . import lanes as L
 
 SSY, PBK, DIV = "SSY", "PBK", "DIV"
 SLOTS = 64 + 8              # scoreboard slots: R0..R63, then P0..P7
+_ROW_VIEWS = ("r", "s", "p")
 
 
 class StackOverflow(Exception):
@@ -91,13 +92,25 @@ class Warp:
         self.stall_reason = "dependency"
 
     def use_registers(self, regs: np.ndarray, preds: np.ndarray) -> None:
-        """Keep registers and predicates in these arrays (the compiled core's rows, or copies),
-        with the per-row views the instructions use."""
+        """Keep registers and predicates in these arrays (the compiled core's rows, or copies).
+        The per-row views the instructions use (`r`, `s`, `p`) are made when first read: a warp
+        on the compiled core changes arrays twice and is seldom read row by row."""
         self.regs, self.preds = regs, preds
+        for name in _ROW_VIEWS:
+            try:
+                delattr(self, name)
+            except AttributeError:
+                pass
+
+    def __getattr__(self, name: str):
+        """Only for a slot not set: the row views after use_registers."""
+        if name not in _ROW_VIEWS:
+            raise AttributeError(name)
+        regs, sview, preds = self.regs, self.regs.view(np.int32), self.preds
         self.r = [regs[i] for i in range(64)]
-        sview = regs.view(np.int32)
         self.s = [sview[i] for i in range(64)]
         self.p = [preds[i] for i in range(8)]
+        return getattr(self, name)
 
     @property
     def done(self) -> bool:
@@ -110,8 +123,7 @@ class Warp:
 
     def lock_bits_held(self) -> int:
         """Lock bits this warp holds now (on its SM)."""
-        uid = self.uid
-        return sum(1 for h in self.sm.shared.holder.values() if h[0] == uid)
+        return self.sm.shared.holder.held_by(self.uid)
 
     def lock_bits_taken(self) -> int:
         """Lock bits taken now on this warp's SM, by any warp."""

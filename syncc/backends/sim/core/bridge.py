@@ -22,7 +22,7 @@ import numpy as np
 from .. import lanes as L
 from ..execute import InstructionError, Trap
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
-from ..memory import GLOBAL_BASE, MemoryFault
+from ..memory import GLOBAL_BASE, LockHolders, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import PendingStore, WeakMemory
 from . import engine as E
@@ -267,8 +267,12 @@ class Core:
         sim.last_change = int(G[G_LAST_CHANGE])
 
     # ---- writing the state back into the reference's objects
-    def export(self) -> None:
-        """Write the whole state back into the Simulator's objects (the engine stopped)."""
+    def export(self, finished: bool = False) -> None:
+        """Write the state back into the Simulator's objects (the engine stopped). A `finished`
+        launch has no warp or block left, and nothing reads its schedulers or the SMs' lock units
+        and shared-memory writers again: only what the outcome is made of is written back (the
+        clock, counters, statistics, who wrote each global word, and the memory model's stores
+        still in flight, which Simulator.run lands)."""
         sim, S = self.sim, self.S
         self.sync_clock()
         G = S.G
@@ -277,6 +281,18 @@ class Core:
         st = sim.stats
         st.issues, st.lanes, st.cycles = S.stat_issues.tolist(), S.stat_lanes.tolist(), S.stat_cycles.tolist()
         st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
+        if not finished:
+            self._export_machine()
+        gmem = sim.gmem
+        gmem.writer.update(_writers(S.gwriter[:len(gmem.words)]))
+        busy = np.flatnonzero(S.l2free)
+        sim.l2_free = dict(zip(busy.tolist(), S.l2free[busy].tolist()))
+        if isinstance(sim.mem, WeakMemory):
+            self._export_weak(sim.mem)
+
+    def _export_machine(self) -> None:
+        """The warps, schedulers, SMs and blocks of a launch that stopped before its end."""
+        sim, S = self.sim, self.S
         for slot, w in self.warp_at.items():
             self._export_warp(slot, w)
         if S.cfg[C_POLICY] in (P_RANDOM, P_RANKED):
@@ -286,8 +302,8 @@ class Core:
             shared = sm.shared
             free = S.lockfree[sm.index]
             shared.free = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
-            shared.holder = {int(b): tuple(int(x) for x in S.holder[sm.index, b])
-                             for b in np.flatnonzero(S.holder[sm.index, :, 0] >= 0)}
+            shared.holder = LockHolders((int(b), tuple(int(x) for x in S.holder[sm.index, b]))
+                                        for b in np.flatnonzero(S.holder[sm.index, :, 0] >= 0))
             shared.writer = _writers(S.swriter[sm.index])
         for b, block in self.block_of.items():
             block.live = int(S.B[b, B_LIVE])
@@ -304,12 +320,6 @@ class Core:
                                             None, pc))
                     bars.append((int(row[BAR_STAMP]), bar_id, bar))
             block.barriers = {bar_id: bar for _, bar_id, bar in sorted(bars)}
-        gmem = sim.gmem
-        gmem.writer.update(_writers(S.gwriter[:len(gmem.words)]))
-        busy = np.flatnonzero(S.l2free)
-        sim.l2_free = dict(zip(busy.tolist(), S.l2free[busy].tolist()))
-        if isinstance(sim.mem, WeakMemory):
-            self._export_weak(sim.mem)
 
     def _export_warp(self, slot: int, w) -> None:
         S = self.S
@@ -495,7 +505,7 @@ def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | No
                 core.export()
                 return "budget", None
             continue
-        core.export()
+        core.export(finished=event == EV_FINISHED)
         if event == EV_ERROR:
             core.raise_error()
         return {EV_FINISHED: "finished", EV_DEADLOCK: "deadlock", EV_BUDGET: "budget"}[event], None
