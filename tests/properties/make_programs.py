@@ -428,9 +428,10 @@ FILES.update({"queue.sync": queue_file})
 
 
 NEST_HEADER = """// Nested critical sections on elements of one @thread mutex array, taken by every lane of a warp
-// on a stack-based GPU, where syncc takes each nest all-or-nothing in one polling loop
-// (tests/ir/test_primitive_properties.py). Each lane takes K nests of two (or three) elements,
-// chosen so that the first index given is the lower in some lanes and the higher in others
+// (tests/ir/test_primitive_properties.py on the simulated Fermi, tests/runtime/test_gpu.py on a
+// GPU), where syncc takes each nest all-or-nothing in one polling loop. Each lane takes K nests of
+// two (or three) elements, chosen so that the first index given is the lower in some lanes and
+// the higher in others
 // (the order taken is always the lower first: min/max, or a branch that picks it).
 // ev[e] (ev[bid * E + e] for a shared mutex, a block's own): [0] a counter of element e
 // incremented NOT atomically inside: exact only under mutual exclusion; [1] holders of e inside

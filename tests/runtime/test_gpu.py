@@ -276,6 +276,25 @@ def test_nested_locks_finish(shape, opt):
     assert p.returncode == 0, p.stderr[-2000:] + p.stdout[-500:]
 
 
+# The nests of tests/properties/nest.sync, launched many times: with a polling loop per level,
+# `backoff_global_branch` (lanes of a warp taking two `backoff` locks, lower first, in either arm
+# of a branch) hung an H200 within 9 launches in each of 11 processes, a lane that held its outer
+# lock waiting at the BSYNC ptxas closes the inner loop with for warp-mates polling for that lock.
+# Taken all-or-nothing (passes/structure.py, every target), each ran 300 launches (2026-11-28).
+NEST_KERNELS = ["backoff_global_branch", "backoff_global_three", "tas_global_minmax", "ttas_global_minmax"]
+
+
+@pytest.mark.parametrize("opt", [0, 2], ids=["O0", "O2"])
+@pytest.mark.parametrize("kernel", NEST_KERNELS)
+def test_nests_of_lanes_of_one_warp_finish_launch_after_launch(kernel, opt):
+    prog = syncc_api.compile(str(ROOT / "tests/properties/nest.sync"), target="ptx", opt=opt)
+    launch = prog.launcher("gpu", 10.0)
+    for _ in range(300):
+        ev, done = np.zeros((16, 4), np.int32), np.zeros(2, np.int32)
+        launch(kernel, [ev, done], (2, 1, 1), (32, 1, 1))
+        assert ev[:, 2].max() == 1 and (ev[:, 0] == ev[:, 3]).all(), ev   # one holder at a time, no lost update
+
+
 # A whole warp's @warp mutex (tas, ticket) and @warp trylock right after some of its lanes polled a
 # @thread semaphore (tests/gpu/warp_after_poll.sync). When the party was the lanes `activemask`
 # named after the warp met, the H100 hung: part of the warp led a party of its own. Few pollers

@@ -1,4 +1,4 @@
-"""Nests of locks on one @thread mutex array that a stack-based target takes all-or-nothing: the
+"""Nests of locks on one @thread mutex array that structuring takes all-or-nothing: the
 shape the structure pass rewrites (passes/structure.py) and the hazard check accepts
 (checks/locks.py, E0701), asked the same way by both. Queries only: nothing here changes a
 kernel.

@@ -26,9 +26,11 @@ the value comes from the waiter's own warp (see hazards.py).
 
 Nested locks on one @thread mutex array (ir/analysis/lock_nests.py: a `critical` right inside a
 `critical` of the same array, or `lock`s one after the other, with nothing but arithmetic and
-loads between them) would, on a stack-based target, each get a loop, and a lane that got every
-level would wait where its warp reconverges after the inner loop, still holding its outer
-element, which a lane of its warp may poll for (seed 000 §4.4.1). There, when the
+loads between them) would each get a loop, and a lane that got every level would wait where its
+warp meets after the inner loop, still holding its outer element, which a lane of its warp may
+poll for: on a stack-based target where the warp reconverges (seed 000 §4.4.1), with independent
+thread scheduling at the convergence barrier (BSYNC) ptxas closes the inner loop with (an H200
+hung so on a nest of backoff locks: docs/targets.md). So on every target, when the
 implementation can give a lock back (tas, ttas, backoff, tinylock), the nest becomes one
 all-or-nothing loop instead:
 
@@ -111,10 +113,9 @@ def _restructure(k: Kernel, label: str, index: int, ctx: PassContext) -> Kernel 
     block = k.block_map()[label]
     first = block.instrs[index]
     cfg = CFG(k)
-    if ctx.target.stack_based:
-        nest = nest_at(k, cfg, label, index)
-        if nest is not None and can_give_up(k, first.ref.name):
-            return _all_or_nothing(k, nest, ctx)
+    nest = nest_at(k, cfg, label, index)
+    if nest is not None and can_give_up(k, first.ref.name):
+        return _all_or_nothing(k, nest, ctx)
     # The waits that poll together: a tagged region's, or this one alone.
     waits = waits_together(block, index)
     last = waits[-1]
