@@ -882,7 +882,7 @@ class Simulator:
                     if w.local is not None:
                         h.update(w.local.tobytes())
                     h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
-                                   _rel(w.ready_at, now), [x - now if now < x < INF else 0 for x in w.sb],
+                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
                                    _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())
@@ -909,7 +909,6 @@ class Simulator:
 
 
 def _rel(t, now: int):
-    """A time as the fingerprint keeps it: how far ahead of `now` (0: past, or never)."""
     return 0 if t == INF or t <= now else t - now
 
 
