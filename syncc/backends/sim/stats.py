@@ -12,7 +12,7 @@ atomic operations), `not selected` (ready, but the scheduler issued another
 warp), `barrier`, `branch` (fetching from a new address), `stack`
 (SSY/PBK/.S), `memory barrier` (MEMBAR waiting for stores). It also says which engine ran the
 launch: the compiled core, or the reference engine and why (asked for, or an instruction or a
-configuration the core does not know: 11-12 times slower).
+configuration the core does not know: 26-32 times slower).
 """
 from __future__ import annotations
 

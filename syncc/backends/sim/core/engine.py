@@ -18,7 +18,12 @@ function it compiled, so a callee in another file could change under a stale cac
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.core.datamodel import models, register_default
+from numba.core.extending import intrinsic
+from numba.core.imputils import lower_getattr_generic
+from numba.core.typing.templates import AttributeTemplate, infer_getattr
 
 from .layout import (
     OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
@@ -59,6 +64,53 @@ from .layout import (
 
 M32 = 0xFFFFFFFF
 P61 = (1 << 61) - 1
+
+
+# ---- the machine by reference ------------------------------------------------------------------
+# numba passes a tuple by value, flattened: bridge.State's ~60 arrays become about 470 arguments,
+# copied onto the stack at every call that LLVM does not inline (issue, alu, shared_op, ...), which
+# was most of a launch's time. advance() puts the State on its stack once and every callee gets a
+# pointer to it; `S.W` reads the one field. (Here, not in a file of its own: the cache notices an
+# edit only in this file.)
+
+class StateRef(types.Type):
+    """A pointer to a State tuple on advance()'s stack; its fields read as the tuple's."""
+
+    def __init__(self, state):
+        self.dtype = state                   # models.PointerModel points at the tuple's data
+        super().__init__(name=f"StateRef({state})")
+
+
+register_default(StateRef)(models.PointerModel)
+
+
+@infer_getattr
+class _StateRefFields(AttributeTemplate):
+    key = StateRef
+
+    def generic_resolve(self, ref, attr):
+        state = ref.dtype
+        if attr in state.fields:
+            return state.types[state.fields.index(attr)]
+
+
+@lower_getattr_generic(StateRef)
+def _state_ref_field(context, builder, ref_type, ref, attr):
+    state = ref_type.dtype
+    k = state.fields.index(attr)
+    field = cgutils.gep_inbounds(builder, ref, 0, k)
+    return context.data_model_manager[state.types[k]].load_from_data_pointer(builder, field)
+
+
+@intrinsic
+def by_ref(typingctx, state):
+    """The State on this function's stack, as a StateRef (valid until this function returns)."""
+    def codegen(context, builder, signature, args):
+        model = context.data_model_manager[state]
+        slot = cgutils.alloca_once(builder, model.get_data_type())
+        builder.store(model.as_data(builder, args[0]), slot)
+        return slot
+    return StateRef(state)(state), codegen
 
 
 # ---- lanes ------------------------------------------------------------------------------------
@@ -1333,11 +1385,12 @@ def issue(S, w, now):
 # ---- the main loop (Simulator.advance) -------------------------------------------------------------
 
 @njit(cache=True, _nrt=False)
-def advance(S):
+def advance(state):
     """Simulate from where the last call stopped until an event: EV_FINISHED, EV_DEADLOCK,
     EV_BUDGET (the clock passed G_UNTIL), EV_CHECK (G_CHECK_AT instructions were issued),
     EV_BLOCK_DONE (G_EVENT_ARG's block finished; resume after the bridge launched more), EV_ERROR,
     EV_GROW / EV_LOG (the bridge makes room, then resumes with the warp it was about to issue)."""
+    S = by_ref(state)
     G, SCH, cfg = S.G, S.SCH, S.cfg
     nsms, nsched = cfg[C_SMS], cfg[C_SCHEDULERS]
     until = G[G_UNTIL]
