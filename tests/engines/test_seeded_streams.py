@@ -36,3 +36,13 @@ def test_powers_of_two_and_one():
     MT = np.array([ref.getstate()[1]], np.int64)
     for n in [1, 2, 64, 2**31, 2**32 - 1, 3, 2**16 + 1] * 50:
         assert E.mt_below(MT, 0, n) == ref.randrange(n)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345 * 7919 + 7, 2**32 - 1, 2**32, 2**40 + 3, -5, 3**90])
+def test_seeding_is_cpythons(seed):
+    """mt_seed sets the state random.Random(seed) starts from (the bridge seeds each scheduler's
+    stream in the core rather than copying 625 words out of a Random per scheduler and launch)."""
+    MT = np.zeros((2, E.MT_WORDS + 1), np.int64)
+    E.mt_seed(MT, 1, E.seed_key(seed))
+    assert tuple(MT[1].tolist()) == random.Random(seed).getstate()[1]
+    assert not MT[0].any()

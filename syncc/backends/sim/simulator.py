@@ -92,21 +92,22 @@ class Scheduler:
     a warp ready without its own issue (a block starting, a barrier releasing) lower it. The main
     loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing changes
     nothing (no policy state, no random draw), so skipping it changes no result."""
-    __slots__ = ("warps", "last", "policy", "rng", "priority", "preemptions", "pick", "wake")
+    __slots__ = ("warps", "last", "policy", "seed", "rng", "priority", "preemptions", "pick", "wake")
 
     def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
         self.wake = 0
         self.last = -1
         self.policy = policy
-        self.rng = random.Random(int(policy.split(":")[1])) if policy.startswith("random:") else None
+        self.seed = int(policy.split(":")[1]) if policy.startswith("random:") else None   # rng's seed
         self.priority: dict[int, float] = {}      # adversarial:SEED: warp uid → its rank (higher first)
         self.preemptions = 0
         if policy.startswith("adversarial:"):
             # one stream per scheduler (`where` numbers them), so that SMs do not move in lockstep
-            self.rng = random.Random(int(policy.split(":")[1]) * 7919 + where)
+            self.seed = int(policy.split(":")[1]) * 7919 + where
             self.policy = "adversarial:SEED"
             self.preemptions = PREEMPTIONS
+        self.rng = random.Random(self.seed) if self.seed is not None else None
         self.pick = {"lrr": self._pick_lrr, "gto": self._pick_gto, "adversarial": self._pick_youngest,
                      "adversarial:SEED": self._pick_by_priority}.get(self.policy, self._pick_random)
 
@@ -881,8 +882,9 @@ class Simulator:
                     h.update(w.preds.tobytes())
                     if w.local is not None:
                         h.update(w.local.tobytes())
+                    # (_rel written out for the scoreboard's 72 slots: the hot line of a fingerprint)
                     h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
-                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
+                                   _rel(w.ready_at, now), [0 if t <= now or t == INF else t - now for t in w.sb],
                                    _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())

@@ -163,8 +163,8 @@ class Core:
             for k, sched in enumerate(sm.schedulers):
                 s = sm.index * c.schedulers + k
                 self.S.SCH[s, S_PREEMPT] = sched.preemptions
-                if sched.rng is not None:
-                    self.S.MT[s] = sched.rng.getstate()[1]
+                if sched.rng is not None:          # a fresh stream: no pick has drawn from it yet
+                    E.mt_seed(self.S.MT, s, E.seed_key(sched.seed))
                 self.retired_ranks[s] = dict(sched.priority)
                 self.S.RMIN[s] = min(sched.priority.values(), default=np.inf)
         for sm in sim.sms:                                  # shared memory lives in the engine's array
@@ -267,12 +267,13 @@ class Core:
         sim.last_change = int(G[G_LAST_CHANGE])
 
     # ---- writing the state back into the reference's objects
-    def export(self, finished: bool = False) -> None:
+    def export(self, finished: bool = False, writers: bool = True) -> None:
         """Write the state back into the Simulator's objects (the engine stopped). A `finished`
         launch has no warp or block left, and nothing reads its schedulers or the SMs' lock units
         and shared-memory writers again: only what the outcome is made of is written back (the
         clock, counters, statistics, who wrote each global word, and the memory model's stores
-        still in flight, which Simulator.run lands)."""
+        still in flight, which Simulator.run lands). Without `writers` (for a fingerprint, which
+        reads none) who last wrote each word is left for export_writers."""
         sim, S = self.sim, self.S
         self.sync_clock()
         G = S.G
@@ -283,12 +284,21 @@ class Core:
         st.stalls = {REASONS[k]: int(v) for k, v in enumerate(S.stalls) if v}
         if not finished:
             self._export_machine()
-        gmem = sim.gmem
-        gmem.writer.update(_writers(S.gwriter[:len(gmem.words)]))
+        if writers:
+            self.export_writers(finished)
         busy = np.flatnonzero(S.l2free)
         sim.l2_free = dict(zip(busy.tolist(), S.l2free[busy].tolist()))
         if isinstance(sim.mem, WeakMemory):
             self._export_weak(sim.mem)
+
+    def export_writers(self, finished: bool = False) -> None:
+        """Who last wrote each global word and, in a launch that goes on, each shared word: what a
+        diagnosis and the outcome name (the costliest part of an export in a large grid)."""
+        sim, S = self.sim, self.S
+        sim.gmem.writer.update(_writers(S.gwriter[:len(sim.gmem.words)]))
+        if not finished:
+            for sm in sim.sms:
+                sm.shared.writer = _writers(S.swriter[sm.index])
 
     def _export_machine(self) -> None:
         """The warps, schedulers, SMs and blocks of a launch that stopped before its end."""
@@ -304,7 +314,6 @@ class Core:
             shared.free = int.from_bytes(np.packbits(free, bitorder="little").tobytes(), "little")
             shared.holder = LockHolders((int(b), tuple(int(x) for x in S.holder[sm.index, b]))
                                         for b in np.flatnonzero(S.holder[sm.index, :, 0] >= 0))
-            shared.writer = _writers(S.swriter[sm.index])
         for b, block in self.block_of.items():
             block.live = int(S.B[b, B_LIVE])
             bars = []
@@ -329,7 +338,7 @@ class Core:
         w.last_issue, w.issued, w.stores_done_at = int(row[W_LAST]), int(row[W_ISSUED]), int(row[W_STORES])
         w.stall_reason = REASONS[row[W_REASON]]
         w.waiting = (None, "bar", "done")[row[W_WAIT]]
-        w.sb = [int(t) for t in S.sb[slot]]
+        w.sb = S.sb[slot].tolist()
         w.stack = [(KIND_NAME[e & 3], L.expand(int(e >> 2) & 0xFFFFFFFF), int(e >> 34))
                    for e in S.stack[slot, :row[W_SP]].tolist()]
 
@@ -373,8 +382,8 @@ class Core:
             mem.queues[sm][x] = q
         for sm, cache in enumerate(mem.l1):
             cache.clear()
-            slots = [q for q in range(S.l1line.shape[1]) if S.l1line[sm, q] >= 0]
-            for q in sorted(slots, key=lambda q: S.l1stamp[sm, q]):
+            slots = np.flatnonzero(S.l1line[sm] >= 0)
+            for q in slots[np.argsort(S.l1stamp[sm, slots], kind="stable")].tolist():
                 cache[int(S.l1line[sm, q])] = S.l1words[sm, q].copy()
         mem.heap = [tuple(e) for e in S.HEAP[:S.NUM[N_HEAP]].tolist()]
         mem.next_drain = _time(S.G[G_NEXT_DRAIN])
@@ -439,7 +448,8 @@ def _writers(rows: np.ndarray) -> dict[int, tuple[int, int, int]]:
     """word → (warp uid, lane, pc) of its last writer, from rows of (uid + 1, lane, pc) in which
     0 is nobody (so that the arrays start as zeros, which costs nothing until a page is written)."""
     written = np.flatnonzero(rows[:, 0])
-    return {x: (uid - 1, lane, pc) for x, (uid, lane, pc) in zip(written.tolist(), rows[written].tolist())}
+    who = rows[written]
+    return dict(zip(written.tolist(), zip((who[:, 0] - 1).tolist(), who[:, 1].tolist(), who[:, 2].tolist())))
 
 
 def _reduction(sim, pc: int) -> str | None:
@@ -496,10 +506,11 @@ def advance(sim, until: int, fingerprints: bool = True) -> tuple[str, tuple | No
             core.sync_clock()
             quiet = fingerprints and sim.now - sim.last_change > sim.config.quiet_cycles
             if quiet:
-                core.export()
+                core.export(writers=False)
             repeat = sim.quiet_check(fingerprints)
             G[G_CHECK_AT] = sim.check_at
             if repeat is not None:
+                core.export_writers()   # the diagnosis names them
                 return "livelock", repeat
             if sim.now > until:
                 core.export()

@@ -1012,6 +1012,45 @@ def pick_by_rank(S, s, now):
 
 # ---- CPython's Mersenne Twister (random.Random), draw for draw: MT[s] is scheduler s's stream --------
 
+def seed_key(seed: int) -> np.ndarray:
+    """mt_seed's key for random.Random(seed): abs(seed) in 32-bit words, lowest first."""
+    a, words = abs(seed), []
+    while True:
+        words.append(a & M32)
+        a >>= 32
+        if not a:
+            return np.array(words, np.int64)
+
+
+@njit(cache=True, _nrt=False)
+def mt_seed(MT, s, key):
+    """random.Random(seed): init_by_array over `key`, abs(seed)'s 32-bit words, lowest first (one
+    0 word for seed 0), as CPython's random_seed does; the index then asks for a twist."""
+    MT[s, 0] = 19650218                                # init_genrand(19650218)
+    for k in range(1, MT_WORDS):
+        prev = MT[s, k - 1]
+        MT[s, k] = (1812433253 * (prev ^ (prev >> 30)) + k) & M32
+    i, j = 1, 0
+    for _ in range(max(MT_WORDS, len(key))):
+        prev = MT[s, i - 1]
+        MT[s, i] = ((MT[s, i] ^ ((prev ^ (prev >> 30)) * 1664525)) + key[j] + j) & M32
+        i, j = i + 1, j + 1
+        if i >= MT_WORDS:
+            MT[s, 0] = MT[s, MT_WORDS - 1]
+            i = 1
+        if j >= len(key):
+            j = 0
+    for _ in range(MT_WORDS - 1):
+        prev = MT[s, i - 1]
+        MT[s, i] = ((MT[s, i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - i) & M32
+        i += 1
+        if i >= MT_WORDS:
+            MT[s, 0] = MT[s, MT_WORDS - 1]
+            i = 1
+    MT[s, 0] = 0x80000000
+    MT[s, MT_WORDS] = MT_WORDS
+
+
 @njit(cache=True, _nrt=False)
 def mt_twist(MT, s):
     for k in range(MT_WORDS):
