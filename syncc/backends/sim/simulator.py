@@ -863,6 +863,9 @@ class Simulator:
         """Hash the machine state; (cycle, instructions) of an earlier identical state, or None."""
         h = hashlib.blake2b(digest_size=16)
         now = self.now
+        # registers past the kernel's highest are never written (no instruction writes a register
+        # it does not name), so they are left out: most of a warp's 8 KB, most of the hashing
+        regs = max(1, self.kernel.registers)
         h.update(self.gmem.words.tobytes())
         for sm in self.sms:
             if not sm.blocks:
@@ -878,7 +881,7 @@ class Simulator:
                 for w in block.warps:
                     if w.done:
                         continue
-                    h.update(w.regs.tobytes())
+                    h.update(w.regs[:regs].tobytes())
                     h.update(w.preds.tobytes())
                     if w.local is not None:
                         h.update(w.local.tobytes())
