@@ -4,6 +4,7 @@ livelocks or faults), and every property-test program under seeded schedules, is
 and everything a run reports must be equal: status, cycles,
 instruction counts, per-instruction statistics and stall breakdown, block placement, memory
 afterwards (and who wrote each word), shared memory of every block, the fault or the diagnosis.
+An example's runs are also watched, on both engines, by the observers of test_traces.py.
 """
 from __future__ import annotations
 
@@ -69,8 +70,10 @@ def same_machine(run, what: str) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_every_example_runs_the_same_on_both_engines(path):
+    """And observers see the same run on both (test_traces.py's comparison: a Chrome trace and
+    every hook call), from the same reference run, watched."""
     args = [str(path), "--max-cycles", "3000000"]
-    assert same_machine(cli_run(args), path.name) > 0
+    assert against_the_reference_run(cli_run(args), path.name, report, reported, observe=True) > 0
 
 
 @pytest.mark.parametrize("policy", ["lrr", "gto", "adversarial", "random:3", "adversarial:5"])

@@ -2,25 +2,23 @@
 what an observer reads of the warp then, the fence witness's excerpts and figure 4's clock.
 
 The compiled core logs its events and the bridge replays them (core/replay.py); these tests run
-every example and every .sass listing with observers on both engines and compare what they saw.
+every .sass listing with observers on both engines and compare what they saw. Every example is
+observed the same way by test_engines.py's test_every_example_runs_the_same_on_both_engines: its
+reference run, watched, serves both that comparison and this one (engine_runs.py, `observe`).
 """
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from engine_runs import on_both_engines
+from engine_runs import observed, on_both_engines
 
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
-from syncc.backends.sim.simulator import Simulator
-from syncc.backends.sim.trace import Observers, TraceRecorder
 from syncc.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").glob("*.sync"))
 LISTINGS = sorted((ROOT / "examples" / "sass").glob("*.sass"))
 
 pytestmark = pytest.mark.skipif(core.load()[0] is None, reason="numba is not installed: no compiled core")
@@ -32,57 +30,10 @@ def cli_run(args: list[str]):
     return lambda: CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
 
 
-class HookLog:
-    """Every hook call, with what an observer reads of the warp at that moment."""
-    wants_issues = True
-
-    def __init__(self):
-        self.calls: list[tuple] = []
-
-    def _warp(self, w) -> tuple:
-        return (w.uid, w.pc, w.active, w.issued)
-
-    def issued(self, w, d, now):
-        self.calls.append(("issued", now, self._warp(w), d.ins.addr, w.lock_bits_held(), w.lock_bits_taken()))
-
-    def diverged(self, w, now, pc):
-        self.calls.append(("diverged", now, self._warp(w), pc))
-
-    def barrier_wait(self, w, now, bar_id):
-        self.calls.append(("barrier_wait", now, self._warp(w), bar_id))
-
-    def barrier_released(self, w, at, bar_id):
-        self.calls.append(("barrier_released", at, self._warp(w), bar_id))
-
-    def warp_finished(self, w, now):
-        self.calls.append(("warp_finished", now, self._warp(w), w.name, w.sm.index, w.block.started,
-                           w.lock_bits_held(), w.lock_bits_taken()))
-
-    def block_started(self, block, now):
-        self.calls.append(("block_started", now, block.index, block.sm.index))
-
-    def block_finished(self, block, now):
-        self.calls.append(("block_finished", now, block.index, block.sm.index))
-
-
-def observed(kernel, config, grid, block, gmem, params, engine: str) -> tuple[str, dict]:
-    trace, log = TraceRecorder(), HookLog()
-    sim = Simulator(kernel, config.with_(engine=engine), grid, block, copy.deepcopy(gmem), params,
-                    observer=Observers([trace, log]))
-    o = sim.run()
-    return sim.engine, {"status": o.status, "cycles": o.cycles, "calls": log.calls, "trace": trace.json()}
-
-
 def same_observations(run, what: str) -> int:
     """Run every launch `run()` makes again on both engines with the observers and compare what
     they saw; the number the compiled core ran."""
     return on_both_engines(run, what, observed)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_every_example_is_observed_the_same_on_both_engines(path):
-    assert same_observations(cli_run([str(path), "--max-cycles", "3000000"]), path.name) > 0
 
 
 @pytest.mark.parametrize("policy", ["lrr", "adversarial:5"])
