@@ -555,6 +555,6 @@ def test_the_lock_unit_counts_each_warps_bits_as_they_are_taken_and_given_back()
     (("--its",), "engine: the reference engine: independent thread scheduling (--its) runs on the reference engine"),
 ])
 def test_stats_say_which_engine_ran_and_why(args, says):
-    r = run_syncc("run", "examples/counter.sync", "--stats", *args)
+    r = run_syncc("run", "examples/wavefront.sync", "--stats", *args)   # short on either engine
     assert r.code == 0, r.err
     assert says in r.out + r.err

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import copy
+import functools
+import gc
 
 import syncc.runtime.sim as launcher
 from syncc.backends.sim.simulator import Simulator
@@ -60,6 +62,24 @@ def observed(kernel, config, grid, block, gmem, params, engine: str) -> tuple[st
     return sim.engine, {"status": o.status, "cycles": o.cycles, **seen()}
 
 
+def collector_paused(compare):
+    """`compare` with Python's cyclic collector paused. What a comparison holds for its whole length
+    (two runs' observations: a trace and a hook log of every instruction, millions of small objects,
+    none of them garbage) is what each full collection would traverse again: about 12 s of
+    tests/engines' CPU. Garbage cycles made meanwhile go at the first collection after it."""
+    @functools.wraps(compare)
+    def paused(*args, **kwargs):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return compare(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+    return paused
+
+
+@collector_paused
 def on_both_engines(run, what: str, report) -> int:
     """Record every launch `run()` makes, run each again on both engines with
     `report(*launch, engine)` → (the engine it ran on, {name: value}), and require every value to
@@ -76,6 +96,7 @@ def on_both_engines(run, what: str, report) -> int:
     return compiled
 
 
+@collector_paused
 def against_the_reference_run(run, what: str, report, reported, observe: bool = False) -> int:
     """As on_both_engines, for a `run()` that launches on the reference engine: the reference's
     side of each launch is the run `run()` made of it (with keep_shared, which only keeps shared
