@@ -3,7 +3,7 @@
 Under xdist (pyproject.toml: `-n auto --dist worksteal`) the simulator's compiled core is loaded
 once for the whole session before any worker needs it: the controller starts one process that
 loads it, compiling it into numba's disk cache when the cache is empty (a fresh clone: about
-35 s of one core), and each worker's first launch on the core waits for that process and then
+14 s of one core), and each worker's first launch on the core waits for that process and then
 reads the cache, instead of every worker compiling the same code at the same time.
 
 The collection puts first the files that never simulate (COMPILE_ONLY): the first worker runs
@@ -144,6 +144,6 @@ def _wait_for_the_core(path: str | None) -> None:
 def compiled_core():
     """The simulator's compiled core, loaded into this process, for a test that forks workers
     which launch kernels: they inherit it instead of each loading it again (about 0.6 s of CPU
-    a worker; 35 s each when numba's cache is empty)."""
+    a worker; 14 s each when numba's cache is empty)."""
     from simkit import load_compiled_core
     load_compiled_core()

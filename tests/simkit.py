@@ -62,7 +62,7 @@ def simulate(text: str, config: FermiConfig | None = None, arrays: dict | None =
 
 def load_compiled_core() -> bool:
     """Load the compiled core into this process by one small launch (from numba's disk cache, or
-    compiled into it when the cache is empty, about 35 s); False when numba is missing."""
+    compiled into it when the cache is empty, about 14 s); False when numba is missing."""
     from pathlib import Path
 
     from syncc.backends.sim import core
