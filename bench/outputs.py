@@ -19,6 +19,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# this tree's syncc, not the one an editable install points at (which may be another worktree:
+# a baseline written from it would compare the new code with itself)
+sys.path.insert(0, str(ROOT))
 FOLDERS = ("examples", "stdlib", "tests/gpu", "tests/hazards/clean")
 FORMS = {
     "ptx": ("build", "--target", "ptx"),
@@ -63,7 +66,8 @@ def write(out: Path, src: Path, match: str = "") -> int:
             code, stdout, stderr = run([*args, str(path), "--color", "never"])
             (out / f"{stem}.{form}").write_text(f"exit {code}\n--- stdout\n{stdout}--- stderr\n{stderr}")
             n += 1
-    print(f"{n} outputs in {out}")
+    import syncc
+    print(f"{n} outputs in {out} (syncc from {Path(syncc.__file__).parent})")
     return 0
 
 
