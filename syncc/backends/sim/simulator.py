@@ -885,9 +885,8 @@ class Simulator:
                     h.update(w.preds.tobytes())
                     if w.local is not None:
                         h.update(w.local.tobytes())
-                    # (_rel written out for the scoreboard's 72 slots: the hot line of a fingerprint)
                     h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
-                                   _rel(w.ready_at, now), [0 if t <= now or t == INF else t - now for t in w.sb],
+                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
                                    _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())
