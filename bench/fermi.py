@@ -4,7 +4,8 @@
 
 1. speed: every launch of `syncc run FILE` for wavefront.sync (N = 31: 32 × 32 actors in
    one block), counter.sync, primitives.sync and ring.sync (4096 items through a 64-slot
-   ring), recorded once and replayed on the compiled core and on the reference engine,
+   ring), and of counter.sync and primitives.sync compiled for ITS (`--its`), recorded once
+   and replayed on the compiled core and on the reference engine,
    alternating, several times; the median run of each gives simulated warp-instructions per
    second of host time (the launch's set-up included: the core's tables and arrays). Beside
    them, in the same run, a floor: the same number of warp-instructions as one numpy 32-lane
@@ -47,16 +48,17 @@ from timing import header  # noqa: E402
 from syncc.bench.figure4 import PAPER, measure  # noqa: E402
 
 PROGRAMS = ("wavefront.sync", "counter.sync", "primitives.sync", "ring.sync")
+ITS_PROGRAMS = ("counter.sync", "primitives.sync")      # also run compiled for ITS (--its)
 ENGINES = ("compiled", "reference")
 
 
 # ---- 1. simulation speed -------------------------------------------------------------------
 
-def recorded_launches(path: Path, defines: dict | None = None) -> list[tuple]:
+def recorded_launches(path: Path, defines: dict | None = None, its: bool = False) -> list[tuple]:
     """Every launch the host block of `path` makes, as it was before it ran (run once, on the
-    reference engine)."""
+    reference engine; with `its`, compiled and run for independent thread scheduling)."""
     prog = syncc.compile(str(path), target="fermi-sim", defines=defines or {},
-                         sim_config=FermiConfig(engine="reference"))
+                         sim_config=FermiConfig(engine="reference", its=its))
     with recording_launches() as launches:
         prog.run(write=lambda *a: None)
     return launches
@@ -87,13 +89,13 @@ def medians(launches: list[tuple], runs: int) -> dict[str, float]:
 
 def speed(runs: int) -> list[tuple[str, float, str]]:
     rows = []
-    for name in PROGRAMS:
-        launches = recorded_launches(ROOT / "examples" / name)
+    for name, its in [(p, False) for p in PROGRAMS] + [(p, True) for p in ITS_PROGRAMS]:
+        launches = recorded_launches(ROOT / "examples" / name, its=its)
         _, wi = replay(launches, "compiled")
         t = medians(launches, runs)
         floor_s = statistics.median(_floor(wi) for _ in range(runs))
         rows += [
-            (f"{name}: {len(launches)} launches, {wi:,} warp-instructions", 0.0, "info"),
+            (f"{name}{' --its' if its else ''}: {len(launches)} launches, {wi:,} warp-instructions", 0.0, "info"),
             ("  reference engine, warp-instructions per second (baseline)", wi / t["reference"], "/s"),
             ("  compiled core, warp-instructions per second", wi / t["compiled"], "/s"),
             ("  floor (one numpy 32-lane add each), warp-instructions per second", wi / floor_s, "/s"),

@@ -352,7 +352,7 @@ def _sim_options(f: Callable) -> Callable:
                      show_default=True,
                      help="fermi-sim: how to simulate (not what): the compiled core, or the Python reference "
                           "engine. Both give the same cycles (and the same --trace and --stats); a launch the core "
-                          "cannot run (--its) runs on the reference, and --stats says so.")(f)
+                          "cannot run (an instruction it does not know) runs on the reference, and --stats says so.")(f)
     f = click.option("--its", is_flag=True, help="fermi-sim: independent thread scheduling (Volta-style "
                                                  "convergence barriers) instead of Fermi's SIMT stack.")(f)
     return f

@@ -106,8 +106,7 @@ def its_issue(sim, w, d, m: int, now: int) -> int:
     of an ITS warp; returns the delay before the warp may issue again."""
     step = _ISSUE.get(d.kind)
     if step is None:
-        raise InstructionError(f"{d.ins.op} at 0x{w.pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
-                               "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
+        raise InstructionError(stack_op_in_its(d.ins.op, w.pc))
     st: ItsState = w.its
     pc = w.pc
     delay = step(sim, w, d, m, now, st, pc, st.splits.get(pc, 0))
@@ -126,7 +125,7 @@ def _advance(sim, w, d, m, now, st, pc, split):
 def _branch(sim, w, d, m, now, st, pc, split):
     taken, nxt = m, pc + INSTR_BYTES
     if taken and taken != split and d.ins.has("U"):
-        raise InstructionError(f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree")
+        raise InstructionError(bra_u_splits(w, pc))
     st.move(taken, pc, d.target)
     st.move(split & ~taken, pc, nxt)
     st.current = nxt if split & ~taken else d.target     # fall-through lanes go on, as on Fermi
@@ -208,6 +207,20 @@ def _exit(sim, w, d, m, now, st, pc, split):
 _ISSUE = {Kind.OP: _advance, Kind.BAR: _advance, Kind.BRA: _branch, Kind.BSSY: _bssy, Kind.BSYNC: _bsync,
           Kind.BREAK: _break, Kind.WARPSYNC: _warpsync, Kind.YIELD: _yield, Kind.NANOSLEEP: _nanosleep,
           Kind.EXIT: _exit}
+
+
+# ---- what a run-time error of an ITS warp says (both engines)
+def stack_op_in_its(op: str, pc: int) -> str:
+    return (f"{op} at 0x{pc:x} is stack-based reconvergence (SSY/PBK/BRK); "
+            "in ITS mode the kernel must use BSSY/BSYNC (compile it with --its)")
+
+
+def bra_u_splits(w, pc: int) -> str:
+    return f"BRA.U at 0x{pc:x}: the lanes of {w.name} disagree"
+
+
+def sync_in_its(pc: int) -> str:
+    return f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode"
 
 
 def release_waiting(sim, w) -> None:
@@ -318,4 +331,5 @@ def _verb(mask: int, one: str, many: str) -> str:
     return one if len(L.lanes(mask)) == 1 else many
 
 
-__all__ = ["ItsState", "its_deadlock", "its_issue", "its_starvation", "release_waiting", "select_split"]
+__all__ = ["ItsState", "bra_u_splits", "its_deadlock", "its_issue", "its_starvation", "release_waiting",
+           "select_split", "stack_op_in_its", "sync_in_its"]

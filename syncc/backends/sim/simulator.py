@@ -31,7 +31,7 @@ import numpy as np
 from . import lanes as L
 from .execute import Env, InstructionError, Kind, Trap, bound_semantics, decode, operand_value
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
-from .its import ItsState, its_issue, release_waiting, select_split
+from .its import ItsState, its_issue, release_waiting, select_split, sync_in_its
 from .machine import PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from ..fermi.program import SassKernel
@@ -206,7 +206,7 @@ class Simulator:
     run, through these public names and nothing else:
 
     - read when it builds its arrays: `config`, `kernel`, `grid`, `block_shape`,
-      `warps_per_block`, `code` and `env` (the decoded instructions and the constant bank),
+      `warps_per_block`, `threads_per_block`, `code` and `env` (the decoded instructions and the constant bank),
       `gmem`, `mem` (the memory model), `sms` (their schedulers, blocks and shared memory),
       `l2_free`, `observer`;
     - written back whenever it stops: the clock `now`, `warp_instructions`,
@@ -220,7 +220,9 @@ class Simulator:
       the next blocks there; the core then takes the new blocks from `sms` and `live_blocks`),
       `start_checks()` / `check_at` / `quiet_check()` (the checks for a quiet machine and its
       livelock fingerprint), and the messages of a run-time error (`ran_off_end`,
-      `bra_u_disagrees`, `no_such_barrier`, `sync_without_stack`, `bad_address_reason`).
+      `bra_u_disagrees`, `no_such_barrier`, `sync_without_stack`, `needs_its`,
+      `bad_address_reason`; an ITS warp's are its.py's). An ITS warp's `its` (its.ItsState) is
+      read and written whole.
 
     `engine` says which engine ran the launch and `core` is the compiled core's launch (None
     on the reference engine); `_choose_engine` sets both."""
@@ -666,7 +668,7 @@ class Simulator:
 
     def _its_only(self, w: Warp, d, m: int, now: int) -> None:
         """BSSY, BSYNC, BREAK, WARPSYNC, YIELD, NANOSLEEP: none exists without ITS."""
-        raise InstructionError(f"{d.ins.op} at 0x{w.pc:x} needs independent thread scheduling (run with --its)")
+        raise InstructionError(self.needs_its(d.ins.op, w.pc))
 
     # kind → its step: plain functions, called with self (a class-level table binds nothing per
     # simulator or per call); OP never comes here
@@ -695,7 +697,7 @@ class Simulator:
             delay = its_issue(self, w, d, m, now)
             reason = "branch"
         if d.sync:
-            raise InstructionError(f"`.S` at 0x{pc:x}: stack-based reconvergence does not exist in ITS mode")
+            raise InstructionError(sync_in_its(pc))
         if not select_split(w, now):
             self._its_idle(w, now)
             return
@@ -738,6 +740,10 @@ class Simulator:
 
     def no_such_barrier(self, w: Warp, bar_id: int) -> str:
         return f"barrier {bar_id} at 0x{w.pc - INSTR_BYTES:x}: a block has {self.config.named_barriers}"
+
+    @staticmethod
+    def needs_its(op: str, pc: int) -> str:
+        return f"{op} at 0x{pc:x} needs independent thread scheduling (run with --its)"
 
     @staticmethod
     def sync_without_stack(w: Warp) -> str:

@@ -21,15 +21,18 @@ import numpy as np
 
 from .. import lanes as L
 from ..execute import InstructionError, Trap
+from ..its import ItsState, bra_u_splits, stack_op_in_its, sync_in_its
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, LockHolders, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import PendingStore, WeakMemory
 from . import engine as E
 from .layout import (
-    OP, REASONS,
+    OP, OPS, REASONS,
     W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES, W_SP,
     W_SCHED, W_BLOCK, W_SM, W_INDEX, W_COLS,
+    W_PRESENT, W_CURRENT, W_YIELDED, W_NSPLITS, W_NBSYNC, W_NWARPSYNC, W_NSLEEP, W_SEQ, WAITING,
+    ITS_ROWS, CONVERGENCE_BARRIERS, SP_SEQ, BW_COLS,
     G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_PENDING, G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL,
     G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW, G_LASTPC, G_LOGGED, G_COLS,
     INF,
@@ -40,7 +43,7 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ, C_COLS,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_COLS,
     POLICY, P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_SM, B_X, B_Z, B_NWARPS, B_COLS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
@@ -48,6 +51,7 @@ from .layout import (
     S_N, S_LAST, S_WAKE, S_PREEMPT, S_COLS,
     TRACE_EVENTS, TRACE_ISSUES, L_COLS,
     E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_TRAP,
+    E_NEEDS_ITS, E_STACK_IN_ITS, E_SYNC_IN_ITS, E_ITS_BRA_U,
     MAX_STACK, SSY, PBK, DIV, encode,
 )
 from .replay import replay
@@ -64,6 +68,7 @@ FIELDS = [
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
     "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
     "LOG",                                                                 # events for observers
+    "ITS_SPLITS", "ITS_BSYNC", "ITS_BSYNC_SEQ", "ITS_WARPSYNC", "ITS_SLEEP", "ITS_BARRIERS",   # ITS warps
 ]
 POOL_ROWS = 1 << 12             # queued stores to start with (EV_GROW doubles them)
 LOG_ROWS = 1 << 14              # events between two replays (EV_LOG)
@@ -75,8 +80,6 @@ _HOOKS = ("issued", "diverged", "barrier_wait", "barrier_released", "warp_finish
 def unsupported(sim) -> str | None:
     """Why this launch runs on the reference engine (None: the compiled core runs it)."""
     c = sim.config
-    if c.its:
-        return "independent thread scheduling (--its) runs on the reference engine"
     if _policy(c.policy) not in POLICY:
         return f"the scheduling policy `{c.policy}` runs on the reference engine"
     for d in sim.code:
@@ -116,7 +119,7 @@ class Core:
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
                   C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
                   C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * wpb + 4,
-                  C_CLOCK_MHZ: c.clock_mhz}
+                  C_CLOCK_MHZ: c.clock_mhz, C_ITS: c.its}
         for col, v in values.items():
             cfg[col] = v
         G = np.zeros(G_COLS, dtype=np.int64)
@@ -135,7 +138,8 @@ class Core:
             RMIN=np.full(sms * c.schedulers, np.inf),
             SMB=np.zeros(sms, i64), B=np.zeros((nblocks, B_COLS), i64), BW=np.zeros((nblocks, wpb), i64),
             BAR=np.zeros((nblocks, c.named_barriers, BAR_COLS), i64),
-            BARW=np.zeros((nblocks, c.named_barriers, wpb, 4), i64),
+            # a barrier's waiters: a warp each, or in ITS mode a split each (a lane at most)
+            BARW=np.zeros((nblocks, c.named_barriers, sim.threads_per_block if c.its else wpb, BW_COLS), i64),
             shared=np.zeros((sms, swords), np.uint32), lockfree=np.ones((sms, c.lock_bits), np.uint8),
             holder=np.full((sms, c.lock_bits, 4), -1, i64), swriter=np.zeros((sms, swords, 3), i64),
             gwords=sim.gmem.words, gvalid=sim.gmem.valid, gwriter=np.zeros((max(1, nglobal), 3), i64),
@@ -152,7 +156,8 @@ class Core:
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
             BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64),
-            LOG=np.zeros((LOG_ROWS + cfg[C_LOG_ROOM] if cfg[C_TRACE] else 1, L_COLS), i64))
+            LOG=np.zeros((LOG_ROWS + cfg[C_LOG_ROOM] if cfg[C_TRACE] else 1, L_COLS), i64),
+            **_its_arrays(nslots if c.its else 1))
         for word, (uid, lane, pc) in sim.gmem.writer.items():
             self.S.gwriter[word] = (uid + 1, lane, pc)
         for word, t in sim.l2_free.items():
@@ -224,6 +229,9 @@ class Core:
             row[W_UID], row[W_PC], row[W_ACTIVE] = w.uid, w.pc, L.compact(w.active)
             row[W_READY], row[W_LAST], row[W_REASON] = w.ready_at, w.last_issue, REASONS.index(w.stall_reason)
             row[W_SM], row[W_INDEX], row[W_BLOCK] = block.sm.index, w.index, b
+            row[W_PRESENT], row[W_WAIT] = L.compact(w.present), WAITING.index(w.waiting)
+            if w.its is not None:
+                self._import_its(slot, w.its)
             s = block.sm.index * nsched + block.sm.schedulers.index(w.scheduler)
             row[W_SCHED] = s
             S.SW[s, S.SCH[s, S_N]] = slot
@@ -232,6 +240,47 @@ class Core:
             S.sb[slot] = 0
             S.RANK[slot] = np.nan                            # a new warp: adversarial:SEED ranks it when seen
             S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
+
+    def _import_its(self, slot: int, st: ItsState) -> None:
+        """An ITS warp's state into the ITS_* rows of its slot."""
+        S, row = self.S, self.S.W[slot]
+        seq = {pc: k + 1 for k, pc in enumerate(st.splits)}            # the dict's order
+        for k, pc in enumerate(st.order):
+            S.ITS_SPLITS[slot, k] = (pc, L.compact(st.splits[pc]), seq[pc])
+        S.ITS_BARRIERS[slot] = [L.compact(m) for m in st.barriers]
+        S.ITS_BSYNC_SEQ[slot] = 0
+        k = 0
+        for j, (n, waits) in enumerate(st.bsync.items()):
+            S.ITS_BSYNC_SEQ[slot, n] = len(seq) + 1 + j
+            for pc, m in waits.items():
+                S.ITS_BSYNC[slot, k] = (n, pc, L.compact(m))
+                k += 1
+        for j, (pc, m, need) in enumerate(st.warpsync):
+            S.ITS_WARPSYNC[slot, j] = (pc, L.compact(m), L.compact(need))
+        for j, (t, pc, m) in enumerate(st.sleeping):
+            S.ITS_SLEEP[slot, j] = (t, pc, L.compact(m))
+        row[W_CURRENT], row[W_YIELDED] = st.current, L.compact(st.yielded)
+        row[W_NSPLITS], row[W_NBSYNC] = len(st.order), k
+        row[W_NWARPSYNC], row[W_NSLEEP] = len(st.warpsync), len(st.sleeping)
+        row[W_SEQ] = len(seq) + len(st.bsync)
+
+    def _export_its(self, slot: int) -> ItsState:
+        S, row = self.S, self.S.W[slot]
+        st = ItsState(0)
+        splits = S.ITS_SPLITS[slot, :row[W_NSPLITS]].tolist()
+        st.order = [pc for pc, _, _ in splits]
+        st.splits = {pc: L.expand(m) for pc, m, _ in sorted(splits, key=lambda r: r[SP_SEQ])}
+        st.current, st.yielded = int(row[W_CURRENT]), L.expand(int(row[W_YIELDED]))
+        st.barriers = [L.expand(m) for m in S.ITS_BARRIERS[slot].tolist()]
+        waits = S.ITS_BSYNC[slot, :row[W_NBSYNC]].tolist()
+        order = S.ITS_BSYNC_SEQ[slot].tolist()
+        st.bsync = {}
+        for n in sorted((n for n in range(CONVERGENCE_BARRIERS) if order[n]), key=order.__getitem__):
+            st.bsync[n] = {pc: L.expand(m) for b, pc, m in waits if b == n}
+        st.warpsync = [(pc, L.expand(m), L.expand(need))
+                       for pc, m, need in S.ITS_WARPSYNC[slot, :row[W_NWARPSYNC]].tolist()]
+        st.sleeping = [(t, pc, L.expand(m)) for t, pc, m in S.ITS_SLEEP[slot, :row[W_NSLEEP]].tolist()]
+        return st
 
     def block_done(self, b: int) -> None:
         """The engine's block b has no warp left: export its warps, then let the reference finish
@@ -323,10 +372,9 @@ class Core:
                     bar = BlockBarrier(int(row[BAR_EXPECTED]), int(row[BAR_ARRIVED]), [], int(row[BAR_POPC]),
                                        bool(row[BAR_ALL]), bool(row[BAR_ANY]), int(row[BAR_STORES]))
                     for k in range(row[BAR_NWAIT]):
-                        slot, dest, _, pc = (int(x) for x in S.BARW[b, bar_id, k])
+                        slot, dest, _, pc, lanes = (int(x) for x in S.BARW[b, bar_id, k])
                         bar.waiting.append((self.warp_at[slot], None if dest < 0 else dest,
-                                            _reduction(sim, pc),
-                                            None, pc))
+                                            _reduction(sim, pc), L.expand(lanes) if lanes else None, pc))
                     bars.append((int(row[BAR_STAMP]), bar_id, bar))
             block.barriers = {bar_id: bar for _, bar_id, bar in sorted(bars)}
 
@@ -337,7 +385,9 @@ class Core:
         w.ready_at = _time(row[W_READY])
         w.last_issue, w.issued, w.stores_done_at = int(row[W_LAST]), int(row[W_ISSUED]), int(row[W_STORES])
         w.stall_reason = REASONS[row[W_REASON]]
-        w.waiting = (None, "bar", "done")[row[W_WAIT]]
+        w.waiting = WAITING[row[W_WAIT]]
+        if w.its is not None:
+            w.its = self._export_its(slot)
         w.sb = S.sb[slot].tolist()
         w.stack = [(KIND_NAME[e & 3], L.expand(int(e >> 2) & 0xFFFFFFFF), int(e >> 34))
                    for e in S.stack[slot, :row[W_SP]].tolist()]
@@ -434,6 +484,14 @@ class Core:
             raise InstructionError(sim.no_such_barrier(w, addr))
         if code == E_SYNC_EMPTY:
             raise InstructionError(sim.sync_without_stack(w))
+        if code == E_NEEDS_ITS:
+            raise InstructionError(sim.needs_its(OPS[why], addr))
+        if code == E_STACK_IN_ITS:
+            raise InstructionError(stack_op_in_its(OPS[why], addr))
+        if code == E_SYNC_IN_ITS:
+            raise InstructionError(sync_in_its(addr))
+        if code == E_ITS_BRA_U:
+            raise InstructionError(bra_u_splits(w, addr))
         if code == E_OVERFLOW:
             raise StackOverflow(w.overflow_message())
         if code == E_TRAP:
@@ -442,6 +500,15 @@ class Core:
             sim.gmem.raise_fault(np.array([addr]), np.array([why]), [lane])
         space = "shared" if code == E_SHARED else "local"
         raise MemoryFault(space, addr, lane, sim.bad_address_reason(space, addr))
+
+
+def _its_arrays(slots: int) -> dict[str, np.ndarray]:
+    """An ITS warp's rows (layout.ITS_ROWS each; one unused slot when the launch is not ITS)."""
+    i64 = np.int64
+    return dict(ITS_SPLITS=np.zeros((slots, ITS_ROWS, 3), i64), ITS_BSYNC=np.zeros((slots, ITS_ROWS, 3), i64),
+                ITS_BSYNC_SEQ=np.zeros((slots, CONVERGENCE_BARRIERS), i64),
+                ITS_WARPSYNC=np.zeros((slots, ITS_ROWS, 3), i64), ITS_SLEEP=np.zeros((slots, ITS_ROWS, 3), i64),
+                ITS_BARRIERS=np.zeros((slots, CONVERGENCE_BARRIERS), i64))
 
 
 def _writers(rows: np.ndarray) -> dict[int, tuple[int, int, int]]:

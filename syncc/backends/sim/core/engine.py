@@ -1,5 +1,6 @@
-"""The compiled core: the reference simulator's main loop, issue and instruction semantics over
-flat arrays, compiled to native code by numba (and cached on disk, so a launch pays no compile).
+"""The compiled core: the reference simulator's main loop, issue and instruction semantics (SIMT
+stack or independent thread scheduling) over flat arrays, compiled to native code by numba (and
+cached on disk, so a launch pays no compile).
 
     event = advance(S)       # S: bridge.State, the whole machine as arrays; returns an EV_* code
 
@@ -29,14 +30,17 @@ from .layout import (
     OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
     OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS, OP_LDSLK,
     OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA, OP_SSY, OP_PBK,
-    OP_BRK, OP_EXIT,
+    OP_BRK, OP_EXIT, OP_BAR, OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
     T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
     OPERAND, O_NONE, O_REG, O_PRED,
-    R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL,
+    R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL, R_SLEEP,
     W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES, W_SP,
     W_SCHED, W_BLOCK, W_SM, W_INDEX,
-    WAIT_NONE, WAIT_BAR, WAIT_DONE,
+    W_PRESENT, W_CURRENT, W_YIELDED, W_NSPLITS, W_NBSYNC, W_NWARPSYNC, W_NSLEEP, W_SEQ,
+    WAIT_NONE, WAIT_BAR, WAIT_DONE, WAIT_SYNC, WAIT_SLEEP,
+    CONVERGENCE_BARRIERS, SP_PC, SP_LANES, SP_SEQ, BS_BARRIER, BS_PC, BS_LANES, WS_PC, WS_LANES, WS_NEED,
+    SL_WAKE, SL_PC, SL_LANES,
     G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_SCHED, G_ISSUED, G_SOONEST, G_PENDING,
     G_EVENT, G_EVENT_ARG, G_LIVE_BLOCKS, G_UNTIL, G_NEXT_DRAIN, G_SEQ, G_HITS, G_MISSES, G_LASTW,
     G_LASTPC, G_L1_SEQ, G_LOGGED,
@@ -48,17 +52,18 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS,
     P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_X, B_NWARPS, B_STAMPS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
     BAR_STAMP,
-    BW_WARP, BW_DEST, BW_RED, BW_PC,
+    BW_WARP, BW_DEST, BW_RED, BW_PC, BW_LANES,
     S_N, S_LAST, S_WAKE, S_PREEMPT,
     TRACE_ISSUES,
     LOG_ISSUED, LOG_DIVERGED, LOG_BARRIER_WAIT, LOG_BARRIER_RELEASED, LOG_WARP_FINISHED,
     L_KIND, L_NOW, L_SLOT, L_PC, L_ACTIVE, L_ISSUED, L_ARG, L_HELD, L_TAKEN,
     E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL, E_TRAP,
+    E_NEEDS_ITS, E_STACK_IN_ITS, E_SYNC_IN_ITS, E_ITS_BRA_U,
     MAX_STACK, SSY, PBK, DIV,
 )
 
@@ -1149,10 +1154,12 @@ def log_event(S, kind, now, w, arg):
 def maybe_release(S, b, bar_id):
     BAR, W, G = S.BAR, S.W, S.G
     expected = BAR[b, bar_id, BAR_EXPECTED]
-    if not expected:
+    if not expected:                                   # ITS: every live lane counts one thread
+        its = S.cfg[C_ITS]
         for k in range(S.B[b, B_NWARPS]):
-            if W[S.BW[b, k], W_WAIT] != WAIT_DONE:
-                expected += 32
+            x = S.BW[b, k]
+            if W[x, W_WAIT] != WAIT_DONE:
+                expected += popcount(W[x, W_PRESENT] & ~W[x, W_EXITED]) if its else 32
     if BAR[b, bar_id, BAR_ARRIVED] < expected:
         return
     BAR[b, bar_id, BAR_PRESENT] = 0
@@ -1160,21 +1167,31 @@ def maybe_release(S, b, bar_id):
     at = G[G_NOW] + S.cfg[C_BARRIER_LAT]
     for k in range(BAR[b, bar_id, BAR_NWAIT]):
         x, dest, red = S.BARW[b, bar_id, k, BW_WARP], S.BARW[b, bar_id, k, BW_DEST], S.BARW[b, bar_id, k, BW_RED]
+        lanes = S.BARW[b, bar_id, k, BW_LANES]
         if S.cfg[C_WEAK] and BAR[b, bar_id, BAR_STORES] > S.observed[x]:
             S.observed[x] = BAR[b, bar_id, BAR_STORES]
+        if lanes:                                       # ITS: the split goes on after the barrier
+            its_add(S, x, lanes, S.BARW[b, bar_id, k, BW_PC])
+            its_select(S, x, G[G_NOW])
         W[x, W_WAIT] = WAIT_NONE
         W[x, W_READY] = at
         ready_by(S, x, at)
         if dest >= 0 and dest != 63:
             value = BAR[b, bar_id, BAR_ALL] if red == 1 else (BAR[b, bar_id, BAR_ANY] if red == 2 else BAR[b, bar_id, BAR_POPC])
-            S.regs[x, dest, :] = value
+            if lanes:
+                for lane in range(32):
+                    if (lanes >> lane) & 1:
+                        S.regs[x, dest, lane] = value
+            else:
+                S.regs[x, dest, :] = value
         if S.cfg[C_TRACE]:
             log_event(S, LOG_BARRIER_RELEASED, at, x, bar_id)
 
 
 @njit(cache=True, _nrt=False)
-def barrier(S, T, i, w):
-    """A warp arrives at a block barrier: 1 when it must wait, 0 when it goes on (ARV), or EV_ERROR."""
+def barrier(S, T, i, w, lanes):
+    """A warp arrives at a block barrier: 1 when it must wait, 0 when it goes on (ARV), or EV_ERROR.
+    In ITS mode `lanes` (a split) arrive, count one thread each, and only they wait (else 0)."""
     W, BAR, cfg = S.W, S.BAR, S.cfg
     active = W[w, W_ACTIVE]
     lane = lowest(active) if active else 0
@@ -1193,28 +1210,33 @@ def barrier(S, T, i, w):
         BAR[b, bar_id, BAR_STAMP] = S.B[b, B_STAMPS]
     if have_count:
         BAR[b, bar_id, BAR_EXPECTED] = count
-    BAR[b, bar_id, BAR_ARRIVED] += 32
+    BAR[b, bar_id, BAR_ARRIVED] += popcount(lanes) if lanes else 32
     if cfg[C_WEAK]:
         BAR[b, bar_id, BAR_STORES] = max(BAR[b, bar_id, BAR_STORES], W[w, W_STORES], S.observed[w])
     mode = T[i, T_MODE]
     c = T_A + 3 * OPERAND
     if T[i, c] == O_PRED or mode == 2:
         votes = pred_mask(S.preds, w, T[i, c + 1], T[i, c + 2]) if T[i, c] == O_PRED else pred_mask(S.preds, w, 7, 0)
-        votes &= active
+        arriving = lanes if lanes else active
+        votes &= arriving
         BAR[b, bar_id, BAR_POPC] += popcount(votes)
-        BAR[b, bar_id, BAR_ALL] &= votes == active
+        BAR[b, bar_id, BAR_ALL] &= votes == arriving
         BAR[b, bar_id, BAR_ANY] |= votes != 0
     if mode == 1:                                       # ARV: arrive and go on
+        if lanes:
+            its_add(S, w, lanes, W[w, W_PC])
         maybe_release(S, b, bar_id)
         return 0
-    W[w, W_WAIT] = WAIT_BAR
-    W[w, W_READY] = INF
-    W[w, W_REASON] = R_BARRIER
+    if not lanes:
+        W[w, W_WAIT] = WAIT_BAR
+        W[w, W_READY] = INF
+        W[w, W_REASON] = R_BARRIER
     k = BAR[b, bar_id, BAR_NWAIT]
     S.BARW[b, bar_id, k, BW_WARP] = w
     S.BARW[b, bar_id, k, BW_DEST] = T[i, T_D] if mode == 2 else -1
     S.BARW[b, bar_id, k, BW_RED] = T[i, T_MODE2]
     S.BARW[b, bar_id, k, BW_PC] = W[w, W_PC]
+    S.BARW[b, bar_id, k, BW_LANES] = lanes
     BAR[b, bar_id, BAR_NWAIT] = k + 1
     if cfg[C_TRACE]:
         log_event(S, LOG_BARRIER_WAIT, S.G[G_NOW], w, bar_id)
@@ -1241,6 +1263,319 @@ def finish_warp(S, w):
             maybe_release(S, b, bar_id)
     if S.B[b, B_LIVE] == 0:
         G[G_EVENT], G[G_EVENT_ARG] = EV_BLOCK_DONE, b
+
+
+# ---- independent thread scheduling (its.py: ItsState, its_issue, release_waiting, select_split) ---
+# An ITS warp's splits are rows of ITS_SPLITS in the order they run (ItsState.order); SP_SEQ keeps
+# the order in which the reference's `splits` dict holds them (a YIELD reorders only the first).
+# Every row of the four tables holds at least one lane and a lane is in one row at a time, so 32
+# rows each are enough.
+
+@njit(cache=True, _nrt=False)
+def copy_row(A, w, dst, src):
+    """Row `src` of warp w's table A over row `dst` (a slice assignment would need numba's NRT)."""
+    for c in range(A.shape[2]):
+        A[w, dst, c] = A[w, src, c]
+
+
+@njit(cache=True, _nrt=False)
+def its_find(S, w, pc):
+    """The row of the split at `pc`, or -1."""
+    SP = S.ITS_SPLITS
+    for k in range(S.W[w, W_NSPLITS]):
+        if SP[w, k, SP_PC] == pc:
+            return k
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def its_lanes_at(S, w, pc):
+    k = its_find(S, w, pc)
+    return S.ITS_SPLITS[w, k, SP_LANES] if k >= 0 else 0
+
+
+@njit(cache=True, _nrt=False)
+def its_add(S, w, lanes, to):
+    """ItsState.add: `lanes` are ready at `to` (joining a split there, or a new last one)."""
+    if not lanes:
+        return
+    SP, W = S.ITS_SPLITS, S.W
+    k = its_find(S, w, to)
+    if k >= 0:
+        SP[w, k, SP_LANES] |= lanes
+        return
+    n = W[w, W_NSPLITS]
+    W[w, W_SEQ] += 1
+    SP[w, n, SP_PC], SP[w, n, SP_LANES], SP[w, n, SP_SEQ] = to, lanes, W[w, W_SEQ]
+    W[w, W_NSPLITS] = n + 1
+
+
+@njit(cache=True, _nrt=False)
+def its_drop(S, w, k):
+    """Remove row k of the splits, keeping the others' order."""
+    SP, W = S.ITS_SPLITS, S.W
+    n = W[w, W_NSPLITS]
+    for j in range(k, n - 1):
+        copy_row(SP, w, j, j + 1)
+    W[w, W_NSPLITS] = n - 1
+
+
+@njit(cache=True, _nrt=False)
+def its_leave(S, w, lanes, pc):
+    """ItsState.leave: `lanes` stop being ready at `pc`."""
+    k = its_find(S, w, pc)
+    if k < 0:
+        return
+    rest = S.ITS_SPLITS[w, k, SP_LANES] & ~lanes
+    if rest:
+        S.ITS_SPLITS[w, k, SP_LANES] = rest
+    else:
+        its_drop(S, w, k)
+
+
+@njit(cache=True, _nrt=False)
+def its_move(S, w, lanes, pc, to):
+    if lanes:
+        its_leave(S, w, lanes, pc)
+        its_add(S, w, lanes, to)
+
+
+@njit(cache=True, _nrt=False)
+def its_select(S, w, now):
+    """select_split: wake the sleepers due by `now`, then make the current split (or the first, if
+    it is gone) the warp's pc and active lanes; False when no lane is ready."""
+    W, SL = S.W, S.ITS_SLEEP
+    n, kept = W[w, W_NSLEEP], 0
+    for k in range(n):                                  # ItsState.wake, in the sleepers' order
+        if SL[w, k, SL_WAKE] <= now:
+            its_add(S, w, SL[w, k, SL_LANES], SL[w, k, SL_PC])
+        else:
+            copy_row(SL, w, kept, k)
+            kept += 1
+    W[w, W_NSLEEP] = kept
+    k = its_find(S, w, W[w, W_CURRENT])
+    if k < 0:
+        if W[w, W_NSPLITS] == 0:
+            W[w, W_ACTIVE] = 0
+            return False
+        k = 0
+        W[w, W_CURRENT] = S.ITS_SPLITS[w, 0, SP_PC]
+    W[w, W_PC] = W[w, W_CURRENT]
+    W[w, W_ACTIVE] = S.ITS_SPLITS[w, k, SP_LANES]
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def its_release(S, w):
+    """release_waiting: lanes waiting at a BSYNC or WARPSYNC go on where everything they wait for
+    has arrived (or exited, or yielded, or waits elsewhere)."""
+    W, BS, WS, G = S.W, S.ITS_BSYNC, S.ITS_WARPSYNC, S.G
+    live = W[w, W_PRESENT] & ~W[w, W_EXITED]
+    changed, released = True, False
+    while changed:
+        changed = False
+        ready = 0
+        for k in range(W[w, W_NSPLITS]):
+            ready |= S.ITS_SPLITS[w, k, SP_LANES]
+        last = 0
+        while True:                                     # each barrier's meeting, oldest first
+            n, seq = -1, 0
+            for x in range(CONVERGENCE_BARRIERS):
+                t = S.ITS_BSYNC_SEQ[w, x]
+                if t > last and (n < 0 or t < seq):
+                    n, seq = x, t
+            if n < 0:
+                break
+            last = seq
+            arrived = 0
+            for k in range(W[w, W_NBSYNC]):
+                if BS[w, k, BS_BARRIER] == n:
+                    arrived |= BS[w, k, BS_LANES]
+            if S.ITS_BARRIERS[w, n] & live & ~arrived & ready & ~W[w, W_YIELDED]:
+                continue                                 # a lane that can still come by running
+            S.ITS_BSYNC_SEQ[w, n] = 0
+            S.ITS_BARRIERS[w, n] &= ~arrived             # yielded lanes still in it pass its BSYNC alone
+            kept = 0
+            for k in range(W[w, W_NBSYNC]):
+                if BS[w, k, BS_BARRIER] == n:
+                    its_add(S, w, BS[w, k, BS_LANES] & live, BS[w, k, BS_PC] + 8)
+                else:
+                    copy_row(BS, w, kept, k)
+                    kept += 1
+            W[w, W_NBSYNC] = kept
+            changed = released = True
+        n = W[w, W_NWARPSYNC]                           # a meeting: the lanes waiting with one mask
+        done = S.FLAGS
+        anything = False
+        for k in range(n):
+            need, arrived = WS[w, k, WS_NEED], 0
+            for j in range(n):
+                if WS[w, j, WS_NEED] == need:
+                    arrived |= WS[w, j, WS_LANES]
+            done[k] = not (need & live & ~arrived)
+            anything |= done[k]
+        if anything:
+            kept = 0
+            for k in range(n):
+                if done[k]:
+                    its_add(S, w, WS[w, k, WS_LANES] & live, WS[w, k, WS_PC] + 8)
+                else:
+                    copy_row(WS, w, kept, k)
+                    kept += 1
+            W[w, W_NWARPSYNC] = kept
+            changed = released = True
+    if released:
+        G[G_LAST_CHANGE] = G[G_NOW]
+
+
+@njit(cache=True, _nrt=False)
+def its_control(S, T, i, w, m, now):
+    """its_issue for a control instruction (or an ordinary one's advance): the delay before the warp
+    may issue again, or -1 after a fault."""
+    W = S.W
+    pc = W[w, W_PC]
+    split = its_lanes_at(S, w, pc)
+    op, nxt = T[i, T_OP], pc + 8
+    if T[i, T_KIND] == 0 or op == OP_BAR:              # _advance
+        its_move(S, w, split, pc, nxt)
+        W[w, W_CURRENT] = nxt
+        return 1
+    if op == OP_BRA:
+        if m and m != split and T[i, T_MODE]:
+            fail(S, E_ITS_BRA_U, 0, pc, 0)
+            return -1
+        its_move(S, w, m, pc, T[i, T_TARGET])
+        its_move(S, w, split & ~m, pc, nxt)
+        W[w, W_CURRENT] = nxt if split & ~m else T[i, T_TARGET]   # fall-through lanes go on
+        return S.cfg[C_BRANCH] if m == split else 1
+    if op == OP_SSY or op == OP_PBK or op == OP_BRK:
+        fail(S, E_STACK_IN_ITS, 0, pc, op)
+        return -1
+    if op == OP_BSSY:
+        S.ITS_BARRIERS[w, T[i, T_MODE]] = split
+        its_move(S, w, split, pc, nxt)
+        W[w, W_CURRENT] = nxt
+        return 1
+    if op == OP_BSYNC:
+        n = T[i, T_MODE]
+        members = split & S.ITS_BARRIERS[w, n]
+        its_leave(S, w, split, pc)
+        W[w, W_YIELDED] &= ~split
+        if members:
+            if not S.ITS_BSYNC_SEQ[w, n]:
+                W[w, W_SEQ] += 1
+                S.ITS_BSYNC_SEQ[w, n] = W[w, W_SEQ]
+            BS = S.ITS_BSYNC
+            k = 0
+            while k < W[w, W_NBSYNC] and not (BS[w, k, BS_BARRIER] == n and BS[w, k, BS_PC] == pc):
+                k += 1
+            if k == W[w, W_NBSYNC]:
+                BS[w, k, BS_BARRIER], BS[w, k, BS_PC], BS[w, k, BS_LANES] = n, pc, 0
+                W[w, W_NBSYNC] = k + 1
+            BS[w, k, BS_LANES] |= members
+        if split & ~members:                            # not (or no longer) in Bn: nothing to wait for
+            its_add(S, w, split & ~members, nxt)
+            W[w, W_CURRENT] = nxt
+    elif op == OP_BREAK:
+        S.ITS_BARRIERS[w, T[i, T_MODE]] &= ~m
+        its_move(S, w, split, pc, nxt)
+        W[w, W_CURRENT] = nxt
+    elif op == OP_WARPSYNC:
+        its_leave(S, w, split, pc)
+        W[w, W_YIELDED] &= ~split
+        WS = S.ITS_WARPSYNC
+        first = W[w, W_NWARPSYNC]
+        for lane in range(32):                          # each lane waits for its own mask's lanes
+            if (split >> lane) & 1:
+                need = src(T, i, 0, S.regs, S.preds, w, lane) & M32
+                k = first
+                while k < W[w, W_NWARPSYNC] and WS[w, k, WS_NEED] != need:
+                    k += 1
+                if k == W[w, W_NWARPSYNC]:
+                    WS[w, k, WS_PC], WS[w, k, WS_LANES], WS[w, k, WS_NEED] = pc, 0, need
+                    W[w, W_NWARPSYNC] = k + 1
+                WS[w, k, WS_LANES] |= 1 << lane
+    elif op == OP_YIELD:
+        W[w, W_YIELDED] |= split
+        its_move(S, w, split, pc, nxt)
+        k = its_find(S, w, nxt)                         # the split queues behind the others
+        if k >= 0:
+            SP = S.ITS_SPLITS
+            n = W[w, W_NSPLITS]
+            a, b, c = SP[w, k, 0], SP[w, k, 1], SP[w, k, 2]
+            for j in range(k, n - 1):
+                copy_row(SP, w, j, j + 1)
+            SP[w, n - 1, 0], SP[w, n - 1, 1], SP[w, n - 1, 2] = a, b, c
+        W[w, W_CURRENT] = S.ITS_SPLITS[w, 0, SP_PC]
+    elif op == OP_NANOSLEEP:
+        if m:
+            cycles = src(T, i, 0, S.regs, S.preds, w, lowest(m))
+            W[w, W_YIELDED] |= m
+            its_leave(S, w, m, pc)
+            k = W[w, W_NSLEEP]
+            SL = S.ITS_SLEEP
+            SL[w, k, SL_WAKE], SL[w, k, SL_PC], SL[w, k, SL_LANES] = now + max(1, cycles), nxt, m
+            W[w, W_NSLEEP] = k + 1
+        its_move(S, w, split & ~m, pc, nxt)
+        W[w, W_CURRENT] = nxt
+    else:                                               # EXIT
+        W[w, W_EXITED] |= m
+        W[w, W_YIELDED] &= ~m
+        its_leave(S, w, m, pc)
+        its_move(S, w, split & ~m, pc, nxt)
+        W[w, W_CURRENT] = nxt
+    its_release(S, w)
+    return 1
+
+
+@njit(cache=True, _nrt=False)
+def its_step(S, T, i, w, m, now):
+    """Simulator._its_step: issue any instruction of an ITS warp for its current split, then choose
+    the split to run next: 0, or EV_ERROR."""
+    W = S.W
+    pc = W[w, W_PC]
+    delay, reason = 1, R_DEP
+    if T[i, T_KIND] == 0:
+        latency = -1
+        if m:
+            latency = run_op(S, T, i, w, m)
+            if latency == -2:
+                return EV_ERROR
+        if T[i, T_MEMBAR]:
+            delay, reason = (latency if latency > 0 else 1), R_MEMBAR
+        elif T[i, T_NWRITES]:
+            ready = now + (latency if latency >= 0 else T[i, T_LAT])
+            start = T[i, T_WRITES]
+            for k in range(start, start + T[i, T_NWRITES]):
+                S.sb[w, S.slots[k]] = ready
+        its_control(S, T, i, w, m, now)
+    elif T[i, T_OP] == OP_BAR and m:                    # _its_bar: only the split's lanes wait
+        split = its_lanes_at(S, w, pc)
+        its_leave(S, w, split, pc)
+        W[w, W_PC] = pc + 8
+        if barrier(S, T, i, w, split) == EV_ERROR:
+            return EV_ERROR
+        its_release(S, w)
+    else:
+        delay = its_control(S, T, i, w, m, now)
+        if delay < 0:
+            return EV_ERROR
+        reason = R_BRANCH
+    if T[i, T_SYNC]:
+        return fail(S, E_SYNC_IN_ITS, 0, pc, 0)
+    if not its_select(S, w, now):                       # Simulator._its_idle
+        if not (W[w, W_PRESENT] & ~W[w, W_EXITED]):
+            finish_warp(S, w)
+        elif W[w, W_NSLEEP]:                            # every ready lane sleeps: wake the first
+            wake = INF
+            for k in range(W[w, W_NSLEEP]):
+                wake = min(wake, S.ITS_SLEEP[w, k, SL_WAKE])
+            W[w, W_WAIT], W[w, W_READY], W[w, W_REASON] = WAIT_SLEEP, max(now + 1, wake), R_SLEEP
+        else:
+            W[w, W_WAIT], W[w, W_READY] = WAIT_SYNC, INF     # every live lane waits
+        return 0
+    next_issue(S, w, now, delay, reason)
+    return 0
 
 
 # ---- issuing (Simulator.issue / _next / _simt_control) ---------------------------------------------
@@ -1294,6 +1629,8 @@ def control(S, T, i, w, m, now):
     W, cfg = S.W, S.cfg
     op, pc, active = T[i, T_OP], W[w, W_PC], W[w, W_ACTIVE]
     delay, reason = 1, R_DEP
+    if op >= OP_BSSY:                                  # Simulator._its_only
+        return fail(S, E_NEEDS_ITS, 0, pc, op)
     if op == OP_BRA:
         if m == active:
             W[w, W_PC] = T[i, T_TARGET]
@@ -1336,7 +1673,7 @@ def control(S, T, i, w, m, now):
     else:                                              # BAR
         W[w, W_PC] = pc + 8
         if m:
-            waits = barrier(S, T, i, w)
+            waits = barrier(S, T, i, w, 0)
             if waits == EV_ERROR:
                 return EV_ERROR
             if waits:
@@ -1353,6 +1690,9 @@ def control(S, T, i, w, m, now):
 def issue(S, w, now):
     """Issue the warp's next instruction at cycle `now` (Simulator.issue): 0, or an event."""
     W, T, G = S.W, S.T, S.G
+    if W[w, W_WAIT] != WAIT_NONE:     # ITS sleep: the first sleeper's time has come (a warp at a barrier,
+        W[w, W_WAIT] = WAIT_NONE      # a convergence wait or done is never picked)
+        its_select(S, w, now)
     pc = W[w, W_PC]
     i = pc >> 3
     if i >= T.shape[0] or pc & 7:
@@ -1387,6 +1727,8 @@ def issue(S, w, now):
     G[G_WI] += 1
     G[G_TI] += n
     W[w, W_ISSUED] += 1
+    if S.cfg[C_ITS]:
+        return its_step(S, T, i, w, m, now)
     if T[i, T_KIND] != 0:
         return control(S, T, i, w, m, now)
     latency = -1

@@ -28,13 +28,16 @@ from ..execute import Kind, immediate
 OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I",
        "IMNMX", "SEL", "POPC", "ISETP", "PSETP", "VOTE", "NOP", "LDS", "STS", "LDSLK", "STSUL", "LD", "ST",
        "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
-       "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR")
+       "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR",
+       "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "NANOSLEEP")
 (OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
  OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_POPC, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS,
  OP_LDSLK, OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA,
- OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR) = range(37)
+ OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR,
+ OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP) = range(43)
 OP = {name: i for i, name in enumerate(OPS)}
-KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR)
+KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR,
+         Kind.BSSY, Kind.BSYNC, Kind.BREAK, Kind.WARPSYNC, Kind.YIELD, Kind.NANOSLEEP)
 KIND = {k: i for i, k in enumerate(KINDS)}
 
 # ---- columns of T (one row per instruction)
@@ -57,14 +60,28 @@ BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
 RED = {"POPC": 0, "AND": 1, "OR": 2}
 
 # ---- stall reasons (Stats.stalls keys), by number
-REASONS = ("dependency", "memory barrier", "stack", "branch", "barrier", "not selected")
-R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL = range(6)
+REASONS = ("dependency", "memory barrier", "stack", "branch", "barrier", "not selected", "sleep")
+R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL, R_SLEEP = range(7)
 
-# ---- columns of the per-warp array W (int64), by warp slot
+# ---- columns of the per-warp array W (int64), by warp slot; the last eight are an ITS warp's
+# (its.ItsState): the lanes that exist, the current split's address, the lanes yielded, how many
+# rows of ITS_SPLITS / ITS_BSYNC / ITS_WARPSYNC / ITS_SLEEP are in use, and the last sequence number
+# given to a split or a BSYNC meeting (their order as the reference's dicts hold them)
 (W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES,
- W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX) = range(15)
-W_COLS = 15
-WAIT_NONE, WAIT_BAR, WAIT_DONE = 0, 1, 2
+ W_SP, W_SCHED, W_BLOCK, W_SM, W_INDEX,
+ W_PRESENT, W_CURRENT, W_YIELDED, W_NSPLITS, W_NBSYNC, W_NWARPSYNC, W_NSLEEP, W_SEQ) = range(23)
+W_COLS = 23
+WAIT_NONE, WAIT_BAR, WAIT_DONE, WAIT_SYNC, WAIT_SLEEP = range(5)
+WAITING = (None, "bar", "done", "sync", "sleep")   # Warp.waiting, by WAIT_*
+
+# ---- an ITS warp's state (its.ItsState), by warp slot: up to 32 rows each (a lane is in one place
+# at a time: ready in one split, or waiting at one BSYNC, WARPSYNC or in one sleep)
+ITS_ROWS = 32
+CONVERGENCE_BARRIERS = 16                           # B0..B15
+(SP_PC, SP_LANES, SP_SEQ) = range(3)                # ITS_SPLITS: the run order (ItsState.order)
+(BS_BARRIER, BS_PC, BS_LANES) = range(3)            # ITS_BSYNC: lanes waiting at a BSYNC, in arrival order
+(WS_PC, WS_LANES, WS_NEED) = range(3)               # ITS_WARPSYNC: lanes waiting, and the mask they need
+(SL_WAKE, SL_PC, SL_LANES) = range(3)               # ITS_SLEEP: NANOSLEEP's sleepers
 
 # ---- the clock and the loop's place (G, int64)
 (G_NOW, G_WI, G_TI, G_LAST_CHANGE, G_CHECK_AT, G_SM, G_SCHED, G_ISSUED, G_SOONEST, G_PENDING, G_EVENT,
@@ -83,8 +100,8 @@ INF = 1 << 62               # a time that never comes (the reference's float inf
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
  C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
- C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM, C_CLOCK_MHZ) = range(37)
-C_COLS = 37
+ C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM, C_CLOCK_MHZ, C_ITS) = range(38)
+C_COLS = 38
 POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4}
 P_RANDOM, P_RANKED = POLICY["random:SEED"], POLICY["adversarial:SEED"]
 MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is its index), as random.Random
@@ -94,7 +111,8 @@ MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is i
 B_COLS = 8
 (BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT, BAR_STAMP) = range(9)
 BAR_COLS = 9
-(BW_WARP, BW_DEST, BW_RED, BW_PC) = range(4)      # one waiter: its slot, result register, reduction, pc
+(BW_WARP, BW_DEST, BW_RED, BW_PC, BW_LANES) = range(5)   # one waiter: its slot, result register,
+BW_COLS = 5                                                # reduction, pc, and an ITS split's lanes (else 0)
 
 # ---- swriter / gwriter rows: (warp uid + 1, lane, pc) of a word's last writer; 0 is nobody, so the
 # arrays start as zeros (free until a page is written: a launch's set-up fills nothing)
@@ -115,7 +133,8 @@ TRACE_EVENTS, TRACE_ISSUES = 1, 2                  # C_TRACE: what to log (ISSUE
 L_COLS = 9
 
 # ---- errors (EV_ERROR, with ERR = code, lane, address, why)
-(E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL, E_TRAP) = range(9)
+(E_OFF_END, E_BRA_U, E_BAR_ID, E_SYNC_EMPTY, E_OVERFLOW, E_SHARED, E_GLOBAL, E_LOCAL, E_TRAP,
+ E_NEEDS_ITS, E_STACK_IN_ITS, E_SYNC_IN_ITS, E_ITS_BRA_U) = range(13)
 MAX_STACK = 4096
 SSY, PBK, DIV = 0, 1, 2     # SIMT stack entry kinds: entry = kind | mask << 2 | pc << 34
 
@@ -190,7 +209,13 @@ def _operands(row, ins, env) -> None:
     first_mem = next((o for o in ops if isinstance(o, Mem)), None)
     if first_mem is not None:
         row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
-    if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR", "BPT"):
+    if op in ("BSSY", "BSYNC", "BREAK"):
+        row[T_MODE] = ops[0].n                           # the convergence barrier
+        return
+    if op in ("WARPSYNC", "NANOSLEEP"):
+        _put(row, 0, ops[0], env)                        # the mask, the cycles
+        return
+    if op in ("BRA", "SSY", "PBK", "BRK", "EXIT", "NOP", "MEMBAR", "BPT", "YIELD"):
         if op == "BRA":
             row[T_MODE] = "U" in mods                    # BRA.U: the lanes must agree
         elif op == "MEMBAR":
