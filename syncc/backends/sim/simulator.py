@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from array import array
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -872,15 +873,23 @@ class Simulator:
         # registers past the kernel's highest are never written (no instruction writes a register
         # it does not name), so they are left out: most of a warp's 8 KB, most of the hashing
         regs = max(1, self.kernel.registers)
+        # of an SM's shared memory only its blocks' words: the rest is never read (an access past a
+        # block's words faults) and changes only when a block starts there, which changes the warps
+        shared_words = -(-self.kernel.shared_bytes // 4)
         h.update(self.gmem.words.tobytes())
         for sm in self.sms:
             if not sm.blocks:
                 continue
-            h.update(sm.shared.words.tobytes())
+            words = sm.shared.words
+            for block in sm.blocks:
+                h.update(words[block.base // 4: block.base // 4 + shared_words].tobytes())
             h.update(sm.shared.free.to_bytes(sm.shared.lock_bits // 8 + 1, "little"))
             for s in sm.schedulers:
-                h.update(repr((s.last, [w.uid for w in s.warps], s.rng.getstate() if s.rng else None,
-                               s.preemptions, sorted(s.priority.items()))).encode())
+                h.update(repr((s.last, [w.uid for w in s.warps], s.preemptions, sorted(s.priority.items()))).encode())
+                if s.rng is not None:             # its 625 words as bytes: repr made most of a fingerprint
+                    version, words, gauss = s.rng.getstate()
+                    h.update(array("I", words).tobytes())
+                    h.update(repr((version, gauss)).encode())
             for block in sm.blocks:
                 h.update(repr(sorted((k, b.arrived, b.expected, [x[0].uid for x in b.waiting])
                                      for k, b in block.barriers.items())).encode())
@@ -891,8 +900,9 @@ class Simulator:
                     h.update(w.preds.tobytes())
                     if w.local is not None:
                         h.update(w.local.tobytes())
-                    h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting,
-                                   _rel(w.ready_at, now), [_rel(x, now) for x in w.sb],
+                    # the scoreboard as (slot, cycles until ready) of the slots not ready yet: most are
+                    h.update(repr((w.uid, w.pc, w.active, w.exited, w.stack, w.waiting, _rel(w.ready_at, now),
+                                   [(k, x - now) for k, x in enumerate(w.sb) if now < x < INF],
                                    _rel(w.stores_done_at, now), w.its and w.its.key(now))).encode())
         h.update(repr(sorted((k, v - now) for k, v in self.l2_free.items() if v > now)).encode())
         h.update(repr(self.mem.key(now)).encode())
