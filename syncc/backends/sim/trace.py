@@ -135,23 +135,25 @@ class TraceRecorder:
         pass
 
     def issued(self, w, d, now) -> None:
-        state = self._locks.get(w.uid)
+        uid = w.uid                                  # (called for every instruction: read once)
+        state = self._locks.get(uid)
         if state is not None and state.pending is not None:
             self._settle(w, now)
         op = d.ins.op
         if op in ("LDSLK", "STSUL"):                 # its effect is seen at the warp's next issue
             if state is None:
-                state = self._locks[w.uid] = _LockState()
+                state = self._locks[uid] = _LockState()
             state.pending = (op, now, w.lock_bits_held(), d.ins)
         regions = self._regions
         i = w.pc // INSTR_BYTES
         region = regions[i] if regions and 0 <= i < len(regions) else None
-        open_ = self._open.get(w.uid)
-        if open_ is not None and open_[0] is region:
-            return
-        self._close_region(w, now)
+        open_ = self._open.get(uid)
+        if open_ is not None:
+            if open_[0] is region:
+                return
+            self._close_region(w, now)
         if region is not None:
-            self._open[w.uid] = (region, now)
+            self._open[uid] = (region, now)
 
     def _settle(self, w, now, finished: bool = False) -> None:
         """The effect of the warp's last LDSLK or STSUL: a wait starts or ends, a hold starts or ends."""

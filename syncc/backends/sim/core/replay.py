@@ -23,10 +23,11 @@ from .layout import (
 
 class WarpAt:
     """A warp as an event saw it (the reference hands observers the live Warp)."""
-    __slots__ = ("row", "warp")
+    __slots__ = ("row", "warp", "uid")
 
     def __init__(self, warp, row):
         self.warp, self.row = warp, row
+        self.uid = warp.uid          # every hook reads it, most more than once: not via __getattr__
 
     @property
     def pc(self) -> int:
@@ -56,17 +57,23 @@ class WarpAt:
         return n
 
 
-# each event, as the reference engine calls its hook
+# each event but LOG_ISSUED (replay() calls `issued` itself), as the reference engine calls its hook
 _HOOK = {
-    LOG_ISSUED: lambda obs, w, row, code: obs.issued(w, code[w.pc >> 3], row[L_NOW]),
-    LOG_DIVERGED: lambda obs, w, row, code: obs.diverged(w, row[L_NOW], row[L_ARG]),
-    LOG_BARRIER_WAIT: lambda obs, w, row, code: obs.barrier_wait(w, row[L_NOW], row[L_ARG]),
-    LOG_BARRIER_RELEASED: lambda obs, w, row, code: obs.barrier_released(w, row[L_NOW], row[L_ARG]),
-    LOG_WARP_FINISHED: lambda obs, w, row, code: obs.warp_finished(w, row[L_NOW]),
+    LOG_DIVERGED: lambda obs, w, row: obs.diverged(w, row[L_NOW], row[L_ARG]),
+    LOG_BARRIER_WAIT: lambda obs, w, row: obs.barrier_wait(w, row[L_NOW], row[L_ARG]),
+    LOG_BARRIER_RELEASED: lambda obs, w, row: obs.barrier_released(w, row[L_NOW], row[L_ARG]),
+    LOG_WARP_FINISHED: lambda obs, w, row: obs.warp_finished(w, row[L_NOW]),
 }
 
 
 def replay(sim, warp_at: dict, rows: list) -> None:
     obs, code = sim.observer, sim.code
+    issued = None                        # most rows are instructions issued: their hook, looked up once
     for row in rows:
-        _HOOK[row[L_KIND]](obs, WarpAt(warp_at[row[L_SLOT]], row), row, code)
+        w = WarpAt(warp_at[row[L_SLOT]], row)
+        if row[L_KIND] == LOG_ISSUED:
+            if issued is None:
+                issued = obs.issued
+            issued(w, code[row[L_PC] >> 3], row[L_NOW])
+        else:
+            _HOOK[row[L_KIND]](obs, w, row)
