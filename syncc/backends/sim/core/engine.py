@@ -1341,18 +1341,29 @@ def its_move(S, w, lanes, pc, to):
 
 
 @njit(cache=True, _nrt=False)
+def its_let_go(S, w, A, n, go, lanes_col, pc_col, step, live):
+    """The rows k < n of warp w's table A with go[k]: their lanes (those in `live`) are ready at
+    their pc + `step`, in row order; the other rows close up, keeping theirs. The rows left."""
+    kept = 0
+    for k in range(n):
+        if go[k]:
+            its_add(S, w, A[w, k, lanes_col] & live, A[w, k, pc_col] + step)
+        else:
+            copy_row(A, w, kept, k)
+            kept += 1
+    return kept
+
+
+@njit(cache=True, _nrt=False)
 def its_select(S, w, now):
     """select_split: wake the sleepers due by `now`, then make the current split (or the first, if
     it is gone) the warp's pc and active lanes; False when no lane is ready."""
     W, SL = S.W, S.ITS_SLEEP
-    n, kept = W[w, W_NSLEEP], 0
-    for k in range(n):                                  # ItsState.wake, in the sleepers' order
-        if SL[w, k, SL_WAKE] <= now:
-            its_add(S, w, SL[w, k, SL_LANES], SL[w, k, SL_PC])
-        else:
-            copy_row(SL, w, kept, k)
-            kept += 1
-    W[w, W_NSLEEP] = kept
+    n = W[w, W_NSLEEP]
+    if n:                                               # ItsState.wake, in the sleepers' order
+        for k in range(n):
+            S.FLAGS[k] = SL[w, k, SL_WAKE] <= now
+        W[w, W_NSLEEP] = its_let_go(S, w, SL, n, S.FLAGS, SL_LANES, SL_PC, 0, M32)
     k = its_find(S, w, W[w, W_CURRENT])
     if k < 0:
         if W[w, W_NSPLITS] == 0:
@@ -1395,14 +1406,9 @@ def its_release(S, w):
                 continue                                 # a lane that can still come by running
             S.ITS_BSYNC_SEQ[w, n] = 0
             S.ITS_BARRIERS[w, n] &= ~arrived             # yielded lanes still in it pass its BSYNC alone
-            kept = 0
             for k in range(W[w, W_NBSYNC]):
-                if BS[w, k, BS_BARRIER] == n:
-                    its_add(S, w, BS[w, k, BS_LANES] & live, BS[w, k, BS_PC] + 8)
-                else:
-                    copy_row(BS, w, kept, k)
-                    kept += 1
-            W[w, W_NBSYNC] = kept
+                S.FLAGS[k] = BS[w, k, BS_BARRIER] == n
+            W[w, W_NBSYNC] = its_let_go(S, w, BS, W[w, W_NBSYNC], S.FLAGS, BS_LANES, BS_PC, 8, live)
             changed = released = True
         n = W[w, W_NWARPSYNC]                           # a meeting: the lanes waiting with one mask
         done = S.FLAGS
@@ -1415,14 +1421,7 @@ def its_release(S, w):
             done[k] = not (need & live & ~arrived)
             anything |= done[k]
         if anything:
-            kept = 0
-            for k in range(n):
-                if done[k]:
-                    its_add(S, w, WS[w, k, WS_LANES] & live, WS[w, k, WS_PC] + 8)
-                else:
-                    copy_row(WS, w, kept, k)
-                    kept += 1
-            W[w, W_NWARPSYNC] = kept
+            W[w, W_NWARPSYNC] = its_let_go(S, w, WS, n, done, WS_LANES, WS_PC, 8, live)
             changed = released = True
     if released:
         G[G_LAST_CHANGE] = G[G_NOW]
