@@ -44,7 +44,7 @@ _CORE_LOCK = "syncc_core_lock"          # workerinput key: the lock file the loa
 
 
 # The files whose tests take the most CPU (together about 70% of the suite's; the longest test,
-# a queue property under 1,000 schedules, about 50 s): run right after COMPILE_ONLY, in this
+# a queue property under 500 schedules, about 22 s): run right after COMPILE_ONLY, in this
 # order, so that the last tests of the session are short ones and the workers finish together.
 LONGEST = ("test_primitive_properties.py", "test_engines.py", "test_traces.py", "test_oracle.py",
            "test_sim_budget.py", "test_elision.py")
