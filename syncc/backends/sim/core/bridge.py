@@ -99,6 +99,7 @@ class Core:
         blocks = grid[0] * grid[1] * grid[2]
         nblocks = max(1, min(blocks, sms * c.max_blocks_per_sm))
         nslots = nblocks * wpb
+        waiters = sim.threads_per_block if c.its else wpb    # at one barrier: a warp each, or a split
         swords = c.shared_bytes_per_sm // 4
         nglobal = len(sim.gmem.words)
         code = encode(sim)
@@ -118,7 +119,7 @@ class Core:
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
                   C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
-                  C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * wpb + 4,
+                  C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * waiters + 4,
                   C_CLOCK_MHZ: c.clock_mhz, C_ITS: c.its}
         for col, v in values.items():
             cfg[col] = v
@@ -138,8 +139,7 @@ class Core:
             RMIN=np.full(sms * c.schedulers, np.inf),
             SMB=np.zeros(sms, i64), B=np.zeros((nblocks, B_COLS), i64), BW=np.zeros((nblocks, wpb), i64),
             BAR=np.zeros((nblocks, c.named_barriers, BAR_COLS), i64),
-            # a barrier's waiters: a warp each, or in ITS mode a split each (a lane at most)
-            BARW=np.zeros((nblocks, c.named_barriers, sim.threads_per_block if c.its else wpb, BW_COLS), i64),
+            BARW=np.zeros((nblocks, c.named_barriers, waiters, BW_COLS), i64),
             shared=np.zeros((sms, swords), np.uint32), lockfree=np.ones((sms, c.lock_bits), np.uint8),
             holder=np.full((sms, c.lock_bits, 4), -1, i64), swriter=np.zeros((sms, swords, 3), i64),
             gwords=sim.gmem.words, gvalid=sim.gmem.valid, gwriter=np.zeros((max(1, nglobal), 3), i64),
