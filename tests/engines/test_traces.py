@@ -56,6 +56,19 @@ def test_a_trace_file_is_the_same_from_either_engine(tmp_path):
     assert out["compiled"] == out["reference"]
 
 
+def test_an_its_trace_file_is_the_same_from_either_engine(tmp_path):
+    """Independent thread scheduling: each split's wait at a block barrier and its release."""
+    out = {}
+    for engine in ("compiled", "reference"):
+        path = tmp_path / f"{engine}.json"
+        r = CliRunner().invoke(cli, ["run", str(ROOT / "examples" / "barrier.sync"), "--its", "--engine", engine,
+                                     "--trace", str(path)])
+        assert r.exit_code == 0, r.output
+        out[engine] = path.read_text()
+    assert '"barrier 0"' in out["reference"]
+    assert out["compiled"] == out["reference"]
+
+
 def test_the_fence_witness_finds_the_same_witnesses_on_both_engines(monkeypatch):
     from syncc.witness import find_witnesses, format_witnesses
     stress = str(ROOT / "tests" / "gpu" / "channel_stress.sync")
