@@ -2090,8 +2090,9 @@ def syncc_frontend_symbols_Position(dflt, fact):
     d_loops = dflt['loops']
     d_top_level = dflt['top_level']
     d_region = dflt['region']
+    d_params = dflt['params']
 
-    def __init__(self, where, scope, kernel=d_kernel, fn=d_fn, loops=d_loops, top_level=d_top_level, region=d_region):
+    def __init__(self, where, scope, kernel=d_kernel, fn=d_fn, loops=d_loops, top_level=d_top_level, region=d_region, params=d_params):
         self.where = where
         self.scope = scope
         self.kernel = kernel
@@ -2099,13 +2100,14 @@ def syncc_frontend_symbols_Position(dflt, fact):
         self.loops = loops
         self.top_level = top_level
         self.region = region
+        self.params = params
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(where={self.where!r}, scope={self.scope!r}, kernel={self.kernel!r}, fn={self.fn!r}, loops={self.loops!r}, top_level={self.top_level!r}, region={self.region!r})"
+        return f"{self.__class__.__qualname__}(where={self.where!r}, scope={self.scope!r}, kernel={self.kernel!r}, fn={self.fn!r}, loops={self.loops!r}, top_level={self.top_level!r}, region={self.region!r}, params={self.params!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.where, self.scope, self.kernel, self.fn, self.loops, self.top_level, self.region) == (other.where, other.scope, other.kernel, other.fn, other.loops, other.top_level, other.region)
+            return (self.where, self.scope, self.kernel, self.fn, self.loops, self.top_level, self.region, self.params) == (other.where, other.scope, other.kernel, other.fn, other.loops, other.top_level, other.region, other.params)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -2115,9 +2117,9 @@ METHODS['syncc.frontend.symbols.Position'] = (
     ((('eq', True), ('frozen', False), ('init', True), ('repr', True), ('slots', False)),
      (('where', 'str', False), ('scope', 'Scope', False), ('kernel', "'KernelInfo | None'", True),
       ('fn', "'FnInfo | None'", True), ('loops', 'int', True), ('top_level', 'bool', True),
-      ('region', 'str | None', True)),
+      ('region', 'str | None', True), ('params', 'tuple[str, ...]', True)),
      (), (), False),
-    "Position(where: str, scope: Scope, kernel: 'KernelInfo | None' = None, fn: 'FnInfo | None' = None, loops: int = 0, top_level: bool = False, region: str | None = None)",
+    "Position(where: str, scope: Scope, kernel: 'KernelInfo | None' = None, fn: 'FnInfo | None' = None, loops: int = 0, top_level: bool = False, region: str | None = None, params: tuple[str, ...] = ())",
     syncc_frontend_symbols_Position)
 
 

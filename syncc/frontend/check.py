@@ -132,7 +132,7 @@ class Checker:
         sym = self.cx.scope.names.get(k.name.text)
         info: KernelInfo = sym.info if sym is not None and sym.decl is k else KernelInfo(k)
         scope = Scope(self.cx.scope)
-        const_pos = Position("const", self.cx.scope)
+        const_pos = Position("const", self.cx.scope, params=tuple(p.name.text for p in k.params))
         for p in k.params:
             if isinstance(p.type, A.ArrayTypeExpr):
                 if p.type.space != "global":

@@ -221,6 +221,12 @@ class ExpressionRules:
 
     def resolve(self, name: str, span, pos) -> Symbol | None:
         sym = pos.scope.lookup(name)
+        if sym is None and name in pos.params:
+            self.cx.error("E0101", f"unknown name `{name}` here: `{name}` is a parameter of the kernel, and array "
+                          "sizes and launch shapes are constants (sizes given at launch are not supported yet)",
+                          span, help=f"declare a top-level constant (`const {name.upper()} = 1024`) and use it "
+                                     f"here; `-D {name.upper()}=...` sets it for one build or run")
+            return None
         if sym is None:
             help = None
             if self.cx.suggestion_budget > 0:

@@ -170,6 +170,8 @@ def _parse_help(tok: Token, expected: set[str], prev: Token | None, source: Sour
             return "an expression on its own does nothing; assign it with `=` or `+=`"
     if value in _COMPARE and names["&&"] in expected:
         return "comparisons do not chain: write `a < b && b < c`"
+    if tok.type == "NAME" and names["i32"] in expected and names["bool"] in expected:   # a type was due
+        return _type_help(value)
     if expected == {"NAME"} and tok.type not in ("NAME", "$END", "_SEMI") and value.isidentifier():
         return f"`{value}` is a reserved word; choose another name"
     if tok.type == "GRANULARITY" and "IN" in expected:
@@ -181,6 +183,17 @@ def _parse_help(tok: Token, expected: set[str], prev: Token | None, source: Sour
     if "LBRACE" in expected and prev is not None and tok.line is not None and tok.line > prev.end_line:
         return "a `{` is missing at the end of this line"
     return None
+
+
+_FLOAT_NAMES = {"f16", "f32", "f64", "half", "float", "double", "bf16"}
+
+
+def _type_help(name: str) -> str:
+    """What to say of a name written where a type was due."""
+    types = ", ".join(f"`{t}`" for t in sorted(_TYPE - {"bool"})) + " and `bool`"
+    if name in _FLOAT_NAMES:
+        return f"syncc has no floating-point types yet; the types are {types}"
+    return f"the types are {types}"
 
 
 def _unexpected_character(pos: int, source: SourceFile) -> Diagnostic:

@@ -61,6 +61,7 @@ class Position:
     loops: int = 0
     top_level: bool = False          # directly in a kernel's body block
     region: str | None = None        # structured sync region that break/continue/return must not leave
+    params: tuple[str, ...] = ()     # const positions in a kernel's signature: its parameters' names
 
     def child(self, **changes) -> "Position":
         return replace(self, scope=Scope(self.scope), top_level=False, **changes)
