@@ -1500,11 +1500,11 @@ def its_control(S, T, i, w, m, now):
         k = its_find(S, w, nxt)                         # the split queues behind the others
         if k >= 0:
             SP = S.ITS_SPLITS
+            lanes, seq = SP[w, k, SP_LANES], SP[w, k, SP_SEQ]
+            its_drop(S, w, k)
             n = W[w, W_NSPLITS]
-            a, b, c = SP[w, k, 0], SP[w, k, 1], SP[w, k, 2]
-            for j in range(k, n - 1):
-                copy_row(SP, w, j, j + 1)
-            SP[w, n - 1, 0], SP[w, n - 1, 1], SP[w, n - 1, 2] = a, b, c
+            SP[w, n, SP_PC], SP[w, n, SP_LANES], SP[w, n, SP_SEQ] = nxt, lanes, seq
+            W[w, W_NSPLITS] = n + 1
         W[w, W_CURRENT] = S.ITS_SPLITS[w, 0, SP_PC]
     elif op == OP_NANOSLEEP:
         if m:
@@ -1542,11 +1542,8 @@ def its_step(S, T, i, w, m, now):
                 return EV_ERROR
         if T[i, T_MEMBAR]:
             delay, reason = (latency if latency > 0 else 1), R_MEMBAR
-        elif T[i, T_NWRITES]:
-            ready = now + (latency if latency >= 0 else T[i, T_LAT])
-            start = T[i, T_WRITES]
-            for k in range(start, start + T[i, T_NWRITES]):
-                S.sb[w, S.slots[k]] = ready
+        else:
+            write_scoreboard(S, T, i, w, now, latency)
         its_control(S, T, i, w, m, now)
     elif T[i, T_OP] == OP_BAR and m:                    # _its_bar: only the split's lanes wait
         split = its_lanes_at(S, w, pc)
@@ -1594,6 +1591,17 @@ def next_issue(S, w, now, delay, reason):
                 ready = t
                 W[w, W_REASON] = R_DEP
     W[w, W_READY] = ready
+
+
+@njit(cache=True, _nrt=False)
+def write_scoreboard(S, T, i, w, now, latency):
+    """The registers instruction i writes are ready `latency` cycles from now (-1: its unit's)."""
+    nw = T[i, T_NWRITES]
+    if nw:
+        ready = now + (latency if latency >= 0 else T[i, T_LAT])
+        start = T[i, T_WRITES]
+        for k in range(start, start + nw):
+            S.sb[w, S.slots[k]] = ready
 
 
 @njit(cache=True, _nrt=False)
@@ -1739,12 +1747,7 @@ def issue(S, w, now):
     if T[i, T_MEMBAR]:
         next_issue(S, w, now, latency if latency > 0 else 1, R_MEMBAR)
         return 0
-    nw = T[i, T_NWRITES]
-    if nw:
-        ready = now + (latency if latency >= 0 else T[i, T_LAT])
-        start = T[i, T_WRITES]
-        for k in range(start, start + nw):
-            S.sb[w, S.slots[k]] = ready
+    write_scoreboard(S, T, i, w, now, latency)
     if T[i, T_SYNC]:
         if sync(S, w):
             return EV_ERROR
