@@ -887,8 +887,8 @@ class Simulator:
             for s in sm.schedulers:
                 h.update(repr((s.last, [w.uid for w in s.warps], s.preemptions, sorted(s.priority.items()))).encode())
                 if s.rng is not None:             # its 625 words as bytes: repr made most of a fingerprint
-                    version, words, gauss = s.rng.getstate()
-                    h.update(array("I", words).tobytes())
+                    version, twister, gauss = s.rng.getstate()
+                    h.update(array("I", twister).tobytes())
                     h.update(repr((version, gauss)).encode())
             for block in sm.blocks:
                 h.update(repr(sorted((k, b.arrived, b.expected, [x[0].uid for x in b.waiting])
