@@ -30,13 +30,21 @@ def _run(policy: str):
     return [a for a in arrays if isinstance(a, np.ndarray)]
 
 
+def _free_cores() -> int:
+    """The cores this process may fill: all of them, or its share when pytest-xdist runs a worker
+    per core (a pool there only adds forks, about 4 s of the suite's CPU, and takes no core that
+    another worker is not already using)."""
+    cores = len(os.sched_getaffinity(0))
+    return max(1, cores // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
 def run_schedules(prog, kernel: str, make_args, count: int, config: FermiConfig | None = None,
                   first: int = 0) -> list[list[np.ndarray]]:
     """The arrays after each of `count` runs of `prog.kernel(*make_args())`, one run per policy of
     policies(count, first). A run that cannot finish raises syncc.RunError in the caller."""
     _JOB.update(prog=prog, kernel=kernel, args=make_args, config=config or FermiConfig(sms=4))
     names = policies(count, first)
-    workers = min(len(os.sched_getaffinity(0)), 4)
+    workers = min(_free_cores(), 4)
     if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [_run(p) for p in names]
     # The first schedule runs here, before the fork: it loads the simulator's compiled core
