@@ -88,8 +88,8 @@ class Scheduler:
     """One warp scheduler of an SM: its warps, in the order they arrived, and a policy. `pick` is
     the policy's method, chosen once here rather than by name at every pick.
 
-    `wake` is the earliest cycle at which one of its warps can issue, as far as is known: after a
-    pick finds no ready warp it is the least `ready_at` of its warps, and the two events that make
+    `wake` is the earliest cycle at which one of its warps can issue, as far as is known: a pick
+    that finds no ready warp sets it to the least `ready_at` of its warps (in the scan it made), and the two events that make
     a warp ready without its own issue (a block starting, a barrier releasing) lower it. The main
     loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing changes
     nothing (no policy state, no random draw), so skipping it changes no result."""
@@ -122,6 +122,7 @@ class Scheduler:
             if w.ready_at <= now:
                 self.last = k
                 return w
+        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
         return None
 
     def _pick_gto(self, now: int) -> Warp | None:
@@ -132,6 +133,7 @@ class Scheduler:
             if w.ready_at <= now:
                 self.last = k
                 return w
+        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
         return None
 
     def _pick_youngest(self, now: int) -> Warp | None:
@@ -139,11 +141,15 @@ class Scheduler:
         for k in range(len(warps) - 1, -1, -1):    # youngest first, always: the old starve
             if warps[k].ready_at <= now:
                 return warps[k]
+        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
         return None
 
     def _pick_random(self, now: int) -> Warp | None:
         ready = [w for w in self.warps if w.ready_at <= now]
-        return self.rng.choice(ready) if ready else None
+        if ready:
+            return self.rng.choice(ready)
+        self.wake = min(map(_READY_AT, self.warps), default=INF)
+        return None
 
     def _pick_by_priority(self, now: int) -> Warp | None:
         """Seeded adversarial scheduling, after PCT (Burckhardt et al., ASPLOS 2010): every warp
@@ -162,15 +168,14 @@ class Scheduler:
                         r = rank[w.uid] = rng.random()
                     if best is None or r > best_rank:
                         best, best_rank = w, r
-            if best is None or not self.preemptions or rng.randrange(PREEMPT_EVERY):
+            if best is None:
+                self.wake = min(map(_READY_AT, self.warps), default=INF)
+                return None
+            if not self.preemptions or rng.randrange(PREEMPT_EVERY):
                 return best
             self.preemptions -= 1
             rank[best.uid] = min(rank.values()) - 1.0
             best.ready_at = now + rng.randint(1, PREEMPT_CYCLES)
-
-    def idle(self) -> None:
-        """No warp was ready: sleep until the first one will be."""
-        self.wake = min(map(_READY_AT, self.warps), default=INF)
 
     def ready_by(self, cycle) -> None:
         """A warp of this scheduler may issue from `cycle` on."""
@@ -248,6 +253,7 @@ class Simulator:
         # their semantics are bound when the reference engine runs (advance)
         self.code = decode(kernel, units, config.alu_latency)
         self.sms = [SM(i, config) for i in range(config.sms)]
+        self._busy_from = [config.sms] * (config.sms + 1)   # [i]: the first SM from i on with a block
         self.pending = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
         self.pending.reverse()
         self.next_block = 0
@@ -329,12 +335,23 @@ class Simulator:
             self.warps.append(w)
         block.live = len(block.warps)
         sm.blocks.append(block)
+        if len(sm.blocks) == 1:
+            self._occupancy_changed()
         sm.warps += self.warps_per_block
         sm.threads += self.threads_per_block
         sm.registers += max(1, k.registers) * 32 * self.warps_per_block
         self.live_blocks += 1
         if self.observer:
             self.observer.block_started(block, self.now)
+
+    def _occupancy_changed(self) -> None:
+        """An SM got its first block or lost its last: advance's cycle visits the SMs with blocks
+        through _busy_from, in SM order, and reads it afresh after each SM (a block started during
+        the cycle on a later SM is visited in that cycle, as a loop over every SM would)."""
+        busy_from = [len(self.sms)] * (len(self.sms) + 1)
+        for i in range(len(self.sms) - 1, -1, -1):
+            busy_from[i] = i if self.sms[i].blocks else busy_from[i + 1]
+        self._busy_from = busy_from
 
     def _init_shared(self, sm: SM, base: int) -> None:
         words = sm.shared.words
@@ -370,6 +387,8 @@ class Simulator:
         if self.keep_shared:
             self._keep_shared(sm, block)
         sm.blocks.remove(block)
+        if not sm.blocks:
+            self._occupancy_changed()
         sm.shared.release(block.base)
         sm.warps -= self.warps_per_block
         sm.threads -= self.threads_per_block
@@ -435,6 +454,7 @@ class Simulator:
         self.code = bound_semantics(self.code, self.env)   # the compiled core never needs them
         self.start_checks()
         sms = self.sms
+        nsms = len(sms)
         mem = self.mem
         while self.live_blocks:
             now = self.now
@@ -442,10 +462,9 @@ class Simulator:
                 mem.drain(now)
             issued = 0
             soonest = INF            # the least wake of a scheduler that did not issue
-            for sm in sms:
-                if not sm.blocks:
-                    continue
-                for sched in sm.schedulers:
+            i = self._busy_from[0]
+            while i < nsms:                  # the SMs with blocks, in order (_occupancy_changed)
+                for sched in sms[i].schedulers:
                     wake = sched.wake
                     if wake <= now:
                         w = sched.pick(now)
@@ -453,10 +472,10 @@ class Simulator:
                             self.issue(w, now)
                             issued += 1
                             continue
-                        sched.idle()
-                        wake = sched.wake
+                        wake = sched.wake     # the pick found none ready and set it
                     if wake < soonest:
                         soonest = wake
+                i = self._busy_from[i + 1]
             if issued:
                 self.now = now + 1
                 if self.warp_instructions >= self.check_at:
