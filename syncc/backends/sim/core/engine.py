@@ -792,6 +792,13 @@ def drain(S, now):
 
 
 @njit(cache=True, _nrt=False)
+def land_stores(state):
+    """WeakMemory.flush, called by the bridge when the run stops: every store in flight reaches
+    L2, in the order drain would land them (what the reference's flush then finds is nothing)."""
+    drain(by_ref(state), INF)
+
+
+@njit(cache=True, _nrt=False)
 def fence(S, w, cta):
     cfg, W = S.cfg, S.W
     now = S.G[G_NOW]
