@@ -51,7 +51,24 @@ class GlobalMemory:
         self.words = np.zeros(0, dtype=np.uint32)
         self.valid = np.zeros(0, dtype=np.bool_)
         self.allocations: list[Allocation] = []
-        self.writer: dict[int, tuple] = {}          # word index → (warp uid, lane, pc): atomics and stores
+        self._writer: dict[int, tuple] = {}
+        self._unread = None                         # writers_later's function, until `writer` is read
+
+    @property
+    def writer(self) -> dict[int, tuple]:
+        """word index → (warp uid, lane, pc) of its last store or atomic."""
+        if self._unread is not None:
+            read, self._unread = self._unread, None
+            self._writer.update(read())
+        return self._writer
+
+    def writers_later(self, read) -> None:
+        """Add the writers `read()` returns when `writer` is next read. A launch that finished on
+        the compiled core leaves them so: most launches' are never read (a diagnosis names them),
+        and building the dict was a sixth of a short launch's Python work."""
+        if self._unread is not None:
+            self.writer                             # the earlier ones first: the later win
+        self._unread = read
 
     def allocate(self, name: str, values: np.ndarray, dims: tuple[int, ...] = ()) -> int:
         """Place `values` (any 32-bit dtype) and return their address."""

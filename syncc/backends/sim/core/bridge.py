@@ -344,8 +344,11 @@ class Core:
         """Who last wrote each global word and, in a launch that goes on, each shared word: what a
         diagnosis and the outcome name (the costliest part of an export in a large grid)."""
         sim, S = self.sim, self.S
-        sim.gmem.writer.update(_writers(S.gwriter[:len(sim.gmem.words)]))
-        if not finished:
+        rows = S.gwriter[:len(sim.gmem.words)]
+        if finished:                                # the engine never writes these rows again
+            sim.gmem.writers_later(lambda: _writers(rows))
+        else:
+            sim.gmem.writer.update(_writers(rows))
             for sm in sim.sms:
                 sm.shared.writer = _writers(S.swriter[sm.index])
 
