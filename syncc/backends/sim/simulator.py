@@ -93,7 +93,7 @@ class Scheduler:
     a warp ready without its own issue (a block starting, a barrier releasing) lower it. The main
     loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing changes
     nothing (no policy state, no random draw), so skipping it changes no result."""
-    __slots__ = ("warps", "last", "policy", "seed", "rng", "priority", "preemptions", "pick", "wake")
+    __slots__ = ("warps", "last", "policy", "seed", "_rng", "priority", "preemptions", "pick", "wake")
 
     def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
@@ -108,9 +108,17 @@ class Scheduler:
             self.seed = int(policy.split(":")[1]) * 7919 + where
             self.policy = "adversarial:SEED"
             self.preemptions = PREEMPTIONS
-        self.rng = random.Random(self.seed) if self.seed is not None else None
+        self._rng: random.Random | None = None
         self.pick = {"lrr": self._pick_lrr, "gto": self._pick_gto, "adversarial": self._pick_youngest,
                      "adversarial:SEED": self._pick_by_priority}.get(self.policy, self._pick_random)
+
+    @property
+    def rng(self) -> random.Random | None:
+        """A seeded policy's stream (None for the others), made when first asked for: seeding one
+        costs more than a short launch's picks, and most schedulers of a small grid never pick."""
+        if self._rng is None and self.seed is not None:
+            self._rng = random.Random(self.seed)
+        return self._rng
 
     def _pick_lrr(self, now: int) -> Warp | None:
         warps = self.warps

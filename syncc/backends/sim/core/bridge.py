@@ -168,7 +168,7 @@ class Core:
             for k, sched in enumerate(sm.schedulers):
                 s = sm.index * c.schedulers + k
                 self.S.SCH[s, S_PREEMPT] = sched.preemptions
-                if sched.rng is not None:          # a fresh stream: no pick has drawn from it yet
+                if sched.seed is not None:         # a fresh stream: no pick has drawn from it yet
                     E.mt_seed(self.S.MT, s, E.seed_key(sched.seed))
                 self.retired_ranks[s] = dict(sched.priority)
                 self.S.RMIN[s] = min(sched.priority.values(), default=np.inf)
