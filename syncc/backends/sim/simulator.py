@@ -89,10 +89,10 @@ class Scheduler:
     the policy's method, chosen once here rather than by name at every pick.
 
     `wake` is the earliest cycle at which one of its warps can issue, as far as is known: a pick
-    that finds no ready warp sets it to the least `ready_at` of its warps (in the scan it made), and the two events that make
-    a warp ready without its own issue (a block starting, a barrier releasing) lower it. The main
-    loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing changes
-    nothing (no policy state, no random draw), so skipping it changes no result."""
+    that finds no ready warp sets it to the least `ready_at` of its warps, and the two events that
+    make a warp ready without its own issue (a block starting, a barrier releasing) lower it. The
+    main loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing
+    changes nothing else (no policy state, no random draw), so skipping it changes no result."""
     __slots__ = ("warps", "last", "policy", "seed", "_rng", "priority", "preemptions", "pick", "wake")
 
     def __init__(self, policy: str, where: int = 0):
