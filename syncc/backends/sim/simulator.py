@@ -130,8 +130,7 @@ class Scheduler:
             if w.ready_at <= now:
                 self.last = k
                 return w
-        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
-        return None
+        return self._none_ready()
 
     def _pick_gto(self, now: int) -> Warp | None:
         warps = self.warps
@@ -141,23 +140,20 @@ class Scheduler:
             if w.ready_at <= now:
                 self.last = k
                 return w
-        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
-        return None
+        return self._none_ready()
 
     def _pick_youngest(self, now: int) -> Warp | None:
         warps = self.warps
         for k in range(len(warps) - 1, -1, -1):    # youngest first, always: the old starve
             if warps[k].ready_at <= now:
                 return warps[k]
-        self.wake = min(map(_READY_AT, warps), default=INF)   # none is ready: sleep until the first is
-        return None
+        return self._none_ready()
 
     def _pick_random(self, now: int) -> Warp | None:
         ready = [w for w in self.warps if w.ready_at <= now]
         if ready:
             return self.rng.choice(ready)
-        self.wake = min(map(_READY_AT, self.warps), default=INF)
-        return None
+        return self._none_ready()
 
     def _pick_by_priority(self, now: int) -> Warp | None:
         """Seeded adversarial scheduling, after PCT (Burckhardt et al., ASPLOS 2010): every warp
@@ -177,13 +173,16 @@ class Scheduler:
                     if best is None or r > best_rank:
                         best, best_rank = w, r
             if best is None:
-                self.wake = min(map(_READY_AT, self.warps), default=INF)
-                return None
+                return self._none_ready()
             if not self.preemptions or rng.randrange(PREEMPT_EVERY):
                 return best
             self.preemptions -= 1
             rank[best.uid] = min(rank.values()) - 1.0
             best.ready_at = now + rng.randint(1, PREEMPT_CYCLES)
+
+    def _none_ready(self) -> None:
+        """A pick found no warp ready: sleep until the first one will be."""
+        self.wake = min(map(_READY_AT, self.warps), default=INF)
 
     def ready_by(self, cycle) -> None:
         """A warp of this scheduler may issue from `cycle` on."""
