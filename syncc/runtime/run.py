@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from ..core.diagnostics import DiagnosticSink, Note
+from ..core.diagnostics import DiagnosticsError, DiagnosticSink, Note
 from ..core.source import SourceMap, Span
 from .host import CheckFailed, HostError, HostRunner
 
@@ -96,6 +96,9 @@ def _run(comp: Runnable, launcher: "_LazyLauncher", write) -> RunOutcome:
         return RunOutcome(False, unavailable=str(e))
     except CheckFailed as e:
         comp.sink.error("E0901", f"check failed: {e.message}", e.span)
+        return RunOutcome(False)
+    except DiagnosticsError as e:               # the launcher's compile refused a kernel (made at the first launch)
+        comp.sink.extend(e.diagnostics)
         return RunOutcome(False)
     except HostError as e:
         comp.sink.error("E0902", e.message, e.span)

@@ -1055,6 +1055,20 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
 
 
+def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():
+    """ITS has 16 convergence barriers. A kernel whose reconvergence regions need 17 at once is
+    refused at a branch of the one that finds them all taken (the run compiles when it first
+    launches); without --its (one SIMT stack, no such limit) the same program compiles and runs.
+    The program is a hazard program (its lock order is a cycle), hence the skipped checks."""
+    path = ROOT / "tests" / "hazards" / "lock_stripes_loop_both_orders.sync"
+    r = cli("run", str(path), "--its", "--unsafe-skip-hazard-checks")
+    assert r.code == 1 and "internal" not in r.err, r.err
+    assert f"{path.name}:13:13: error[E0801]: 17 reconvergence regions open at once" in r.err, r.err
+    assert "16 convergence barriers" in r.err and "without `--its`" in r.err
+    r = cli("run", str(path), "--unsafe-skip-hazard-checks", "--max-cycles", "20000")
+    assert "E0801" not in r.err and "internal" not in r.err, r.err
+
+
 def test_a_bool_slot_is_loaded_by_ldslk_into_a_data_register():
     """LDSLK's second operand is a data register; a bool slot is then tested into a predicate."""
     r = cli("build", "tests/hazards/clean/bool_channel_await.sync", "--target", "fermi-sass")

@@ -51,7 +51,7 @@ first instruction is `BSYNC Bn`. Bn is a register of the warp that BSSY sets to
 the lanes of the split executing it, so regions that can be open at once in
 different splits (nested ones, the loops in the two arms of an `if`) get
 different barriers, while regions one split runs one after the other may share
-one (`_assign_barriers`; an EmitterError when 16 do not suffice); regions with
+one (`_assign_barriers`; E0801, located at a branch, when 16 do not suffice); regions with
 one join that share blocks are one region; and a region whose lanes can arrive
 in different splits (entered from both sides of an `if` before it ends) has no
 barrier of its own: a second BSSY would overwrite the first's lanes, so its
@@ -63,6 +63,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ....core.diagnostics import Diagnostic, DiagnosticsError, Severity
 from ....ir.analysis.cfg import CFG, EXIT
 from ....ir.nodes import Branch, Kernel, Return
 from ..isa import ConvergenceBarrier
@@ -116,7 +117,23 @@ def find_regions(k: Kernel, divergent, its: bool = False) -> list[ReconvergenceR
     _nest(k, regions)
     if its:
         _assign_barriers(regions, [branch for _, branch in sides])
+        over = [r for r in regions if r.barrier >= MAX_BARRIERS]
+        if over:
+            raise DiagnosticsError([_too_many_barriers(k, regions, over[0])])
     return regions
+
+
+def _too_many_barriers(k: Kernel, regions: list[ReconvergenceRegion], r: ReconvergenceRegion) -> Diagnostic:
+    """E0801 at the first branch whose region finds all 16 convergence barriers taken."""
+    spans = [b.term.span for b in k.blocks if b.label in r.branches and b.term.span is not None]
+    need = max(x.barrier for x in regions) + 1
+    return Diagnostic(
+        Severity.ERROR, "E0801",
+        f"{need} reconvergence regions open at once are not supported on Fermi SASS with independent "
+        f"thread scheduling (`--its`): it has {MAX_BARRIERS} convergence barriers, and this branch's "
+        f"region would need a {MAX_BARRIERS + 1}th", spans[0] if spans else k.span,
+        help="nest fewer divergent branches and loops inside one another in this kernel, or compile it "
+             "without `--its` (Fermi's SIMT stack has no such limit)")
 
 
 def _entered_apart(cfg: CFG, r: ReconvergenceRegion, sides: list[tuple[str, list[frozenset[str]]]]) -> bool:
@@ -283,9 +300,6 @@ class Reconverger:
         self.entries: dict[tuple, str] = {}
         self.busy: set[int] = set()
         self.new: list[tuple[str, MBlock]] = []         # (placed before this label, block)
-        if its and any(r.barrier >= MAX_BARRIERS for r in regions):
-            raise EmitterError(f"kernel @{mf.name}: {max(r.barrier for r in regions) + 1} reconvergence regions can "
-                               f"be open at once; ITS has {MAX_BARRIERS} convergence barriers")
 
     def chain(self, label: str) -> list[ReconvergenceRegion]:
         return self.chains.get(label, [])
