@@ -51,6 +51,8 @@ _PATTERNS = [
     ("open_comment", r"/\*"),          # a block comment that never closes
     ("newline", r"\n"),
     ("NAME", r"[A-Za-z_][A-Za-z0-9_]*"),
+    # a digit after the `.` (so `0..n` is a range) or an exponent; before INT, which would take `1`
+    ("FLOAT", r"[0-9][0-9_]*\.[0-9][0-9_]*(?:[eE][+-]?[0-9]+)?|[0-9][0-9_]*[eE][+-]?[0-9]+"),
     ("INT", r"0[xX][0-9A-Fa-f_]*|0[bB][01_]*|[0-9][0-9_]*"),
     ("STRING", r'"(?:[^"\\\n]|\\.)*"'),
     ("GRANULARITY", r"@[A-Za-z_][A-Za-z0-9_]*"),
@@ -63,6 +65,14 @@ class LexError(Exception):
     def __init__(self, pos: int):
         super().__init__(f"unexpected character at offset {pos}")
         self.pos = pos
+
+
+class FloatLiteral(Exception):
+    """A floating-point literal (`1.5`, `2e-3`): syncc has no floating-point types yet."""
+
+    def __init__(self, start: int, end: int):
+        super().__init__(f"floating-point literal at offset {start}")
+        self.start, self.end = start, end
 
 
 class NestingTooDeep(Exception):
@@ -123,6 +133,8 @@ class SynccLexer:
             pos = m.end()
             if kind == "open_comment":
                 raise LexError(start)
+            if kind == "FLOAT":
+                raise FloatLiteral(start, pos)
             if kind == "skip":
                 if "\n" in value:   # a block comment spanning lines counts as a line break
                     broke = True

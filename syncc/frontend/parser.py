@@ -15,8 +15,8 @@ from . import ast as A
 from . import tables as T
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables
-from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, LexError, NestingTooDeep, SynccLexer,
-                    last_token, token_before)
+from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, FloatLiteral, LexError, NestingTooDeep,
+                    SynccLexer, last_token, token_before)
 from .token import Token
 
 GRAMMAR_PATH = T.GRAMMAR_PATH
@@ -57,6 +57,10 @@ def parse(source: SourceFile) -> A.Program:
         raise DiagnosticsError([_unexpected_token(e.token, e.acceptable(), source)]) from None
     except LexError as e:
         raise DiagnosticsError([_unexpected_character(e.pos, source)]) from None
+    except FloatLiteral as e:
+        raise DiagnosticsError([_error(
+            "E0003", f"`{source.text[e.start:e.end]}` is a floating-point literal, and syncc has no "
+            "floating-point types yet", source.span(e.start, e.end), help=_type_help(""))]) from None
     except NestingTooDeep as e:
         raise DiagnosticsError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
                                        _tok_span(source, e.token),

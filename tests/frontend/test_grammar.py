@@ -1,11 +1,12 @@
-"""The grammar is LALR(1) without conflicts, the tables syncc parses with are the grammar's, and
-the lexer's statement-break tables match it."""
+"""The grammar is LALR(1) without conflicts, the tables syncc parses with are the grammar's, the
+lexer's statement-break tables match it, and the lexer tells a floating-point literal apart."""
 import functools
 from pathlib import Path
 
 import lark
 import pytest
 
+from helpers import syncc
 from syncc.core.diagnostics import DiagnosticsError
 from syncc.core.source import SourceFile
 from syncc.frontend import tables as T
@@ -80,3 +81,22 @@ def test_statement_starters_match_the_grammar():
 
 def test_item_starters_match_the_grammar():
     assert acceptable_after("") - {"$END", ";"} == _STARTS_ITEM
+
+
+@pytest.mark.parametrize("literal", ["1.5", "2e3", "1_000.25", "0.5E+2", "7.0"])
+def test_a_floating_point_literal_is_e0003_at_the_literal(tmp_path, literal):
+    path = tmp_path / "f.sync"
+    path.write_text(f"const X = 1\nkernel k(a: global i32[8]) launch grid(1) block(8) {{\n    a[tid] = {literal}\n}}\n")
+    r = syncc("check", str(path))
+    assert r.code == 1 and "internal" not in r.err, r.err
+    assert f"f.sync:3:14: error[E0003]: `{literal}` is a floating-point literal" in r.err, r.err
+
+
+def test_what_only_looks_like_a_float_still_lexes_as_before(tmp_path):
+    """A range `0..4` (no digit after the first `.`), a hex literal with an `e` digit, a
+    digit-led index: none is a float literal."""
+    path = tmp_path / "f.sync"
+    path.write_text("kernel k(a: global i32[8]) launch grid(1) block(8) {\n"
+                    "    for i in 0..4 { a[i] = 0x1e5 + a[1] }\n}\n")
+    r = syncc("check", str(path))
+    assert r.code == 0 and "E0003" not in r.err, r.err
