@@ -558,3 +558,16 @@ def test_stats_say_which_engine_ran_and_why(args, says):
     r = run_syncc("run", "examples/wavefront.sync", "--stats", *args)   # short on either engine
     assert r.code == 0, r.err
     assert says in r.out + r.err
+
+
+def test_global_memory_writers_given_for_later_are_read_in_order():
+    """A finished compiled launch leaves its writers to be read when asked (writers_later): the
+    later launch's win, and what was written directly meanwhile stays unless overwritten."""
+    from syncc.backends.sim.memory import GlobalMemory
+    mem = GlobalMemory()
+    mem.writers_later(lambda: {1: (0, 0, 8), 2: (0, 1, 8)})
+    mem.writers_later(lambda: {2: (5, 3, 16)})
+    assert mem.writer == {1: (0, 0, 8), 2: (5, 3, 16)}
+    mem.writer[3] = (7, 0, 24)
+    mem.writers_later(lambda: {1: (9, 9, 32)})
+    assert mem.writer == {1: (9, 9, 32), 2: (5, 3, 16), 3: (7, 0, 24)}

@@ -66,8 +66,8 @@ class GlobalMemory:
         """Add the writers `read()` returns when `writer` is next read. A launch that finished on
         the compiled core leaves them so: most launches' are never read (a diagnosis names them),
         and building the dict was a sixth of a short launch's Python work."""
-        if self._unread is not None:
-            self.writer                             # the earlier ones first: the later win
+        if self._unread is not None:                # the earlier ones first: the later win
+            self._writer.update(self._unread())
         self._unread = read
 
     def allocate(self, name: str, values: np.ndarray, dims: tuple[int, ...] = ()) -> int:
