@@ -39,8 +39,11 @@ class Asm:
 
 
 def ptx_type(t: ScalarType, style: str) -> str:
-    """.b32/.u32/.s32/...; bool in memory is one byte."""
+    """.b32/.u32/.s32/.f32/...; bool in memory is one byte. A float is .f32/.f64 where the
+    operation computes with it (add), else its bits (.b32: exch, cas, loads and stores)."""
     bits = 8 if t.bits == 1 else t.bits
+    if t.is_float:
+        return f".f{bits}" if style == "u" else f".b{bits}"
     if style == "b" and bits >= 32:
         return f".b{bits}"
     if style == "s" and t.signed:
@@ -48,7 +51,11 @@ def ptx_type(t: ScalarType, style: str) -> str:
     return f".u{bits}"
 
 
-def reg_constraint(t: ScalarType) -> str:
+def reg_constraint(t: ScalarType, computed: bool = False) -> str:
+    """The register an operand travels in: `f`/`d` for a float the instruction computes with,
+    else an integer register (a float as its bits)."""
+    if computed and t.is_float:
+        return "d" if t.bits == 64 else "f"
     return "l" if t.bits == 64 else "r"
 
 
@@ -58,7 +65,7 @@ def _space(space: str) -> str:
 
 def atomic(op: str, elem: ScalarType, space: str, order: str | None, scope: str | None) -> Asm:
     name, style = ATOMIC[op]
-    r = reg_constraint(elem)
+    r = reg_constraint(elem, computed=name == "add")
     sem = SEM[order]
     scope = f".{scope or ('cta' if space == 'shared' else 'gpu')}"
     text = f"atom{sem}{scope}{_space(space)}.{name}{ptx_type(elem, style)} $0, [$1], $2"
@@ -82,12 +89,12 @@ def reduction(op: str, elem: ScalarType, space: str, order: str | None, scope: s
         return None
     scope = f".{scope or ('cta' if space == 'shared' else 'gpu')}"
     return Asm(f"red{SEM[order]}{scope}{_space(space)}.{name}{ptx_type(elem, style)} [$0], $1;",
-               f"l,{reg_constraint(elem)},~{{memory}}")
+               f"l,{reg_constraint(elem, computed=name == 'add')},~{{memory}}")
 
 
 def load(elem: ScalarType, space: str, order: str | None, scope: str | None, cache: str | None) -> Asm:
     r = reg_constraint(elem)
-    t = ptx_type(elem, "u")
+    t = ptx_type(elem, "b" if elem.is_float else "u")
     if order is None and cache == "cg" and space == "global":
         # A polling load must be strong: ptxas may hoist a weak `ld.global.cg` out of a loop that
         # has nothing else in it (seen on an H100: a `while load_cg(x) < n {}` that never waited).
@@ -103,7 +110,8 @@ def load(elem: ScalarType, space: str, order: str | None, scope: str | None, cac
 def store(elem: ScalarType, space: str, order: str, scope: str | None) -> Asm:
     r = reg_constraint(elem)
     sem = ".relaxed" if order == "relaxed" else ".release"
-    return Asm(f"st{sem}.{scope}{_space(space)}{ptx_type(elem, 'u')} [$0], $1;", f"l,{r},~{{memory}}")
+    t = ptx_type(elem, "b" if elem.is_float else "u")
+    return Asm(f"st{sem}.{scope}{_space(space)}{t} [$0], $1;", f"l,{r},~{{memory}}")
 
 
 def fence(order: str, scope: str) -> Asm:

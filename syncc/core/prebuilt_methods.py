@@ -390,30 +390,33 @@ METHODS['syncc.core.source.SourceFile'] = (
 
 # syncc.core.types.ScalarType
 def syncc_core_types_ScalarType(dflt, fact):
+    d_kind = dflt['kind']
 
-    def __init__(self, name, bits, signed):
+    def __init__(self, name, bits, signed, kind=d_kind):
         _set(self, 'name', name)
         _set(self, 'bits', bits)
         _set(self, 'signed', signed)
+        _set(self, 'kind', kind)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, bits={self.bits!r}, signed={self.signed!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, bits={self.bits!r}, signed={self.signed!r}, kind={self.kind!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.bits, self.signed) == (other.name, other.bits, other.signed)
+            return (self.name, self.bits, self.signed, self.kind) == (other.name, other.bits, other.signed, other.kind)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.bits, self.signed))
+        return hash((self.name, self.bits, self.signed, self.kind))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
 METHODS['syncc.core.types.ScalarType'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('name', 'str', False), ('bits', 'int', False), ('signed', 'bool', False)), (), (), False),
-    'ScalarType(name: str, bits: int, signed: bool)',
+     (('name', 'str', False), ('bits', 'int', False), ('signed', 'bool', False), ('kind', 'str', True)),
+     (), (), False),
+    "ScalarType(name: str, bits: int, signed: bool, kind: str = 'int')",
     syncc_core_types_ScalarType)
 
 
@@ -442,6 +445,33 @@ METHODS['syncc.core.types.UntypedInt'] = (
      False),
     'UntypedInt()',
     syncc_core_types_UntypedInt)
+
+
+# syncc.core.types.UntypedFloat
+def syncc_core_types_UntypedFloat(dflt, fact):
+
+    def __init__(self):
+        pass
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}()"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return () == ()
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(())
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.core.types.UntypedFloat'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)), (), (), (),
+     False),
+    'UntypedFloat()',
+    syncc_core_types_UntypedFloat)
 
 
 # syncc.core.types.Other
@@ -676,6 +706,27 @@ METHODS['syncc.frontend.ast.IntLit'] = (
      (('value', 'int', False), ('text', 'str', False), ('span', 'Span', False)), (), (), False),
     'IntLit(value: int, text: str, span: Span)',
     syncc_frontend_ast_IntLit)
+
+
+# syncc.frontend.ast.FloatLit
+def syncc_frontend_ast_FloatLit(dflt, fact):
+
+    def __init__(self, value, text, span):
+        _set(self, 'value', value)
+        _set(self, 'text', text)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(value={self.value!r}, text={self.text!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.FloatLit'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('value', 'Fraction', False), ('text', 'str', False), ('span', 'Span', False)), (), (), False),
+    'FloatLit(value: Fraction, text: str, span: Span)',
+    syncc_frontend_ast_FloatLit)
 
 
 # syncc.frontend.ast.BoolLit
@@ -3162,8 +3213,8 @@ def syncc_ir_nodes_Imm(dflt, fact):
 
 METHODS['syncc.ir.nodes.Imm'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('value', 'int | bool', False), ('type', 'ScalarType', False)), (), (), False),
-    'Imm(value: int | bool, type: ScalarType)',
+     (('value', 'int | bool | float', False), ('type', 'ScalarType', False)), (), (), False),
+    'Imm(value: int | bool | float, type: ScalarType)',
     syncc_ir_nodes_Imm)
 
 

@@ -9,19 +9,31 @@ class ScalarType:
     name: str
     bits: int
     signed: bool
+    kind: str = "int"       # int | float | bool
 
     @property
     def is_int(self) -> bool:
-        return self.name != "bool"
+        return self.kind == "int"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_number(self) -> bool:
+        return self.kind != "bool"
 
     @property
     def range(self) -> tuple[int, int]:
+        """The integers an integer type holds (floats have no integer range)."""
+        assert self.kind != "float", f"{self.name} has no integer range"
         if self.signed:
             return -(1 << (self.bits - 1)), (1 << (self.bits - 1)) - 1
         return 0, (1 << self.bits) - 1
 
     def wrap(self, value: int) -> int:
         """Two's-complement wrap of an exact integer to this type, as the GPU computes it."""
+        assert self.kind != "float", f"{self.name} does not wrap"
         value &= (1 << self.bits) - 1
         if self.signed and value >> (self.bits - 1):
             value -= 1 << self.bits
@@ -35,8 +47,12 @@ I32 = ScalarType("i32", 32, True)
 U32 = ScalarType("u32", 32, False)
 I64 = ScalarType("i64", 64, True)
 U64 = ScalarType("u64", 64, False)
-BOOL = ScalarType("bool", 1, False)
-SCALARS = {t.name: t for t in (I32, U32, I64, U64, BOOL)}
+F32 = ScalarType("f32", 32, True, "float")      # IEEE binary32
+F64 = ScalarType("f64", 64, True, "float")      # IEEE binary64
+BOOL = ScalarType("bool", 1, False, "bool")
+SCALARS = {t.name: t for t in (I32, U32, I64, U64, F32, F64, BOOL)}
+INTEGERS = (I32, U32, I64, U64)
+FLOATS = (F32, F64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +64,18 @@ class UntypedInt:
 
 
 INT_LIT = UntypedInt()
+
+
+@dataclass(frozen=True, slots=True)
+class UntypedFloat:
+    """A floating-point constant that has not met a typed operand yet (`0.5`, `1e-3 * K`): exact
+    until it does, then rounded to that type; alone it is an f64, as in C."""
+
+    def __str__(self) -> str:
+        return "floating-point constant"
+
+
+FLOAT_LIT = UntypedFloat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +136,14 @@ def is_int(t) -> bool:
     return t is INT_LIT or (isinstance(t, ScalarType) and t.is_int)
 
 
+def is_float(t) -> bool:
+    return t is FLOAT_LIT or (isinstance(t, ScalarType) and t.is_float)
+
+
+def is_number(t) -> bool:
+    return is_int(t) or is_float(t)
+
+
 def is_error(t) -> bool:
     return t is ERROR
 
@@ -118,4 +154,18 @@ def common_int(a, b):
         return b
     if b is INT_LIT or a == b:
         return a
+    return None
+
+
+def common_number(a, b):
+    """The type two numeric operands meet at, or None if they differ. An untyped constant takes
+    the other side's type: an integer constant a float's too (`x * 2` for an f32 `x`), a float
+    constant never an integer's; two untyped constants meet as a float if either is one."""
+    if a == b:
+        return a
+    for x, y in ((a, b), (b, a)):
+        if x is INT_LIT and (y is FLOAT_LIT or isinstance(y, ScalarType) and y.is_number):
+            return y
+        if x is FLOAT_LIT and (isinstance(y, ScalarType) and y.is_float):
+            return y
     return None

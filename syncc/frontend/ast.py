@@ -5,6 +5,7 @@ The grammar rule each node comes from is named in syncc/frontend/build_ast.py.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Union
 
 from ..core.prebuilt import dataclass
@@ -24,6 +25,13 @@ class Ident:
 @node
 class IntLit:
     value: int
+    text: str
+    span: Span
+
+
+@node
+class FloatLit:
+    value: Fraction      # exact: rounded when it meets its type
     text: str
     span: Span
 
@@ -147,7 +155,7 @@ TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000}    # `trywait s for T unit`
 MAX_TRYWAIT_NS = 4_000_000_000                          # the timer's 32 bits of nanoseconds, rounded down
 
 
-Expr = Union[IntLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
+Expr = Union[IntLit, FloatLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
              TryPut, TryWait]
 
 

@@ -12,6 +12,7 @@ recursive phases after parsing.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 
 from .token import Token
 
@@ -19,7 +20,7 @@ from ..core.source import Span
 from . import ast as A
 from .lexer import MAX_NESTING
 
-KEPT = frozenset({"NAME", "INT", "STRING", "GRANULARITY", "WORD"})
+KEPT = frozenset({"NAME", "INT", "FLOAT", "STRING", "GRANULARITY", "WORD"})
 
 
 class TreeTooDeep(Exception):
@@ -401,6 +402,15 @@ class AstBuilder:
         if value >= 1 << 64:
             raise BadLiteral(span, f"integer literal `{_clip(text)}` does not fit in 64 bits")
         return A.IntLit(value, text, span)
+
+    @rule
+    def float_lit(self, span, tok):
+        text = str(tok)
+        digits = text.replace("_", "")
+        mantissa, _, exponent = digits.lower().partition("e")
+        if exponent and abs(int(exponent)) > 400:
+            raise BadLiteral(span, f"floating-point literal `{_clip(text)}` is out of range even for f64")
+        return A.FloatLit(Fraction(mantissa) * Fraction(10) ** int(exponent or 0), text, span)
 
     @rule
     def true_lit(self, span):

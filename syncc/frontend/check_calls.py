@@ -12,9 +12,13 @@ from .builtins import BuiltinFn
 from .check_context import CheckContext
 from .check_expr import sym_kind
 from .symbols import Symbol
-from ..core.types import BOOL, ERROR, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType, ScalarType, is_int
+from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType,
+                          ScalarType, common_number, is_float, is_int, is_number)
 
 _RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
+_UNTYPED = (INT_LIT, FLOAT_LIT)
+_BITWISE_ATOMICS = ("atomic_and", "atomic_or", "atomic_xor")
+_FLOAT_KWARGS = ("allclose",)           # whose keyword arguments may be floats (`random`'s: for a float array)
 
 expressions = HandlerTable()
 
@@ -74,8 +78,12 @@ class CallRules:
             self.cx.error("E0205", f"a conversion to {target} takes one value", e.span)
             return self._args_unchecked(e, pos)
         t = self.cx.exprs.value(e.args[0], pos)
-        if t is not ERROR and not isinstance(t, ScalarType) and t is not INT_LIT:
+        if t is not ERROR and not isinstance(t, ScalarType) and t not in _UNTYPED:
             self.cx.error("E0201", f"cannot convert {t} to {target}", e.args[0].span)
+        elif t is FLOAT_LIT and target.is_int:
+            self.cx.exprs.fits(e.args[0], F64)        # (a float constant converted: as an f64 would be)
+        elif t in _UNTYPED and target.is_float:
+            self.cx.exprs.fits(e.args[0], target)
         return target
 
     def fn_call(self, sym: Symbol, e, pos):
@@ -121,16 +129,28 @@ class CallRules:
                 self.cx.exprs.expr(k.value, pos)
                 continue
             t = self.cx.exprs.value(k.value, pos)
-            if t is not ERROR and not is_int(t):
-                self.cx.error("E0201", f"`{k.name.text}` must be an integer, found {t}", k.value.span)
+            floats_ok = fn.name in _FLOAT_KWARGS or (fn.name == "random" and k.name.text != "seed" and
+                                                     isinstance(bound.get("D"), DType) and bound["D"].scalar.is_float)
+            if t is not ERROR and not (is_int(t) or floats_ok and is_number(t)):
+                self.cx.error("E0201", f"`{k.name.text}` must be {'a number' if floats_ok else 'an integer'}, "
+                              f"found {t}", k.value.span)
+            elif t in _UNTYPED and floats_ok:
+                self.cx.exprs.fits(k.value, F64)
+        if ok and fn.name in _BITWISE_ATOMICS and is_float(bound.get("T")):
+            self.cx.error("E0201", f"`{fn.name}` needs an integer word, found {bound['T']}", e.args[0].span,
+                          help="floats take atomic_add, atomic_sub, atomic_exch, atomic_min, atomic_max and atomic_cas")
+            ok = False
         if not ok:
             return ERROR
+        # A float pattern given only untyped constants is an untyped float (it meets its type, or f64).
+        if "F" in patterns and bound.get("T") is INT_LIT:
+            bound["T"] = FLOAT_LIT
         # Untyped constants bound to T/V take the type the other arguments settled on.
-        for key in ("T", "V"):
+        for key, keyed in (("T", ("T", "N", "F")), ("V", ("V",))):
             t = bound.get(key)
             if isinstance(t, ScalarType):
                 for pattern, arg in zip(patterns, e.args):
-                    if pattern == key and self.cx.types.get(arg) is INT_LIT:
+                    if pattern in keyed and self.cx.types.get(arg) in _UNTYPED:
                         self.cx.exprs.fits(arg, t)
         if fn.result == "new-array":
             dtype, shape = bound.get("D"), bound.get("S")
@@ -142,6 +162,9 @@ class CallRules:
             return ArrayType(dtype.scalar, shape, "host")
         if fn.result in ("T", "V", "A"):
             return bound.get(fn.result, ERROR)
+        if fn.result == "sum":
+            array = bound.get("A")
+            return F64 if isinstance(array, ArrayType) and array.elem.is_float else I64
         return _RESULTS[fn.result]
 
     def _match(self, pattern: str, arg, bound: dict, fn: BuiltinFn, pos) -> bool:
@@ -201,20 +224,56 @@ class CallRules:
         t = self.cx.exprs.value(arg, pos)
         return t is not ERROR and self._bind("V", t, arg, bound, fn)
 
+    def _match_number(self, arg, bound, fn, pos) -> bool:
+        t = self.cx.exprs.value(arg, pos)
+        if t is ERROR:
+            return False
+        if not is_number(t):
+            self.cx.error("E0201", f"`{fn.name}` needs a number, found {t}", arg.span)
+            return False
+        return self._bind("T", t, arg, bound, fn)
+
+    def _match_float(self, arg, bound, fn, pos) -> bool:
+        t = self.cx.exprs.value(arg, pos)
+        if t is ERROR:
+            return False
+        if not is_number(t) or (isinstance(t, ScalarType) and not t.is_float):
+            self.cx.error("E0201", f"`{fn.name}` needs a float (f32 or f64), found {t}", arg.span,
+                          help=f"convert it: `f32(...)`" if is_int(t) else None)
+            return False
+        return self._bind("T", t, arg, bound, fn)
+
+    def _match_values(self, arg, bound, fn, pos) -> bool:
+        """A number, or a host array of numbers (`close`'s operands)."""
+        t = self.cx.exprs.expr(arg, pos)
+        if t is ERROR:
+            return False
+        if isinstance(t, ArrayType) and t.space == "host" and t.elem.is_number:
+            other = bound.get("C")
+            if isinstance(other, ArrayType) and other.dims != t.dims:
+                self.cx.error("E0201", f"`{fn.name}` compares arrays of one shape: {other} and {t}", arg.span)
+                return False
+            bound["C"] = t
+            return True
+        if is_number(t):
+            if t in _UNTYPED:
+                self.cx.exprs.fits(arg, F64)
+            return True
+        self.cx.error("E0201", f"`{fn.name}` needs numbers or host arrays of numbers, found "
+                      f"{self.cx.exprs.kind_of(arg, t)}", arg.span)
+        return False
+
     def _bind(self, key, t, arg, bound, fn) -> bool:
         have = bound.get(key)
-        if have is None or have is INT_LIT:
-            if have is INT_LIT and t is not INT_LIT and not is_int(t):
-                self.cx.error("E0201", f"mismatched arguments to `{fn.name}`: integer and {t}", arg.span)
-                return False
-            bound[key] = t if have is None or t is not INT_LIT else have
+        if have is None:
+            bound[key] = t
             return True
-        if t is INT_LIT and is_int(have):
-            return True
-        if t != have:
+        meet = common_number(have, t) if is_number(have) and is_number(t) else (have if have == t else None)
+        if meet is None:
             self.cx.error("E0201", f"mismatched arguments to `{fn.name}`: {have} and {t}", arg.span,
-                          help=f"convert explicitly, e.g. `{have}(...)`" if is_int(t) and is_int(have) else None)
+                          help=f"convert explicitly, e.g. `{have}(...)`" if is_number(t) and is_number(have) else None)
             return False
+        bound[key] = meet
         return True
 
     def memory_word(self, e, pos, what: str):
@@ -248,4 +307,5 @@ class CallRules:
 # a parameter's pattern (builtins.py) → how an argument is checked against it
 _PATTERNS = {"place": CallRules._match_place, "dtype": CallRules._match_dtype, "shape": CallRules._match_shape,
              "array": CallRules._match_array, "bool": CallRules._match_bool, "int": CallRules._match_int,
-             "T": CallRules._match_t, "V": CallRules._match_v}
+             "T": CallRules._match_t, "V": CallRules._match_v, "N": CallRules._match_number,
+             "F": CallRules._match_float, "values": CallRules._match_values}

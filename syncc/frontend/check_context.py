@@ -47,6 +47,8 @@ class CheckContext:
         self.library = False         # set by Checker: a library file, whose primitives are vended
         self.reported: set = set()   # constant errors already reported (code, span)
         self.suggestion_budget = SUGGESTION_BUDGET   # see ExpressionRules.resolve
+        # an untyped constant → the float type it met (`y * 0.5`), to which its folded value is rounded
+        self.meets: dict = {}
         # The parts, set by Checker once all exist (they call one another).
         self.stmts = self.exprs = self.calls = self.defs = self.prims = self.host = None
         self.statement_handlers: dict[type, Callable] = {}    # statement class → handler, of every part

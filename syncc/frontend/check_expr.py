@@ -1,12 +1,17 @@
 """Expression rules of the checker: names, operators, indexing, fields, constants
 (calls and built-in functions are in check_calls.py).
 
-Integer typing is strict: operands of a binary operator meet at one type; an
-untyped constant (`32`, `N + 1`) takes the other side's type if its value fits,
-so `x * 0x85ebca6b` is fine for a u32 `x` and an error for an i32 one. There are
-no implicit conversions otherwise; casts are written `u32(x)`.
+Typing is strict: operands of a binary operator meet at one type; an untyped
+constant (`32`, `N + 1`, `0.5`) takes the other side's type if its value fits,
+so `x * 0x85ebca6b` is fine for a u32 `x` and an error for an i32 one, and
+`y * 2` and `y * 0.5` are f32 for an f32 `y` (an untyped float constant is exact
+until then, and rounded once). There are no implicit conversions otherwise;
+casts are written `u32(x)`, `f32(i)`.
 """
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 from ..core.diagnostics import did_you_mean
 from ..core.handlers import HandlerTable
@@ -15,13 +20,16 @@ from .ast import MAX_TRYWAIT_NS, TIME_UNITS
 from .check_context import CheckContext
 from .consts import ConstError, NotConstant, fold
 from .symbols import Position, Symbol
-from ..core.types import (BOOL, ERROR, I32, INT_LIT, STR, VOID, ArrayType, DType, ListType, PrimType,
-                    ScalarType, common_int, is_int)
+from ..core import floats
+from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, INT_LIT, STR, VOID, ArrayType, DType, ListType,
+                          PrimType, ScalarType, common_int, common_number, is_float, is_int, is_number)
 
 _SHIFT = {"<<", ">>"}
 _ORDER = {"<", "<=", ">", ">="}
 _EQUALITY = {"==", "!="}
 _LOGIC = {"&&", "||"}
+_FLOAT_OPS = {"+", "-", "*", "/"} | _ORDER | _EQUALITY     # what floats take (no %, bitwise or shifts)
+UNTYPED = (INT_LIT, FLOAT_LIT)
 MAX_ELEMENTS = (1 << 31) - 1   # arrays are indexed with i32
 
 
@@ -66,7 +74,7 @@ class ExpressionRules:
         return self.as_value(e, self.expr(e, pos))
 
     def as_value(self, e: A.Expr, t):
-        if t is ERROR or isinstance(t, ScalarType) or t is INT_LIT:
+        if t is ERROR or isinstance(t, ScalarType) or t in UNTYPED:
             return t
         self.cx.error("E0210", f"expected a value, found {self.kind_of(e, t)}", e.span,
                       help=self.value_help(t))
@@ -84,21 +92,26 @@ class ExpressionRules:
             return True
         if have is INT_LIT and isinstance(want, ScalarType) and want.is_int:
             return self.fits(e, want)
+        if have in UNTYPED and isinstance(want, ScalarType) and want.is_float:
+            return self.fits(e, want)
         if have == want:
             return True
         where = f" {what}" if what else ""
         help = None
-        if is_int(have) and isinstance(want, ScalarType) and want.is_int:
+        if is_number(have) and isinstance(want, ScalarType) and want.is_number:
             help = f"convert explicitly: `{want}(...)`"
         self.cx.error("E0201", f"mismatched types{where}: expected {want}, found {have}", e.span, help=help)
         return False
 
     def concrete(self, e: A.Expr, t):
-        """Give an untyped constant its default type, i32."""
+        """Give an untyped constant its default type: i32, or f64 for a float constant (as in C)."""
         if t is INT_LIT:
             self.fits(e, I32)
             self.cx.types[e] = I32
             return I32
+        if t is FLOAT_LIT:
+            self.fits(e, F64)        # (stays untyped in cx.types: lowering rounds it once, to its use's type)
+            return F64
         return t
 
     # ---- constants -------------------------------------------------------------
@@ -158,8 +171,13 @@ class ExpressionRules:
         raise NotConstant(e.span, f"`{name}` is not a constant")
 
     def _wrap(self, e, v):
-        """Fit a folded value to its node's type: conversions wrap, arithmetic must not overflow."""
+        """Fit a folded value to its node's type: conversions wrap, arithmetic must not overflow; a
+        float is rounded to its type (an untyped constant to the type it met, once)."""
         t = self.cx.types.get(e)
+        if t in UNTYPED:
+            t = self.cx.meets.get(e, t)
+        if isinstance(t, ScalarType) and t.is_float and not isinstance(v, bool):
+            return floats.to_type(v, t)
         if not (isinstance(t, ScalarType) and t.is_int and isinstance(v, int)):
             return v
         if isinstance(e, A.Call) and isinstance(e.func, A.TypeRef):
@@ -170,6 +188,15 @@ class ExpressionRules:
         return v
 
     def fits(self, e: A.Expr, t: ScalarType) -> bool:
+        """Does the untyped constant `e` fit in t? (A float type: it does not round to infinity.)"""
+        if t.is_float:
+            exact = self.try_fold(e)            # (before it meets t: exact)
+            self.cx.meets[e] = t
+            if isinstance(exact, (int, Fraction)) and not isinstance(exact, bool) and \
+                    math.isinf(floats.to_type(exact, t)):
+                self.cx.error("E0305", f"{_short(exact)} does not fit in {t} (it would round to infinity)", e.span)
+                return False
+            return True
         v = self.try_fold(e)
         lo, hi = t.range
         if isinstance(v, int) and not isinstance(v, bool) and not lo <= v <= hi:
@@ -182,6 +209,10 @@ class ExpressionRules:
     @expressions.on(A.IntLit)
     def int_lit(self, e, pos):
         return INT_LIT
+
+    @expressions.on(A.FloatLit)
+    def float_lit(self, e, pos):
+        return FLOAT_LIT
 
     @expressions.on(A.BoolLit)
     def bool_lit(self, e, pos):
@@ -249,6 +280,8 @@ class ExpressionRules:
                               help="for integers, `~` flips the bits" if is_int(t) else None)
                 return ERROR
             return BOOL
+        if e.op == "-" and is_float(t):
+            return t
         if not is_int(t):
             self.cx.error("E0201", f"`{e.op}` needs an integer, found {t}", e.operand.span,
                           help="for bools, `!` negates" if t == BOOL else None)
@@ -276,6 +309,8 @@ class ExpressionRules:
             return BOOL
         if op in _EQUALITY and lt == BOOL and rt == BOOL:
             return BOOL
+        if is_float(lt) or is_float(rt):
+            return self.float_binary(e, lt, rt)
         for side, t in ((e.left, lt), (e.right, rt)):
             if not is_int(t):
                 help = "for bools use `&&` and `||`" if t == BOOL and op in ("&", "|") else None
@@ -301,6 +336,28 @@ class ExpressionRules:
             for side, st in ((e.left, lt), (e.right, rt)):
                 if st is INT_LIT:
                     self.fits(side, t)
+        return BOOL if op in _ORDER | _EQUALITY else t
+
+    def float_binary(self, e, lt, rt):
+        """A binary operator with a float operand: + - * / and comparisons, both sides one type."""
+        op = e.op
+        if op not in _FLOAT_OPS:
+            side, t = (e.left, lt) if is_float(lt) else (e.right, rt)
+            self.cx.error("E0201", f"`{op}` needs integers, found {t}", side.span,
+                          help="floats take + - * / and comparisons; `fmod` is not provided" if op == "%" else
+                          f"convert to an integer first, e.g. `i32(...)`")
+            return ERROR
+        t = common_number(lt, rt)
+        if t is None:
+            self.cx.error("E0201", f"mismatched types: `{op}` between {lt} and {rt}", e.span,
+                          help=f"convert one side explicitly, e.g. `{lt if is_float(lt) else rt}(...)`")
+            return ERROR
+        if t is not FLOAT_LIT:
+            for side, st in ((e.left, lt), (e.right, rt)):
+                if st in UNTYPED:
+                    self.fits(side, t)
+        elif op == "/" and self.try_fold(e.right) == 0:
+            self.const_error("E0302", e.span, "division by zero")
         return BOOL if op in _ORDER | _EQUALITY else t
 
     # ---- indexing and fields ---------------------------------------------------------
@@ -495,6 +552,16 @@ class ExpressionRules:
         if t is STR:
             return "strings can only be printed or used as messages"
         return None
+
+
+def _short(v) -> str:
+    """A constant's value in a message: an integer as it is, a fraction as a float."""
+    if isinstance(v, int):
+        return str(v)
+    try:
+        return f"{float(v):g}"
+    except OverflowError:
+        return f"about 10^{round(math.log10(abs(v.numerator)) - math.log10(v.denominator))}"
 
 
 def _name_of(e) -> str:

@@ -11,7 +11,7 @@ from ..core.diagnostics import Note
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
-from ..core.types import ERROR, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
+from ..core.types import ERROR, FLOAT_LIT, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
 
 MAX_BLOCK_THREADS = 1024
 _BLOCK_LIMITS = (1024, 1024, 64)
@@ -133,7 +133,7 @@ class HostRules:
             return
         for item in s.items:
             t = self.cx.exprs.expr(item, pos)
-            if t is STR or t is ERROR or t is INT_LIT or isinstance(t, ScalarType):
+            if t is STR or t is ERROR or t is INT_LIT or t is FLOAT_LIT or isinstance(t, ScalarType):
                 continue
             if isinstance(t, ArrayType) and t.space == "host":
                 continue

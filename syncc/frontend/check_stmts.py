@@ -10,7 +10,7 @@ from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
 from .symbols import Position, SharedInfo, Symbol
-from ..core.types import ERROR, INT_LIT, ArrayType, is_int
+from ..core.types import ERROR, INT_LIT, ArrayType, is_float, is_int
 
 statements = HandlerTable()
 
@@ -60,7 +60,13 @@ class StatementRules:
             self.cx.exprs.coerce(s.value, t, target_t, "in assignment")
             return
         op = s.op[:-1]
-        if not is_int(target_t):
+        if is_float(target_t):
+            if op in ("+", "-", "*", "/"):
+                self.cx.exprs.coerce(s.value, t, target_t, f"in `{s.op}`")
+            else:
+                self.cx.error("E0201", f"`{s.op}` needs an integer target, found {target_t}", s.target.span,
+                              help="floats take `+=`, `-=`, `*=` and `/=`")
+        elif not is_int(target_t):
             self.cx.error("E0201", f"`{s.op}` needs an integer target, found {target_t}", s.target.span)
         elif op in ("<<", ">>"):
             if not is_int(t):

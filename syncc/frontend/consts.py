@@ -1,18 +1,23 @@
-"""Constant evaluation with the GPU's integer semantics.
+"""Constant evaluation with the GPU's semantics.
 
-`fold(expr, lookup)` computes the value of a constant expression exactly (Python
-ints), with C's truncating division and remainder; the checker wraps results to
-their type's width. `lookup` answers names and module members; anything that
-is not constant raises NotConstant at the offending node.
+`fold(expr, lookup)` computes the value of a constant expression exactly: integers as
+Python ints, with C's truncating division and remainder; untyped float constants as
+Fractions; typed floats as Python floats. The checker's `wrap` fits each result to its
+node's type (wraps an integer to its width, rounds a float to f32 or f64). `lookup`
+answers names and module members; anything that is not constant raises NotConstant at
+the offending node.
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Callable
 
+from ..core import floats
 from ..core.source import Span
+from ..core.types import SCALARS
 from . import ast as A
 
-Value = int | bool
+Value = int | bool | Fraction | float
 
 
 class NotConstant(Exception):
@@ -66,7 +71,29 @@ _UNARY: dict[str, Callable[[Value], Value]] = {
     "~": lambda a: ~a,
     "!": lambda a: not a,
 }
-_CALLS: dict[str, Callable[..., Value]] = {"min": min, "max": max, "abs": abs}
+def _min(*xs):
+    return _reduce(floats.fmin, min, xs)
+
+
+def _max(*xs):
+    return _reduce(floats.fmax, max, xs)
+
+
+def _reduce(on_floats, on_exact, xs):
+    """min/max with IEEE's minNum/maxNum once a typed float is among the values (NaN loses)."""
+    if any(isinstance(x, float) for x in xs):
+        out = xs[0]
+        for x in xs[1:]:
+            out = on_floats(out, x)
+        return out
+    return on_exact(xs)
+
+
+def _is_float(v) -> bool:
+    return isinstance(v, (float, Fraction)) and not isinstance(v, bool)
+
+
+_CALLS: dict[str, Callable[..., Value]] = {"min": _min, "max": _max, "abs": abs}
 
 
 def fold(expr: A.Expr, lookup: Callable[[A.Expr], Value],
@@ -78,7 +105,7 @@ def fold(expr: A.Expr, lookup: Callable[[A.Expr], Value],
 
 def _eval(e: A.Expr, lookup, wrap) -> Value:
     match e:
-        case A.IntLit(value=v) | A.BoolLit(value=v):
+        case A.IntLit(value=v) | A.BoolLit(value=v) | A.FloatLit(value=v):
             return v
         case A.Name() | A.Field():
             return lookup(e)
@@ -93,15 +120,23 @@ def _eval(e: A.Expr, lookup, wrap) -> Value:
             if op in ("/", "%"):
                 if b == 0:
                     raise ConstError("E0302", e.span, "division by zero in a constant")
+                if _is_float(a) or _is_float(b):
+                    return Fraction(a) / Fraction(b) if not isinstance(a, float) and not isinstance(b, float) \
+                        else a / b
                 return c_div(a, b) if op == "/" else c_rem(a, b)
             if op in ("<<", ">>"):
                 return _shift(op, a, b, r.span)
             return _BINARY[op](a, b)
         case A.Call(func=A.Name(id=fn), args=args, kwargs=()) if fn in _CALLS and args:
             return _CALLS[fn](*(fold(a, lookup, wrap) for a in args))
-        case A.Call(func=A.Name(id="select"), args=(c, a, b), kwargs=()):
-            return fold(a, lookup, wrap) if fold(c, lookup, wrap) else fold(b, lookup, wrap)
         case A.Call(func=A.TypeRef(name=t), args=(x,), kwargs=()):
             value = fold(x, lookup, wrap)
-            return bool(value) if t == "bool" else int(value)
+            target = SCALARS[t]
+            if t == "bool":
+                return bool(value)
+            if target.is_float:
+                return value if not isinstance(value, bool) else int(value)   # (wrap rounds it)
+            if isinstance(value, (float, Fraction)):
+                return floats.to_int(value, target)
+            return int(value)
     raise NotConstant(e.span)

@@ -24,8 +24,8 @@ from .token import Token
 MAX_NESTING = 200
 
 # A line that ends with one of these can end a statement.
-_ENDS_STATEMENT = {"NAME", "INT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
-                   "barrier", "i32", "u32", "i64", "u64", "bool", ")", "]", "}",
+_ENDS_STATEMENT = {"NAME", "INT", "FLOAT", "STRING", "GRANULARITY", "true", "false", "return", "break", "continue",
+                   "barrier", "i32", "u32", "i64", "u64", "f32", "f64", "bool", ")", "]", "}",
                    "mutex", "semaphore", "channel", "rwlock", "latch", "queue"}  # (the end of `import std.mutex`)
 
 # A line that starts with one of these starts a new item (outside braces) ...
@@ -65,14 +65,6 @@ class LexError(Exception):
     def __init__(self, pos: int):
         super().__init__(f"unexpected character at offset {pos}")
         self.pos = pos
-
-
-class FloatLiteral(Exception):
-    """A floating-point literal (`1.5`, `2e-3`): syncc has no floating-point types yet."""
-
-    def __init__(self, start: int, end: int):
-        super().__init__(f"floating-point literal at offset {start}")
-        self.start, self.end = start, end
 
 
 class NestingTooDeep(Exception):
@@ -133,8 +125,6 @@ class SynccLexer:
             pos = m.end()
             if kind == "open_comment":
                 raise LexError(start)
-            if kind == "FLOAT":
-                raise FloatLiteral(start, pos)
             if kind == "skip":
                 if "\n" in value:   # a block comment spanning lines counts as a line break
                     broke = True

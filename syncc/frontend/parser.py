@@ -15,7 +15,7 @@ from . import ast as A
 from . import tables as T
 from .build_ast import AstBuilder, BadLiteral, TreeTooDeep
 from .lalr import ParseError, Tables
-from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, FloatLiteral, LexError, NestingTooDeep,
+from .lexer import (_STARTS_ITEM, _STARTS_STATEMENT, MAX_NESTING, LexError, NestingTooDeep,
                     SynccLexer, last_token, token_before)
 from .token import Token
 
@@ -57,10 +57,6 @@ def parse(source: SourceFile) -> A.Program:
         raise DiagnosticsError([_unexpected_token(e.token, e.acceptable(), source)]) from None
     except LexError as e:
         raise DiagnosticsError([_unexpected_character(e.pos, source)]) from None
-    except FloatLiteral as e:
-        raise DiagnosticsError([_error(
-            "E0003", f"`{source.text[e.start:e.end]}` is a floating-point literal, and syncc has no "
-            "floating-point types yet", source.span(e.start, e.end), help=_type_help(""))]) from None
     except NestingTooDeep as e:
         raise DiagnosticsError([_error("E0005", f"brackets nested more than {MAX_NESTING} deep",
                                        _tok_span(source, e.token),
@@ -88,9 +84,9 @@ def _tok_span(source: SourceFile, tok: Token) -> Span:
 # Groups of terminals a message names in one phrase, written as token text
 # (NAME/INT/STRING stand for themselves): (marker, covered, words). A group is
 # used when every marker is expected; it then stands for every covered token.
-_EXPR = {"NAME", "INT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock", "trywait", "tryput",
-         "i32", "u32", "i64", "u64", "bool"}
-_TYPE = {"i32", "u32", "i64", "u64", "bool"}
+_EXPR = {"NAME", "INT", "FLOAT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock", "trywait",
+         "tryput", "i32", "u32", "i64", "u64", "f32", "f64", "bool"}
+_TYPE = {"i32", "u32", "i64", "u64", "f32", "f64", "bool"}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 _OPS = {"+", "-", "*", "/", "%", "|", "^", "&", "<<", ">>", "&&", "||", "[", ".", "("} | _COMPARE
@@ -102,7 +98,7 @@ _GROUPS = [
     ({"+", "*", "&&"}, _OPS, "an operator"),
     ({"=", "+="}, _ASSIGN, "`=` or another assignment"),
 ]
-_SPECIAL = {"NAME": "a name", "INT": "an integer", "STRING": "a string",
+_SPECIAL = {"NAME": "a name", "INT": "an integer", "FLOAT": "a floating-point number", "STRING": "a string",
             "GRANULARITY": "a granularity (`@thread`, `@warp`, `@block` or `@grid`)",
             "_SEMI": "a line break", "$END": "end of file"}
 
@@ -143,7 +139,7 @@ def _describe_found(tok: Token) -> str:
         return "a string"
     text = str(tok)
     shown = text if len(text) <= 24 else text[:24] + "…"
-    if tok.type not in ("NAME", "INT", "GRANULARITY") and text.isidentifier():
+    if tok.type not in ("NAME", "INT", "FLOAT", "GRANULARITY") and text.isidentifier():
         return f"keyword `{shown}`"
     return f"`{shown}`"
 
@@ -189,14 +185,18 @@ def _parse_help(tok: Token, expected: set[str], prev: Token | None, source: Sour
     return None
 
 
-_FLOAT_NAMES = {"f16", "f32", "f64", "half", "float", "double", "bf16"}
+# C's and other languages' names for the float types syncc has
+_FLOAT_NAMES = {"float": "f32", "double": "f64", "f16": None, "half": None, "bf16": None}
 
 
 def _type_help(name: str) -> str:
     """What to say of a name written where a type was due."""
     types = ", ".join(f"`{t}`" for t in sorted(_TYPE - {"bool"})) + " and `bool`"
     if name in _FLOAT_NAMES:
-        return f"syncc has no floating-point types yet; the types are {types}"
+        ours = _FLOAT_NAMES[name]
+        return (f"`{name}` is written `{ours}` here" if ours else
+                f"syncc has no 16-bit floating-point types; the float types are `f32` and `f64`") + \
+            f"; the types are {types}"
     return f"the types are {types}"
 
 

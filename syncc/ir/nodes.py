@@ -12,10 +12,12 @@ The operations are the table in ops.py. docs/ir.md describes the text form.
 from __future__ import annotations
 
 from dataclasses import field, replace
+from fractions import Fraction
 from math import prod
 from typing import Union
 
 from ..core.prebuilt import dataclass
+from ..core import floats
 from ..core.types import BOOL, I32, ScalarType
 from ..core.source import Span
 from .ops import OPS, OpInfo
@@ -34,12 +36,14 @@ class Reg:
 
 @node
 class Imm:
-    value: int | bool
+    value: int | bool | float     # a float's value is already rounded to its type
     type: ScalarType
 
     def __str__(self) -> str:
         if self.type == BOOL:
             return "true" if self.value else "false"
+        if self.type.is_float:
+            return f"{floats.text(self.value)}:{self.type}"
         return f"{self.value}:{self.type}"
 
 
@@ -73,8 +77,16 @@ class Attributed:
         return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
 
 
-def imm(value: int | bool, type: ScalarType = I32) -> Imm:
-    return Imm(bool(value) if type == BOOL else type.wrap(int(value)), type)
+def imm(value, type: ScalarType = I32) -> Imm:
+    """An immediate of `type`: a bool, an integer wrapped to its width, or a float rounded to its type
+    (`value` may be exact: an int or a Fraction)."""
+    if type == BOOL:
+        return Imm(bool(value), type)
+    if type.is_float:
+        return Imm(floats.to_type(value, type), type)
+    if isinstance(value, (float, Fraction)):
+        return Imm(type.wrap(floats.to_int(value, type)), type)
+    return Imm(type.wrap(int(value)), type)
 
 
 @node

@@ -5,7 +5,10 @@ and how many operands it takes, and what it does to memory and to the other
 threads. Passes ask the table (`op.blocking`, `op.group`), never chains of ifs.
 
 Groups:
-  arith     pure arithmetic on registers and immediates
+  arith     pure arithmetic on registers and immediates (integers, floats and bools, by the
+            operands' type; `rem`, the bitwise ops, shifts and `popc` take integers, `sqrt`,
+            `fma`, `floor`, `ceil` and `trunc` floats; `bitcast` reinterprets the bits of a value
+            as another type of its width, a float's word as an integer and back)
   special   reads of special registers (thread and block indices, clock)
   memory    loads and stores of array elements
   atomic    read-modify-write of one word, with an ordering and a scope
@@ -60,9 +63,10 @@ def _queue_ops(spec: str) -> list[OpInfo]:
 
 _TABLE: list[OpInfo] = [
     # name/results:operands
-    *_ops("arith", "mov/1:1 neg/1:1 not/1:1 abs/1:1 popc/1:1 cvt/1:1 "
+    *_ops("arith", "mov/1:1 neg/1:1 not/1:1 abs/1:1 popc/1:1 cvt/1:1 bitcast/1:1 "
                    "add/1:2 sub/1:2 mul/1:2 div/1:2 rem/1:2 and/1:2 or/1:2 xor/1:2 shl/1:2 shr/1:2 "
                    "min/1:2 max/1:2 select/1:3 "
+                   "sqrt/1:1 floor/1:1 ceil/1:1 trunc/1:1 fma/1:3 "
                    "cmp.eq/1:2 cmp.ne/1:2 cmp.lt/1:2 cmp.le/1:2 cmp.gt/1:2 cmp.ge/1:2"),
     *_ops("special", "sreg/1:0", bare="reg"),
     *_ops("memory", "ld/1:1 st/0:2", memory=True, ref=True),
@@ -121,6 +125,9 @@ _TABLE: list[OpInfo] = [
 ]
 
 OPS: dict[str, OpInfo] = {info.name: info for info in _TABLE}
+
+INTEGER_ONLY = {"rem", "and", "or", "xor", "shl", "shr", "popc"}          # (and `not`: integers and bools)
+FLOAT_ONLY = {"sqrt", "floor", "ceil", "trunc", "fma"}
 
 BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait",  # waits structuring rewrites
                  "queue.reserve", "queue.claim", "queue.next", "queue.take", "queue.nexttake"}

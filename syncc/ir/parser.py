@@ -11,6 +11,7 @@ from pathlib import Path
 
 from lark import Lark, Transformer, v_args
 
+from ..core import floats
 from ..core.types import SCALARS
 from ..core.source import Span
 from .nodes import Array, Block, Branch, Imm, Instr, Jump, Kernel, Module, Prim, Ref, Reg, Return
@@ -223,7 +224,15 @@ class _Build(Transformer):
 
     def imm(self, value, type_):
         t = _type(str(type_))
+        if t.is_float:
+            return Imm(floats.to_type(int(value), t), t)
         return Imm(t.wrap(int(value)), t)
+
+    def fimm(self, value, type_):
+        t = _type(str(type_))
+        if not t.is_float:
+            raise IRSyntaxError(f"{value}:{t}: a float immediate needs a float type", value.line, value.column)
+        return Imm(floats.to_type(float(str(value)), t), t)
 
     def true(self):
         from ..core.types import BOOL

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..core.types import BOOL, I32, U32, ScalarType
 from .nodes import Array, Branch, Imm, Instr, Kernel, Module, Prim, Ref, Reg, read_regs
-from .ops import BLOCKING_PRIM, OPS
+from .ops import BLOCKING_PRIM, FLOAT_ONLY, INTEGER_ONLY, OPS
 
 STAGES = ("lowered", "structured", "expanded")
 _OPERANDS = (Reg, Imm, Ref)
@@ -155,16 +155,24 @@ class _Checker:
         op, args, dests = ins.op, ins.args, ins.dests
         if group == "arith" and dests:
             d = dests[0].type
+            operand = _type(args[0]) if args else d
+            if operand is not None and ((op in INTEGER_ONLY or op == "not") and operand.is_float or
+                                        op in FLOAT_ONLY and not operand.is_float):
+                self.bad(where, f"`{op}` does not take {operand}")
             if op.startswith("cmp."):
                 if d != BOOL or len(args) != 2 or _type(args[0]) != _type(args[1]):
                     self.bad(where, "compares two values of one type into a bool")
             elif op == "select":
                 if _type(args[0]) != BOOL or _type(args[1]) != d or _type(args[2]) != d:
                     self.bad(where, "selects between two values of the result's type on a bool")
+            elif op == "bitcast":
+                src = _type(args[0])
+                if src is not None and (src.bits != d.bits or BOOL in (src, d)):
+                    self.bad(where, f"bitcast {src} to {d}: the same width, no bools")
             elif op in ("shl", "shr"):
                 if _type(args[0]) != d:
                     self.bad(where, "shifts a value of the result's type")
-            elif op not in ("cvt", "popc"):
+            elif op not in ("cvt", "popc", "bitcast"):
                 for a in args:
                     self.operand_type(where, a, d)
         elif op in ("ld", "atom.add", "atom.sub", "atom.exch", "atom.min", "atom.max", "atom.and", "atom.or",

@@ -11,7 +11,8 @@ import numpy as np
 
 from ..core.source import Span
 
-DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
+DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f32": np.float32,
+          "f64": np.float64, "bool": np.bool_}
 _RANGES = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1), "i64": (-2**63, 2**63 - 1), "u64": (0, 2**64 - 1),
            "bool": (0, 1)}
 
@@ -75,6 +76,11 @@ def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_t
                                       "must be an array of its own (the kernel's checks, and the copies the "
                                       "launch makes, take them apart); pass a copy", span)
             out.append(a)
+        elif elem in ("f32", "f64"):
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
+                raise LaunchError(f"`{p.name}` is {elem}: give it a number, not {type(a).__name__}", span)
+            with np.errstate(over="ignore"):    # (numpy rounds to nearest; past f32's range: infinity)
+                out.append(DTYPES[elem](a))
         else:
             lo, hi = _RANGES[elem]
             value = int(a)

@@ -5,12 +5,16 @@
 `launcher(name, args, grid, block, span)` runs one kernel to completion on some target
 (the GPU through cupy, or the Fermi simulator), reading and writing the numpy arrays
 in `args` in place. Everything else the host block does happens here, with the
-language's integer semantics: every typed value is wrapped to its type after each
-operation, division truncates toward zero, untyped constants are exact.
+language's semantics: every typed integer is wrapped to its type after each
+operation, division truncates toward zero; a float is a Python float rounded to its
+type after each operation (core/floats.py), IEEE's infinities and NaN included;
+untyped constants are exact (ints and Fractions).
 
 `random(T, shape, seed=S, low=L, high=H)` draws from numpy's default generator
-(PCG64) seeded with S: `default_rng(S).integers(L, H, size=shape)`, so a program's
-inputs are the same on every target and every run.
+(PCG64) seeded with S: `default_rng(S).integers(L, H, size=shape)` for an integer T
+(L, H default 0, 100), `L + (H - L) * default_rng(S).random(shape)` in f64, then
+rounded to T, for a float T (L, H default 0, 1), so a program's inputs are the same on
+every target and every run.
 
 A failed `check` raises CheckFailed; `return` ends the block.
 
@@ -19,23 +23,40 @@ their name, through HandlerTables (syncc/core/handlers.py).
 """
 from __future__ import annotations
 
+import math
 import operator
+from fractions import Fraction
 from math import prod
 from typing import Callable
 
 import numpy as np
 
+from ..core import floats
 from ..core.handlers import HandlerTable
 from ..frontend import ast as A
 from ..frontend.consts import c_div, c_rem
 from ..frontend.symbols import CheckedModule
-from ..core.types import BOOL, I32, I64, INT_LIT, SCALARS, ArrayType, ScalarType
+from ..core.types import BOOL, F32, F64, FLOAT_LIT, I32, I64, INT_LIT, SCALARS, ArrayType, ScalarType, common_number
 from ..core.source import Span
-
-DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "bool": np.bool_}
+from ..ir.fold import FLOAT as FLOAT_FOLD
+from .args import DTYPES
 
 _ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": c_div, "%": c_rem,
           "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
+
+
+def _float_div(a: float, b: float) -> float:
+    """IEEE division, infinities and NaN included (Python raises where the GPU does not)."""
+    if b == 0:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+_FLOAT_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": _float_div}
+_EXACT_ARITH = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+                "/": lambda a, b: Fraction(a) / Fraction(b)}     # untyped float constants
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
 
@@ -107,6 +128,8 @@ class HostRunner:
             value = self.convert(value, SCALARS[s.type.name])
         elif isinstance(value, int) and not isinstance(value, bool) and self.types.get(s.value) is INT_LIT:
             value = I32.wrap(value)
+        elif self.types.get(s.value) is FLOAT_LIT:
+            value = floats.to_type(value, F64)
         self.env[s] = value
 
     @statements.on(A.Assign)
@@ -205,18 +228,23 @@ class HostRunner:
 
     @statements.on(A.Print)
     def print_stmt(self, s: A.Print) -> None:
-        self.write(" ".join(self.show(self.eval(item)) for item in s.items))
+        self.write(" ".join(self.show(self.eval(item), self.types.get(item)) for item in s.items))
 
     @statements.on(A.Save)
     def save(self, s: A.Save) -> None:
         np.save(s.path.value, self.eval(s.value), allow_pickle=False)
 
     @staticmethod
-    def show(value) -> str:
+    def show(value, t=None) -> str:
+        """A value as `print` writes it: a float in the fewest digits that read back as it, in its type."""
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, np.ndarray):
             return np.array2string(value, separator=" ", threshold=64)
+        if isinstance(value, Fraction):
+            value = floats.to_type(value, F64)
+        if isinstance(value, float):
+            return str(np.float32(value)) if t == F32 else str(np.float64(value))
         return str(value)
 
     # ---- expressions
@@ -225,6 +253,10 @@ class HostRunner:
 
     @expressions.on(A.IntLit)
     def int_lit(self, e):
+        return e.value
+
+    @expressions.on(A.FloatLit)
+    def float_lit(self, e):
         return e.value
 
     @expressions.on(A.BoolLit)
@@ -262,7 +294,7 @@ class HostRunner:
             return not x
         t = self.types.get(e)
         value = -x if e.op == "-" else ~x
-        return t.wrap(value) if isinstance(t, ScalarType) else value
+        return t.wrap(value) if isinstance(t, ScalarType) and t.is_int else value
 
     @expressions.on(A.Binary)
     def binary(self, e):
@@ -277,10 +309,19 @@ class HostRunner:
                 same = isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
                     and a.dtype == b.dtype and bool(np.array_equal(a, b))
                 return same if op == "==" else not same
+            t = common_number(self.types.get(e.left), self.types.get(e.right))
+            if isinstance(t, ScalarType) and t.is_float:    # an untyped side is rounded to the other's type
+                a, b = floats.to_type(a, t), floats.to_type(b, t)
             return _COMPARE[op](a, b)
         return self.arith(op, a, b, self.types.get(e), e.span)
 
     def arith(self, op: str, a, b, t, span: Span):
+        if isinstance(t, ScalarType) and t.is_float:
+            return floats.to_type(_FLOAT_ARITH[op](floats.to_type(a, t), floats.to_type(b, t)), t)
+        if t is FLOAT_LIT:
+            if op == "/" and b == 0:
+                raise HostError("division by zero", span)
+            return _EXACT_ARITH[op](a, b)
         if op in ("/", "%") and b == 0:
             raise HostError("division by zero", span)
         if op in ("<<", ">>") and isinstance(t, ScalarType) and not 0 <= b < t.bits:
@@ -346,7 +387,7 @@ class HostRunner:
     @builtins.on("full")
     def builtin_full(self, e):
         dtype, shape = self._dtype_shape(e)
-        return np.full(shape, self.eval(e.args[2]), dtype)
+        return np.full(shape, self._real(self.eval(e.args[2])), dtype)
 
     @builtins.on("arange")
     def builtin_arange(self, e):
@@ -358,6 +399,9 @@ class HostRunner:
         dtype, shape = self._dtype_shape(e)
         kw = self._kwargs(e)
         rng = np.random.default_rng(kw.get("seed", 0))
+        if np.issubdtype(dtype, np.floating):
+            low, high = float(kw.get("low", 0)), float(kw.get("high", 1))
+            return (low + (high - low) * rng.random(size=shape)).astype(dtype)
         values = rng.integers(kw.get("low", 0), kw.get("high", 100), size=shape, dtype=np.int64)
         return values.astype(dtype)
 
@@ -367,21 +411,58 @@ class HostRunner:
 
     @builtins.on("sum")
     def builtin_sum(self, e):
-        return I64.wrap(int(self.eval(e.args[0]).astype(np.int64).sum()))
+        array = self.eval(e.args[0])
+        if np.issubdtype(array.dtype, np.floating):
+            return float(array.astype(np.float64).sum())       # numpy's pairwise sum, in f64
+        return I64.wrap(int(array.astype(np.int64).sum()))
 
-    @builtins.on("min")
-    def builtin_min(self, e):
-        return min(self.eval(a) for a in e.args)
+    @builtins.on("allclose")
+    def builtin_close(self, e):
+        """numpy's isclose on every element: |a - b| <= atol + rtol * |b| (a NaN is close to nothing)."""
+        kw = self._kwargs(e)
+        a, b = (np.asarray(self._real(self.eval(x)), dtype=np.float64) for x in e.args)
+        rtol, atol = float(kw.get("rtol", 1e-5)), float(kw.get("atol", 1e-8))
+        return bool(np.all(np.isclose(a, b, rtol=rtol, atol=atol)))
 
-    @builtins.on("max")
-    def builtin_max(self, e):
-        return max(self.eval(a) for a in e.args)
+    @staticmethod
+    def _real(value):
+        return float(value) if isinstance(value, Fraction) else value
+
+    @builtins.on("min", "max")
+    def builtin_min_max(self, e):
+        t = self.types.get(e)
+        values = [self.eval(a) for a in e.args]
+        if isinstance(t, ScalarType) and t.is_float:
+            pick = floats.fmin if e.func.id == "min" else floats.fmax
+            out = floats.to_type(values[0], t)
+            for v in values[1:]:
+                out = pick(out, floats.to_type(v, t))
+            return out
+        return (min if e.func.id == "min" else max)(values)
 
     @builtins.on("abs")
     def builtin_abs(self, e):
         t = self.types.get(e)
         value = abs(self.eval(e.args[0]))
-        return t.wrap(value) if isinstance(t, ScalarType) else value
+        return t.wrap(value) if isinstance(t, ScalarType) and t.is_int else value
+
+    @builtins.on("sqrt", "floor", "ceil", "trunc")
+    def builtin_float_unary(self, e):
+        t = self.types.get(e)
+        return floats.to_type(FLOAT_FOLD[e.func.id](floats.to_type(self.eval(e.args[0]), t)), t)
+
+    @builtins.on("fma")
+    def builtin_fma(self, e):
+        t = self.types.get(e)
+        return floats.fma(*(floats.to_type(self.eval(a), t) for a in e.args), t)
+
+    @builtins.on("isnan")
+    def builtin_isnan(self, e):
+        return math.isnan(self.eval(e.args[0]))
+
+    @builtins.on("isinf")
+    def builtin_isinf(self, e):
+        return math.isinf(self.eval(e.args[0]))
 
     @builtins.on("select")
     def builtin_select(self, e):
@@ -397,10 +478,16 @@ class HostRunner:
     # ---- values
     @staticmethod
     def convert(value, t: ScalarType):
+        """`value` as a value of t: C's conversions, a float to an integer as PTX's cvt.rzi (toward zero,
+        saturating, NaN to 0)."""
         if value is None or not isinstance(t, ScalarType):
             return value
         if t == BOOL:
             return bool(value)
+        if t.is_float:
+            return floats.to_type(value, t)
+        if isinstance(value, (float, Fraction)):
+            return floats.to_int(value, t)
         return t.wrap(int(value))
 
     def fit(self, value, t):
@@ -412,4 +499,4 @@ class HostRunner:
 
     @staticmethod
     def scalar(value, t: ScalarType):
-        return bool(value) if t == BOOL else int(value)
+        return bool(value) if t == BOOL else float(value) if t.is_float else int(value)

@@ -1055,6 +1055,18 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
 
 
+def test_floats_are_refused_with_e0801_at_their_first_use(tmp_path):
+    """Fermi's float instructions are not emitted yet: a kernel computing with f32 is refused at the
+    first float operation, and the help names the targets that take floats."""
+    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
+                           "    let x = a[tid] + 1\n    let h = f32(x) * 0.5\n    a[tid] = i32(h)\n}\n")
+    with pytest.raises(syncc.CompileError) as e:
+        prog.fermi_sass()
+    (d,) = e.value.diagnostics
+    assert d.code == "E0801" and d.span.line == 3 and "floating point" in d.message and "f32" in d.message
+    assert "ptx" in d.help
+
+
 def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():
     """ITS has 16 convergence barriers. A kernel whose reconvergence regions need 17 at once is
     refused at a branch of the one that finds them all taken (the run compiles when it first

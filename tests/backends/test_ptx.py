@@ -69,3 +69,40 @@ def test_abs_of_an_unsigned_value_is_the_value(elem, negates, tmp_path):
     text = build_ptx(comp.ir, "sm_90").text
     text = text[text.index(".entry"):]
     assert ("abs.s" in text or "neg.s" in text or "selp" in text) == negates, text
+
+
+FLOATS = ROOT / "tests" / "gpu" / "float_ops.sync"
+
+
+@needs_ptxas
+@pytest.mark.parametrize("opt", [0, 2])
+def test_floats_assemble_and_keep_ieee_rounding(opt, tmp_path):
+    """tests/gpu/float_ops.sync (every float operation, conversion and atomic) assembles; each
+    operation is the correctly rounded one (`.rn`, so ptxas fuses nothing into an fma the program
+    did not write), a float to an integer saturates, and f32 min/max atomics are a CAS loop."""
+    comp = compile_file(str(FLOATS), target="ptx", opt=opt)
+    assert comp.ir is not None, comp.diagnostics
+    for arch in archs():
+        text = build_ptx(comp.ir, arch).text
+        assemble(text, arch, tmp_path)
+    for instruction in ("add.rn.f32", "mul.rn.f32", "div.rn.f32", "sqrt.rn.f32", "fma.rn.f32", "add.rn.f64",
+                        "div.rn.f64", "sqrt.rn.f64", "fma.rn.f64", "cvt.rzi.s32.f32", "cvt.rn.f32.f64",
+                        "atom.relaxed.gpu.global.cas.b32", "add.f32", "add.f64", "min.f32", "max.f64"):
+        assert instruction in text, instruction
+    assert "mad.f32" not in text and ".ftz" not in text
+    # `atomics`' unread atomic_add is a reduction; at -O2 so is `binned`'s float-add critical section
+    assert text.count("red.relaxed.gpu.global.add.f32") == (2 if opt == 2 else 1)
+
+
+def test_float_comparisons_are_ordered_but_not_equal_is_unordered(tmp_path):
+    """NaN compares false except `!=` (docs/language.md §5)."""
+    src = tmp_path / "cmp.sync"
+    src.write_text("kernel k(a: global f32[32], b: global bool[6][32]) launch grid(1) block(32) {\n"
+                   "    let x = a[tid]\n    let y = a[31 - tid]\n"
+                   "    b[0][tid] = x == y\n    b[1][tid] = x != y\n    b[2][tid] = x < y\n"
+                   "    b[3][tid] = x <= y\n    b[4][tid] = x > y\n    b[5][tid] = x >= y\n}\n")
+    comp = compile_file(str(src), target="ptx", opt=0)
+    text = build_ptx(comp.ir, "sm_90").text
+    text = text[text.index(".entry"):]
+    for pred in ("eq", "neu", "lt", "le", "gt", "ge"):
+        assert f"setp.{pred}.f32" in text, pred

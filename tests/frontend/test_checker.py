@@ -5,6 +5,7 @@ from syncc.driver import check_file
 from syncc.frontend.dump import dump
 
 K = "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
+F = "kernel k(a: global i32[64], x: global f32[64]) launch grid(1) block(64) {\n"
 
 CASES = {
     # zero-argument built-ins once crashed the checker
@@ -82,6 +83,29 @@ CASES = {
     "trywait on a latch": (K + "latch l(1) in global @thread\nlet t = trywait l\n}", ["E0404"]),
     "trywait for takes one operand": (K + "semaphore s(1) in global @thread\nlet t = trywait s for 2 + 1\n}",
                                       ["E0201"]),
+    # floats
+    "float arithmetic and built-ins": (F + "let y = x[tid] * 2 + 0.5\nx[tid] = fma(y, sqrt(abs(y)), -1) / 3.0\n"
+                                       "var z: f64 = 1e300\nz *= 2\nz /= f64(y)\nlet n = i32(z) + i32(isnan(y))\n"
+                                       "x[0] = min(y, 1, 2.5) + select(n > 0, 1.0, floor(y))\n}", []),
+    "float atomics": (F + "let o = atomic_add(x[0], 1.5)\nlet m = atomic_max(x[1], o)\n"
+                      "let c = atomic_cas(x[2], 0.0, m)\nlet e = atomic_exch(x[3], 2)\n}", []),
+    "remainder of floats": (F + "x[0] = x[1] % 2.0\n}", ["E0201"]),
+    "bitwise ops of floats": (F + "x[0] = x[1] & x[2]\n}", ["E0201"]),
+    "shift of a float": (F + "x[0] = x[1] << 1\n}", ["E0201"]),
+    "bitwise atomic on a float": (F + "let o = atomic_or(x[0], 1.0)\n}", ["E0201"]),
+    "a float constant meets no integer": (K + "a[0] = 0.5\n}", ["E0201"]),
+    "floats and integers do not mix": (F + "x[0] = x[1] * i32(tid)\n}", ["E0201"]),
+    "f32 and f64 do not mix": (F + "let d: f64 = 2.0\nx[0] = x[1] * d\n}", ["E0201"]),
+    "a constant past f32's range": (F + "x[0] = 1e39\n}", ["E0305"]),
+    "a typed float constant": ("const H: f32 = 1.0 / 3.0\nconst D = H * 3\n" + F + "x[0] = D\n}", []),
+    "sqrt needs a float": (F + "x[0] = f32(sqrt(a[0]))\n}", ["E0201"]),
+    "%= on a float": (F + "x[0] %= 2.0\n}", ["E0201"]),
+    "float division by a constant zero folds to nothing": ("const Z = 1.0 / 0.0", ["E0302"]),
+    "host floats": ("host {\nlet r = random(f32, 4, seed=1, low=-1.5, high=2)\nlet s = sum(r) * 2.0\n"
+                    "check allclose(r, r, rtol=1e-6) && allclose(s, 1, atol=100)\nprint s, r[0] / 3\n}", []),
+    "allclose of two shapes": ("host {\nlet a = zeros(f32, 4)\nlet b = zeros(f32, 5)\n"
+                               "check allclose(a, b)\n}", ["E0201"]),
+    "random's bounds are integers for an integer array": ("host { let r = random(i32, 4, low=0.5) }", ["E0201"]),
 }
 
 

@@ -1,6 +1,7 @@
 """The grammar is LALR(1) without conflicts, the tables syncc parses with are the grammar's, the
 lexer's statement-break tables match it, and the lexer tells a floating-point literal apart."""
 import functools
+from fractions import Fraction
 from pathlib import Path
 
 import lark
@@ -9,6 +10,7 @@ import pytest
 from helpers import syncc
 from syncc.core.diagnostics import DiagnosticsError
 from syncc.core.source import SourceFile
+from syncc.frontend import ast as A
 from syncc.frontend import tables as T
 from syncc.frontend.build_ast import AstBuilder
 from syncc.frontend.lexer import _STARTS_ITEM, _STARTS_STATEMENT
@@ -16,7 +18,7 @@ from syncc.frontend.parser import GRAMMAR_PATH, parse, parse_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 # Keywords that begin expressions (an expression statement is grammatical, though the checker rejects most).
-EXPRESSION_WORDS = {"true", "false", "get", "trylock", "trywait", "i32", "u32", "i64", "u64", "bool"}
+EXPRESSION_WORDS = {"true", "false", "get", "trylock", "trywait", "i32", "u32", "i64", "u64", "f32", "f64", "bool"}
 
 
 def test_grammar_builds_in_strict_mode():
@@ -83,13 +85,27 @@ def test_item_starters_match_the_grammar():
     assert acceptable_after("") - {"$END", ";"} == _STARTS_ITEM
 
 
-@pytest.mark.parametrize("literal", ["1.5", "2e3", "1_000.25", "0.5E+2", "7.0"])
-def test_a_floating_point_literal_is_e0003_at_the_literal(tmp_path, literal):
+@pytest.mark.parametrize("literal, value", [("1.5", Fraction(3, 2)), ("2e3", 2000), ("1_000.25", Fraction(4001, 4)),
+                                            ("0.5E+2", 50), ("7.0", 7), ("1e999", None)])
+def test_a_floating_point_literal_is_exact_until_it_meets_its_type(literal, value):
+    """The literal's value is the exact decimal; an exponent past f64's reach is refused at the literal."""
+    src = SourceFile("f.sync", f"const X = {literal}\n")
+    if value is None:
+        with pytest.raises(DiagnosticsError) as e:
+            parse(src)
+        assert "out of range even for f64" in e.value.diagnostics[0].message
+        return
+    const = parse(src).items[0]
+    assert isinstance(const.value, A.FloatLit) and const.value.value == value and const.value.text == literal
+
+
+def test_a_float_constant_is_rounded_once_to_the_type_it_meets(tmp_path):
+    """`x * (1.0 / 3.0)` for an f32 x: the exact third, rounded once to f32 (not to f64 first)."""
     path = tmp_path / "f.sync"
-    path.write_text(f"const X = 1\nkernel k(a: global i32[8]) launch grid(1) block(8) {{\n    a[tid] = {literal}\n}}\n")
-    r = syncc("check", str(path))
-    assert r.code == 1 and "internal" not in r.err, r.err
-    assert f"f.sync:3:14: error[E0003]: `{literal}` is a floating-point literal" in r.err, r.err
+    path.write_text("kernel k(a: global f32[8]) launch grid(1) block(8) {\n    a[tid] = a[tid] * (1.0 / 3.0)\n}\n")
+    r = syncc("build", str(path), "--target", "ptx", "--dump-after", "simplify_cfg")
+    assert r.code == 0, r.err
+    assert "mul %t, 0.3333333432674408:f32" in r.out, r.out
 
 
 def test_what_only_looks_like_a_float_still_lexes_as_before(tmp_path):

@@ -312,8 +312,8 @@ def gen_deep_nesting() -> list[Case]:
     chains = {
         "const A0 = A1 + 1, A1 = A2 + 1, …": "".join(f"const A{i} = A{i + 1} + 1\n" for i in range(n))
                                             + f"const A{n} = 1\n",
-        "fn f0 calls f1 calls f2 …": "".join(f"fn f{i}() -> i32 {{ return f{i + 1}() }}\n" for i in range(n))
-                                     + f"fn f{n}() -> i32 {{ return 1 }}\n",
+        "fn g0 calls g1 calls g2 …": "".join(f"fn g{i}() -> i32 {{ return g{i + 1}() }}\n" for i in range(n))
+                                     + f"fn g{n}() -> i32 {{ return 1 }}\n",
     }
     cases = [Case("deep-nesting", i, f"{n} levels of {what}", text.encode())
              for i, (what, text) in enumerate(programs.items())]

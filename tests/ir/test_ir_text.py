@@ -58,3 +58,23 @@ def test_the_doc_names_every_operation():
 
 def test_the_doc_has_a_section_per_pass():
     assert [m for m in re.findall(r"^### (\w+)$", DOC, re.M)] == PASS_NAMES
+
+
+def test_float_immediates_read_back_as_the_same_value():
+    """A float immediate prints as the shortest decimal of its value (the specials with a sign) and
+    reads back bit for bit: -0.0, a subnormal, an f32 that is not a short decimal, inf and NaN."""
+    import math
+    import struct
+    from syncc.core.types import F32, F64
+    from syncc.ir.nodes import imm
+    values = [(-0.0, F32), (1e-40, F32), (1 / 3, F32), (1 / 3, F64), (5e-324, F64), (math.inf, F32),
+              (-math.inf, F64), (math.nan, F32), (3.4028234663852886e38, F32)]
+    body = "".join(f"  %v{i}: {t} = mov {imm(v, t)}\n" for i, (v, t) in enumerate(values))
+    text = ("module \"t\"\nkernel @k() grid(1, 1, 1) block(1, 1, 1) {\nentry:\n" + body + "  ret\n}\n")
+    module = parse_ir(text)
+    got = [ins.args[0] for ins in module.kernels[0].blocks[0].instrs]
+    for (v, t), g in zip(values, got):
+        want = imm(v, t)
+        assert g.type == t and struct.pack("<d", g.value) == struct.pack("<d", want.value) or \
+            (math.isnan(g.value) and math.isnan(want.value)), (v, t, g)
+    assert print_module(module).count("+inf:f32") == 1 and "+nan:f32" in print_module(module)

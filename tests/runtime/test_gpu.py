@@ -347,3 +347,75 @@ kernel fill(out: global i32[1]) launch grid(1) block(32) {
     from syncc.runtime.gpu import LaunchError
     with pytest.raises(LaunchError, match="shared arrays take 262144 bytes"):
         prog.fill(np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+@pytest.mark.parametrize("program", ["float_ops", "float_queues"])
+def test_floats_are_the_hosts(program, opt):
+    """tests/gpu/float_ops.sync: every f32/f64 operation, conversion and built-in gives on the GPU
+    the value the host block computes (special values included), and float atomics add, min, max,
+    exchange and compare-and-swap as documented; float_queues.sync: f32 and f64 values arrive
+    through a channel and two queues bit for bit."""
+    r = syncc("run", f"tests/gpu/{program}.sync", "--target", "gpu", "--timeout", "60", opt)
+    assert r.code == 0, r.err + r.out
+
+
+_FLOAT_DRIVER = r"""
+#include <cstdio>
+#include "float_ops.cuh"
+int main() {
+    const int n = 1024;
+    static float a[n], b[n], out[16 * n];
+    static int32_t ints[4 * n];
+    FILE* f = fopen("in.bin", "rb");
+    if (fread(a, 4, n, f) != n || fread(b, 4, n, f) != n) return 2;
+    fclose(f);
+    float *da, *db, *dout; int32_t* dints;
+    cudaMalloc(&da, sizeof a); cudaMalloc(&db, sizeof b); cudaMalloc(&dout, sizeof out); cudaMalloc(&dints, sizeof ints);
+    cudaMemcpy(da, a, sizeof a, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice);
+    syncc_float_ops::ops32<<<4, 256>>>(da, db, dout, dints);
+    if (cudaDeviceSynchronize() != cudaSuccess) return 3;
+    cudaMemcpy(out, dout, sizeof out, cudaMemcpyDeviceToHost);
+    cudaMemcpy(ints, dints, sizeof ints, cudaMemcpyDeviceToHost);
+    f = fopen("out.bin", "wb");
+    fwrite(out, 4, 16 * n, f);
+    fwrite(ints, 4, 4 * n, f);
+    fclose(f);
+    return 0;
+}
+"""
+
+
+def test_the_cuda_header_computes_floats_as_the_ptx_does(tmp_path):
+    """The `--target cuda` header of float_ops.sync, built by nvcc and launched from C++, writes the
+    same bits as the PTX the runtime launches, on random and special values."""
+    import shutil
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not on PATH")
+    r = syncc("build", "tests/gpu/float_ops.sync", "--target", "cuda", "-o", str(tmp_path / "float_ops.cuh"))
+    assert r.code == 0, r.err
+    (tmp_path / "drive.cu").write_text(_FLOAT_DRIVER)
+    p = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-o", "drive", "drive.cu"],
+                       cwd=tmp_path, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    rng = np.random.default_rng(11)
+    a = rng.uniform(-100, 100, 1024).astype(np.float32)
+    b = rng.uniform(-3, 3, 1024).astype(np.float32)
+    a[:9] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-40, -3e-45, 3e38, 5e9]
+    b[10:17] = [0.0, -0.0, np.nan, np.inf, 1e-38, 3e38, -1e10]
+    (tmp_path / "in.bin").write_bytes(a.tobytes() + b.tobytes())
+    p = subprocess.run(["./drive"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    raw = np.frombuffer((tmp_path / "out.bin").read_bytes(), np.uint32)
+    header_out, header_ints = raw[:16 * 1024].reshape(16, 1024), raw[16 * 1024:].reshape(4, 1024)
+    prog = syncc_api.compile(str(ROOT / "tests" / "gpu" / "float_ops.sync"))
+    out, ints = np.zeros((16, 1024), np.float32), np.zeros((4, 1024), np.int32)
+    prog.ops32(a, b, out, ints)
+    both_nan = np.isnan(out) & np.isnan(header_out.view(np.float32))
+    differ = (out.view(np.uint32) != header_out) & ~both_nan
+    assert not differ.any(), [(k, i, a[i], b[i], out[k, i], header_out.view(np.float32)[k, i])
+                              for k, i in zip(*np.nonzero(differ))][:10]
+    wrong = ints.view(np.uint32) != header_ints
+    assert not wrong.any(), [(k, i, a[i], b[i], ints[k, i], header_ints.view(np.int32)[k, i])
+                             for k, i in zip(*np.nonzero(wrong))][:10]

@@ -28,6 +28,33 @@ def test_host_arithmetic_wraps_and_truncates(tmp_path):
     assert r.out.splitlines() == ["-2147483648 4294967295 -3 -1 16", "15 5 8 1 4"]
 
 
+def test_host_floats_are_ieee_in_their_type(tmp_path):
+    """f32 arithmetic rounds to f32 each step; an untyped constant is exact until it meets its type;
+    conversions to integers go toward zero and saturate; division by zero is IEEE's; print gives the
+    shortest text of the value in its type."""
+    r = run(tmp_path, """host {
+    let third = 1.0 / 3.0
+    let t32 = f32(1) / 3.0
+    let z = t32 * 0.0
+    print third, t32, t32 * 3, f64(t32), 16777216 + f32(1)
+    print i32(-2.7), u32(-1.5), i32(1e20), i64(f32(3e9)), i32(z / z), bool(z / z)
+    print 1.0 / z, -1.0 / z, isnan(z / z), sqrt(f32(2)), fma(f32(0.1), 10.0, -1.0), f32(0.1) * 10.0 - 1.0
+    print min(z / z, f32(1)), max(f32(-0.5), z), floor(-2.5), ceil(-2.5), trunc(-2.5), abs(-2.5)
+    let r = random(f64, 3, seed=7, low=-2, high=2)
+    print r, sum(r)
+}
+""")
+    assert r.code == 0, r.err
+    import numpy as np
+    draw = -2 + 4 * np.random.default_rng(7).random(3)
+    assert r.out.splitlines() == [
+        "0.3333333333333333 0.33333334 1.0 0.3333333432674408 1.6777216e+07",
+        "-2 0 2147483647 3000000000 0 true",
+        "inf -inf true 1.4142135 1.4901161e-08 0.0",
+        "1.0 0.0 -3.0 -2.0 -2.0 2.5",
+        np.array2string(draw, separator=" ") + " " + str(np.float64(draw.sum()))]
+
+
 def test_random_is_the_documented_generator(tmp_path):
     import numpy as np
     r = run(tmp_path, 'host {\n    let r = random(i32, 5, seed=7, low=-3, high=4)\n    print r\n}\n')
@@ -105,3 +132,25 @@ def test_overlapping_numpy_views_are_refused_by_the_python_api(tmp_path):
     a, b = np.zeros(4, np.int32), np.arange(4, dtype=np.int32)
     prog.k(a, b)
     assert a.tolist() == [1, 2, 3, 4]
+
+
+def test_float_arguments_are_checked_like_the_others():
+    """An f32 array parameter takes float32 only; an f32 scalar takes a number (rounded by numpy,
+    past f32's range an infinity), not a bool or a string."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    import pytest
+    from syncc.core.types import F32
+    from syncc.runtime.args import LaunchError, check_arguments
+    array = SimpleNamespace(name="x", kind="array", elem=F32, dims=(4,))
+    scalar = SimpleNamespace(name="k", kind="scalar", elem=F32, dims=())
+    with pytest.raises(LaunchError, match="float32"):
+        check_arguments("f", [array], [np.zeros(4, np.float64)], None)
+    a, k = check_arguments("f", [array, scalar], [np.zeros(4, np.float32), 3], None)
+    assert k.dtype == np.float32 and k == 3.0
+    (k,) = check_arguments("f", [scalar], [1e39], None)
+    assert np.isinf(k)
+    for bad in (True, "1.5", None):
+        with pytest.raises(LaunchError, match="give it a number"):
+            check_arguments("f", [scalar], [bad], None)

@@ -5,6 +5,11 @@ The safe IR becomes C++ with labels and gotos, one statement per instruction fro
 tables below; registers are locals declared at the top (so no goto jumps over an
 initialization), shared arrays `__shared__` arrays. Arithmetic is done on unsigned types
 and cast back, so overflow wraps as syncc defines it instead of being undefined in C++.
+Float arithmetic is CUDA's round-to-nearest intrinsics (`__fadd_rn`, `__dmul_rn`, ...), which
+nvcc never contracts into an fma, and float constants are exact hex literals, so the header
+computes what the PTX back end does; a float to an integer is `__float2int_rz` and its kin,
+PTX's saturating `cvt.rzi` (a NaN made 0 first: the 64-bit ones give 0x8000000000000000 for
+one, measured on an H200), where a C++ cast would be undefined out of range.
 Every synchronizing operation is the same inline PTX the PTX back end emits (backends/inline_ptx.py),
 with `%n` operands and a memory clobber: the orderings and scopes are exactly those the
 passes chose. The file is rendered by jinja2 (templates/header.cuh.j2).
@@ -29,8 +34,44 @@ from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Re
 from .. import inline_ptx
 from ...ir.abi import kernel_abi
 
-CTYPE = {"i32": "int32_t", "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "bool": "bool"}
-UNSIGNED = {"i32": "uint32_t", "u32": "uint32_t", "i64": "uint64_t", "u64": "uint64_t", "bool": "uint32_t"}
+CTYPE = {"i32": "int32_t", "u32": "uint32_t", "i64": "int64_t", "u64": "uint64_t", "f32": "float", "f64": "double",
+         "bool": "bool"}
+UNSIGNED = {"i32": "uint32_t", "u32": "uint32_t", "i64": "uint64_t", "u64": "uint64_t", "f32": "uint32_t",
+            "f64": "uint64_t", "bool": "uint32_t"}
+# float operation → (the f32 function, the f64 one)
+FLOAT_CALL = {"add": ("__fadd_rn", "__dadd_rn"), "sub": ("__fsub_rn", "__dsub_rn"), "mul": ("__fmul_rn", "__dmul_rn"),
+              "div": ("__fdiv_rn", "__ddiv_rn"), "sqrt": ("__fsqrt_rn", "__dsqrt_rn"), "fma": ("__fmaf_rn", "__fma_rn"),
+              "min": ("fminf", "fmin"), "max": ("fmaxf", "fmax"), "abs": ("fabsf", "fabs"),
+              "floor": ("floorf", "floor"), "ceil": ("ceilf", "ceil"), "trunc": ("truncf", "trunc")}
+# a float's bits and back: (to bits, from bits), by width
+FLOAT_BITS = {32: ("__float_as_uint", "__uint_as_float"), 64: ("__double_as_longlong", "__longlong_as_double")}
+# (source, destination) → the conversion; an integer from a float saturates (PTX's cvt.rzi)
+_TO_INT = {"i32": "int", "u32": "uint", "i64": "ll", "u64": "ull"}
+
+
+def float_conversion(src: ScalarType, dst: ScalarType, x: str) -> str:
+    """C++ for converting x of src to dst where either is a float."""
+    if dst == BOOL:
+        return f"({x} != 0)"
+    if src == BOOL:
+        return f"({x} ? 1.0{'f' if dst.bits == 32 else ''} : 0.0)"
+    fname = {32: "float", 64: "double"}
+    if src.is_float and dst.is_float:
+        return f"(double){x}" if dst.bits == 64 else f"__double2float_rn({x})"
+    if dst.is_float:
+        return f"__{_TO_INT[src.name]}2{fname[dst.bits]}_rn({x})"
+    # NaN to 0 as PTX's cvt.rzi.s32 does; the 64-bit conversions give 0x8000000000000000 for a NaN
+    return f"({x} != {x} ? ({CTYPE[dst.name]})0 : __{fname[src.bits]}2{_TO_INT[dst.name]}_rz({x}))"
+
+
+def float_literal(value: float, t: ScalarType) -> str:
+    """An exact C++ literal of a float: hex, or the bits of an infinity or a NaN."""
+    import math
+    from ...core import floats
+    if math.isfinite(value):
+        return f"({value.hex()}{'f' if t.bits == 32 else ''})"
+    to_bits, from_bits = FLOAT_BITS[t.bits]
+    return f"{from_bits}({floats.bits(value, t):#x}{'u' if t.bits == 32 else 'ull'})"
 MEMORY = {**CTYPE, "bool": "uint8_t"}
 WRAPPING = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<"}
 PLAIN = {"div": "/", "rem": "%", "shr": ">>"}
@@ -157,6 +198,8 @@ class KernelWriter:
         if isinstance(v, Imm):
             if v.type == BOOL:
                 return "true" if v.value else "false"
+            if v.type.is_float:
+                return float_literal(v.value, v.type)
             suffix = {"u32": "u", "i64": "ll", "u64": "ull"}.get(v.type.name, "")
             return f"({CTYPE[v.type.name]}){v.value}{suffix}"
         if isinstance(v, Reg):
@@ -180,7 +223,18 @@ class KernelWriter:
         args = [self.value(a) for a in ins.args]
         t: ScalarType = ins.args[0].type if ins.args else d.type
         ct, ut = CTYPE[d.type.name], UNSIGNED[d.type.name]
-        if op in WRAPPING:
+        if op == "bitcast":
+            expr = f"{FLOAT_BITS[t.bits][0]}({args[0]})" if t.is_float else \
+                f"{FLOAT_BITS[d.type.bits][1]}(({UNSIGNED[t.name]}){args[0]})"
+            if not d.type.is_float:
+                expr = f"({ct}){expr}"
+        elif op == "cvt" and (t.is_float or d.type.is_float):
+            expr = float_conversion(t, d.type, args[0])
+        elif t.is_float and op in FLOAT_CALL:
+            expr = f"{FLOAT_CALL[op][t.bits == 64]}({', '.join(args)})"
+        elif t.is_float and op == "neg":
+            expr = f"-{args[0]}"
+        elif op in WRAPPING:
             expr = f"({ct})(({ut}){args[0]} {WRAPPING[op]} ({ut}){args[1]})"
         elif op in PLAIN:
             expr = f"({ct})({args[0]} {PLAIN[op]} {args[1]})"
@@ -218,8 +272,9 @@ class KernelWriter:
             return
         asm = inline_ptx.load(array.elem, array.space, ins.attr("order"), ins.attr("scope"), ins.attr("cache"))
         tmp = "uint64_t" if array.elem.bits == 64 else "uint32_t"
+        back = FLOAT_BITS[array.elem.bits][1] if array.elem.is_float else f"({CTYPE[array.elem.name]})"
         self.emit(f"{{ {tmp} v; {self.asm(asm, ['v'], [self.address(ins.ref, array)])} "
-                  f"{self.dest(ins)} = ({CTYPE[array.elem.name]})v; }}")
+                  f"{self.dest(ins)} = {back}(v); }}")
 
     def _st(self, ins: Instr) -> None:
         array = self.arrays[ins.ref.name]
@@ -228,16 +283,45 @@ class KernelWriter:
             self.emit(f"{self.element(ins.ref)} = {value};")
             return
         asm = inline_ptx.store(array.elem, array.space, ins.attr("order"), ins.attr("scope"))
-        wide = "(uint64_t)" if array.elem.bits == 64 else "(uint32_t)"
-        self.emit(self.asm(asm, [], [self.address(ins.ref, array), f"{wide}{value}"]))
+        wide = FLOAT_BITS[array.elem.bits][0] if array.elem.is_float else \
+            "(uint64_t)" if array.elem.bits == 64 else "(uint32_t)"
+        self.emit(self.asm(asm, [], [self.address(ins.ref, array), f"{wide}({value})"]))
 
     def _atomic(self, ins: Instr) -> None:
         array = self.arrays[ins.ref.name]
+        if array.elem.is_float:
+            self._float_atomic(ins, array)
+            return
         values = [self.value(a) for a in ins.args[1:]]
         if ins.op == "atom.sub":
             values = [f"({CTYPE[array.elem.name]})(0u - ({UNSIGNED[array.elem.name]}){values[0]})"]
         asm = inline_ptx.atomic(ins.op, array.elem, array.space, ins.attr("order"), ins.attr("scope"))
         self.emit(self.asm(asm, [self.dest(ins)], [self.address(ins.ref, array), *values]))
+
+    def _float_atomic(self, ins: Instr, array: Array) -> None:
+        """add (sub: the add of the negation) is PTX's atom.add.f32/.f64; exch and cas move bits;
+        min and max, which PTX lacks for floats, are a compare-and-swap loop (as the PTX back end's)."""
+        elem, order, scope = array.elem, ins.attr("order"), ins.attr("scope")
+        values = [self.value(a) for a in ins.args[1:]]
+        where = self.address(ins.ref, array)
+        to_bits, from_bits = FLOAT_BITS[elem.bits]
+        word = UNSIGNED[elem.name]
+        if ins.op in ("atom.add", "atom.sub"):
+            value = values[0] if ins.op == "atom.add" else f"-{values[0]}"
+            asm = inline_ptx.atomic("atom.add", elem, array.space, order, scope)
+            self.emit(self.asm(asm, [self.dest(ins)], [where, value]))
+            return
+        if ins.op in ("atom.exch", "atom.cas"):
+            asm = inline_ptx.atomic(ins.op, elem, array.space, order, scope)
+            bits = [f"{to_bits}({v})" for v in values]
+            self.emit(f"{{ {word} old; {self.asm(asm, ['old'], [where, *bits])} {self.dest(ins)} = {from_bits}(old); }}")
+            return
+        pick = FLOAT_CALL["min" if ins.op == "atom.min" else "max"][elem.bits == 64]
+        load = inline_ptx.load(elem, array.space, "relaxed", scope or ("cta" if array.space == "shared" else "gpu"), None)
+        cas = inline_ptx.atomic("atom.cas", elem, array.space, order, scope)
+        self.emit(f"{{ {word} seen, old; {self.asm(load, ['seen'], [where])} do {{ old = seen; "
+                  f"{self.asm(cas, ['seen'], [where, 'old', f'{to_bits}({pick}({from_bits}(old), {values[0]}))'])} "
+                  f"}} while (seen != old); {self.dest(ins)} = {from_bits}(seen); }}")
 
     def _fence(self, ins: Instr) -> None:
         if ins.attr("deferred"):

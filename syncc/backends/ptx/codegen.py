@@ -26,16 +26,19 @@ from ...ir.faults import with_fault_record
 
 VOID = ir.VoidType()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+FLOAT, DOUBLE = ir.FloatType(), ir.DoubleType()
 SPACE = {"global": 1, "shared": 3}
 
 
-def value_type(t: ScalarType) -> ir.IntType:
+def value_type(t: ScalarType) -> ir.Type:
+    if t.is_float:
+        return FLOAT if t.bits == 32 else DOUBLE
     return I1 if t == BOOL else ir.IntType(t.bits)
 
 
-def memory_type(t: ScalarType) -> ir.IntType:
+def memory_type(t: ScalarType) -> ir.Type:
     """How an element is stored: a bool takes a byte, as numpy's does."""
-    return I8 if t == BOOL else ir.IntType(t.bits)
+    return I8 if t == BOOL else value_type(t)
 
 
 # IR operation → how to build it: (builder, operand type, *LLVM operands) → value
@@ -48,6 +51,18 @@ def _minmax(pred_signed, pred_unsigned):
         return b.select(b.icmp_signed(pred_signed, x, y) if t.signed else b.icmp_unsigned(pred_unsigned, x, y), x, y)
     return build
 
+
+# floats: IEEE operations rounded to nearest (LLVM's fdiv without fast-math flags is PTX's div.rn,
+# correctly rounded); min and max are llvm.minnum/maxnum, PTX's min/max (a NaN operand gives the other)
+FLOAT_BINARY = {
+    "add": lambda b, t, x, y: b.fadd(x, y), "sub": lambda b, t, x, y: b.fsub(x, y),
+    "mul": lambda b, t, x, y: b.fmul(x, y), "div": lambda b, t, x, y: b.fdiv(x, y),
+}
+FLOAT_INTRINSIC = {"min": "llvm.minnum", "max": "llvm.maxnum", "abs": "llvm.fabs", "sqrt": "llvm.sqrt",
+                   "fma": "llvm.fma", "floor": "llvm.floor", "ceil": "llvm.ceil", "trunc": "llvm.trunc"}
+# a float comparison is ordered (false when either side is NaN) except `!=`, which is true then
+FLOAT_COMPARE = {"cmp.eq": ("==", True), "cmp.ne": ("!=", False), "cmp.lt": ("<", True),
+                 "cmp.le": ("<=", True), "cmp.gt": (">", True), "cmp.ge": (">=", True)}
 
 BINARY = {
     "add": lambda b, t, x, y: b.add(x, y), "sub": lambda b, t, x, y: b.sub(x, y),
@@ -222,7 +237,7 @@ class KernelCodegen:
     # ---- operands
     def value(self, v) -> ir.Value:
         if isinstance(v, Imm):
-            return ir.Constant(value_type(v.type), int(v.value))
+            return ir.Constant(value_type(v.type), v.value if v.type.is_float else int(v.value))
         if isinstance(v, Reg):
             value = self.ssa.get(v.name)
             return value if value is not None else self.b.load(self.slots[v.name])
@@ -256,6 +271,14 @@ class KernelCodegen:
         op, d = ins.op, ins.dests[0]
         args = [self.value(a) for a in ins.args]
         t = ins.args[0].type if ins.args and not isinstance(ins.args[0], Ref) else d.type
+        if op == "select":
+            t = d.type
+        if op == "bitcast":
+            self.define(ins, self.b.bitcast(args[0], value_type(d.type)))
+            return
+        if t.is_float and op != "cvt":
+            self.define(ins, self._float_arith(op, t, args))
+            return
         if op in BINARY:
             result = BINARY[op](self.b, t, *args)
         elif op in COMPARE:
@@ -282,9 +305,46 @@ class KernelCodegen:
             raise CodegenError(f"no arithmetic for `{op}`")
         self.define(ins, result)
 
+    def _float_arith(self, op: str, t: ScalarType, args: list[ir.Value]) -> ir.Value:
+        if op in FLOAT_BINARY:
+            return FLOAT_BINARY[op](self.b, t, *args)
+        if op in FLOAT_COMPARE:
+            pred, ordered = FLOAT_COMPARE[op]
+            return (self.b.fcmp_ordered if ordered else self.b.fcmp_unordered)(pred, *args)
+        if op in FLOAT_INTRINSIC:
+            kind = value_type(t)
+            fn = self.intrinsic(f"{FLOAT_INTRINSIC[op]}.{'f32' if t.bits == 32 else 'f64'}", kind,
+                                [kind] * len(args))
+            return self.b.call(fn, args)
+        if op == "neg":
+            return self.b.fneg(args[0])
+        if op == "mov":
+            return args[0]
+        if op == "select":
+            return self.b.select(*args)
+        raise CodegenError(f"no floating-point arithmetic for `{op}`")
+
     def convert(self, x: ir.Value, src: ScalarType, dst: ScalarType) -> ir.Value:
+        """C's conversions, and PTX's for a float to an integer: toward zero, saturating, NaN to 0
+        (llvm.fpto[su]i.sat; a plain fptosi is undefined out of range)."""
         if dst == BOOL:
+            if src.is_float:
+                return self.b.fcmp_unordered("!=", x, ir.Constant(x.type, 0.0))
             return self.b.icmp_unsigned("!=", x, ir.Constant(x.type, 0))
+        if src.is_float and dst.is_float:
+            want = value_type(dst)
+            if src.bits == dst.bits:
+                return x
+            return self.b.fptrunc(x, want) if src.bits > dst.bits else self.b.fpext(x, want)
+        if dst.is_float:
+            if src == BOOL or not src.signed:
+                return self.b.uitofp(x, value_type(dst))
+            return self.b.sitofp(x, value_type(dst))
+        if src.is_float:
+            want = value_type(dst)
+            kind = "fptosi" if dst.signed else "fptoui"
+            fn = self.intrinsic(f"llvm.{kind}.sat.i{dst.bits}.{'f32' if src.bits == 32 else 'f64'}", want, [x.type])
+            return self.b.call(fn, [x])
         return self.resize(x, dst, src)
 
     def resize(self, x: ir.Value, dst: ScalarType, src: ScalarType) -> ir.Value:
@@ -330,6 +390,9 @@ class KernelCodegen:
 
     def _atomic(self, ins: Instr) -> None:
         ptr, array = self.address(ins.ref)
+        if array.elem.is_float:
+            self._float_atomic(ins, ptr, array)
+            return
         operands = [self.value(a) for a in ins.args[1:]]
         if ins.op == "atom.sub":
             operands = [self.b.neg(operands[0])]
@@ -340,6 +403,49 @@ class KernelCodegen:
                 return
         asm = inline_ptx.atomic(ins.op, array.elem, array.space, self.order(ins), ins.attr("scope"))
         self.define(ins, self.asm(asm, value_type(array.elem), [ptr, *operands]))
+
+    def _float_atomic(self, ins: Instr, ptr: ir.Value, array: Array) -> None:
+        """add (and sub, as the add of the negation) is PTX's atom.add.f32/.f64; exch and cas move
+        bit patterns (cas compares bits: -0.0 is not 0.0, a NaN equals itself); min and max, which
+        PTX lacks for floats, are a compare-and-swap loop."""
+        elem, order, scope = array.elem, self.order(ins), ins.attr("scope")
+        operands = [self.value(a) for a in ins.args[1:]]
+        op = ins.op
+        if op in ("atom.add", "atom.sub"):
+            value = operands[0] if op == "atom.add" else self.b.fneg(operands[0])
+            if ins.dests[0].name not in self.read:
+                red = inline_ptx.reduction("atom.add", elem, array.space, order, scope)
+                if red is not None:
+                    self.asm(red, VOID, [ptr, value])
+                    return
+            asm = inline_ptx.atomic("atom.add", elem, array.space, order, scope)
+            self.define(ins, self.asm(asm, value_type(elem), [ptr, value]))
+            return
+        bits = self.register_type(elem)
+        if op in ("atom.exch", "atom.cas"):
+            asm = inline_ptx.atomic(op, elem, array.space, order, scope)
+            old = self.asm(asm, bits, [ptr, *(self.widen(v, elem) for v in operands)])
+            self.define(ins, self.from_memory(old, elem))
+            return
+        if op not in ("atom.min", "atom.max"):
+            raise CodegenError(f"`{op}` on {elem} (the checker refuses it)")
+        # old = the word; loop: new = min(old, v); seen = cas(word, old, new); until seen == old
+        first = self.asm(inline_ptx.load(elem, array.space, "relaxed", scope or
+                                         ("cta" if array.space == "shared" else "gpu"), None), bits, [ptr])
+        before = self.b.block
+        loop, done = self.fn.append_basic_block(f"{op}.loop"), self.fn.append_basic_block(f"{op}.done")
+        self.b.branch(loop)
+        self.b.position_at_end(loop)
+        old = self.b.phi(bits)
+        old.add_incoming(first, before)
+        new = self._float_arith("min" if op == "atom.min" else "max", elem,
+                                [self.b.bitcast(old, value_type(elem)), operands[0]])
+        cas = inline_ptx.atomic("atom.cas", elem, array.space, order, scope)
+        seen = self.asm(cas, bits, [ptr, old, self.b.bitcast(new, bits)])
+        old.add_incoming(seen, self.b.block)
+        self.b.cbranch(self.b.icmp_unsigned("==", seen, old), done, loop)
+        self.b.position_at_end(done)
+        self.define(ins, self.b.bitcast(seen, value_type(elem)))
 
     def order(self, ins: Instr) -> str | None:
         return inline_ptx.deferred_order(ins.attr("order"), ins.attr("deferred"), self.split_fences)
@@ -469,13 +575,18 @@ class KernelCodegen:
         return I64 if elem.bits == 64 else I32
 
     def widen(self, value: ir.Value, elem: ScalarType) -> ir.Value:
+        """The register an inline-PTX operand travels in: an integer (a float as its bits)."""
         want = self.register_type(elem)
+        if isinstance(value.type, (ir.FloatType, ir.DoubleType)):
+            return self.b.bitcast(value, want)
         return value if value.type.width == want.width else self.b.zext(value, want)
 
     def from_memory(self, raw: ir.Value, elem: ScalarType) -> ir.Value:
         if elem == BOOL:
             return self.b.icmp_unsigned("!=", raw, ir.Constant(raw.type, 0))
         want = value_type(elem)
+        if elem.is_float:
+            return raw if raw.type == want else self.b.bitcast(raw, want)
         return raw if raw.type.width == want.width else self.b.trunc(raw, want)
 
     def to_memory(self, value: ir.Value, elem: ScalarType) -> ir.Value:

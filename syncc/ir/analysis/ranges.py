@@ -4,6 +4,9 @@
     for i, ins, state in ranges.walk(label):     # the state before each instruction of a block
         lo, hi = ranges.value(ins.ref.index, state)
 
+Floats are not tracked: a float register has no interval, a comparison of floats gives no
+facts, and an integer converted from a float has its type's whole range.
+
 The intervals hold for **every launch the kernel can get**, not only the shapes its host block
 uses: the grid is never known (ctaid.x lies in 0 .. 2^31 − 2, ctaid.y and .z in 0 .. 65534, and
 nctaid is at least 1), the block only when the kernel's header declares it (then tid, ntid, the
@@ -326,6 +329,10 @@ class Ranges:
         if not ins.dests:
             return
         d = ins.dests[0]
+        if d.type.is_float:
+            for x in ins.dests:
+                self._kill(state, x.name)
+            return
         value, facts, alias = self._compute(state, ins, d)
         for x in ins.dests:
             self._kill(state, x.name)
@@ -375,8 +382,8 @@ class Ranges:
         if group == "special":
             out = self.specials.get(ins.attr("reg"))
             return (out if out is not None and t.range[0] <= out[0] and out[1] <= t.range[1] else None), None, None
-        if group != "arith":
-            return None, None, None                # memory, atomics, primitives: the type's range
+        if group != "arith" or any(isinstance(a, (Reg, Imm)) and a.type.is_float for a in args):
+            return None, None, None                # memory, atomics, primitives, floats: the type's range
         if t == BOOL:
             return self._condition(state, ins)
         v = [self.value(a, state) for a in args]

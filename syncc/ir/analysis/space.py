@@ -219,7 +219,7 @@ class Spaces:
         op = test.op if inside else {"cmp.lt": "cmp.ge", "cmp.le": "cmp.gt", "cmp.gt": "cmp.le",
                                      "cmp.ge": "cmp.lt", "cmp.ne": "cmp.eq", "cmp.eq": "cmp.ne"}[test.op]
         for var_first, (var, bound) in ((True, test.args), (False, test.args[::-1])):
-            if not isinstance(var, Reg):
+            if not isinstance(var, Reg) or not var.type.is_int:
                 continue
             defs = self.defs.get(var.name, [])
             outside = [(lbl, d) for lbl, d in defs if lbl not in lp.blocks]
@@ -353,6 +353,8 @@ class Spaces:
         return None if inst is None else self._at(inst, v)
 
     def _at(self, inst: Instances, v) -> Column | None:
+        if isinstance(v, (Imm, Reg)) and v.type.is_float:
+            return None                       # integer values only
         if isinstance(v, Imm):
             return [int(v.value)] * inst.size, ()
         if not isinstance(v, Reg):

@@ -98,6 +98,8 @@ class Uniformity:
         return THREAD
 
     def form(self, v) -> Form | None:
+        if isinstance(v, (Imm, Reg)) and v.type.is_float:
+            return None                 # forms are integer arithmetic; a float has none
         if isinstance(v, Imm):
             return Form((), int(v.value))
         if isinstance(v, Reg):
@@ -177,6 +179,9 @@ class Uniformity:
         level = max(levels, default=GRID)
         forms = [self.form(a) for a in args]
         form = None
+        if any(d.type.is_float for d in ins.dests) or any(isinstance(a, (Reg, Imm)) and a.type.is_float
+                                                          for a in args):
+            return level, None
         if op == "mov" or op == "cvt":
             form = forms[0]
         elif op in ("add", "sub") and None not in forms:

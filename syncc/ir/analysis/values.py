@@ -12,11 +12,12 @@ same value only as itself.
 """
 from __future__ import annotations
 
-from ..nodes import Imm, Instr, Kernel, Reg
+from ...core import floats
+from ..fold import fold
+from ..nodes import Imm, Instr, Kernel, Reg, imm
 
 _PURE = ("arith", "special")
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "min": min, "max": max,
-         "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b, "neg": lambda a: -a}
+_FOLDS = ("add", "sub", "mul", "min", "max", "and", "or", "xor", "neg")
 
 
 class Values:
@@ -31,7 +32,8 @@ class Values:
     def key(self, v, depth: int = 8):
         """A key equal for operands that always hold the same value."""
         if isinstance(v, Imm):
-            return ("imm", int(v.value))
+            # a float by its bits (0.0 and -0.0 differ; a NaN is itself)
+            return ("imm", floats.bits(v.value, v.type)) if v.type.is_float else ("imm", int(v.value))
         if not isinstance(v, Reg):
             return ("other", v)
         if v.name in self.cache:
@@ -44,9 +46,9 @@ class Values:
         else:
             args = tuple(self.key(a, depth - 1) for a in d.args)
             key = (d.op, d.attrs, args)
-            if d.op in _FOLD and all(a[0] == "imm" for a in args) and d.dests[0].type.is_int:
+            if d.op in _FOLDS and all(a[0] == "imm" for a in args) and d.dests[0].type.is_int:
                 # constants fold (an unrolled loop's `3 - i` in the round where i is 1)
-                key = ("imm", d.dests[0].type.wrap(_FOLD[d.op](*(a[1] for a in args))))
+                key = ("imm", imm(fold(d.op, d.dests[0].type, [a[1] for a in args]), d.dests[0].type).value)
         self.cache[v.name] = key
         return key
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from ...core.types import BOOL, I32, ScalarType
 from ..builder import KernelBuilder
 from ..context import PassContext
+from ..fold import bitcast, fold
 from ..nodes import Array, Imm, Instr, Prim, Ref, Reg, imm
 
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "xor": lambda a, b: a ^ b}
+_FOLD = ("add", "sub", "mul", "xor")
 
 
 @dataclass
@@ -120,10 +120,22 @@ class Emitter:
                 self.b.emit("fence", (), (), order="acq_rel", scope=scope)
         return result
 
+    def as_word(self, value, type: ScalarType, hint="t"):
+        """`value` as `type` where a value travels as the bits of a word (a channel's slot, a ring's
+        wide slot): a float's own bits (`bitcast`, to or from an integer of its width), an
+        integer converted (`cvt`)."""
+        if value.type == type:
+            return value
+        if value.type.is_float or type.is_float:
+            if isinstance(value, Imm):
+                return imm(bitcast(value.value, value.type, type), type)
+            return self.op("bitcast", type, value, hint=hint)
+        return self.op("cvt", type, value, hint=hint)
+
     def op(self, op: str, type: ScalarType, *args, hint="t", **attrs):
         """An arithmetic result: folded when the operands are constants or an identity applies."""
-        if op in _FOLD and all(isinstance(a, Imm) for a in args):
-            return imm(_FOLD[op](*(a.value for a in args)), type)
+        if op in _FOLD and all(isinstance(a, Imm) for a in args) and args[0].type.is_int:
+            return imm(fold(op, args[0].type, [a.value for a in args]), type)
         if op in ("add", "sub") and isinstance(args[1], Imm) and args[1].value == 0:
             return args[0]
         if op == "add" and isinstance(args[0], Imm) and args[0].value == 0:

@@ -148,14 +148,14 @@ class Flag(Channel):
     def value_of(cls, em, prim, word):
         """A packed word's value: its low half, as the channel's type."""
         low = em.op("cvt", U32, word, hint="low")
-        return low if prim.elem == U32 else em.op("cvt", prim.elem, low, hint="value")
+        return em.as_word(low, prim.elem, hint="value")
 
     @classmethod
     def do_put(cls, em, prim, ins):
         if not cls.packs(em, prim):
             return super().do_put(em, prim, ins)
         value = ins.args[1]
-        low = value if value.type == U32 else em.op("cvt", U32, value, hint="low")
+        low = em.as_word(value, U32, hint="low")
         word = em.op("or", U64, em.op("cvt", U64, low, hint="wide"), imm(cls.FULL, U64), hint="word")
         cls.fence(em, ins)
         em.st(cls.data(em, prim), ins.ref.index, word, **em.order(ins))

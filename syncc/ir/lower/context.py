@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...core.types import BOOL, I32, INT_LIT, SCALARS, ArrayType, ScalarType
+from ...core.types import BOOL, F64, FLOAT_LIT, I32, INT_LIT, SCALARS, ArrayType, ScalarType
 from ...frontend.symbols import CheckedModule, KernelInfo, Symbol
 from ..builder import KernelBuilder
 from ..context import PassContext
@@ -66,8 +66,10 @@ class LoweringContext:
 
     def type_of(self, e, want: ScalarType | None = None) -> ScalarType:
         t = self.types.get(e)
-        if t is INT_LIT or t is None:
-            return want if isinstance(want, ScalarType) and want != BOOL else I32
+        if t is INT_LIT or t is FLOAT_LIT or t is None:
+            if isinstance(want, ScalarType) and want != BOOL:
+                return want
+            return F64 if t is FLOAT_LIT else I32
         return t
 
     def scalar_of(self, name):

@@ -4,13 +4,15 @@ built-in functions, and calls to user functions, inlined. Constants fold with th
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from ...core.handlers import HandlerTable
 from ...core.source import Span
-from ...core.types import BOOL, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
+from ...core.types import BOOL, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
 from ...frontend import ast as A
-from ...frontend.consts import NotConstant, c_div, c_rem, fold
+from ...frontend.consts import NotConstant, fold
+from ..fold import fold as fold_op
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
 from ..nodes import Array, Imm, Ref, Reg, imm
@@ -21,13 +23,6 @@ BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and"
 COMPARE = {"==": "cmp.eq", "!=": "cmp.ne", "<": "cmp.lt", "<=": "cmp.le", ">": "cmp.gt", ">=": "cmp.ge"}
 ATOMIC = {f"atomic_{op}": f"atom.{op}" for op in ("add", "sub", "exch", "min", "max", "and", "or", "xor", "cas")}
 
-# Constant folding with the GPU's semantics (c_div and c_rem truncate toward zero).
-_FOLD = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-         "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
-         "div": lambda a, b: c_div(a, b) if b else None, "rem": lambda a, b: c_rem(a, b) if b else None,
-         "min": min, "max": max,
-         "cmp.eq": lambda a, b: a == b, "cmp.ne": lambda a, b: a != b, "cmp.lt": lambda a, b: a < b,
-         "cmp.le": lambda a, b: a <= b, "cmp.gt": lambda a, b: a > b, "cmp.ge": lambda a, b: a >= b}
 
 expressions = HandlerTable()
 builtins = HandlerTable()        # keyed on the built-in function's name
@@ -50,7 +45,7 @@ class ExpressionLowering:
     def expr(self, e, want: ScalarType | None = None, dest: Reg | None = None):
         """Lower an expression to an operand (into `dest` when given)."""
         result = None
-        if self.cx.types.get(e) is INT_LIT:      # an untyped constant, unless it has a runtime part
+        if self.cx.types.get(e) in (INT_LIT, FLOAT_LIT):   # an untyped constant, unless it has a runtime part
             try:                              # (`select(x > 0, 10, 100)` is untyped, not constant)
                 result = imm(self.const_value(e), self.cx.type_of(e, want))
             except NotConstant:
@@ -64,6 +59,10 @@ class ExpressionLowering:
 
     @expressions.on(A.IntLit)
     def int_lit(self, e, want, dest):
+        return imm(e.value, self.cx.type_of(e, want))
+
+    @expressions.on(A.FloatLit)
+    def float_lit(self, e, want, dest):
         return imm(e.value, self.cx.type_of(e, want))
 
     @expressions.on(A.BoolLit)
@@ -96,9 +95,6 @@ class ExpressionLowering:
     def unary(self, e, want, dest):
         t = self.cx.type_of(e, want)
         x = self.expr(e.operand, t)
-        if isinstance(x, Imm):
-            value = (not x.value) if e.op == "!" else (-x.value if e.op == "-" else ~x.value)
-            return imm(value, t)
         op = "neg" if e.op == "-" else "not"
         return self.binop_into(dest, op, t, x, span=e.span)
 
@@ -109,7 +105,8 @@ class ExpressionLowering:
             return self.logic(e, dest)
         if op in COMPARE:
             lt, rt = self.cx.types.get(e.left), self.cx.types.get(e.right)
-            operand_t = lt if isinstance(lt, ScalarType) else rt if isinstance(rt, ScalarType) else I32
+            operand_t = lt if isinstance(lt, ScalarType) else rt if isinstance(rt, ScalarType) else \
+                F64 if FLOAT_LIT in (lt, rt) else I32
             if isinstance(lt, ArrayType):      # whole host arrays: not in kernels
                 raise LoweringError("array comparison in a kernel")
             a, b = self.expr(e.left, operand_t), self.expr(e.right, operand_t)
@@ -123,8 +120,8 @@ class ExpressionLowering:
 
     def binop_into(self, dest, op, t, *args, span=None):
         """Emit `op` (folding it when every operand is an immediate)."""
-        if all(isinstance(a, Imm) for a in args) and op in _FOLD:
-            value = _FOLD[op](*(a.value for a in args))
+        if all(isinstance(a, Imm) for a in args):
+            value = fold_op(op, args[0].type, [a.value for a in args])
             if value is not None:
                 return imm(value, t)
         if dest is not None and dest.type == t:
@@ -253,6 +250,25 @@ class ExpressionLowering:
     @builtins.on("abs")
     def abs(self, name, e, t, dest):
         return self.binop_into(dest, "abs", t, self.expr(e.args[0], t), span=e.span)
+
+    @builtins.on("sqrt", "floor", "ceil", "trunc")
+    def float_unary(self, name, e, t, dest):
+        return self.binop_into(dest, name, t, self.expr(e.args[0], t), span=e.span)
+
+    @builtins.on("fma")
+    def fma(self, name, e, t, dest):
+        return self.binop_into(dest, "fma", t, *(self.expr(a, t) for a in e.args), span=e.span)
+
+    @builtins.on("isnan")
+    def isnan(self, name, e, t, dest):
+        x = self.expr(e.args[0], self.cx.type_of(e.args[0]))
+        return self.binop_into(dest, "cmp.ne", BOOL, x, x, span=e.span)       # only a NaN differs from itself
+
+    @builtins.on("isinf")
+    def isinf(self, name, e, t, dest):
+        x = self.expr(e.args[0], self.cx.type_of(e.args[0]))
+        size = self.binop_into(None, "abs", x.type, x, span=e.span)
+        return self.binop_into(dest, "cmp.eq", BOOL, size, imm(math.inf, x.type), span=e.span)
 
     @builtins.on("select")
     def select(self, name, e, t, dest):

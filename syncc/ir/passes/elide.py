@@ -16,6 +16,8 @@ A mutex with any other use (another section, `lock`/`unlock`, `trylock`) keeps
 its lock in every section, since a section made an atomic would not exclude one
 that still takes the lock.
 A mutex left with no operations is dropped.
+A float word's section becomes the float atomic (an add's `atom.add.f32`, which flushes a
+subnormal operand or result to zero where the section's add would not: docs/ir.md says so).
 
 combine_warps guarantees: a @thread critical section whose lock is the same
 for every lane of a warp (its index is warp-uniform), and whose body neither

@@ -97,7 +97,8 @@ def _counter(k: Kernel, cfg: CFG, head: str, body: frozenset[str]) -> Counter | 
     if len(inside) != 1 or len(outside) != 1:
         return None
     (start_at, start), (step_at, step) = outside[0], inside[0]
-    if start.op != "mov" or not isinstance(start.args[0], Imm) or not cfg.dominates(start_at, head):
+    if start.op != "mov" or not isinstance(start.args[0], Imm) or not cfg.dominates(start_at, head) \
+            or not a.type.is_int:
         return None
     if step.op not in ("add", "sub") or step.args[0] != a or not isinstance(step.args[1], Imm):
         return None

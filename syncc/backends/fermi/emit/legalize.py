@@ -22,8 +22,8 @@ stage), and every instruction left has a direct SASS translation in select.py:
     follow the check's, where a warp whose lanes disagree runs them first, and it
     ends in `trap` (BPT.TRAP).
 
-64-bit integers (i64, u64, `clock()`) are not implemented: `check_kernel`
-reports each kernel that uses them as E0801, at the first use.
+64-bit integers (i64, u64, `clock()`) and floating point (f32, f64) are not implemented:
+`check_kernel` reports each kernel that uses them as E0801, at the first use.
 """
 from __future__ import annotations
 
@@ -44,9 +44,9 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers (one diagnostic, at the first use)."""
+    """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
     def wide(t) -> bool:
-        return t is not None and getattr(t, "bits", 0) == 64
+        return t is not None and (getattr(t, "bits", 0) == 64 or getattr(t, "kind", "") == "float")
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
@@ -79,6 +79,9 @@ def _first_use(k: Kernel, p) -> object | None:
 
 
 def _e0801(what: str, span) -> Diagnostic:
+    if any(f in what for f in ("f32", "f64")):
+        return Diagnostic(Severity.ERROR, "E0801", f"floating point is not supported on Fermi SASS yet: {what}",
+                          span, help="the PTX targets (`ptx`, `cuda`, `gpu`) support f32 and f64")
     return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
                       help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                            "targets support i64 and u64)")

@@ -95,7 +95,8 @@ class RingSide(Acquirable):
             word = em.ld(slots, at, hint="slot", **em.poll_cache(slots), **em.order(ins))
             seen = em.op("cvt", I32, word, hint="seq")          # the low half
             if value is not None:
-                em.b.emit("cvt", (value,), (em.op("shr", U64, word, imm(32, U64), hint="value"),))
+                high = em.op("cvt", U32, em.op("shr", U64, word, imm(32, U64), hint="value"), hint="value")
+                em.b.emit("mov", (value,), (em.as_word(high, value.type, hint="value"),))
         else:
             seq = f"{queue}.seq"
             seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
@@ -182,7 +183,8 @@ class RingSide(Acquirable):
         # (value << 32) | seq, one store: a give's value (queue.give's third operand), a free's 0
         word = em.op("cvt", U64, em.op("cvt", U32, seq, hint="seq"), hint="slot")     # zero-extended
         if ins.op == "queue.give":
-            high = em.op("shl", U64, em.op("cvt", U64, ins.args[2], hint="value"), imm(32, U64), hint="value")
+            bits = em.op("cvt", U64, em.as_word(ins.args[2], U32, hint="value"), hint="value")
+            high = em.op("shl", U64, bits, imm(32, U64), hint="value")
             word = em.op("or", U64, high, word, hint="slot")
         em.st(f"{queue}.slots", at, word, **em.order(ins))
 
