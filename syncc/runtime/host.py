@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import floats
+from ..core import floats, mathlib
 from ..core.handlers import HandlerTable
 from ..frontend import ast as A
 from ..frontend.consts import c_div, c_rem
@@ -455,6 +455,11 @@ class HostRunner:
     def builtin_fma(self, e):
         t = self.types.get(e)
         return floats.fma(*(floats.to_type(self.eval(a), t) for a in e.args), t)
+
+    @builtins.on(*mathlib.RECIPES)
+    def builtin_recipe(self, e):
+        """exp, exp2, log, log2: the recipe the kernels run (core/mathlib.py), on host floats."""
+        return mathlib.evaluate(e.func.id, self.eval(e.args[0]))
 
     @builtins.on("isnan")
     def builtin_isnan(self, e):

@@ -9,10 +9,11 @@ from dataclasses import replace
 
 from ...core.handlers import HandlerTable
 from ...core.source import Span
-from ...core.types import BOOL, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
+from ...core import mathlib
+from ...core.types import BOOL, F32, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
 from ...frontend import ast as A
 from ...frontend.consts import NotConstant, fold
-from ..fold import fold as fold_op
+from ..fold import bitcast, fold as fold_op
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
 from ..nodes import Array, Imm, Ref, Reg, imm
@@ -255,6 +256,12 @@ class ExpressionLowering:
     def float_unary(self, name, e, t, dest):
         return self.binop_into(dest, name, t, self.expr(e.args[0], t), span=e.span)
 
+    @builtins.on(*mathlib.RECIPES)
+    def recipe(self, name, e, t, dest):
+        """exp, exp2, log, log2: core/mathlib.py's recipe, as IR (the host block runs the same one)."""
+        result = mathlib.RECIPES[name](_IRArith(self), self.expr(e.args[0], F32))
+        return self.expr_result(result, dest)
+
     @builtins.on("fma")
     def fma(self, name, e, t, dest):
         return self.binop_into(dest, "fma", t, *(self.expr(a, t) for a in e.args), span=e.span)
@@ -362,6 +369,88 @@ class ExpressionLowering:
             term = self.b.terms.get(label)
             if term is not None and (label not in emitted or label in open_):
                 self.b.terms[label] = replace(term, span=through_call(term.span, call))
+
+
+class _IRArith:
+    """core/mathlib.py's Arith as IR instructions (folded where the operands are constants)."""
+
+    def __init__(self, lowering: ExpressionLowering):
+        self.op = lowering.binop_into
+
+    def const(self, v):
+        return imm(v, F32)
+
+    def iconst(self, v):
+        return imm(v, I32)
+
+    def _f(self, op, *args):
+        return self.op(None, op, F32, *args)
+
+    def _i(self, op, *args):
+        return self.op(None, op, I32, *args)
+
+    def add(self, a, b):
+        return self._f("add", a, b)
+
+    def sub(self, a, b):
+        return self._f("sub", a, b)
+
+    def mul(self, a, b):
+        return self._f("mul", a, b)
+
+    def div(self, a, b):
+        return self._f("div", a, b)
+
+    def fma(self, a, b, c):
+        return self._f("fma", a, b, c)
+
+    def min(self, a, b):
+        return self._f("min", a, b)
+
+    def max(self, a, b):
+        return self._f("max", a, b)
+
+    def lt(self, a, b):
+        return self.op(None, "cmp.lt", BOOL, a, b)
+
+    def eq(self, a, b):
+        return self.op(None, "cmp.eq", BOOL, a, b)
+
+    def isnan(self, a):
+        return self.op(None, "cmp.ne", BOOL, a, a)
+
+    def select(self, c, a, b):
+        return self.op(None, "select", a.type, c, a, b)
+
+    def to_int(self, a):
+        return self._i("cvt", a)
+
+    def from_int(self, i):
+        return self._f("cvt", i)
+
+    def bits(self, a):
+        return imm(bitcast(a.value, F32, I32), I32) if isinstance(a, Imm) else self._i("bitcast", a)
+
+    def from_bits(self, i):
+        return imm(bitcast(i.value, I32, F32), F32) if isinstance(i, Imm) else self._f("bitcast", i)
+
+    def iadd(self, a, b):
+        return self._i("add", a, b)
+
+    def isub(self, a, b):
+        return self._i("sub", a, b)
+
+    def ishr(self, a, k):
+        return self._i("shr", a, imm(k))
+
+    def ishl(self, a, k):
+        return self._i("shl", a, imm(k))
+
+    def iand(self, a, b):
+        return self._i("and", a, b)
+
+    def ior(self, a, b):
+        return self._i("or", a, b)
 
 
 def _flatten(e):
