@@ -4,7 +4,6 @@ A function signature is written with small patterns:
   T        an integer of the type bound by the first `T` (untyped literals adapt)
   N        a number (integer or float), bound like T
   F        a float (f32 or f64), bound like T; an untyped constant alone is an f64
-  f32      an f32 (an untyped constant takes it)
   V        any scalar (integer, float or bool), bound like T
   int      any integer
   values   a number, or a host array of numbers
@@ -63,7 +62,7 @@ BUILTIN_FNS: dict[str, BuiltinFn] = {f.name: f for f in [
     _fn("floor", "both", "F", "T", "the largest integral value not above the argument"),
     _fn("ceil", "both", "F", "T", "the smallest integral value not below the argument"),
     _fn("trunc", "both", "F", "T", "the argument rounded toward zero to an integral value"),
-    *(_fn(name, "both", "f32", "f32", what) for name, what in (
+    *(_fn(name, "both", "F", "T", what) for name, what in (
         ("exp", "e to the power of the argument"), ("exp2", "2 to the power of the argument"),
         ("log", "the natural logarithm"), ("log2", "the base-2 logarithm"))),
     _fn("isnan", "both", "F", "bool", "true for a NaN"),

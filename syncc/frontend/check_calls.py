@@ -12,10 +12,10 @@ from .builtins import BuiltinFn
 from .check_context import CheckContext
 from .check_expr import sym_kind
 from .symbols import Symbol
-from ..core.types import (BOOL, ERROR, F32, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType,
+from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType,
                           ScalarType, common_number, is_float, is_int, is_number)
 
-_RESULTS = {"i32": I32, "u32": U32, "i64": I64, "f32": F32, "bool": BOOL, "void": VOID}
+_RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
 _UNTYPED = (INT_LIT, FLOAT_LIT)
 _BITWISE_ATOMICS = ("atomic_and", "atomic_or", "atomic_xor")
 _FLOAT_KWARGS = ("allclose",)           # whose keyword arguments may be floats (`random`'s: for a float array)
@@ -243,19 +243,6 @@ class CallRules:
             return False
         return self._bind("T", t, arg, bound, fn)
 
-    def _match_f32(self, arg, bound, fn, pos) -> bool:
-        t = self.cx.exprs.value(arg, pos)
-        if t is ERROR:
-            return False
-        if t in _UNTYPED:
-            return self.cx.exprs.fits(arg, F32)
-        if t != F32:
-            self.cx.error("E0201", f"`{fn.name}` takes an f32, found {t}", arg.span,
-                          help="f64's is not provided yet: convert, `f32(...)`" if t == F64 else
-                          "convert it: `f32(...)`" if is_number(t) else None)
-            return False
-        return True
-
     def _match_values(self, arg, bound, fn, pos) -> bool:
         """A number, or a host array of numbers (`close`'s operands)."""
         t = self.cx.exprs.expr(arg, pos)
@@ -321,4 +308,4 @@ class CallRules:
 _PATTERNS = {"place": CallRules._match_place, "dtype": CallRules._match_dtype, "shape": CallRules._match_shape,
              "array": CallRules._match_array, "bool": CallRules._match_bool, "int": CallRules._match_int,
              "T": CallRules._match_t, "V": CallRules._match_v, "N": CallRules._match_number,
-             "F": CallRules._match_float, "values": CallRules._match_values, "f32": CallRules._match_f32}
+             "F": CallRules._match_float, "values": CallRules._match_values}

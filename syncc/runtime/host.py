@@ -459,7 +459,8 @@ class HostRunner:
     @builtins.on(*mathlib.RECIPES)
     def builtin_recipe(self, e):
         """exp, exp2, log, log2: the recipe the kernels run (core/mathlib.py), on host floats."""
-        return mathlib.evaluate(e.func.id, self.eval(e.args[0]))
+        t = self.types.get(e)
+        return mathlib.evaluate(e.func.id, self.eval(e.args[0]), t if isinstance(t, ScalarType) else F64)
 
     @builtins.on("isnan")
     def builtin_isnan(self, e):

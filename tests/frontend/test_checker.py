@@ -100,7 +100,8 @@ CASES = {
     "a typed float constant": ("const H: f32 = 1.0 / 3.0\nconst D = H * 3\n" + F + "x[0] = D\n}", []),
     "sqrt needs a float": (F + "x[0] = f32(sqrt(a[0]))\n}", ["E0201"]),
     "exp and log of f32": (F + "x[0] = exp(x[1]) + log2(2) + exp2(0.5) * log(x[2])\n}", []),
-    "exp of f64 is not provided": (F + "let d: f64 = 1.0\nx[0] = f32(exp(d))\n}", ["E0201"]),
+    "exp of f64": (F + "let d: f64 = 1.0\nx[0] = f32(exp(d) + log2(d))\n}", []),
+    "exp of an integer": (F + "x[0] = exp(a[0])\n}", ["E0201"]),
     "%= on a float": (F + "x[0] %= 2.0\n}", ["E0201"]),
     "float division by a constant zero folds to nothing": ("const Z = 1.0 / 0.0", ["E0302"]),
     "host floats": ("host {\nlet r = random(f32, 4, seed=1, low=-1.5, high=2)\nlet s = sum(r) * 2.0\n"

@@ -54,7 +54,7 @@ def test_host_floats_are_ieee_in_their_type(tmp_path):
         "inf -inf true 1.4142135 1.4901161e-08 0.0",
         "1.0 0.0 -3.0 -2.0 -2.0 2.5",
         np.array2string(draw, separator=" ") + " " + str(np.float64(draw.sum())),
-        "2.7182817 10.0 -inf 0.70710677"]
+        "2.718281828459045 10.0 -inf 0.7071067811865476"]
 
 
 def test_random_is_the_documented_generator(tmp_path):

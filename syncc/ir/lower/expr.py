@@ -10,7 +10,7 @@ from dataclasses import replace
 from ...core.handlers import HandlerTable
 from ...core.source import Span
 from ...core import mathlib
-from ...core.types import BOOL, F32, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
+from ...core.types import BOOL, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
 from ...frontend import ast as A
 from ...frontend.consts import NotConstant, fold
 from ..fold import bitcast, fold as fold_op
@@ -259,7 +259,7 @@ class ExpressionLowering:
     @builtins.on(*mathlib.RECIPES)
     def recipe(self, name, e, t, dest):
         """exp, exp2, log, log2: core/mathlib.py's recipe, as IR (the host block runs the same one)."""
-        result = mathlib.RECIPES[name](_IRArith(self), self.expr(e.args[0], F32))
+        result = mathlib.RECIPES[name](_IRArith(self, mathlib.FORMATS[t]), self.expr(e.args[0], t))
         return self.expr_result(result, dest)
 
     @builtins.on("fma")
@@ -374,20 +374,20 @@ class ExpressionLowering:
 class _IRArith:
     """core/mathlib.py's Arith as IR instructions (folded where the operands are constants)."""
 
-    def __init__(self, lowering: ExpressionLowering):
-        self.op = lowering.binop_into
+    def __init__(self, lowering: ExpressionLowering, fmt: mathlib.Format):
+        self.op, self.fmt, self.t, self.it = lowering.binop_into, fmt, fmt.t, fmt.it
 
     def const(self, v):
-        return imm(v, F32)
+        return imm(v, self.t)
 
     def iconst(self, v):
-        return imm(v, I32)
+        return imm(v, self.it)
 
     def _f(self, op, *args):
-        return self.op(None, op, F32, *args)
+        return self.op(None, op, self.t, *args)
 
     def _i(self, op, *args):
-        return self.op(None, op, I32, *args)
+        return self.op(None, op, self.it, *args)
 
     def add(self, a, b):
         return self._f("add", a, b)
@@ -429,10 +429,10 @@ class _IRArith:
         return self._f("cvt", i)
 
     def bits(self, a):
-        return imm(bitcast(a.value, F32, I32), I32) if isinstance(a, Imm) else self._i("bitcast", a)
+        return imm(bitcast(a.value, self.t, self.it), self.it) if isinstance(a, Imm) else self._i("bitcast", a)
 
     def from_bits(self, i):
-        return imm(bitcast(i.value, I32, F32), F32) if isinstance(i, Imm) else self._f("bitcast", i)
+        return imm(bitcast(i.value, self.it, self.t), self.t) if isinstance(i, Imm) else self._f("bitcast", i)
 
     def iadd(self, a, b):
         return self._i("add", a, b)
@@ -441,10 +441,10 @@ class _IRArith:
         return self._i("sub", a, b)
 
     def ishr(self, a, k):
-        return self._i("shr", a, imm(k))
+        return self._i("shr", a, imm(k, self.it))
 
     def ishl(self, a, k):
-        return self._i("shl", a, imm(k))
+        return self._i("shl", a, imm(k, self.it))
 
     def iand(self, a, b):
         return self._i("and", a, b)
