@@ -210,15 +210,19 @@ class Kernel:
         if sim_config is not None and not simulator:
             raise ValueError("sim_config is for launches on the simulator (target=\"fermi-sim\")")
         launch = self.program.launcher(target, timeout)
-        if not simulator:
-            return launch(self.name, list(args), self.grid, self.block, None)
-        if sim_config is not None:
-            self.program._check_launch_config(sim_config)
+        from .core.diagnostics import DiagnosticsError
         from .runtime.sim import SimStopped, diagnostics
+        comp = self.program._comp(target)
         try:
+            if not simulator:
+                return launch(self.name, list(args), self.grid, self.block, None)
+            if sim_config is not None:
+                self.program._check_launch_config(sim_config)
             return launch(self.name, list(args), self.grid, self.block, None, config=sim_config)
+        except DiagnosticsError as e:          # the hazard checks refuse this launch's shape (launch_check.py)
+            raise CompileError("\n".join(Renderer(comp.sources).render(d) for d in e.diagnostics),
+                               e.diagnostics) from None
         except SimStopped as e:
-            comp = self.program._comp(target)
             raise RunError(Renderer(comp.sources).render(diagnostics(e, comp.sources)), deadlock=e.stuck) from None
 
 

@@ -101,7 +101,8 @@ def _fermi_sass(comp, options: BuildOptions) -> str:
 
 def _gpu_launcher(comp, options: RunOptions) -> Launcher:
     from .runtime.gpu import GpuLauncher
-    return GpuLauncher(comp.ir, options.timeout, line_info=options.line_info)
+    from .runtime.launch_check import CheckedLauncher
+    return CheckedLauncher(comp, GpuLauncher(comp.ir, options.timeout, line_info=options.line_info))
 
 
 def _sim_launcher(comp, options: RunOptions) -> Launcher:
@@ -110,9 +111,10 @@ def _sim_launcher(comp, options: RunOptions) -> Launcher:
     from .backends.fermi.emit import build_fermi_sass
     from .ir.faults import check_sites
     from .runtime.sim import SimLauncher
+    from .runtime.launch_check import CheckedLauncher
     its = bool(options.config is not None and options.config.its)
-    return SimLauncher(build_fermi_sass(comp.ir, its=its), options.config, options.observer,
-                       sites={k.name: check_sites(k) for k in comp.ir.kernels}, ir=comp.ir)
+    return CheckedLauncher(comp, SimLauncher(build_fermi_sass(comp.ir, its=its), options.config, options.observer,
+                                             sites={k.name: check_sites(k) for k in comp.ir.kernels}, ir=comp.ir))
 
 
 def _fermi_cannot_run(comp) -> list[Diagnostic]:

@@ -2944,9 +2944,10 @@ def syncc_ir_context_PassContext(dflt, fact):
     f_sink = fact['sink']
     f_remarks = fact['remarks']
     f_launches = fact['launches']
+    f_checked = fact['checked']
     f_verify_each = fact['verify_each']
 
-    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, bounds_checks=d_bounds_checks, omit=d_omit, launches=_FACTORY, verify_each=_FACTORY, vending=d_vending):
+    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, bounds_checks=d_bounds_checks, omit=d_omit, launches=_FACTORY, checked=_FACTORY, verify_each=_FACTORY, vending=d_vending):
         self.target = target
         self.opt = opt
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -2958,15 +2959,16 @@ def syncc_ir_context_PassContext(dflt, fact):
         self.bounds_checks = bounds_checks
         self.omit = omit
         self.launches = f_launches() if launches is _FACTORY else launches
+        self.checked = f_checked() if checked is _FACTORY else checked
         self.verify_each = f_verify_each() if verify_each is _FACTORY else verify_each
         self.vending = vending
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, bounds_checks={self.bounds_checks!r}, omit={self.omit!r}, launches={self.launches!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, bounds_checks={self.bounds_checks!r}, omit={self.omit!r}, launches={self.launches!r}, checked={self.checked!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.bounds_checks, self.omit, self.launches, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.bounds_checks, other.omit, other.launches, other.verify_each, other.vending)
+            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.bounds_checks, self.omit, self.launches, self.checked, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.bounds_checks, other.omit, other.launches, other.checked, other.verify_each, other.vending)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -2980,10 +2982,11 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('minimize_fences', 'bool', True), ('fences', 'bool', True), ('syncwarp', 'bool', True),
       ('hazards', 'bool', True), ('bounds_checks', 'bool', True), ('omit', 'frozenset', True),
       ('launches', 'dict', (False, True, True, True, None, True, False)),
+      ('checked', 'dict', (False, True, True, True, None, True, False)),
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, checked: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 

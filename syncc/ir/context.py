@@ -56,6 +56,9 @@ class PassContext:
     # kernel name → the launch shapes the host block uses (launches.py); the hazard checks run
     # once per distinct shape
     launches: dict = field(default_factory=dict)
+    # kernel name → what check_hazards saw (passes/hazards.py's Checked): the kernel and the shapes
+    # it passed, so that a launch whose shape is known only at run time is checked before it runs
+    checked: dict = field(default_factory=dict)
     # Verify the IR after every pass, not only after lowering and at the end (--verify-each;
     # the test suite turns VERIFY_EACH_DEFAULT on for every compilation it runs).
     verify_each: bool = field(default_factory=lambda: VERIFY_EACH_DEFAULT)

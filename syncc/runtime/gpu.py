@@ -33,7 +33,7 @@ import ctypes
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -218,6 +218,11 @@ class GpuLauncher:
         return check_arguments(abi.name, abi.program_params, args, span, numpy_type)
 
     # ---- co-residency
+    def require_coresidency(self, name: str) -> None:
+        """Launch `name` with every block resident from now on: a launch shape checked at run time
+        found a wait that only another block can end (runtime/launch_check.py)."""
+        self.kernels[name] = replace(self.kernels[name], coresident=True)
+
     @staticmethod
     def _needs_coresidency(kernel: Kernel) -> bool:
         """A grid barrier waits for every block, and a kernel marked `coresident` has a wait that only

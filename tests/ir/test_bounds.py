@@ -266,9 +266,9 @@ def test_a_kernel_still_running_with_a_record_reports_the_check_at_once(tmp_path
 
 def test_a_launch_runs_without_the_checks_its_grid_proves(tmp_path):
     """`out[gtid]` is checked (a launch may give any grid), but the simulator, like the GPU,
-    runs each launch without the checks its shape proves: grid(2) needs none, grid(3) keeps it
-    (a launch from the API, which the static analyses do not see: E0726 would catch it in a host
-    block)."""
+    runs each launch without the checks its shape proves: grid(2) needs none, grid(3) keeps it.
+    (A launch from the API is checked by the analyses for its shape first: grid(3) is refused
+    with E0726 before it runs; without the hazard checks the run-time check stops it.)"""
     path = write(tmp_path, """\
 kernel k(out: global i32[128]) launch block(64) {
     out[gtid] = 1
@@ -288,10 +288,13 @@ host {
     launcher = prog.launcher("fermi-sim", 10.0)
     [(kernel, outcome, grid, block)] = launcher.runs
     assert outcome.ok and not any(ins.op == "BPT" for ins in kernel.instrs) and (out == 1).all()
+    with pytest.raises(syncc.CompileError, match=r"E0726.*\n(.*\n)*.*grid\(3\) block\(64\), given at run time"):
+        prog.k[3, 64](out)
+    unchecked = syncc.compile(path, target="fermi-sim", hazards=False)
     with pytest.raises(syncc.IndexOutOfBounds, match=r"index 128 is outside `out` \(128 elements\), in thread 0 of "
                                                       r"block 2"):
-        prog.k[3, 64](out)
-    assert any(ins.op == "BPT" for ins in launcher.runs[-1][0].instrs)
+        unchecked.k[3, 64](out)
+    assert any(ins.op == "BPT" for ins in unchecked.launcher("fermi-sim", 10.0).runs[-1][0].instrs)
 
 
 def test_a_process_that_leaves_a_kernel_running_exits_at_once_with_status_1():

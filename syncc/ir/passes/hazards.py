@@ -19,10 +19,15 @@ where they are laid out, in allocate_lock_bits.
 The IR is returned unchanged but for one flag: a kernel with a wait that only another block can
 end is marked `coresident` (checks/residency.py), so that the runtime launches it with every
 block resident at once, as it does a kernel with a grid barrier.
+
+A launch whose grid, block or scalar arguments are known only at run time (a host block's computed
+`grid(g)`, a launch from the Python API) is checked when it is made: `check_launch` runs the same
+checks on the kernel as they saw it (kept in ctx.checked) for that shape, once per shape that
+could find something new, and the runtime refuses the launch with the findings.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from ...core.diagnostics import Diagnostic, DiagnosticSink, Note
 from ..checks.barriers import check_collectives
@@ -49,11 +54,28 @@ CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_
           check_channels, check_waits, check_waits_for, check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
+@dataclass
+class Checked:
+    """A kernel as check_hazards saw it, and the launch shapes it has been checked for: `passed`
+    (nothing found), `refused` (shape → what was found, the errors among it)."""
+    kernel: Kernel
+    data_only: frozenset | None       # checks/data_params.py's, worked out when first needed
+    passed: list = field(default_factory=list)
+    refused: dict = field(default_factory=dict)
+    coresident: set = field(default_factory=set)     # shapes whose launch needs every block resident
+
+
+@dataclass(frozen=True)
+class LaunchVerdict:
+    errors: tuple = ()           # the diagnostics (errors first) that refuse the launch
+    coresident: bool = False     # the launch needs every block resident at once
+
+
 def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
     shapes = list(ctx.launches.get(k.name) or [declared_shape(k)])
     seen: dict[tuple, Diagnostic] = {}
     checked: list[Shape] = []
-    data_only = data_only_params(k) if len(shapes) > 1 else frozenset()
+    data_only = data_only_params(k) if len(shapes) > 1 else None
     needs_coresidency = False
     for shape in shapes:
         if any(_same_findings(shape, done, data_only) for done in checked):
@@ -62,6 +84,11 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
         sink = DiagnosticSink()
         facts = run_checks(k, shape, replace(ctx, sink=sink))
         needs_coresidency |= coresident(facts)
+        if not sink.has_errors:
+            record = ctx.checked.setdefault(k.name, Checked(k, data_only))
+            record.passed.append(shape)
+            if coresident(facts):
+                record.coresident.add(shape)
         for d in sink.items:
             key = (d.code, d.span, d.message)
             if key in seen:
@@ -71,6 +98,41 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
             seen[key] = d
             ctx.sink.add(d)
     return replace(k, coresident=True) if needs_coresidency else k
+
+
+def check_launch(ctx: PassContext, name: str, shape: Shape) -> LaunchVerdict:
+    """The hazard checks for one launch of kernel `name` with `shape` (its grid, block and scalar
+    arguments, known at run time): nothing to say where a shape already checked would find the
+    same (_same_findings); else the checks run, once per new shape (what they find is kept)."""
+    record = ctx.checked.get(name)
+    if record is None:
+        return LaunchVerdict()          # never checked: hazards skipped (--unsafe-skip-hazard-checks)
+    if record.data_only is None:
+        record.data_only = data_only_params(record.kernel)
+    for done in record.passed:
+        if _same_findings(shape, done, record.data_only):
+            return LaunchVerdict(coresident=done in record.coresident)
+    key = (shape.grid, shape.block, shape.args)
+    if key not in record.refused:
+        sink = DiagnosticSink()
+        facts = run_checks(record.kernel, shape, replace(ctx, sink=sink))
+        if sink.has_errors:
+            note = Note(f"for this launch: {_describe(shape)}{_arguments(record.kernel, shape)}, given at run "
+                        "time (every new launch configuration is checked before it runs)", shape.where)
+            record.refused[key] = tuple(replace(d, notes=d.notes + (note,)) for d in sink.sorted()
+                                        if d.severity.name == "ERROR")
+        else:
+            record.passed.append(shape)
+            if coresident(facts):
+                record.coresident.add(shape)
+            return LaunchVerdict(coresident=coresident(facts))
+    return LaunchVerdict(errors=record.refused[key])
+
+
+def _arguments(k: Kernel, shape: Shape) -> str:
+    names = [p.name.split(".")[0] for p in k.params]
+    given = ", ".join(f"{names[i]} = {v}" for i, v in shape.args if i < len(names))
+    return f" with {given}" if given else ""
 
 
 def run_checks(k: Kernel, shape: Shape, ctx: PassContext) -> Facts:
