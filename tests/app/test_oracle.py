@@ -307,3 +307,33 @@ def test_no_accepted_shapes_program_hangs_or_is_wrong(tmp_path, compiled_core):
     assert not [r for r in results if r["verdict"] in ("frontend-error", "compile-error", "internal-error")], results
     assert sum(r["verdict"] == "accepted-ok" for r in results) >= SHAPES_PROGRAMS, results
     assert not broken, broken
+
+
+def test_launch_shapes_rewrites_every_launch_to_a_grid_computed_at_run_time():
+    from oracle.launch_shapes import classify as classify_shape, with_runtime_grid
+    text = ("kernel k(a: global i32[8], n: i32) launch grid(2) block(4) { a[gtid] = n }\n"
+            "host main {\n    let a = zeros(i32, 8)\n    launch k(a, min(3, 4)) grid(2)\n"
+            "    launch k(a, 1)\n    launch k(a, 2) grid(1) block(4)\n}\n")
+    out = with_runtime_grid(text, 7)
+    assert "    let oracle_grid = 7\n" in out
+    assert "launch k(a, min(3, 4)) grid(oracle_grid)\n" in out and "launch k(a, 1) grid(oracle_grid)\n" in out
+    assert "launch k(a, 2) grid(oracle_grid) block(4)\n" in out
+    assert classify_shape(0, "") == "ok" and classify_shape(101, "") == "internal"
+    assert classify_shape(1, '{"code": "E0906"}') == "hang"
+
+
+def test_accepted_programs_stay_safe_at_grids_known_only_at_run_time(tmp_path, compiled_core):
+    """Programs the oracle accepts, launched with grids the host computes (1 and 200 blocks): each
+    launch is refused by the checks for its shape, or runs without a hang or a fault
+    (runtime/launch_check.py; what the generated checks then say is not judged: they expect the
+    declared grid)."""
+    from oracle.launch_shapes import run_one, with_runtime_grid
+    programs = generated(tmp_path)[:3]
+    verdicts = []
+    for p in programs:
+        for grid in (1, 200):
+            path = tmp_path / f"{p.name}_g{grid}.sync"
+            path.write_text(with_runtime_grid(Path(p.path).read_text(), grid))
+            verdicts.append((p.name, grid, run_one(path, "fermi", 2_000_000, 120)[0]))
+    assert not [v for v in verdicts if v[2] in ("hang", "fault", "internal", "timeout")], verdicts
+    assert {v for _, _, v in verdicts} <= {"ok", "other-result", "refused", "stopped", "launch-refused"}, verdicts
