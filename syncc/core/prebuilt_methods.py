@@ -525,9 +525,10 @@ def syncc_core_types_ArrayType(dflt, fact):
 
 METHODS['syncc.core.types.ArrayType'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('elem', 'ScalarType', False), ('dims', 'tuple[int, ...]', False), ('space', 'str', False)), (),
-     (), False),
-    'ArrayType(elem: ScalarType, dims: tuple[int, ...], space: str)',
+     (('elem', 'ScalarType', False), ('dims', 'tuple[int | str | None, ...]', False),
+      ('space', 'str', False)),
+     (), (), False),
+    'ArrayType(elem: ScalarType, dims: tuple[int | str | None, ...], space: str)',
     syncc_core_types_ArrayType)
 
 
@@ -3015,10 +3016,10 @@ def syncc_ir_faults_CheckSite(dflt, fact):
 
 METHODS['syncc.ir.faults.CheckSite'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('site', 'int', False), ('array', 'str', False), ('length', 'int', False),
+     (('site', 'int', False), ('array', 'str', False), ('length', 'int | None', False),
       ('span', 'Span | None', False)),
      (), (), False),
-    'CheckSite(site: int, array: str, length: int, span: Span | None)',
+    'CheckSite(site: int, array: str, length: int | None, span: Span | None)',
     syncc_ir_faults_CheckSite)
 
 
@@ -3442,11 +3443,11 @@ def syncc_ir_nodes_Array(dflt, fact):
 METHODS['syncc.ir.nodes.Array'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
      (('name', 'str', False), ('space', 'str', False), ('elem', 'ScalarType', False),
-      ('dims', 'tuple[int, ...]', False), ('kind', 'str', True), ('init', 'int | str | None', True),
-      ('per', 'str | None', True), ('offset', 'int | None', True),
+      ('dims', 'tuple[int | str, ...]', False), ('kind', 'str', True),
+      ('init', 'int | str | None', True), ('per', 'str | None', True), ('offset', 'int | None', True),
       ('span', 'Span | None', (True, False, True, True, None, False, False))),
      (), (), False),
-    "Array(name: str, space: str, elem: ScalarType, dims: tuple[int, ...], kind: str = 'data', init: int | str | None = None, per: str | None = None, offset: int | None = None, span: Span | None = None)",
+    "Array(name: str, space: str, elem: ScalarType, dims: tuple[int | str, ...], kind: str = 'data', init: int | str | None = None, per: str | None = None, offset: int | None = None, span: Span | None = None)",
     syncc_ir_nodes_Array)
 
 

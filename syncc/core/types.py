@@ -93,12 +93,20 @@ ERROR = Other("<error>")  # already reported; suppresses follow-on errors
 
 @dataclass(frozen=True, slots=True)
 class ArrayType:
+    """An array: a dimension is an int, a kernel parameter's name (a size its launch gives), or for
+    a host array None (a size the host block computes when it runs)."""
     elem: ScalarType
-    dims: tuple[int, ...]
+    dims: tuple[int | str | None, ...]
     space: str  # global | shared | host
 
+    def fits(self, other: "ArrayType") -> bool:
+        """Can a value of this type stand where `other` is due: one element type and rank, and the
+        sizes known on both sides equal?"""
+        return self.elem == other.elem and len(self.dims) == len(other.dims) and all(
+            a == b or a is None or b is None for a, b in zip(self.dims, other.dims))
+
     def __str__(self) -> str:
-        dims = "".join(f"[{d}]" for d in self.dims)
+        dims = "".join(f"[{'?' if d is None else d}]" for d in self.dims)
         prefix = "" if self.space == "host" else f"{self.space} "
         return f"{prefix}{self.elem}{dims}"
 

@@ -133,12 +133,14 @@ class Checker:
         info: KernelInfo = sym.info if sym is not None and sym.decl is k else KernelInfo(k)
         scope = Scope(self.cx.scope)
         const_pos = Position("const", self.cx.scope, params=tuple(p.name.text for p in k.params))
+        sizes = {p.name.text: p for p in k.params if isinstance(p.type, A.ScalarTypeExpr) and
+                 self.cx.scalar_of(p.type.name).is_int}
         for p in k.params:
             if isinstance(p.type, A.ArrayTypeExpr):
                 if p.type.space != "global":
                     self.cx.error("E0605", "kernel arrays come from the host and live in global memory",
                                   p.type.span, help="write `global` here; declare shared arrays in the body")
-                dims = self.cx.exprs.dims(p.type.dims, const_pos, "an array size")
+                dims = self.cx.exprs.param_dims(p.type.dims, const_pos, sizes)
                 t = ArrayType(self.cx.scalar_of(p.type.elem.name), dims, "global") if dims is not None else ERROR
             else:
                 t = self.cx.scalar_of(p.type.name)

@@ -250,7 +250,7 @@ class CallRules:
             return False
         if isinstance(t, ArrayType) and t.space == "host" and t.elem.is_number:
             other = bound.get("C")
-            if isinstance(other, ArrayType) and other.dims != t.dims:
+            if isinstance(other, ArrayType) and not t.fits(other):
                 self.cx.error("E0201", f"`{fn.name}` compares arrays of one shape: {other} and {t}", arg.span)
                 return False
             bound["C"] = t
@@ -292,13 +292,29 @@ class CallRules:
                       help="locals live in registers; only memory can be updated atomically")
         return ERROR
 
-    def shape(self, e, pos) -> tuple[int, ...] | None:
-        """A host array's shape: a constant size or a list of them."""
+    def shape(self, e, pos) -> tuple[int | None, ...] | None:
+        """A host array's shape: a size or a list of them; a size not constant is computed when the
+        host block runs (None here; the host checks it then)."""
         items = e.items if isinstance(e, A.ListLit) else (e,)
         if not items:
             self.cx.error("E0306", "a shape needs at least one size", e.span)
             return None
-        dims = self.cx.exprs.dims(items, pos, "an array size")
+        constant = []
+        for i in items:
+            t = self.cx.exprs.value(i, pos)
+            if t is ERROR:
+                return None
+            if not is_int(t):
+                self.cx.error("E0201", f"an array size must be an integer, found {t}", i.span)
+                return None
+            constant.append(self.cx.exprs.try_fold(i) is not None)
+        if all(constant):
+            dims = self.cx.exprs.dims(items, pos, "an array size")
+        else:
+            fixed = [i for i, c in zip(items, constant) if c]
+            if fixed and self.cx.exprs.dims(fixed, pos, "an array size") is None:
+                return None
+            dims = tuple(self.cx.exprs.try_fold(i) if c else None for i, c in zip(items, constant))
         if isinstance(e, A.ListLit):
             self.cx.types[e] = ListType(tuple(self.cx.types.get(i, ERROR) for i in items))
         return dims

@@ -62,6 +62,28 @@ class ExpressionRules:
             return None
         return tuple(out)
 
+    def param_dims(self, exprs, pos: Position, sizes: dict) -> tuple[int | str, ...] | None:
+        """A kernel array parameter's sizes: each a constant, or the name of one of the kernel's
+        integer scalar parameters (`global f32[n]`: the size the launch gives)."""
+        out = []
+        for e in exprs:
+            if isinstance(e, A.Name) and e.id in sizes and pos.scope.lookup(e.id) is None:
+                out.append(e.id)
+                continue
+            got = self.dims((e,), pos, "an array size")
+            if got is None:
+                return None
+            out.append(got[0])
+        fixed = [d for d in out if isinstance(d, int)]
+        if len(fixed) != len(out) and fixed:
+            total = 1
+            for v in fixed:
+                total *= v
+            if total > MAX_ELEMENTS:
+                self.cx.error("E0306", f"{total} elements are too many (at most {MAX_ELEMENTS})", exprs[0].span)
+                return None
+        return tuple(out)
+
     # ---- entry points ----------------------------------------------------------
 
     def expr(self, e: A.Expr, pos):
@@ -94,7 +116,7 @@ class ExpressionRules:
             return self.fits(e, want)
         if have in UNTYPED and isinstance(want, ScalarType) and want.is_float:
             return self.fits(e, want)
-        if have == want:
+        if have == want or isinstance(have, ArrayType) and isinstance(want, ArrayType) and have.fits(want):
             return True
         where = f" {what}" if what else ""
         help = None
@@ -253,10 +275,12 @@ class ExpressionRules:
     def resolve(self, name: str, span, pos) -> Symbol | None:
         sym = pos.scope.lookup(name)
         if sym is None and name in pos.params:
-            self.cx.error("E0101", f"unknown name `{name}` here: `{name}` is a parameter of the kernel, and array "
-                          "sizes and launch shapes are constants (sizes given at launch are not supported yet)",
-                          span, help=f"declare a top-level constant (`const {name.upper()} = 1024`) and use it "
-                                     f"here; `-D {name.upper()}=...` sets it for one build or run")
+            self.cx.error("E0101", f"unknown name `{name}` here: `{name}` is a parameter of the kernel, and a kernel's "
+                          "launch shape and an expression in an array size are constants; a size the launch "
+                          "gives is an integer parameter on its own (`global f32[n]`)",
+                          span, help=f"size the array by a parameter of its own (`{name}2: i32`, `global i32[{name}2]`), "
+                                     f"or declare a constant (`const {name.upper()} = 1024`; `-D {name.upper()}=...` "
+                                     "sets it for one build or run); a host block's `launch` may compute the grid")
             return None
         if sym is None:
             help = None
@@ -294,7 +318,7 @@ class ExpressionRules:
         lt = self.expr(e.left, pos)
         if op in _EQUALITY and isinstance(lt, ArrayType) and lt.space == "host":
             rt = self.expr(e.right, pos)   # whole host arrays compare element by element
-            if rt is not ERROR and rt != lt:
+            if rt is not ERROR and not (isinstance(rt, ArrayType) and rt.fits(lt)):
                 self.cx.error("E0201", f"cannot compare {lt} with {self.kind_of(e.right, rt)}", e.span)
             return BOOL
         lt = self.as_value(e.left, lt)
@@ -415,7 +439,7 @@ class ExpressionRules:
                 ok = False
                 continue
             v = self.try_fold(idx)
-            if v is None:
+            if v is None or not isinstance(dim, int):
                 continue
             if not 0 <= v < dim:
                 self.cx.error("E0304", f"index {v} is out of bounds for a dimension of size {dim}", idx.span)

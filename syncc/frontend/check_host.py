@@ -46,14 +46,18 @@ class HostRules:
         if len(s.args) != len(params):
             self.cx.error("E0602", f"`{sym.name}` takes {len(params)} argument{'s' if len(params) != 1 else ''}, "
                           f"got {len(s.args)}", s.span, notes=[Note("declared here", kernel.decl.name.span)])
+        given = {pname: self.cx.exprs.try_fold(arg) for arg, (pname, ptype) in zip(s.args, params)
+                 if isinstance(ptype, ScalarType) and ptype.is_int}
         for arg, (pname, ptype) in zip(s.args, params):
             if isinstance(ptype, ArrayType):
                 t = self.cx.exprs.expr(arg, pos)
                 if t is ERROR:
                     continue
-                if not (isinstance(t, ArrayType) and t.elem == ptype.elem and t.dims == ptype.dims):
+                if not (isinstance(t, ArrayType) and t.elem == ptype.elem and _fits(t.dims, ptype.dims, given)):
                     shown = "host array " + str(t) if isinstance(t, ArrayType) else self.cx.exprs.kind_of(arg, t)
-                    want = str(ArrayType(ptype.elem, ptype.dims, "host"))
+                    sizes = ", ".join(f"{d} = {given[d]}" for d in ptype.dims if isinstance(d, str) and
+                                      isinstance(given.get(d), int))
+                    want = str(ArrayType(ptype.elem, ptype.dims, "host")) + (f" ({sizes})" if sizes else "")
                     self.cx.error("E0602", f"`{pname}` needs a host array {want}, found {shown}", arg.span,
                                   help=f"allocate it with `zeros({ptype.elem}, [{', '.join(map(str, ptype.dims))}])`")
             elif ptype is not ERROR:
@@ -150,3 +154,15 @@ class HostRules:
         if not s.path.value.endswith(".npy"):
             self.cx.warning("W0601", "`save` writes NumPy's .npy format; this path does not end in `.npy`",
                             s.path.span)
+
+
+def _fits(have: tuple, want: tuple, given: dict) -> bool:
+    """Does a host array of dims `have` fit a parameter of dims `want`? A size named by a scalar
+    parameter must equal that argument where it is a constant; else the launch checks it."""
+    if len(have) != len(want):
+        return False
+    for h, w in zip(have, want):
+        value = given.get(w) if isinstance(w, str) else w
+        if isinstance(value, int) and not isinstance(value, bool) and h is not None and h != value:
+            return False
+    return True

@@ -70,7 +70,7 @@ class CheckSite:
     """What the runtime says of a failed check: the array or primitive, its length, where."""
     site: int
     array: str
-    length: int
+    length: int | None     # None: the launch gives it (the message then has no count)
     span: Span | None
 
 
@@ -118,14 +118,15 @@ def expand_bounds_checks(k: Kernel) -> Kernel:
 
 
 def _gathered(code: list[Instr]) -> list[Instr]:
-    """The block's instructions with each check moved up to just after its index's definition,
-    over movable instructions only (checks keep their order)."""
+    """The block's instructions with each check moved up to just after the definition of its index
+    (and of its length, one the launch gives), over movable instructions only (checks keep their
+    order)."""
     out: list[Instr] = []
     for ins in code:
         at = len(out)
         if ins.op == "bounds.check":
-            index = ins.args[0]
-            while at > 0 and out[at - 1].info.group in _MOVABLE and index not in out[at - 1].dests:
+            while at > 0 and out[at - 1].info.group in _MOVABLE and \
+                    not any(a in out[at - 1].dests for a in ins.args):
                 at -= 1
         out.insert(at, ins)
     return out
@@ -144,7 +145,9 @@ def _expand(b: KernelBuilder, label: str, at: int, end: int) -> str:
     tests = []
     for check in checks:
         index = b.op("cvt", U32, check.args[0], hint="bounds.index")
-        tests.append((b.op("cmp.lt", BOOL, index, imm(check.attr("len"), U32), hint="bounds.in"), index, check))
+        length = b.op("cvt", U32, check.args[1], hint="bounds.len") if len(check.args) > 1 else \
+            imm(check.attr("len"), U32)
+        tests.append((b.op("cmp.lt", BOOL, index, length, hint="bounds.in"), index, check))
     inside = tests[0][0]
     for t, _, _ in tests[1:]:
         inside = b.op("and", BOOL, inside, t, hint="bounds.in")
@@ -212,7 +215,7 @@ def drop_proven_checks(k: Kernel, shape: tuple) -> Kernel:
     dropped = set()
     for blk in k.blocks:
         for _, ins, state in ranges.walk(blk.label):
-            if ins.op == "bounds.check" and state is not None:
+            if ins.op == "bounds.check" and state is not None and len(ins.args) == 1:
                 lo, hi = ranges.value(ins.args[0], state)
                 if 0 <= lo <= hi < ins.attr("len"):
                     dropped.add(id(ins))

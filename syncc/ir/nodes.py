@@ -173,11 +173,13 @@ class Block:
 
 @node
 class Array:
-    """Memory a kernel addresses: a parameter, a shared array, or primitive state."""
+    """Memory a kernel addresses: a parameter, a shared array, or primitive state. A parameter's
+    size may be given at launch: a dimension that is a string names the kernel's scalar parameter
+    register that holds it (`@x: global f32[n]`)."""
     name: str
     space: str                      # global | shared
     elem: ScalarType
-    dims: tuple[int, ...]
+    dims: tuple[int | str, ...]
     kind: str = "data"              # param | data | state
     init: int | str | None = None   # every word starts at this value; "locked": its lock bit taken
     per: str | None = None          # None: dims is the size; "block"/"thread": dims per block/thread launched
@@ -185,8 +187,21 @@ class Array:
     span: Span | None = field(default=None, compare=False)   # the declaration, for user arrays
 
     @property
-    def length(self) -> int:
-        return prod(self.dims)
+    def length(self) -> int | None:
+        """The number of elements; None for a size given at launch (`sized`)."""
+        return None if self.sized else prod(self.dims)
+
+    @property
+    def sized(self) -> bool:
+        """Is a dimension given at launch, by a scalar parameter?"""
+        return any(isinstance(d, str) for d in self.dims)
+
+    def length_with(self, values: dict[str, int]) -> int | None:
+        """The number of elements with the scalar parameters' values (register name → value)."""
+        try:
+            return prod(d if isinstance(d, int) else values[d] for d in self.dims)
+        except KeyError:
+            return None
 
 
 @node

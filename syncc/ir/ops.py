@@ -116,7 +116,7 @@ _TABLE: list[OpInfo] = [
     # An index that must lie in 0 .. len-1 of the array or primitive it addresses:
     # `bounds.check %i array=locks len=48 site=0` (passes/bounds.py); the back ends expand it into a
     # compare and a branch to a path that records the failure and traps (ir/faults.py).
-    *_ops("check", "bounds.check/0:1"),
+    *_ops("check", "bounds.check/0:*"),      # the index; and the length where the launch gives it
     *_ops("misc", "nanosleep/0:1"),
     # Stop the kernel: every thread of the launch ends, and the launch fails (a failed check's end).
     *_ops("misc", "trap/0:0"),

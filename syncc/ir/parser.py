@@ -89,8 +89,8 @@ class _Build(Transformer):
         values = tuple(int(i) for i in ints)
         return str(name), values + (1,) * (3 - len(values))
 
-    def dims(self, *ints):
-        return tuple(int(i) for i in ints)
+    def dims(self, *items):
+        return tuple(int(i) if str(i).isdigit() else str(i) for i in items)
 
     def elem(self, name):
         return _type(str(name))

@@ -122,7 +122,11 @@ class _Checker:
         name, n, site = ins.attr("array"), ins.attr("len"), ins.attr("site")
         if not isinstance(name, str):
             self.bad(where, "needs array=NAME")
-        if not isinstance(n, int) or n < 1 or not isinstance(site, int) or site < 0:
+        if len(ins.args) == 2:               # the length as an operand: a size the launch gives
+            self.operand_type(where, ins.args[1], I32)
+            if n is not None or not isinstance(site, int) or site < 0:
+                self.bad(where, "with a length operand: no len=, and site=S (S >= 0)")
+        elif len(ins.args) != 1 or not isinstance(n, int) or n < 1 or not isinstance(site, int) or site < 0:
             self.bad(where, "needs len=N (N >= 1) and site=S (S >= 0)")
 
     def reference(self, where, ins: Instr, group: str) -> None:

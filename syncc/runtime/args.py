@@ -52,22 +52,55 @@ def _overlap(a, b) -> bool:
     return start_a < start_b + b.nbytes and start_b < start_a + a.nbytes
 
 
+MAX_ELEMENTS = (1 << 31) - 1     # arrays are indexed with i32
+
+
+def _sizes(params, args: list, span) -> dict[str, int]:
+    """The values of the scalar parameters that size arrays (`global f32[n]`): each at least 0, and
+    an array they size under 2^31 elements."""
+    named = {d for p in params if p.kind == "array" for d in p.dims if isinstance(d, str)}
+    out = {}
+    for p, a in zip(params, args):
+        if p.kind != "array" and p.name in named:
+            try:
+                value = int(a)
+            except (TypeError, ValueError):
+                raise LaunchError(f"`{p.name}` sizes an array: give it an integer, not {type(a).__name__}", span) \
+                    from None
+            if value < 0:
+                raise LaunchError(f"`{p.name}` sizes an array, and {value} is negative", span)
+            out[p.name] = value
+    for p in params:
+        if p.kind == "array" and any(isinstance(d, str) for d in p.dims):
+            total = 1
+            for d in p.dims:
+                if isinstance(d, str) and d not in out:
+                    raise LaunchError(f"`{p.name}` is sized by `{d}`, which is no scalar parameter", span)
+                total *= out[d] if isinstance(d, str) else d
+            if total > MAX_ELEMENTS:
+                raise LaunchError(f"`{p.name}` would have {total} elements, more than {MAX_ELEMENTS}", span)
+    return out
+
+
 def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_type=None) -> list:
     """`params`: the program's parameters (objects with name, kind "array"/"scalar", elem, dims).
     `scalar_type(p)`: the numpy type a scalar is passed as (default: its own type)."""
     if len(args) != len(params):
         raise LaunchError(f"`{kernel}` takes {len(params)} arguments, got {len(args)}", span)
+    sizes = _sizes(params, args, span)
     out = []
     for p, a in zip(params, args):
         elem = _elem(p)
         if p.kind == "array":
             want = np.dtype(DTYPES[elem])
+            dims = tuple(sizes[d] if isinstance(d, str) else d for d in p.dims)
             on_device = hasattr(a, "__cuda_array_interface__")
             if not (isinstance(a, np.ndarray) or on_device):
                 raise LaunchError(f"`{p.name}` needs an array of {elem}{list(p.dims)}, got {type(a).__name__}", span)
-            if a.dtype != want or tuple(a.shape) != tuple(p.dims):
-                raise LaunchError(f"`{p.name}` needs {elem}{list(p.dims)} ({want}), got {a.dtype}{list(a.shape)}",
-                                  span)
+            if a.dtype != want or tuple(a.shape) != dims:
+                given = "".join(f", {d} = {sizes[d]}" for d in p.dims if isinstance(d, str))
+                raise LaunchError(f"`{p.name}` needs {elem}{list(p.dims)}{given} ({want}), got {a.dtype}{list(a.shape)}"
+                                  .replace("'", ""), span)
             if not a.flags.c_contiguous:
                 raise LaunchError(f"`{p.name}` must be C-contiguous", span)
             for q, b in zip(params, out):

@@ -35,7 +35,8 @@ class IndexOutOfBounds(Exception):
         who = f"in thread {_coords(thread, block_shape)} of block {_coords(block, grid_shape)}"
         if check is not None:
             name = check.array.split(".")[0]
-            self.message = f"index {index} is outside `{name}` ({check.length} elements), {who}"
+            size = f"{check.length} elements" if check.length is not None else "as long as its launch made it"
+            self.message = f"index {index} is outside `{name}` ({size}), {who}"
         else:
             self.message = f"a bounds check (site {site}) failed: index {index}, {who}"
         super().__init__(f"`{kernel}`: {self.message}")

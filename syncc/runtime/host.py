@@ -375,9 +375,15 @@ class HostRunner:
         return {k.name.text: self.eval(k.value) for k in e.kwargs}
 
     def _dtype_shape(self, e):
+        """The dtype and the shape, whose sizes the host may compute: each at least 1, and fewer
+        than 2^31 elements in all (as a constant shape must be: E0306)."""
         dtype = DTYPES[e.args[0].name]
         shape = self.eval(e.args[1])
-        return dtype, (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if any(n < 1 for n in shape) or prod(shape) > (1 << 31) - 1:
+            raise HostError(f"an array of shape {list(shape)}: each size must be at least 1, and the elements "
+                            f"fewer than 2^31", e.args[1].span)
+        return dtype, shape
 
     @builtins.on("zeros")
     def builtin_zeros(self, e):

@@ -215,11 +215,20 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
     that cannot finish: as they are when it is stopped)."""
     for k in program.kernels:
         args, arrays = [], {}
+        sizes = {p.name: (p.init.value if p.init is not None else 0) for p in k.params if p.kind == "scalar"}
         for p in k.params:
             if p.kind == "array":
                 dtype = {"u32": np.uint32, "bool": np.bool_}.get(p.elem, np.int32)
-                a = init_values(p.init, p.length).view(np.int32 if dtype is not np.uint32 else np.uint32)
-                a = a.astype(dtype).reshape(p.dims or (p.length,))
+                try:
+                    dims = p.dims_with(sizes)
+                except KeyError as e:
+                    raise LaunchError(f"`{p.name}` is sized by `{e.args[0]}`, which is no scalar .param of "
+                                      f"`{k.name}`") from None
+                length = 1
+                for d in dims:
+                    length *= d
+                a = init_values(p.init, length).view(np.int32 if dtype is not np.uint32 else np.uint32)
+                a = a.astype(dtype).reshape(dims or (length,))
                 arrays[p.name] = a
                 args.append(a)
             elif p.kind == "scalar":

@@ -109,6 +109,17 @@ CASES = {
     "allclose of two shapes": ("host {\nlet a = zeros(f32, 4)\nlet b = zeros(f32, 5)\n"
                                "check allclose(a, b)\n}", ["E0201"]),
     "random's bounds are integers for an integer array": ("host { let r = random(i32, 4, low=0.5) }", ["E0201"]),
+    # sizes known when the host block runs
+    "a host array sized at run time": ("host {\nlet n = popc(7) + 1\nvar a = zeros(i32, [n, 2])\n"
+                                      "a = full(i32, [3, 2], 1)\ncheck a == zeros(i32, [4, 2]) || a[0][1] == 1\n"
+                                      "print allclose(random(f32, n), zeros(f32, 4), atol=1)\n}", []),
+    "a run-time size must be an integer": ("host {\nlet n = f32(popc(7))\nlet a = zeros(i32, n)\n}", ["E0201"]),
+    "a run-time rank still counts": ("host {\nlet n = popc(7)\nvar a = zeros(i32, n)\na = zeros(i32, [2, 2])\n}",
+                                     ["E0201"]),
+    "a kernel array sized by a parameter": ("kernel k(n: u32, x: global f32[n][4], m: i64, y: global i32[m]) "
+                                            "launch grid(1) block(32) { }", []),
+    "a size parameter must be an integer": ("kernel k(n: f32, x: global f32[n]) launch grid(1) block(32) { }",
+                                            ["E0101"]),
 }
 
 

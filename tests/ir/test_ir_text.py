@@ -78,3 +78,17 @@ def test_float_immediates_read_back_as_the_same_value():
         assert g.type == t and struct.pack("<d", g.value) == struct.pack("<d", want.value) or \
             (math.isnan(g.value) and math.isnan(want.value)), (v, t, g)
     assert print_module(module).count("+inf:f32") == 1 and "+nan:f32" in print_module(module)
+
+
+def test_an_array_sized_at_launch_reads_back(tmp_path):
+    """`@x: global f32[n]` (a size the launch gives) and `bounds.check %i, %len` print and read back
+    after every pass."""
+    path = tmp_path / "sized.sync"
+    path.write_text("kernel k(n: i32, x: global f32[n][2], m: u32, y: global i32[m]) launch grid(2) block(32) {\n"
+                    "    if gtid < n { x[gtid][1] = f32(y[tid]) }\n}\n")
+    for name, module in stages(path, "ptx"):
+        text = print_module(module)
+        assert "@x: global f32[n][2]" in text and "@y: global i32[m]" in text
+        assert print_module(parse_ir(text)) == text, f"after {name}"
+    assert re.search(r"bounds\.check %[\w.]+, %[\w.]+ array=x", text) and re.search(r"bounds\.check %[\w.]+, %[\w.]+ "
+                                                                                   r"array=y", text), text

@@ -359,8 +359,12 @@ class KernelWriter:
         self.emit(f"__nanosleep((unsigned)({self.value(ins.args[0])}));")
 
     def _bounds_check(self, ins: Instr) -> None:
-        self.emit(f"if ((uint64_t)(int64_t){self.value(ins.args[0])} >= {ins.attr('len')}u) bounds_stop();   "
-                  f"// `{ins.attr('array')}` has {ins.attr('len')}: outside it, stop here")
+        if len(ins.args) > 1:          # a length the launch gives
+            length, has = f"(uint64_t)(uint32_t){self.value(ins.args[1])}", "the length its launch gives"
+        else:
+            length, has = f"{ins.attr('len')}u", str(ins.attr("len"))
+        self.emit(f"if ((uint64_t)(int64_t){self.value(ins.args[0])} >= {length}) bounds_stop();   "
+                  f"// `{ins.attr('array')}` has {has}: outside it, stop here")
 
     def _trap(self, ins: Instr) -> None:
         self.emit("__trap();")

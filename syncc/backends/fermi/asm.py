@@ -405,7 +405,11 @@ def _valid_type_and_dims(elem: Word, dims: tuple[int, ...], d: Directive, sink: 
         sink.error("E1007", f"unknown type `{elem.text}`", elem.span,
                    help="the element types are " + ", ".join(ELEM_TYPES))
         ok = False
-    if not all(n >= 1 for n in dims):
+    sized = [n for n in dims if isinstance(n, str)]
+    if sized and d.kind != "param":
+        sink.error("E1007", f"only a .param's size may be given at launch (`{sized[0]}`)", d.span)
+        ok = False
+    if not all(isinstance(n, str) or n >= 1 for n in dims):
         sink.error("E1007", f"the dimensions {_dims(dims)} must each be at least 1", d.span)
         ok = False
     return ok

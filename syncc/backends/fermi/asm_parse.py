@@ -229,7 +229,7 @@ class _Builder(Transformer):
         return LaunchDims(self._word(name), tuple(_number(n) for n in _words(rest)), self._extent(name, rest[-1]))
 
     def dims(self, *children):
-        return tuple(_number(n) for n in _words(children))
+        return tuple(n if n.isidentifier() else _number(n) for n in _words(children))
 
     def per(self, _per, word):
         return self._word(word)

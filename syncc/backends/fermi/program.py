@@ -51,6 +51,10 @@ class SassParam:
     def length(self) -> int:
         return math.prod(self.dims)
 
+    def dims_with(self, sizes: dict[str, int]) -> tuple[int, ...]:
+        """The dimensions, a size given at launch (a scalar .param's name) replaced by its value."""
+        return tuple(sizes[d] if isinstance(d, str) else d for d in self.dims)
+
 
 @dataclass(frozen=True)
 class SharedArray:

@@ -526,7 +526,11 @@ class KernelCodegen:
         restructure the kernel around it (inline_ptx.bounds_record says why)."""
         index = self.value(ins.args[0])
         wide = self.b.sext(index, I64) if index.type.width < 64 else index
-        fails = self.b.icmp_unsigned(">=", wide, ir.Constant(I64, ins.attr("len")))
+        if len(ins.args) > 1:        # a length the launch gives (never negative: the launcher checks)
+            length = self.b.zext(self.value(ins.args[1]), I64)
+        else:
+            length = ir.Constant(I64, ins.attr("len"))
+        fails = self.b.icmp_unsigned(">=", wide, length)
         site = ins.attr("site")
         fail, stall, ok = (self.fn.append_basic_block(f"bounds.{what}.{site}") for what in ("fail", "stall", "ok"))
         claim, _ = self.address(Ref(FAULT_CLAIM, imm(0)))

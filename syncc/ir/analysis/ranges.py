@@ -325,7 +325,8 @@ class Ranges:
             if n is not None:
                 self._narrow(state, ins.args[0].index, (0, n - 1))
         elif op == "bounds.check" and self.accesses_checked:
-            self._narrow(state, ins.args[0], (0, int(ins.attr("len")) - 1))
+            if len(ins.args) == 1:
+                self._narrow(state, ins.args[0], (0, int(ins.attr("len")) - 1))
         if not ins.dests:
             return
         d = ins.dests[0]

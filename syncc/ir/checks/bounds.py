@@ -65,7 +65,10 @@ def _target(facts: Facts, name: str):
     if array is not None:
         if array.kind == "state":
             return None
-        return array.length, "the shared array" if array.space == "shared" else "the array", array.span
+        length = array.length_with(facts.space.args) if array.sized else array.length
+        if length is None:
+            return None          # a size the launch gives, not known for this shape: checked at run time
+        return length, "the shared array" if array.space == "shared" else "the array", array.span
     prim = facts.k.prim(name)
     if prim is None:
         return None

@@ -7,6 +7,7 @@ indices of references, branch conditions, loop bounds, and the operands those ar
 A parameter whose value flows, through arithmetic, only into the value a `st` stores or a
 `chan.put` puts is none of those, so two launches that differ only in such arguments (the same
 grid and block) get the same findings, and the hazard checks need to run for one of them only.
+A parameter that sizes an array (`global f32[n]`) is never one: the bounds check reads it.
 """
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def data_only_params(k: Kernel) -> frozenset[int]:
                 if not got <= have:
                     have |= got
                     changed = True
-    seen: set[int] = set()           # parameters some check may evaluate
+    # parameters some check may evaluate: the sizes of arrays, and what reaches the checks' values
+    seen: set[int] = {scalars[d] for a in k.params if not isinstance(a, Reg) for d in a.dims if d in scalars}
     for ins in instrs:
         sink = _DATA_SINKS.get(ins.op)
         arith = ins.info.group == "arith"

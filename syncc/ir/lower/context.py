@@ -29,16 +29,19 @@ class LoweringContext:
         self.vars: dict = {}          # declaring node (Let, Param, For, WhenBinding) → register
         self.arrays: dict = {}        # declaring node (Param, SharedDecl) → array name
         self.b = KernelBuilder(k.name.text, grid=info.grid, block=info.block, span=k.span)
+        scalars = {}
+        for p, (name, t) in zip(k.params, info.params):      # (first: an array's size may name one)
+            if not isinstance(t, ArrayType):
+                scalars[name] = self.vars[p] = Reg(self.b.fresh(name), t)
         for p, (name, t) in zip(k.params, info.params):
             if isinstance(t, ArrayType):
-                arr = Array(name, "global", t.elem, t.dims, "param")
-                params.append(arr)
+                dims = tuple(scalars[d].name if isinstance(d, str) else d for d in t.dims)
+                params.append(Array(name, "global", t.elem, dims, "param"))
                 self.arrays[p] = name
             else:
-                reg = Reg(self.b.fresh(name), t)
-                params.append(reg)
-                self.vars[p] = reg
+                params.append(scalars[name])
         self.b.params = params
+        self.sizes = scalars            # a scalar parameter's source name → its register (array sizes)
         self.loops: list[tuple[str, str]] = []          # (break to, continue to)
         self.returns: list[tuple[str, Reg | None]] = []  # inlined functions: (exit block, result)
         self.entry = self.b.new_block("entry")

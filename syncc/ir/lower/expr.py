@@ -184,8 +184,15 @@ class ExpressionLowering:
             if isinstance(i, Reg) and i.type != I32:
                 i = self.b.op("cvt", I32, i, span=idx.span)
             total = i if total is None else self.binop_into(None, "add", I32,
-                                                            self.binop_into(None, "mul", I32, total, imm(dim)), i)
+                                                            self.binop_into(None, "mul", I32, total, self.size(dim)), i)
         return total if total is not None else imm(0)
+
+    def size(self, dim):
+        """A dimension as an i32 operand: a constant, or the scalar parameter that gives it at launch."""
+        if isinstance(dim, int):
+            return imm(dim)
+        reg = self.cx.sizes[dim]
+        return reg if reg.type == I32 else self.b.op("cvt", I32, reg)
 
     @expressions.on(A.Index)
     def index(self, e, want, dest):

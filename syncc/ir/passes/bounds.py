@@ -8,7 +8,8 @@ is guarded, not each dimension). A primitive's own state that lowering lays out 
 slots and ends) is indexed by syncc's code from an index the primitive's operation has
 checked first, and is not checked again. Where the value ranges (analysis/ranges.py) prove it for every launch the kernel can get,
 nothing is added; elsewhere a `bounds.check %i array=NAME len=N site=S` goes right before the
-access, with the access's span. The back ends expand each check into an unsigned compare and
+access, with the access's span. An array whose size the launch gives (`global f32[n]`) is always
+checked, its length an operand computed from the parameters just before: `bounds.check %i, %len`. The back ends expand each check into an unsigned compare and
 a branch to a cold path where the first failing thread of the launch records the site, the
 index, its block and its thread (the record is the kernel's two last state arrays,
 abi.FAULT_CLAIM and abi.FAULT_RECORD) and stops, so that no access after a failed check runs:
@@ -27,9 +28,10 @@ ranges knew of its index.
 """
 from __future__ import annotations
 
+from ...core.types import I32
 from ..builder import KernelBuilder
 from ..context import PassContext
-from ..nodes import Instr, Kernel, Ref, Reg
+from ..nodes import Instr, Kernel, Ref, Reg, imm
 from ..analysis.ranges import Ranges, ref_length
 
 
@@ -42,7 +44,14 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
     for blk in k.blocks:
         code = []
         for _, ins, state in ranges.walk(blk.label):
-            if state is not None and _indexed(ins) and not _own_state(k, ins.ref.name):
+            if state is not None and _indexed(ins) and not _own_state(k, ins.ref.name) and _sized(k, ins.ref.name):
+                length = _length_operand(b, k.array(ins.ref.name), code, ins.span)
+                code.append(Instr("bounds.check", (), (ins.ref.index, length),
+                                  (("array", ins.ref.name), ("site", site)), ins.span))
+                ctx.remark(k.name, "bounds", f"the index of `{ins.ref.name}` is checked at run time against the "
+                           "length its launch gives", ins.span)
+                site += 1
+            elif state is not None and _indexed(ins) and not _own_state(k, ins.ref.name):
                 n = ref_length(k, ins.ref.name)
                 lo, hi = ranges.value(ins.ref.index, state)
                 if n is not None and not 0 <= lo <= hi < n:
@@ -58,6 +67,31 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
 def _indexed(ins: Instr) -> bool:
     """An access by a register index (an immediate one the front end checked)."""
     return ins.info.ref and bool(ins.args) and isinstance(ins.args[0], Ref) and isinstance(ins.args[0].index, Reg)
+
+
+def _sized(k: Kernel, name: str) -> bool:
+    a = k.array(name)
+    return a is not None and a.sized
+
+
+def _length_operand(b: KernelBuilder, a, code: list, span):
+    """An array's length, from the scalar parameters that size it, as an i32 operand (the
+    multiplications appended to `code`)."""
+    regs = {p.name: p for p in b.params if isinstance(p, Reg)}
+    total = None
+    for d in a.dims:
+        v = imm(d) if isinstance(d, int) else regs[d]
+        if v.type != I32:
+            w = b.reg(I32, "len")
+            code.append(Instr("cvt", (w,), (v,), (), span))
+            v = w
+        if total is None:
+            total = v
+        else:
+            w = b.reg(I32, "len")
+            code.append(Instr("mul", (w,), (total, v), (), span))
+            total = w
+    return total
 
 
 def _own_state(k: Kernel, name: str) -> bool:
