@@ -113,23 +113,23 @@ def fma(a: float, b: float, c: float, t: ScalarType) -> float:
 
 def fmin(a: float, b: float) -> float:
     """IEEE minNum, as PTX's min.f32: a NaN operand gives the other; -0 is below +0."""
-    if math.isnan(a):
-        return b
-    if math.isnan(b):
-        return a
-    if a == b == 0:
-        return a if math.copysign(1, a) < 0 else b
-    return a if a < b else b
+    return _pick(a, b, -1)
 
 
 def fmax(a: float, b: float) -> float:
+    """IEEE maxNum, as PTX's max.f32: a NaN operand gives the other; +0 is above -0."""
+    return _pick(a, b, 1)
+
+
+def _pick(a: float, b: float, side: int) -> float:
+    """The smaller (side -1) or the larger (side 1) of a and b, minNum/maxNum's way."""
     if math.isnan(a):
         return b
     if math.isnan(b):
         return a
     if a == b == 0:
-        return a if math.copysign(1, a) > 0 else b
-    return a if a > b else b
+        return a if math.copysign(1, a) == side else b
+    return a if (a < b if side < 0 else a > b) or a == b else b
 
 
 def text(x: float) -> str:

@@ -225,21 +225,20 @@ class CallRules:
         return t is not ERROR and self._bind("V", t, arg, bound, fn)
 
     def _match_number(self, arg, bound, fn, pos) -> bool:
-        t = self.cx.exprs.value(arg, pos)
-        if t is ERROR:
-            return False
-        if not is_number(t):
-            self.cx.error("E0201", f"`{fn.name}` needs a number, found {t}", arg.span)
-            return False
-        return self._bind("T", t, arg, bound, fn)
+        return self._numeric(arg, bound, fn, pos, is_number, "a number", None)
 
     def _match_float(self, arg, bound, fn, pos) -> bool:
+        return self._numeric(arg, bound, fn, pos, lambda t: is_float(t) or t is INT_LIT, "a float (f32 or f64)",
+                             "convert it: `f32(...)`")
+
+    def _numeric(self, arg, bound, fn, pos, accepts, what: str, help_for_int) -> bool:
+        """An argument `accepts` takes (binding T), else E0201 saying it needs `what`."""
         t = self.cx.exprs.value(arg, pos)
         if t is ERROR:
             return False
-        if not is_number(t) or (isinstance(t, ScalarType) and not t.is_float):
-            self.cx.error("E0201", f"`{fn.name}` needs a float (f32 or f64), found {t}", arg.span,
-                          help=f"convert it: `f32(...)`" if is_int(t) else None)
+        if not accepts(t):
+            self.cx.error("E0201", f"`{fn.name}` needs {what}, found {t}", arg.span,
+                          help=help_for_int if is_int(t) else None)
             return False
         return self._bind("T", t, arg, bound, fn)
 
