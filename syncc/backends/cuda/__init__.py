@@ -272,9 +272,9 @@ class KernelWriter:
             return
         asm = inline_ptx.load(array.elem, array.space, ins.attr("order"), ins.attr("scope"), ins.attr("cache"))
         tmp = "uint64_t" if array.elem.bits == 64 else "uint32_t"
-        back = FLOAT_BITS[array.elem.bits][1] if array.elem.is_float else f"({CTYPE[array.elem.name]})"
+        value = f"{FLOAT_BITS[array.elem.bits][1]}(v)" if array.elem.is_float else f"({CTYPE[array.elem.name]})v"
         self.emit(f"{{ {tmp} v; {self.asm(asm, ['v'], [self.address(ins.ref, array)])} "
-                  f"{self.dest(ins)} = {back}(v); }}")
+                  f"{self.dest(ins)} = {value}; }}")
 
     def _st(self, ins: Instr) -> None:
         array = self.arrays[ins.ref.name]
@@ -283,9 +283,9 @@ class KernelWriter:
             self.emit(f"{self.element(ins.ref)} = {value};")
             return
         asm = inline_ptx.store(array.elem, array.space, ins.attr("order"), ins.attr("scope"))
-        wide = FLOAT_BITS[array.elem.bits][0] if array.elem.is_float else \
-            "(uint64_t)" if array.elem.bits == 64 else "(uint32_t)"
-        self.emit(self.asm(asm, [], [self.address(ins.ref, array), f"{wide}({value})"]))
+        bits = f"{FLOAT_BITS[array.elem.bits][0]}({value})" if array.elem.is_float else \
+            f"{'(uint64_t)' if array.elem.bits == 64 else '(uint32_t)'}{value}"
+        self.emit(self.asm(asm, [], [self.address(ins.ref, array), bits]))
 
     def _atomic(self, ins: Instr) -> None:
         array = self.arrays[ins.ref.name]

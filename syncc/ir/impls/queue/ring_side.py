@@ -95,8 +95,10 @@ class RingSide(Acquirable):
             word = em.ld(slots, at, hint="slot", **em.poll_cache(slots), **em.order(ins))
             seen = em.op("cvt", I32, word, hint="seq")          # the low half
             if value is not None:
-                high = em.op("cvt", U32, em.op("shr", U64, word, imm(32, U64), hint="value"), hint="value")
-                em.b.emit("mov", (value,), (em.as_word(high, value.type, hint="value"),))
+                high = em.op("shr", U64, word, imm(32, U64), hint="value")
+                if value.type.is_float:            # the value's bits: to a word of its width, then its type
+                    high = em.as_word(em.op("cvt", U32, high, hint="value"), value.type, hint="value")
+                em.b.emit("mov" if high.type == value.type else "cvt", (value,), (high,))
         else:
             seq = f"{queue}.seq"
             seen = em.ld(seq, at, hint="seq", **em.poll_cache(seq), **em.order(ins))
@@ -183,8 +185,9 @@ class RingSide(Acquirable):
         # (value << 32) | seq, one store: a give's value (queue.give's third operand), a free's 0
         word = em.op("cvt", U64, em.op("cvt", U32, seq, hint="seq"), hint="slot")     # zero-extended
         if ins.op == "queue.give":
-            bits = em.op("cvt", U64, em.as_word(ins.args[2], U32, hint="value"), hint="value")
-            high = em.op("shl", U64, bits, imm(32, U64), hint="value")
+            value = ins.args[2]
+            value = em.as_word(value, U32, hint="value") if value.type.is_float else value
+            high = em.op("shl", U64, em.op("cvt", U64, value, hint="value"), imm(32, U64), hint="value")
             word = em.op("or", U64, high, word, hint="slot")
         em.st(f"{queue}.slots", at, word, **em.order(ins))
 
