@@ -219,6 +219,11 @@ def drop_proven_checks(k: Kernel, shape: tuple) -> Kernel:
                 lo, hi = ranges.value(ins.args[0], state)
                 if 0 <= lo <= hi < ins.attr("len"):
                     dropped.add(id(ins))
+            elif ins.op == "bounds.check" and state is not None:
+                # a length the launch gives, the check's own operand: the index tested below it on the
+                # way here and, in this shape, never negative (`if gtid < n`: gtid cannot wrap here)
+                if ranges.value(ins.args[0], state)[0] >= 0 and ranges.below(ins.args[0], ins.args[1], state):
+                    dropped.add(id(ins))
     if not dropped:
         return k
     b = KernelBuilder.thaw(k)

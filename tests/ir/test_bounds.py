@@ -308,3 +308,33 @@ def test_a_process_that_leaves_a_kernel_running_exits_at_once_with_status_1():
             "print('the launch raised', end='')\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (p.returncode, p.stdout, p.stderr) == (1, "the launch raised", "")
+
+
+def _checks(k) -> list:
+    return [ins for _, _, ins in k.instructions() if ins.op == "bounds.check"]
+
+
+def test_an_index_tested_below_a_size_the_launch_gives_needs_no_check(tmp_path):
+    """`if i < n { x[i] }` for `x: global f32[n]`: no run-time check where i is never negative
+    (`tid`), for every launch; where it could be for some grid (`gtid` wraps past 2^31 threads) the
+    launcher drops it for its own grid; an index from data, or one assigned after the test, keeps it."""
+    from syncc.driver import compile_file
+    from syncc.ir.faults import drop_proven_checks
+    path = write(tmp_path, """\
+kernel k(n: i32, x: global f32[n], d: global i32[32]) launch grid(4) block(32) {
+    if tid < n { x[tid] = 1.0 }
+    if gtid < n { x[gtid] = 2.0 }
+    let j = d[tid]
+    if j < n { x[j] = 3.0 }
+    var m = tid
+    if m < n {
+        m = m + 1
+        x[m] = 4.0
+    }
+}
+""")
+    k = compile_file(path, target="gpu").ir.kernel("k")
+    kept = {str(ins.args[0]) for ins in _checks(k)}
+    assert "%tid_x" not in kept and len(_checks(k)) == 3, kept          # gtid, j and m + 1 keep theirs
+    shaped = drop_proven_checks(k, ((4, 1, 1), (32, 1, 1)))
+    assert len(_checks(shaped)) == 2                                     # gtid's goes for grid(4)

@@ -78,21 +78,24 @@ class State:
     that are another divided by a positive constant, or the least or greatest of two others (`rel`:
     t → ("div", v, c) for t == v / c, truncated: `warp` is `tid / 32`, so `if warp != 0` bounds
     `tid` too; t → ("min", a, b) or ("max", a, b): a lock taken at `min(x, y)` and one at
-    `max(x, y)`, both checked, bound x and y; t → ("sum", a, b) for t == a + b with no wrap)."""
-    __slots__ = ("r", "facts", "alias", "rel")
+    `max(x, y)`, both checked, bound x and y; t → ("sum", a, b) for t == a + b with no wrap), and the
+    pairs of registers known apart by a strict order (`below`: (x, y) for x < y, signed, from a test
+    on the path that neither has been assigned since: an index below the length a launch gives)."""
+    __slots__ = ("r", "facts", "alias", "rel", "below")
 
-    def __init__(self, r=None, facts=None, alias=None, rel=None):
+    def __init__(self, r=None, facts=None, alias=None, rel=None, below=frozenset()):
         self.r: dict[str, Interval] = r if r is not None else {}
         self.facts: dict[str, tuple[tuple, tuple]] = facts if facts is not None else {}
         self.alias: dict[str, tuple[str, int]] = alias if alias is not None else {}
         self.rel: dict[str, tuple] = rel if rel is not None else {}
+        self.below: frozenset[tuple[str, str]] = below
 
     def copy(self) -> "State":
-        return State(dict(self.r), dict(self.facts), dict(self.alias), dict(self.rel))
+        return State(dict(self.r), dict(self.facts), dict(self.alias), dict(self.rel), self.below)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, State) and self.r == other.r and self.facts == other.facts \
-            and self.alias == other.alias and self.rel == other.rel
+            and self.alias == other.alias and self.rel == other.rel and self.below == other.below
 
 
 def _join(states: list[State | None]) -> State | None:
@@ -124,7 +127,8 @@ def _join(states: list[State | None]) -> State | None:
                 facts[name] = (t, f)
     alias = {name: a for name, a in first.alias.items() if all(s.alias.get(name) == a for s in rest)}
     rel = {name: q for name, q in first.rel.items() if all(s.rel.get(name) == q for s in rest)}
-    return State(r, facts, alias, rel)
+    below = first.below.intersection(*(s.below for s in rest))
+    return State(r, facts, alias, rel, below)
 
 
 class Ranges:
@@ -198,6 +202,10 @@ class Ranges:
             return int(v.value), int(v.value)
         got = state.r.get(v.name)
         return got if got is not None else v.type.range
+
+    def below(self, x, y, state: State) -> bool:
+        """Is register x known below register y (signed) in `state`?"""
+        return isinstance(x, Reg) and isinstance(y, Reg) and (x.name, y.name) in state.below
 
     def range_at(self, label: str, index: int, v) -> Interval | None:
         """The interval of operand `v` just before instruction `index` of block `label` (None where
@@ -298,7 +306,7 @@ class Ranges:
             hi = was[1] if hi <= was[1] else thi
             if (lo, hi) != (tlo, thi):
                 r[name] = (lo, hi)
-        return State(r, new.facts, new.alias, new.rel)
+        return State(r, new.facts, new.alias, new.rel, new.below & old.below)
 
     def _branch(self, state: State, term):
         """(successor, the state on the edge to it): a branch refines what its condition tests."""
@@ -354,6 +362,8 @@ class Ranges:
 
     def _kill(self, state: State, name: str) -> None:
         """`name` is assigned: what was known of its old value, and every fact that read it, go."""
+        if state.below:
+            state.below = frozenset(p for p in state.below if name not in p)
         state.r.pop(name, None)
         state.facts.pop(name, None)
         state.alias.pop(name, None)
@@ -508,6 +518,9 @@ class Ranges:
 
     def _refine_once(self, state: State, facts) -> bool:
         for x, rel, y in facts:
+            if rel in ("lt", "gt") and isinstance(x, Reg) and isinstance(y, Reg) and x.type.signed and \
+                    x.type == y.type:
+                state.below = state.below | {(x.name, y.name) if rel == "lt" else (y.name, x.name)}
             a, b = self.value(x, state), self.value(y, state)
             if rel == "ne":
                 na, nb = _not_equal(a, b), _not_equal(b, a)

@@ -8,8 +8,11 @@ is guarded, not each dimension). A primitive's own state that lowering lays out 
 slots and ends) is indexed by syncc's code from an index the primitive's operation has
 checked first, and is not checked again. Where the value ranges (analysis/ranges.py) prove it for every launch the kernel can get,
 nothing is added; elsewhere a `bounds.check %i array=NAME len=N site=S` goes right before the
-access, with the access's span. An array whose size the launch gives (`global f32[n]`) is always
-checked, its length an operand computed from the parameters just before: `bounds.check %i, %len`. The back ends expand each check into an unsigned compare and
+access, with the access's span. An array whose size the launch gives (`global f32[n]`) is
+checked against a length operand computed from the parameters just before (`bounds.check %i,
+%len`), unless it is one-dimensional, sized by an i32 parameter `n`, and the index is never
+negative and was tested below `n` on every path to the access, neither assigned since (the
+value ranges' `below` pairs): `if i < n { x[i] }`. The back ends expand each check into an unsigned compare and
 a branch to a cold path where the first failing thread of the launch records the site, the
 index, its block and its thread (the record is the kernel's two last state arrays,
 abi.FAULT_CLAIM and abi.FAULT_RECORD) and stops, so that no access after a failed check runs:
@@ -45,6 +48,9 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
         code = []
         for _, ins, state in ranges.walk(blk.label):
             if state is not None and _indexed(ins) and not _own_state(k, ins.ref.name) and _sized(k, ins.ref.name):
+                if _below_its_length(k, ranges, ins.ref, state):
+                    code.append(ins)
+                    continue
                 length = _length_operand(b, k.array(ins.ref.name), code, ins.span)
                 code.append(Instr("bounds.check", (), (ins.ref.index, length),
                                   (("array", ins.ref.name), ("site", site)), ins.span))
@@ -67,6 +73,19 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
 def _indexed(ins: Instr) -> bool:
     """An access by a register index (an immediate one the front end checked)."""
     return ins.info.ref and bool(ins.args) and isinstance(ins.args[0], Ref) and isinstance(ins.args[0].index, Reg)
+
+
+def _below_its_length(k: Kernel, ranges: Ranges, ref: Ref, state) -> bool:
+    """An index into a one-dimensional array sized by an i32 parameter `n`, never negative here and
+    tested below `n` on the way here (`if i < n { x[i] }`, `while i < n { x[i] ... }`), neither
+    assigned since: inside, whatever the launch gives."""
+    a = k.array(ref.name)
+    if len(a.dims) != 1:
+        return False
+    n = next((p for p in k.params if isinstance(p, Reg) and p.name == a.dims[0]), None)
+    if n is None or n.type != I32 or not isinstance(ref.index, Reg) or ref.index.type != I32:
+        return False
+    return ranges.value(ref.index, state)[0] >= 0 and ranges.below(ref.index, n, state)
 
 
 def _sized(k: Kernel, name: str) -> bool:
