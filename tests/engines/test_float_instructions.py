@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from simkit import simulate
-from test_engines import reported
+from test_engines import ROOT, cli_run, same_machine
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.core import floats
@@ -188,3 +188,10 @@ def test_the_ties_are_there():
     once = np.array([floats.f32_bits(floats.fma(float(p), float(q), float(r), F32)) for p, q, r in zip(x, y, z)],
                     dtype=np.uint32)
     assert (twice != once).sum() > 100
+
+
+def test_the_float_program_runs_the_same_on_both_engines():
+    """tests/sim/float_ops.sync, launch by launch: its float kernels (the CAS loops and the lock-bit
+    loops of float atomics among them) report the same run on both engines."""
+    path = ROOT / "tests" / "sim" / "float_ops.sync"
+    assert same_machine(cli_run([str(path)]), path.name) == 2
