@@ -35,9 +35,10 @@ FLOAT: dict[str, Callable] = {
     "div": lambda a, b: a / b if b else None,
     "min": floats.fmin, "max": floats.fmax, "neg": operator.neg, "abs": abs,
     "sqrt": lambda a: math.sqrt(a) if a >= 0 else (a if a == 0 else math.nan),
-    "floor": lambda a: float(math.floor(a)) if math.isfinite(a) else a,
-    "ceil": lambda a: float(math.ceil(a)) if math.isfinite(a) else a,
-    "trunc": lambda a: float(math.trunc(a)) if math.isfinite(a) else a,
+    # IEEE's roundToIntegral: the result has the operand's sign (`ceil(-0.5)` is -0.0, as on the GPU)
+    "floor": lambda a: math.copysign(float(math.floor(a)), a) if math.isfinite(a) else a,
+    "ceil": lambda a: math.copysign(float(math.ceil(a)), a) if math.isfinite(a) else a,
+    "trunc": lambda a: math.copysign(float(math.trunc(a)), a) if math.isfinite(a) else a,
     **_COMPARE,
 }
 

@@ -102,7 +102,9 @@ class SimLauncher:
                 words.append(gmem.allocate(p.name, _as_words(data, p.name, span), p.dims))
                 arrays.append((host, data, words[-1]))
             elif p.kind == "scalar":
-                words.append(int(next(given)) & 0xFFFFFFFF)
+                value = next(given)
+                # a float parameter's word is its bit pattern
+                words.append(int(value.view(np.uint32)) if isinstance(value, np.float32) else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
@@ -116,7 +118,7 @@ class SimLauncher:
         if outcome.status == "fault" and outcome.fault and outcome.fault.kind == "launch":
             raise LaunchError(f"cannot launch `{name}` on the simulated Fermi: {outcome.fault.message}", span)
         for host, data, base in arrays:          # also from a run that stopped: memory as it was then
-            back = gmem.read_back(base, data.size).view(np.int32 if data.dtype != np.uint32 else np.uint32)
+            back = gmem.read_back(base, data.size).view(_WORD_VIEW.get(data.dtype, np.int32))
             data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
                 host[...] = _device_copy(host, data)
@@ -157,8 +159,12 @@ def _device_copy(host, data):
     return cupy.asarray(data)
 
 
+# how a word is read back into an array of each dtype (a bool's 0 or 1 through int32)
+_WORD_VIEW = {np.dtype(np.uint32): np.uint32, np.dtype(np.float32): np.float32}
+
+
 def _as_words(a: np.ndarray, name: str, span) -> np.ndarray:
-    if a.dtype in (np.int64, np.uint64):
+    if a.dtype in (np.int64, np.uint64, np.float64):
         raise LaunchError(f"`{name}` has 64-bit elements, which the simulated Fermi does not support", span)
     return a.astype(np.uint32).reshape(-1) if a.dtype == np.bool_ else a.reshape(-1).view(np.uint32)
 
@@ -218,7 +224,7 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
         sizes = {p.name: (p.init.value if p.init is not None else 0) for p in k.params if p.kind == "scalar"}
         for p in k.params:
             if p.kind == "array":
-                dtype = {"u32": np.uint32, "bool": np.bool_}.get(p.elem, np.int32)
+                dtype = np.dtype({"u32": np.uint32, "f32": np.float32, "bool": np.bool_}.get(p.elem, np.int32))
                 try:
                     dims = p.dims_with(sizes)
                 except KeyError as e:
@@ -227,12 +233,14 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
                 length = 1
                 for d in dims:
                     length *= d
-                a = init_values(p.init, length).view(np.int32 if dtype is not np.uint32 else np.uint32)
+                a = init_values(p.init, length).view(_WORD_VIEW.get(dtype, np.int32))
                 a = a.astype(dtype).reshape(dims or (length,))
                 arrays[p.name] = a
                 args.append(a)
             elif p.kind == "scalar":
-                args.append(p.init.value if p.init is not None else 0)
+                value = p.init.value if p.init is not None else 0
+                args.append(np.array([value], dtype=np.int64).astype(np.uint32).view(np.float32)[0]
+                            if p.elem == "f32" else value)
         try:
             outcome = launcher(k.name, args, k.grid or (1, 1, 1), k.block, None)
         except SimStopped as e:            # print what memory holds where it stopped, then report
@@ -253,7 +261,7 @@ def _print_arrays(k: SassKernel, outcome: Outcome, arrays: dict, write) -> None:
             if a is None or words is None:
                 continue
             value = words[a.offset // 4: a.offset // 4 + a.length].view(
-                np.uint32 if a.elem == "u32" else np.int32).reshape(a.dims or (a.length,))
+                {"u32": np.uint32, "f32": np.float32}.get(a.elem, np.int32)).reshape(a.dims or (a.length,))
         write(f"{name} = {HostRunner.show(value)}")
 
 

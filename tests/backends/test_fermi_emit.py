@@ -1055,16 +1055,84 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
 
 
-def test_floats_are_refused_with_e0801_at_their_first_use(tmp_path):
-    """Fermi's float instructions are not emitted yet: a kernel computing with f32 is refused at the
-    first float operation, and the help names the targets that take floats."""
+def test_f64_is_refused_with_e0801_at_its_first_use(tmp_path):
+    """Registers are 32 bits: f64 is refused at its first use, and the help says f32 runs."""
     prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
-                           "    let x = a[tid] + 1\n    let h = f32(x) * 0.5\n    a[tid] = i32(h)\n}\n")
+                           "    let x = a[tid] + 1\n    let h = f64(x) * 0.5\n    a[tid] = i32(h)\n}\n")
     with pytest.raises(syncc.CompileError) as e:
         prog.fermi_sass()
     (d,) = e.value.diagnostics
-    assert d.code == "E0801" and d.span.line == 3 and "floating point" in d.message and "f32" in d.message
-    assert "ptx" in d.help
+    assert d.code == "E0801" and d.span.line == 3 and "f64 is not supported" in d.message
+    assert "f32" in d.help and "ptx" in d.help.lower()
+
+
+@pytest.mark.parametrize("expr, what", [("x / y", "division"), ("sqrt(x)", "sqrt")])
+def test_f32_division_and_square_root_are_refused_with_e0801_at_the_use(tmp_path, expr, what):
+    """Fermi has no correctly rounded divide or square root: refused where the program uses them."""
+    prog = build(tmp_path, "kernel k(a: global f32[64]) launch grid(1) block(64) {\n"
+                           f"    let x = a[tid] + 1.0\n    let y = x * 2.0\n    a[tid] = {expr}\n}}\n")
+    with pytest.raises(syncc.CompileError) as e:
+        prog.fermi_sass()
+    (d,) = e.value.diagnostics
+    assert d.code == "E0801" and d.span.line == 4 and what in d.message and "correctly rounded" in d.message
+
+
+FLOAT_KERNEL = """kernel k(a: global f32[64], n: global i32[64], s: f32) launch grid(1) block(64) {
+    let x = a[tid]
+    let y = a[63 - tid]
+    a[tid] = fma(x, y, x - y) + min(x, y) * s
+    a[63 - tid] = select(x != y, floor(x), -abs(y)) + f32(n[tid]) + f32(u32(tid))
+    n[tid] = i32(x) + i32(u32(y)) + i32(x < y) + i32(x >= 0.5)
+}
+"""
+
+
+def test_f32_operations_select_fermis_float_instructions(tmp_path):
+    """Each f32 operation is its Fermi instruction: `!=` the unordered FSETP.NEU, the others ordered;
+    neg and abs are sign-bit operations; constants are MOV32I bit patterns; a scalar f32 parameter
+    is read from the constant bank in place."""
+    sass = build(tmp_path, FLOAT_KERNEL).fermi_sass()
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?P\d )?([A-Z0-9.]+)", sass)
+    for want in ("FFMA", "FADD", "FMUL", "FMNMX", "FSETP.NEU.AND", "FSETP.LT.AND", "FSETP.GE.AND",
+                 "F2F.F32.F32.FLOOR", "LOP32I.AND", "LOP32I.XOR", "I2F.F32.S32", "I2F.F32.U32",
+                 "F2I.S32.F32.TRUNC", "F2I.U32.F32.TRUNC"):
+        assert want in ops, (want, sorted(set(ops)))
+    assert "FADD" in ops and re.search(r"FADD R\d+, R\d+, -R\d+;", sass)          # x - y
+    assert re.search(r"FMUL R\d+, R\d+, c \[0x0\] \[0x28\];", sass)              # * s, in place
+    assert "MOV32I" in ops and "0x3f000000" in sass                                  # 0.5
+    assert not any(op.startswith(("ISETP", "IMNMX", "IMUL", "SHL")) and "F" in op for op in ops)
+
+
+def test_f32_kernels_assemble_back_to_themselves(tmp_path):
+    """Printed f32 kernels (f32 parameters, float constants as words) read back field for field."""
+    comp = build(tmp_path, FLOAT_KERNEL)
+    program = comp._fermi_program()
+    again = assemble(SourceFile("prog.sass", print_program(program)))
+    assert again.kernels == program.kernels
+
+
+def test_global_f32_min_and_max_are_a_compare_and_swap_loop_and_add_is_atom_add_f32(tmp_path):
+    src = ("kernel k(w: global f32[4], x: global f32[64]) launch grid(1) block(64) {\n"
+           "    atomic_add(w[0], x[tid])\n    x[tid] = atomic_min(w[1], x[tid])\n    atomic_max(w[2], x[tid])\n"
+           "    atomic_sub(w[3], x[tid])\n}\n")
+    sass = build(tmp_path, src).fermi_sass()
+    assert re.search(r"RED\.ADD\.F32\.FTZ\.RN \[R\d+\], R\d+;", sass)
+    assert len(re.findall(r"ATOM\.CAS R\d+, \[R\d+\+0x[48]\], R\d+, R\d+;", sass)) == 2
+    assert re.search(r"LOP32I\.XOR (R\d+), R\d+, 0x80000000;\n(?:.*\n)*?.*RED\.ADD\.F32\.FTZ\.RN \[R\d+\+0xc\], \1;",
+                     sass)
+    assert "ATOM.MIN" not in sass and "ATOM.MAX" not in sass and "RED.MIN" not in sass
+
+
+FLOAT_OPS = ROOT / "tests" / "sim" / "float_ops.sync"
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_float_ops_give_the_hosts_values_on_the_simulator(engine):
+    """tests/sim/float_ops.sync (tests/gpu/float_ops.sync's f32 part) checks every result against
+    the host's own computation, zeros by sign too, on each engine."""
+    r = cli("run", str(FLOAT_OPS), "--target", "fermi-sim", "--engine", engine)
+    assert r.code == 0, r.out + r.err
+    assert "every value as the host computes it" in r.out
 
 
 def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():

@@ -9,6 +9,7 @@ import pytest
 
 from syncc.core import floats
 from syncc.core.types import F32, F64, I32, I64, U32
+from syncc.ir.fold import fold
 
 
 def _nearest_f32(q: Fraction) -> float:
@@ -79,3 +80,13 @@ def test_text_reads_back():
     for v in (0.1, -0.0, 5e-324, 1e300, floats.to_type(Fraction(1, 3), F32)):
         assert float(floats.text(v)) == v
     assert floats.text(math.inf) == "+inf" and floats.text(-math.inf) == "-inf" and floats.text(math.nan) == "+nan"
+
+
+@pytest.mark.parametrize("op, x, want", [
+    ("floor", -0.0, -0.0), ("floor", 0.5, 0.0), ("floor", -0.5, -1.0), ("ceil", -0.5, -0.0), ("ceil", -0.0, -0.0),
+    ("ceil", 0.25, 1.0), ("trunc", -0.75, -0.0), ("trunc", 0.75, 0.0), ("trunc", -2.5, -2.0)])
+def test_rounding_to_an_integral_value_keeps_the_sign_of_a_zero(op, x, want):
+    """IEEE roundToIntegral (and the GPU's cvt.rmi/rpi/rzi, Fermi's F2F): a zero result has the
+    operand's sign, which Python's math.floor (an int) loses; the host block and folding share this."""
+    got = fold(op, F32, [x])
+    assert got == want and math.copysign(1, got) == math.copysign(1, want)

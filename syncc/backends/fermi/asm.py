@@ -31,7 +31,7 @@ from .asm_parse import Directive, InitSpec, InstrLine, LabelLine, Unparsed, Word
 from .isa import INSTR_BYTES, BranchTarget, Instruction
 from .program import Init, Region, SassKernel, SassParam, SassProgram, SharedArray
 
-ELEM_TYPES = ("i32", "u32", "bool")
+ELEM_TYPES = ("i32", "u32", "f32", "bool")
 WORD_BYTES = 4                      # every element of a shared array takes a word (the simulator's layout)
 MAX_KERNEL_BYTES = 1 << 20          # /*ADDR*/ gaps stop here: 131072 instructions
 INIT_WORDS = {"zeros": Init("zeros"), "range": Init("range")}

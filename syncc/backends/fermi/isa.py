@@ -195,9 +195,14 @@ class OpSpec:
 
 
 _CMP = ("LT", "EQ", "LE", "GT", "NE", "GE", "F", "T")
+# FSETP's tests, in Fermi's 4-bit encoding (bit 0 less, 1 equal, 2 greater, 3 unordered: a NaN
+# operand), so FCMP.index(test) is its truth table: NE is ordered (false on a NaN), NEU is not.
+FCMP = ("F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T")
+F2F_ROUND = ("FLOOR", "CEIL", "TRUNC")
 _BOOL = ("AND", "OR", "XOR")
 _ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS")
 _SIGN = ("U32", "S32")
+_ATOM_TYPE = ("U32", "S32", "F32")
 _LD_CACHE = ("CA", "CG", "CS", "CV", "LU")
 _ST_CACHE = ("WB", "CG", "CS", "WT")
 _SIZE = ("U8", "S8", "U16", "S16", "32")
@@ -231,6 +236,21 @@ _TABLE = [
         mods=[_CMP, ("U32",), _BOOL], required=(0,)),
     _op("PSETP", "P P P P P", 2, "alu", "Pd = (a op1 b) op2 c; Pd2 = !(a op1 b) op2 c",
         mods=[_BOOL, _BOOL], required=(0, 1)),
+    # binary32 arithmetic: IEEE, rounded to nearest even, subnormals kept; a NaN result is 0x7fffffff;
+    # -R flips a source's sign bit. Float constants are their bit patterns (MOV32I, constant bank).
+    _op("FADD", "R R RC", 1, "alu", "Rd = a + b (binary32; either may be negated: -R)", negatable=True),
+    _op("FMUL", "R R RC", 1, "alu", "Rd = a * b (binary32)", negatable=True),
+    _op("FFMA", "R R RC R", 1, "alu", "Rd = a * b + c, rounded once (binary32)", negatable=True),
+    _op("FMNMX", "R R RC P", 1, "alu", "Rd = c ? minNum(a, b) : maxNum(a, b) (a NaN loses; -0 < +0)",
+        negatable=True),
+    _op("FSETP", "P P R RC P", 2, "alu", "Pd = (a cmp b) bool c; Pd2 = !(a cmp b) bool c; cmp ordered, or "
+        "true on a NaN with U (NEU)", mods=[FCMP, _BOOL], required=(0,), negatable=True),
+    _op("F2I", "R R", 1, "mul", "Rd = integer of binary32 a: toward zero, saturating, NaN to 0",
+        mods=[_SIGN, ("F32",), ("TRUNC",)], required=(0, 1, 2)),
+    _op("I2F", "R R", 1, "mul", "Rd = binary32 nearest to integer a (ties to even)", mods=[("F32",), _SIGN],
+        required=(0, 1)),
+    _op("F2F", "R R", 1, "mul", "Rd = binary32 a rounded to an integral value: down, up or toward zero",
+        mods=[("F32",), ("F32",), F2F_ROUND], required=(0, 1, 2)),
     _op("VOTE", "R P P", 2, "vote", "Rd = ballot(c); Pd = ALL/ANY/EQ of c over the active lanes",
         mods=[("ALL", "ANY", "EQ")], required=(0,)),
     _op("NOP", "K?", 0, "alu", "nothing (NOP.S marks a reconvergence point)"),
@@ -244,10 +264,11 @@ _TABLE = [
     _op("ST", "M R", 0, "global_store", "global[a] = b", mods=[("E",), _ST_CACHE, _SIZE]),
     _op("LDL", "R M", 1, "local", "Rd = local[a] (the thread's own memory, for spills)"),
     _op("STL", "M R", 0, "local_store", "local[a] = b"),
-    _op("ATOM", "R M R R?", 1, "atomic", "Rd = global[a]; global[a] = op(global[a], b[, c]) at L2",
-        mods=[("E",), _ATOM_OPS, ("U32", "S32")], required=(1,)),
+    _op("ATOM", "R M R R?", 1, "atomic", "Rd = global[a]; global[a] = op(global[a], b[, c]) at L2 "
+        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed)", mods=[("E",), _ATOM_OPS, _ATOM_TYPE, ("FTZ",), ("RN",)],
+        required=(1,)),
     _op("RED", "M R", 0, "atomic_store", "global[a] = op(global[a], b) at L2, no result",
-        mods=[("E",), _ATOM_OPS[:-2], ("U32", "S32")], required=(1,)),
+        mods=[("E",), _ATOM_OPS[:-2], _ATOM_TYPE, ("FTZ",), ("RN",)], required=(1,)),
     _op("MEMBAR", "", 0, "membar", "wait until this warp's earlier memory operations are visible at the scope",
         mods=[("CTA", "GL", "SYS")], required=(0,)),
     # barriers

@@ -26,13 +26,17 @@ from typing import Callable
 import numpy as np
 
 from . import lanes as L
-from ..fermi.isa import PT, RZ, CondCode, ConstBankWord, Instruction, Mem, Pred, SassImm, SassReg, Special
+from ..fermi.isa import F2F_ROUND, FCMP, PT, RZ, CondCode, ConstBankWord, Instruction, Mem, Pred, SassImm, SassReg, Special
 from .memory import MemoryFault
 from ..fermi.program import SassKernel
 
 U32 = np.uint32
 I32 = np.int32
+F32 = np.float32
+F64 = np.float64
 MASK32 = 0xFFFFFFFF
+SIGN32 = U32(0x80000000)
+NAN32 = U32(0x7FFFFFFF)             # the NaN every float instruction writes (the GPU's canonical one)
 
 
 class Trap(Exception):
@@ -371,6 +375,124 @@ def _s2r(ins, env):
     return _to_reg(ins, fixed[name])
 
 
+# ---- binary32 arithmetic ----------------------------------------------------------------------
+# Registers hold words; a float instruction reads them as binary32 (numpy float32: IEEE, rounded to
+# nearest even, subnormals kept) and writes a NaN as NAN32, so that no NaN payload depends on how
+# numpy or the compiled core happened to order an operation. core/engine.py has the same steps.
+
+def _float(o, env):
+    """A function of the warp giving the operand as binary32 (a row or a scalar); -R flips the sign
+    bit, as Fermi's float negate modifier does."""
+    if isinstance(o, SassReg):
+        n = o.n
+        if o.neg:
+            return lambda w: np.bitwise_xor(w.r[n], SIGN32).view(F32)
+        return lambda w: w.r[n].view(F32)
+    c = np.array([immediate(o, env) & MASK32], dtype=U32).view(F32)[0]
+    return lambda w: c
+
+
+def float_bits(x) -> np.ndarray:
+    """binary32 values as register words, every NaN as NAN32."""
+    x = np.asarray(x, dtype=F32)
+    return np.where(np.isnan(x), NAN32, x.view(U32))
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """a * b + c rounded once to binary32. a * b is exact in binary64 (24 + 24 bits), and two-sum
+    gives the exact error of the binary64 sum; where it is not zero, the sum is moved to its odd
+    neighbour (round to odd), which binary64's 53 bits (at least 2 * 24 + 2) let round to binary32
+    as the exact value would. No binary64 over- or underflow: |a * b| < 2^256, and a nonzero sum
+    is a multiple of 2^-298."""
+    a, b, c = (np.asarray(v, dtype=F64) for v in (a, b, c))
+    p = a * b
+    s = p + c
+    bv = s - p
+    err = (p - (s - bv)) + (c - bv)
+    raw = np.atleast_1d(s).view(np.uint64)
+    fix = (err != 0) & ((raw & np.uint64(1)) == 0) & np.isfinite(s)
+    away = (err > 0) == (s > 0)                    # the exact sum is further from zero than s
+    raw = np.where(fix, np.where(away, raw + np.uint64(1), raw - np.uint64(1)), raw)
+    return raw.view(F64).astype(F32)
+
+
+def minnum(a, b, least: bool) -> np.ndarray:
+    """IEEE minNum / maxNum: a NaN operand gives the other; -0 is below +0."""
+    a, b = np.asarray(a, dtype=F32), np.asarray(b, dtype=F32)
+    if least:
+        take_a = (a < b) | np.isnan(b) | ((a == b) & np.signbit(a))
+    else:
+        take_a = (a > b) | np.isnan(b) | ((a == b) & ~np.signbit(a))
+    return np.where(take_a, a, b)
+
+
+def float_test(code: int, a, b) -> np.ndarray:
+    """FSETP's test: bit 3 of the code on an unordered pair, else bits 0-2 for less, equal, greater."""
+    unordered = np.isnan(a) | np.isnan(b)
+    ordered = ((a < b) & bool(code & 1)) | ((a == b) & bool(code & 2)) | ((a > b) & bool(code & 4))
+    return np.where(unordered, bool(code & 8), ordered)
+
+
+def float_to_int(x, signed: bool) -> np.ndarray:
+    """F2I.TRUNC: toward zero, saturating, NaN to 0, as a register word."""
+    with np.errstate(all="ignore"):
+        x = np.nan_to_num(np.asarray(x, dtype=F64), nan=0.0)
+        lo, hi = (-2.0 ** 31, 2.0 ** 31 - 1) if signed else (0.0, 2.0 ** 32 - 1)
+        return (np.clip(np.trunc(x), lo, hi).astype(np.int64) & MASK32).astype(U32)
+
+
+_ROUND = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
+_FBINARY = {"FADD": np.add, "FMUL": np.multiply}
+
+
+def _fbinary(ins, env):
+    a, b, fn = _float(ins.operands[1], env), _float(ins.operands[2], env), _FBINARY[ins.op]
+
+    def compute(w):
+        with np.errstate(all="ignore"):
+            return float_bits(np.broadcast_to(fn(a(w), b(w), dtype=F32), (32,)))
+    return _to_reg(ins, compute)
+
+
+def _ffma(ins, env):
+    a, b, c = (_float(o, env) for o in ins.operands[1:4])
+
+    def compute(w):
+        with np.errstate(all="ignore"):
+            return float_bits(np.broadcast_to(fma32(a(w), b(w), c(w)), (32,)))
+    return _to_reg(ins, compute)
+
+
+def _fmnmx(ins, env):
+    a, b, c = _float(ins.operands[1], env), _float(ins.operands[2], env), _pred(ins.operands[3])
+    return _to_reg(ins, lambda w: float_bits(np.where(c(w), minnum(a(w), b(w), True), minnum(a(w), b(w), False))))
+
+
+def _fsetp(ins, env):
+    code = FCMP.index(ins.mods[0])
+    a, b = _float(ins.operands[2], env), _float(ins.operands[3], env)
+    return _setp_writer(ins, lambda w: np.broadcast_to(float_test(code, a(w), b(w)), (32,)))
+
+
+def _f2i(ins, env):
+    a, signed = _float(ins.operands[1], env), ins.mods[0] == "S32"
+    return _to_reg(ins, lambda w: np.broadcast_to(float_to_int(a(w), signed), (32,)))
+
+
+def _i2f(ins, env):
+    a = (_signed if ins.mods[1] == "S32" else _unsigned)(ins.operands[1], env)
+    # through binary64, which holds every 32-bit integer: one rounding, to binary32
+    return _to_reg(ins, lambda w: np.broadcast_to(float_bits(np.asarray(a(w), dtype=F64).astype(F32)), (32,)))
+
+
+def _f2f(ins, env):
+    a, fn = _float(ins.operands[1], env), _ROUND[next(m for m in ins.mods if m in F2F_ROUND)]
+    def compute(w):
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(float_bits(fn(a(w))), (32,))
+    return _to_reg(ins, compute)
+
+
 # ---- shared memory and the lock unit ---------------------------------------------------------
 
 class Pattern:
@@ -637,6 +759,19 @@ def _stl(ins, env):
     return run
 
 
+def ftz_bits(x: int) -> int:
+    """A binary32 word with a subnormal flushed to the zero of its sign (ATOM.ADD.F32.FTZ)."""
+    return x & 0x80000000 if x & 0x7F800000 == 0 else x
+
+
+def fadd_ftz(old: int, b: int) -> int:
+    """ATOM/RED .ADD.F32.FTZ.RN on words: binary32 add, rounded to nearest even, with subnormal
+    operands and result flushed to zero, as Fermi's (and PTX's atom.add.f32) is."""
+    x, y = (np.array([ftz_bits(v)], dtype=U32).view(F32) for v in (old, b))
+    with np.errstate(all="ignore"):
+        return ftz_bits(int(float_bits(x + y)[0]))
+
+
 def _atomic_op(op: str, signed: bool):
     def s(x):
         return x - (1 << 32) if signed and x & 0x80000000 else x
@@ -651,6 +786,7 @@ def _atomic_op(op: str, signed: bool):
         "XOR": lambda old, b, c: old ^ b,
         "EXCH": lambda old, b, c: b,
         "CAS": lambda old, b, c: c if old == b else old,
+        "FADD": lambda old, b, c: fadd_ftz(old, b),
     }[op]
 
 
@@ -660,7 +796,13 @@ def _atom(ins, env, returns: bool = True):
     mem: Mem = ops[1] if returns else ops[0]
     vb = (ops[2] if returns else ops[1]).n
     vc = ops[3].n if returns and len(ops) > 3 else RZ
-    op = next(m for m in ins.mods if m not in ("E", "U32", "S32"))
+    op = next(m for m in ins.mods if m not in ("E", "U32", "S32", "F32", "FTZ", "RN"))
+    if "F32" in ins.mods:
+        if op != "ADD":
+            def refuse(w, m):
+                raise InstructionError(f"`{ins.name}`: the only float atomic is ADD.F32")
+            return refuse
+        op = "FADD"
     fn = _atomic_op(op, "S32" in ins.mods)
     sim, cfg = env.sim, env.config
     gmem = sim.gmem
@@ -723,6 +865,8 @@ SEMANTICS: dict[str, Callable] = {
     "IADD": _iadd, "IADD32I": _iadd, "ISCADD": _iscadd, "IMUL": _imul, "IMAD": _imul,
     "SHL": _shl, "SHR": _shr, "LOP": _lop, "LOP32I": _lop, "IMNMX": _imnmx, "SEL": _sel, "POPC": _popc,
     "ISETP": _isetp, "PSETP": _psetp, "VOTE": _vote, "NOP": _nop,
+    "FADD": _fbinary, "FMUL": _fbinary, "FFMA": _ffma, "FMNMX": _fmnmx, "FSETP": _fsetp,
+    "F2I": _f2i, "I2F": _i2f, "F2F": _f2f,
     "LDS": _lds, "STS": _sts, "LDSLK": _ldslk, "STSUL": _stsul,
     "LD": _ld, "ST": _st, "LDL": _ldl, "STL": _stl, "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
     "BPT": _bpt,

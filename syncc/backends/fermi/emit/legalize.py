@@ -22,13 +22,19 @@ stage), and every instruction left has a direct SASS translation in select.py:
     follow the check's, where a warp whose lanes disagree runs them first, and it
     ends in `trap` (BPT.TRAP).
 
-64-bit integers (i64, u64, `clock()`) and floating point (f32, f64) are not implemented:
-`check_kernel` reports each kernel that uses them as E0801, at the first use.
+  * atomic_min / atomic_max of an f32 word in global memory (Fermi's ATOM has no float min or
+    max) is a compare-and-swap loop: read the word, compute min/max with the operand, ATOM.CAS
+    it in while the word still holds the bits read, else retry from what the CAS returned.
+
+64-bit integers and floats (i64, u64, f64, `clock()`) are not implemented, nor are f32 division
+and square root (Fermi has no correctly rounded instruction for either, and the IEEE results the
+other targets give would need a rounding routine): `check_kernel` reports each kernel that uses
+them as E0801, at the first use.
 """
 from __future__ import annotations
 
 from ....core.diagnostics import Diagnostic, Severity
-from ....core.types import BOOL, I32, U32
+from ....core.types import BOOL, F32, I32, U32
 from ....ir.builder import KernelBuilder
 from ....ir.faults import expand_bounds_checks
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
@@ -41,12 +47,18 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
         "atom.min": "min", "atom.max": "max"}
 
 
+# f32 operations Fermi has no instruction for (E0801), and why
+_NO_F32 = {"div": "f32 division (`/`) is not supported on Fermi SASS: Fermi has no correctly rounded divide",
+           "sqrt": "f32 `sqrt` is not supported on Fermi SASS: Fermi has no correctly rounded square root"}
+
+
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
+    """E0801 for a kernel that uses 64-bit integers or floats, or f32 division or square root (one
+    diagnostic, at the first use)."""
     def wide(t) -> bool:
-        return t is not None and (getattr(t, "bits", 0) == 64 or getattr(t, "kind", "") == "float")
+        return t is not None and getattr(t, "bits", 0) == 64
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
@@ -58,6 +70,9 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
             return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
+            if ins.op in _NO_F32 and ins.dests and ins.dests[0].type == F32:
+                return [Diagnostic(Severity.ERROR, "E0801", _NO_F32[ins.op], ins.span or k.span,
+                                   help="the PTX targets (`ptx`, `cuda`, `gpu`) compute it correctly rounded")]
             for v in (*ins.dests, *ins.args, *(a.index for a in ins.args if isinstance(a, Ref))):
                 t = getattr(v, "type", None)
                 if wide(t):
@@ -79,9 +94,10 @@ def _first_use(k: Kernel, p) -> object | None:
 
 
 def _e0801(what: str, span) -> Diagnostic:
-    if any(f in what for f in ("f32", "f64")):
-        return Diagnostic(Severity.ERROR, "E0801", f"floating point is not supported on Fermi SASS yet: {what}",
-                          span, help="the PTX targets (`ptx`, `cuda`, `gpu`) support f32 and f64")
+    if "f64" in what:
+        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what}", span,
+                          help="use f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
+                               "targets support f64)")
     return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
                       help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                            "targets support i64 and u64)")
@@ -122,8 +138,12 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
         return True
     if ins.info.group == "atomic":
         a = k.array(ins.ref.name)
-        return a is not None and a.space == "shared"
+        return a is not None and (a.space == "shared" or _float_min_max(ins, a))
     return False
+
+
+def _float_min_max(ins: Instr, a) -> bool:
+    return a.elem == F32 and ins.op in ("atom.min", "atom.max")
 
 
 class _Rewriter:
@@ -167,6 +187,8 @@ class _Rewriter:
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()
+        elif ins.info.group == "atomic" and _float_min_max(ins, self.k.array(ins.ref.name)):
+            self.compare_and_swap()
         else:
             self.b.code[self.b.current].append(ins)
 
@@ -196,6 +218,27 @@ class _Rewriter:
         b.at(done)
         if ins.dests:
             self.emit("mov", (ins.dests[0],), (old,))
+
+    def compare_and_swap(self) -> None:
+        """atom.min/max of an f32 global word: ATOM.CAS the new value in until the word has not
+        changed since it was read. The CAS compares bits, so a NaN or a -0.0 in the word is no
+        trouble; the old value is the one the successful CAS returned."""
+        ins, b = self.ins, self.b
+        ref, v = ins.ref, ins.args[1]
+        seen = b.reg(F32, "seen")
+        self.emit("ld", (seen,), (ref,))
+        retry, done = self.block("cas.retry"), self.block("cas.done")
+        b.jump(retry)
+        b.at(retry)
+        new = self.op(ins.op.split(".")[1], F32, seen, v, hint="new")
+        old = self.op("atom.cas", F32, ref, seen, new, hint="old")
+        same = self.op("cmp.eq", BOOL, self.op("bitcast", U32, old, hint="bits"),
+                       self.op("bitcast", U32, seen, hint="bits"), hint="same")
+        self.emit("mov", (seen,), (old,))
+        b.branch(same, done, retry)
+        b.at(done)
+        if ins.dests:
+            self.emit("mov", (ins.dests[0],), (seen,))
 
     def divide(self) -> None:
         """Shift-and-subtract division of 32-bit magnitudes, then the signs (C's truncation)."""

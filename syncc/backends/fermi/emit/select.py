@@ -13,6 +13,10 @@ a constant) are the table `HANDLERS`. Conventions:
   * an integer lives in a general register, a bool in a predicate;
   * signedness comes from the IR type: `ISETP.LT` vs `ISETP.LT.U32`, `SHR` vs
     `SHR.U32`, `IMNMX` vs `IMNMX.U32`, `ATOM.MIN.S32` vs `.U32`;
+  * an f32 lives in a general register as its bits: FADD/FMUL/FFMA/FMNMX/FSETP and the
+    conversions F2I/I2F/F2F; `!=` is FSETP.NEU (true on a NaN), the other comparisons ordered;
+    neg and abs flip and clear the sign bit (LOP32I), a bitcast is a MOV; an f32 constant is
+    its bit pattern (MOV32I; 0.0 is RZ);
   * an immediate goes into the instruction when the shape allows it and it
     fits 20 signed bits; else MOV32I into a register (0 is RZ); true is pt;
   * a scalar parameter is its constant-bank word c[0x0][0x20 + 4·i] (read in
@@ -33,7 +37,8 @@ a constant) are the table `HANDLERS`. Conventions:
 """
 from __future__ import annotations
 
-from ....core.types import BOOL, I32 as _I32, ScalarType
+from ....core import floats
+from ....core.types import BOOL, F32, I32 as _I32, ScalarType
 from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
@@ -49,7 +54,7 @@ MEMBAR = {"cta": "CTA", "gpu": "GL", "sys": "SYS"}
 ATOM = {"atom.add": "ADD", "atom.sub": "ADD", "atom.exch": "EXCH", "atom.min": "MIN", "atom.max": "MAX",
         "atom.and": "AND", "atom.or": "OR", "atom.xor": "XOR", "atom.cas": "CAS"}
 CC = {"cmp.eq": "EQ", "cmp.ne": "NE", "cmp.lt": "LT", "cmp.le": "LE", "cmp.gt": "GT", "cmp.ge": "GE"}
-MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE"}
+MIRROR = {"EQ": "EQ", "NE": "NE", "LT": "GT", "LE": "GE", "GT": "LT", "GE": "LE", "NEU": "NEU"}
 
 
 # ---- the table: (IR op, kind) → SASS templates ----------------------------------------
@@ -104,9 +109,39 @@ for _a in INT:
     _put("cvt", (f"bool>{_a}",), ("SEL", "d", "RZ", "0x1", "!a"))
 _put("cvt", ("bool>bool",), ("PSETP.AND.AND", "d", "pt", "a", "pt", "pt"))
 
+_put("bitcast", ("i32>u32", "u32>i32", "i32>i32", "u32>u32"), ("MOV", "d", "a"))
+
+# f32: IEEE binary32 in a general register (docs/fermi.md, "Floats")
+FLOAT = ("f32",)
+FCC = {**CC, "cmp.ne": "NEU"}                                     # x != y is true on a NaN (PTX's une)
+_put("add", FLOAT, ("FADD", "d", "a", "b"))
+_put("sub", FLOAT, ("FADD", "d", "a", "-b"))
+_put("mul", FLOAT, ("FMUL", "d", "a", "b"))
+_put("fma", FLOAT, ("FFMA", "d", "a", "b", "c"))
+_put("min", FLOAT, ("FMNMX", "d", "a", "b", "pt"))
+_put("max", FLOAT, ("FMNMX", "d", "a", "b", "!pt"))
+_put("neg", FLOAT, ("LOP32I.XOR", "d", "a", "0x80000000"))       # the sign bit, a NaN's too
+_put("abs", FLOAT, ("LOP32I.AND", "d", "a", "0x7fffffff"))
+_put("floor", FLOAT, ("F2F.F32.F32.FLOOR", "d", "a"))
+_put("ceil", FLOAT, ("F2F.F32.F32.CEIL", "d", "a"))
+_put("trunc", FLOAT, ("F2F.F32.F32.TRUNC", "d", "a"))
+_put("mov", FLOAT, ("MOV", "d", "a"))
+_put("select", FLOAT, ("SEL", "d", "b", "c", "a"))
+for _cmp, _cc in FCC.items():
+    _put(_cmp, FLOAT, (f"FSETP.{_cc}.AND", "d", "pt", "a", "b", "pt"))
+_put("cvt", ("f32>f32",), ("MOV", "d", "a"))
+_put("cvt", ("f32>i32",), ("F2I.S32.F32.TRUNC", "d", "a"))
+_put("cvt", ("f32>u32",), ("F2I.U32.F32.TRUNC", "d", "a"))
+_put("cvt", ("i32>f32",), ("I2F.F32.S32", "d", "a"))
+_put("cvt", ("u32>f32",), ("I2F.F32.U32", "d", "a"))
+_put("cvt", ("f32>bool",), ("FSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a NaN is true, as C's
+_put("cvt", ("bool>f32",), ("MOV32I", "t0", "0x3f800000"), ("SEL", "d", "t0", "RZ", "a"))
+_put("bitcast", ("f32>i32", "f32>u32", "i32>f32", "u32>f32"), ("MOV", "d", "a"))
+
 # Operand positions an immediate in the first source may swap with: (i, j, how)
 COMMUTE = {"IADD": (1, 2, None), "IMUL": (1, 2, None), "LOP": (1, 2, None), "IMNMX": (1, 2, None),
-           "ISETP": (2, 3, "mirror"), "SEL": (1, 2, "negate")}
+           "ISETP": (2, 3, "mirror"), "SEL": (1, 2, "negate"), "FADD": (1, 2, None), "FMUL": (1, 2, None),
+           "FMNMX": (1, 2, None), "FSETP": (2, 3, "mirror")}
 
 
 def kind_of(t: ScalarType) -> str:
@@ -209,6 +244,8 @@ class Selector:
         if isinstance(a, Imm):
             if a.type == BOOL:
                 return Pred(PT, neg=(not a.value) ^ neg)
+            if a.type == F32:                   # its bits; a negated one is the other sign
+                return self.value(Imm(wrap32(floats.f32_bits(a.value) ^ (neg << 31)), _I32), shape, inv=inv)
             v = int(a.value)
             v = -v if neg else v
             v = ~v if inv else v
@@ -331,13 +368,13 @@ class Selector:
     # ---- templates
     def template(self, ins: Instr) -> None:
         op = ins.op
-        if op == "cvt":
+        if op in ("cvt", "bitcast"):
             key = (op, f"{kind_of(ins.args[0].type)}>{kind_of(ins.dests[0].type)}")
         elif op in ("select",):
             key = (op, kind_of(ins.dests[0].type))
         else:
             key = (op, kind_of(ins.args[0].type if ins.args else ins.dests[0].type))
-        if op == "mul" and self.power_of_two_multiply(ins):
+        if op == "mul" and key[1] in INT and self.power_of_two_multiply(ins):
             return
         tpl = TEMPLATES.get(key)
         if tpl is None:
@@ -365,7 +402,10 @@ class Selector:
         out = []
         for n, o in enumerate(ops):
             out.append(self.operand(o, shapes[n].rstrip("?"), ins, temps))
-        self.emit(".".join((op, *mods)), *out)
+        got = self.emit(".".join((op, *mods)), *out)
+        first = ops[0].lstrip("-~!")
+        if first in temps and got.ops[0].v is not temps[first]:
+            temps[first] = got.ops[0].v             # value numbering found it computed already
 
     def _is_imm_operand(self, o: str, ins: Instr) -> bool:
         name = o.lstrip("-~!")
@@ -473,8 +513,12 @@ class Selector:
             raise EmitterError(f"`{ins.op}` on shared @{ins.ref.name} should have become a lock-bit loop")
         op = ATOM[ins.op]
         sign = (".S32" if array.elem.signed else ".U32") if op in ("MIN", "MAX") else ""
+        if array.elem == F32 and op != "ADD" and op not in ("EXCH", "CAS"):
+            raise EmitterError(f"`{ins.op}` on an f32 word should have become a CAS loop (legalize.py)")
+        if array.elem == F32 and op == "ADD":
+            sign = ".F32.FTZ.RN"                 # Fermi's float add at L2, which flushes subnormals
         vals = [self.value(a, "R", neg=(ins.op == "atom.sub")) for a in ins.args[1:]]
-        vals = [self._in_register(v) for v in vals]
+        vals = [self._in_register(v, array.elem == F32) for v in vals]
         used = bool(ins.dests) and ins.dests[0].name in self.read
         if not used and op not in ("EXCH", "CAS"):
             self.emit(f"RED.{op}{sign}", mem, *vals)
@@ -482,9 +526,13 @@ class Selector:
             dest = Use(self.vreg(ins.dests[0])) if used else SassReg(RZ)
             self.emit(f"ATOM.{op}{sign}", dest, mem, *vals)
 
-    def _in_register(self, v):
-        """A negated register (atom.sub) as a register holding the negation."""
+    def _in_register(self, v, is_float: bool = False):
+        """A negated register (atom.sub) as a register holding the negation (of a float: its sign bit
+        flipped)."""
         if isinstance(v, Use) and v.neg:
+            if is_float:
+                return Use(self.result(self.emit("LOP32I.XOR", Use(self.temp()), Use(v.v), SassImm(0x80000000),
+                                                 guard=None)))
             return Use(self.result(self.emit("IADD", Use(self.temp()), SassReg(RZ), v, guard=None)))
         return v
 

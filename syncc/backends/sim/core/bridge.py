@@ -85,6 +85,8 @@ def unsupported(sim) -> str | None:
     for d in sim.code:
         if d.ins.op not in OP:
             return f"`{d.ins.op}` runs on the reference engine"
+        if d.ins.op in ("ATOM", "RED") and "F32" in d.ins.mods and "ADD" not in d.ins.mods:
+            return f"`{d.ins.name}` runs on the reference engine (which reports it: only ADD has .F32)"
     return None
 
 

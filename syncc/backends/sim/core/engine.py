@@ -18,7 +18,10 @@ function it compiled, so a callee in another file could change under a stale cac
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from llvmlite import ir as llvm
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
@@ -31,6 +34,7 @@ from .layout import (
     OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS, OP_LDSLK,
     OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA, OP_SSY, OP_PBK,
     OP_BRK, OP_EXIT, OP_BAR, OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
+    OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
     T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
     OPERAND, O_NONE, O_REG, O_PRED,
@@ -69,6 +73,7 @@ from .layout import (
 
 M32 = 0xFFFFFFFF
 P61 = (1 << 61) - 1
+NAN32 = 0x7FFFFFFF          # execute.NAN32: the NaN every float instruction writes
 
 
 # ---- the machine by reference ------------------------------------------------------------------
@@ -116,6 +121,44 @@ def by_ref(typingctx, state):
         builder.store(model.as_data(builder, args[0]), slot)
         return slot
     return StateRef(state)(state), codegen
+
+
+# ---- bit patterns of floats (LLVM bitcasts: no array, no NRT) ----------------------------------
+
+@intrinsic
+def f32_from_bits(typingctx, x):
+    """The binary32 value of the low 32 bits of an integer."""
+    def codegen(context, builder, signature, args):
+        v = args[0]
+        width = v.type.width
+        if width > 32:
+            v = builder.trunc(v, llvm.IntType(32))
+        elif width < 32:
+            v = builder.zext(v, llvm.IntType(32))
+        return builder.bitcast(v, llvm.FloatType())
+    return types.float32(x), codegen
+
+
+@intrinsic
+def f32_to_bits(typingctx, x):
+    """A binary32 value's word, as an int64 (0 .. 2^32 - 1)."""
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.bitcast(args[0], llvm.IntType(32)), llvm.IntType(64))
+    return types.int64(types.float32), codegen
+
+
+@intrinsic
+def f64_to_bits(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def f64_from_bits(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], llvm.DoubleType())
+    return types.float64(types.int64), codegen
 
 
 # ---- lanes ------------------------------------------------------------------------------------
@@ -225,12 +268,14 @@ def alu(S, T, i, w, m):
     """Every instruction without memory: write the lanes of m (RZ and pt are never written)."""
     regs, preds = S.regs, S.preds
     op, d = T[i, T_OP], T[i, T_D]
-    if op == OP_ISETP or op == OP_PSETP:
+    if op == OP_ISETP or op == OP_PSETP or op == OP_FSETP:
         d2, mode, comb = T[i, T_D2], T[i, T_MODE], T[i, T_MODE2]
         for lane in range(32):
             if not (m >> lane) & 1:
                 continue
-            if op == OP_ISETP:
+            if op == OP_FSETP:
+                t = float_test(mode, fsrc(T, i, 0, regs, w, lane), fsrc(T, i, 1, regs, w, lane))
+            elif op == OP_ISETP:
                 a, b = src(T, i, 0, regs, preds, w, lane), src(T, i, 1, regs, preds, w, lane)
                 if T[i, T_SIGNED]:
                     a, b = signed(a), signed(b)
@@ -265,6 +310,8 @@ def alu(S, T, i, w, m):
             continue
         if op == OP_S2R:
             v = special(S, T[i, T_MODE], w, lane)
+        elif op >= OP_FADD:
+            v = farith(T, i, op, regs, preds, w, lane)
         else:
             v = arith(T, i, op, regs, preds, w, lane)
         regs[w, d, lane] = v
@@ -328,6 +375,102 @@ def arith(T, i, op, regs, preds, w, lane):
     if op == OP_SEL:
         return a if src(T, i, 2, regs, preds, w, lane) else b
     return popcount(a & b)                                   # POPC
+
+
+# ---- binary32 (execute's _float, float_bits, fma32, minnum, float_test, float_to_int) -----------
+
+@njit(cache=True, _nrt=False)
+def fsrc(T, i, k, regs, w, lane):
+    """Operand k as binary32: a register's word (-R flips its sign bit) or an immediate's."""
+    c = T_A + OPERAND * k
+    if T[i, c] == O_REG:
+        v = np.int64(regs[w, T[i, c + 1], lane])
+        if T[i, c + 2]:
+            v ^= 0x80000000
+        return f32_from_bits(v)
+    return f32_from_bits(T[i, c + 1])
+
+
+@njit(cache=True, _nrt=False)
+def fbits(x):
+    return NAN32 if x != x else f32_to_bits(x)
+
+
+@njit(cache=True, _nrt=False)
+def fma32(a, b, c):
+    """a * b + c rounded once: exact product in binary64, two-sum, round to odd, then to binary32."""
+    p = np.float64(a) * np.float64(b)
+    c64 = np.float64(c)
+    s = p + c64
+    bv = s - p
+    err = (p - (s - bv)) + (c64 - bv)
+    if err != 0.0 and math.isfinite(s):
+        raw = f64_to_bits(s)
+        if raw & 1 == 0:
+            s = f64_from_bits(raw + 1 if (err > 0.0) == (s > 0.0) else raw - 1)
+    return np.float32(s)
+
+
+@njit(cache=True, _nrt=False)
+def minnum(a, b, least):
+    if least:
+        take_a = a < b or b != b or (a == b and f32_to_bits(a) >> 31 == 1)
+    else:
+        take_a = a > b or b != b or (a == b and f32_to_bits(a) >> 31 == 0)
+    return a if take_a else b
+
+
+@njit(cache=True, _nrt=False)
+def float_test(code, a, b):
+    if a != a or b != b:
+        return (code & 8) != 0
+    return (a < b and (code & 1) != 0) or (a == b and (code & 2) != 0) or (a > b and (code & 4) != 0)
+
+
+@njit(cache=True, _nrt=False)
+def float_to_int(x, sgn):
+    if x != x:
+        return 0
+    v = np.float64(x)
+    lo, hi = (-2147483648.0, 2147483647.0) if sgn else (0.0, 4294967295.0)
+    v = min(max(v, lo), hi)
+    return np.int64(v) & M32                              # int64() truncates toward zero
+
+
+@njit(cache=True, _nrt=False)
+def farith(T, i, op, regs, preds, w, lane):
+    """FADD, FMUL, FFMA, FMNMX, F2I, I2F, F2F on one lane: the result word."""
+    if op == OP_I2F:
+        a = src(T, i, 0, regs, preds, w, lane)
+        v = np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a)
+        return fbits(np.float32(v))
+    x = fsrc(T, i, 0, regs, w, lane)
+    if op == OP_F2I:
+        return float_to_int(x, T[i, T_SIGNED])
+    if op == OP_F2F:
+        mode = T[i, T_MODE]
+        v = np.float64(x)
+        r = np.floor(v) if mode == 0 else (np.ceil(v) if mode == 1 else np.trunc(v))
+        return fbits(np.float32(r))
+    y = fsrc(T, i, 1, regs, w, lane)
+    if op == OP_FADD:
+        return fbits(x + y)
+    if op == OP_FMUL:
+        return fbits(x * y)
+    if op == OP_FFMA:
+        return fbits(fma32(x, y, fsrc(T, i, 2, regs, w, lane)))
+    return fbits(minnum(x, y, src(T, i, 2, regs, preds, w, lane) != 0))      # FMNMX
+
+
+@njit(cache=True, _nrt=False)
+def ftz_bits(x):
+    return x & 0x80000000 if x & 0x7F800000 == 0 else x
+
+
+@njit(cache=True, _nrt=False)
+def fadd_ftz(old, b):
+    """execute.fadd_ftz: ATOM.ADD.F32.FTZ.RN on words."""
+    return ftz_bits(fbits(f32_from_bits(ftz_bits(old)) + f32_from_bits(ftz_bits(b))))
 
 
 # ---- faults: the bridge raises the reference's exception from ERR ------------------------------
@@ -834,6 +977,8 @@ def atomic_op(op, sgn, old, b, c):
         return old ^ b
     if op == 8:
         return b
+    if op == 10:
+        return fadd_ftz(old, b)
     return c if old == b else old
 
 
