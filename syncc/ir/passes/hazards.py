@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ...core.diagnostics import Diagnostic, DiagnosticSink, Note
+from ...core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity
 from ..checks.barriers import check_collectives
 from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
@@ -64,6 +64,13 @@ class Checked:
     refused: dict = field(default_factory=dict)
     coresident: set = field(default_factory=set)     # shapes whose launch needs every block resident
 
+    def passes(self, shape: Shape, facts: Facts) -> bool:
+        """Record a shape the checks found nothing in; does its launch need every block resident?"""
+        self.passed.append(shape)
+        if coresident(facts):
+            self.coresident.add(shape)
+        return shape in self.coresident
+
 
 @dataclass(frozen=True)
 class LaunchVerdict:
@@ -85,10 +92,7 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
         facts = run_checks(k, shape, replace(ctx, sink=sink))
         needs_coresidency |= coresident(facts)
         if not sink.has_errors:
-            record = ctx.checked.setdefault(k.name, Checked(k, data_only))
-            record.passed.append(shape)
-            if coresident(facts):
-                record.coresident.add(shape)
+            ctx.checked.setdefault(k.name, Checked(k, data_only)).passes(shape, facts)
         for d in sink.items:
             key = (d.code, d.span, d.message)
             if key in seen:
@@ -120,12 +124,9 @@ def check_launch(ctx: PassContext, name: str, shape: Shape) -> LaunchVerdict:
             note = Note(f"for this launch: {_describe(shape)}{_arguments(record.kernel, shape)}, given at run "
                         "time (every new launch configuration is checked before it runs)", shape.where)
             record.refused[key] = tuple(replace(d, notes=d.notes + (note,)) for d in sink.sorted()
-                                        if d.severity.name == "ERROR")
+                                        if d.severity is Severity.ERROR)
         else:
-            record.passed.append(shape)
-            if coresident(facts):
-                record.coresident.add(shape)
-            return LaunchVerdict(coresident=coresident(facts))
+            return LaunchVerdict(coresident=record.passes(shape, facts))
     return LaunchVerdict(errors=record.refused[key])
 
 
