@@ -26,6 +26,7 @@ TOPICS = {
     "barrier": "barriers",
     "init": "producer-first initialization",
     "lockbits": "lock bits",
+    "unroll": "counted loops written out (-O2, ptx)",
     "bounds": "run-time bounds checks (indices the value ranges do not prove inside their arrays)",
     "undecided": "what the hazard analyses could not decide (they depend on data)",
 }

@@ -86,6 +86,9 @@ def programs():
                 if impl.kind == "barrier":
                     yield from _barriers(impl, placement, gran)
                     continue
+                if impl.kind == "scan":
+                    yield from _scans(impl)
+                    continue
                 bodies = _BODIES[impl.kind]
                 if impl.kind == "rwlock":      # (a warp or block reads or writes as one party)
                     sel = {"thread": "tid % 3 == 0", "warp": "warp == 0", "block": "bid == 0"}[gran]
@@ -136,3 +139,14 @@ def _barriers(impl, placement, gran):
     yield name, (f"kernel k(out: global i32[256]) launch grid({grid}) block(64) {{\n"
                  f"    barrier b in {placement} @{gran} using {impl.name}\n"
                  f"    out[gtid] = 1\n    sync b\n    out[gtid] += out[(gtid + 1) % {grid * 64}]\n}}\n")
+
+
+def _scans(impl):
+    """A scan in its one shape (E0419), exclusive and inclusive, i32 and f32."""
+    for side, slot, value in (("exclusive", "i32", "tid % 5"), ("inclusive", "f32", "0.5")):
+        yield f"scan-{impl.name}-global-block-{side}", (
+            f"kernel k(out: global i32[256]) launch grid(3) block(64) {{\n"
+            f"    scan p: {slot} in global @block using {impl.name}\n"
+            f"    let t = tile p\n    barrier\n"
+            f"    let before = {side} p({value})\n"
+            f"    out[t * 64 + tid] = i32(before)\n}}\n")

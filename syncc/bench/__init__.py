@@ -11,5 +11,5 @@ from __future__ import annotations
 
 SUITES: dict[str, list[str]] = {
     "paper": ["figure4", "wavefront", "seed001", "seed003", "fermi_queue"],
-    "gpu": ["gpu_barrier", "gpu_jacobi", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw", "gpu_queue", "gpu_reduction"],
+    "gpu": ["gpu_barrier", "gpu_jacobi", "gpu_counter", "gpu_mutex", "gpu_semaphore", "gpu_nw", "gpu_queue", "gpu_reduction", "gpu_scan"],
 }

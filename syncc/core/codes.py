@@ -64,6 +64,7 @@ CODES: dict[str, str] = {
     "E0415": "unknown fence scope",
     "E0416": "latch that can never open",
     "E0418": "`close` or `for v in q` on a queue that cannot close",
+    "E0419": "scan operation out of place",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -1023,6 +1023,50 @@ METHODS['syncc.frontend.ast.TryLock'] = (
     syncc_frontend_ast_TryLock)
 
 
+# syncc.frontend.ast.Tile
+def syncc_frontend_ast_Tile(dflt, fact):
+
+    def __init__(self, place, span):
+        _set(self, 'place', place)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(place={self.place!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.Tile'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('place', 'Place', False), ('span', 'Span', False)), (), (), False),
+    'Tile(place: Place, span: Span)',
+    syncc_frontend_ast_Tile)
+
+
+# syncc.frontend.ast.Scan
+def syncc_frontend_ast_Scan(dflt, fact):
+
+    def __init__(self, place, value, inclusive, span):
+        _set(self, 'place', place)
+        _set(self, 'value', value)
+        _set(self, 'inclusive', inclusive)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(place={self.place!r}, value={self.value!r}, inclusive={self.inclusive!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.Scan'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('place', 'Place', False), ('value', 'Expr', False), ('inclusive', 'bool', False),
+      ('span', 'Span', False)),
+     (), (), False),
+    'Scan(place: Place, value: Expr, inclusive: bool, span: Span)',
+    syncc_frontend_ast_Scan)
+
+
 # syncc.frontend.ast.TryPut
 def syncc_frontend_ast_TryPut(dflt, fact):
 
@@ -2987,7 +3031,7 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, checked: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, unroll_counted_loops=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, checked: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 
@@ -3120,10 +3164,11 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
     d_ordered_atomics = dflt['ordered_atomics']
     d_mbarrier = dflt['mbarrier']
     d_wide_slots = dflt['wide_slots']
+    d_unroll_counted_loops = dflt['unroll_counted_loops']
     d_defaults_of = dflt['defaults_of']
     d_brief = dflt['brief']
 
-    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier, wide_slots=d_wide_slots, defaults_of=d_defaults_of, brief=d_brief):
+    def __init__(self, name, title, its, lock_bits, lock_word_stride=d_lock_word_stride, named_barriers=d_named_barriers, sms=d_sms, max_blocks_per_sm=d_max_blocks_per_sm, max_threads_per_sm=d_max_threads_per_sm, ordered_atomics=d_ordered_atomics, mbarrier=d_mbarrier, wide_slots=d_wide_slots, unroll_counted_loops=d_unroll_counted_loops, defaults_of=d_defaults_of, brief=d_brief):
         _set(self, 'name', name)
         _set(self, 'title', title)
         _set(self, 'its', its)
@@ -3136,19 +3181,20 @@ def syncc_ir_machine_model_MachineModel(dflt, fact):
         _set(self, 'ordered_atomics', ordered_atomics)
         _set(self, 'mbarrier', mbarrier)
         _set(self, 'wide_slots', wide_slots)
+        _set(self, 'unroll_counted_loops', unroll_counted_loops)
         _set(self, 'defaults_of', defaults_of)
         _set(self, 'brief', brief)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r}, wide_slots={self.wide_slots!r}, defaults_of={self.defaults_of!r}, brief={self.brief!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, title={self.title!r}, its={self.its!r}, lock_bits={self.lock_bits!r}, lock_word_stride={self.lock_word_stride!r}, named_barriers={self.named_barriers!r}, sms={self.sms!r}, max_blocks_per_sm={self.max_blocks_per_sm!r}, max_threads_per_sm={self.max_threads_per_sm!r}, ordered_atomics={self.ordered_atomics!r}, mbarrier={self.mbarrier!r}, wide_slots={self.wide_slots!r}, unroll_counted_loops={self.unroll_counted_loops!r}, defaults_of={self.defaults_of!r}, brief={self.brief!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of, self.brief) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier, other.wide_slots, other.defaults_of, other.brief)
+            return (self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.unroll_counted_loops, self.defaults_of, self.brief) == (other.name, other.title, other.its, other.lock_bits, other.lock_word_stride, other.named_barriers, other.sms, other.max_blocks_per_sm, other.max_threads_per_sm, other.ordered_atomics, other.mbarrier, other.wide_slots, other.unroll_counted_loops, other.defaults_of, other.brief)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.defaults_of, self.brief))
+        return hash((self.name, self.title, self.its, self.lock_bits, self.lock_word_stride, self.named_barriers, self.sms, self.max_blocks_per_sm, self.max_threads_per_sm, self.ordered_atomics, self.mbarrier, self.wide_slots, self.unroll_counted_loops, self.defaults_of, self.brief))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3159,10 +3205,10 @@ METHODS['syncc.ir.machine_model.MachineModel'] = (
       ('lock_bits', 'int | None', False), ('lock_word_stride', 'int', True),
       ('named_barriers', 'int', True), ('sms', 'int', True), ('max_blocks_per_sm', 'int', True),
       ('max_threads_per_sm', 'int', True), ('ordered_atomics', 'bool', True),
-      ('mbarrier', 'bool', True), ('wide_slots', 'bool', True), ('defaults_of', 'str | None', True),
-      ('brief', 'str', True)),
+      ('mbarrier', 'bool', True), ('wide_slots', 'bool', True), ('unroll_counted_loops', 'bool', True),
+      ('defaults_of', 'str | None', True), ('brief', 'str', True)),
      (), (), False),
-    "MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False, wide_slots: bool = False, defaults_of: str | None = None, brief: str = '')",
+    "MachineModel(name: str, title: str, its: bool, lock_bits: int | None, lock_word_stride: int = 1024, named_barriers: int = 16, sms: int = 1, max_blocks_per_sm: int = 8, max_threads_per_sm: int = 1536, ordered_atomics: bool = False, mbarrier: bool = False, wide_slots: bool = False, unroll_counted_loops: bool = False, defaults_of: str | None = None, brief: str = '')",
     syncc_ir_machine_model_MachineModel)
 
 

@@ -134,6 +134,23 @@ class TryLock:
 
 
 @node
+class Tile:
+    """`tile s`: the block's tile of the scan `s`, 0, 1, 2, ... in the order blocks reach it."""
+    place: Place
+    span: Span
+
+
+@node
+class Scan:
+    """`exclusive s(v)` / `inclusive s(v)`: the sum of `v` over every thread of the earlier tiles and
+    the earlier threads of this one (inclusive: and this thread's own)."""
+    place: Place
+    value: Expr
+    inclusive: bool
+    span: Span
+
+
+@node
 class TryPut:
     """`tryput q = v`: one attempt to add `v` to the queue; true when it went in."""
     place: Place
@@ -156,7 +173,7 @@ MAX_TRYWAIT_NS = 4_000_000_000                          # the timer's 32 bits of
 
 
 Expr = Union[IntLit, FloatLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
-             TryPut, TryWait]
+             TryPut, TryWait, Tile, Scan]
 
 
 # ---- types ----------------------------------------------------------------
@@ -281,7 +298,7 @@ class ImplRef:
 @node
 class PrimDecl:
     """`mutex m[4] in global @thread using ticket`, `semaphore s(3) ...`, `channel c[N]: i32 ...`."""
-    kind: str  # mutex | semaphore | barrier | channel | rwlock | latch
+    kind: str  # mutex | semaphore | barrier | channel | rwlock | latch | queue | scan
     name: Ident
     dims: tuple[Expr, ...]
     args: tuple[Expr, ...]

@@ -361,6 +361,14 @@ class AstBuilder:
         return A.Get(place, span)
 
     @rule
+    def tile_expr(self, span, place):
+        return A.Tile(place, span)
+
+    @rule
+    def scan_expr(self, span, side, place, value):
+        return A.Scan(place, value, str(side) == "inclusive", span)
+
+    @rule
     def trylock_expr(self, span, place):
         return A.TryLock(place, span)
 
@@ -455,7 +463,7 @@ class AstBuilder:
     def kwarg(self, span, name, value):
         return A.KwArg(self.ident(name), value, span)
 
-    binding_kw = assign_op = prim_kind = prim_op = rw_mode = space = word
+    binding_kw = assign_op = prim_kind = prim_op = rw_mode = scan_side = space = word
     or_op = and_op = cmp_op = bor_op = bxor_op = band_op = shift_op = add_op = mul_op = unary_op = word
 
     @rule

@@ -43,6 +43,9 @@ KINDS: dict[str, KindRule] = {
     "queue": KindRule(("thread", "warp", "block"), "capacity", True, True,
                       "bounded first-in first-out stream: a put waits while it is full, a get takes "
                       "the oldest value and waits while it is empty"),
+    "scan": KindRule(("block",), None, False, True,
+                     "a running sum over the grid: each block takes a tile, and each thread gets the sum of "
+                     "the values given before its own, in tile order"),
 }
 
 

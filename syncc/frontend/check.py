@@ -22,6 +22,7 @@ from ..core.handlers import HandlerTable
 from . import ast as A
 from . import check_calls, check_defs, check_expr, check_host, check_prims, check_stmts
 from .catalogue import Implementation
+from .check_scan import ScanRules
 from .check_context import CheckContext
 from .symbols import CheckedModule, ConstInfo, Position, FnInfo, KernelInfo, Scope, Symbol
 from ..core.types import ERROR, ArrayType
@@ -152,6 +153,7 @@ class Checker:
             self.cx.error("E0603", "a launch shape needs `block(...)`", k.launch[0].span)
         pos = Position("kernel", scope, kernel=info, top_level=True)
         self.cx.stmts.block(k.body, pos, new_scope=False)
+        ScanRules(self.cx).check_kernel(k)
 
     def check_host(self, h: A.Host) -> None:
         self.cx.stmts.block(h.body, Position("host", Scope(self.cx.scope)), new_scope=False)

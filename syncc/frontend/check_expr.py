@@ -509,6 +509,20 @@ class ExpressionRules:
         self.cx.prims.prim_place(e.place, "trylock", pos)
         return BOOL
 
+    @expressions.on(A.Tile)
+    def tile(self, e, pos):
+        self.cx.prims.prim_place(e.place, "tile", pos)
+        return I32
+
+    @expressions.on(A.Scan)
+    def scan(self, e, pos):
+        info = self.cx.prims.prim_place(e.place, "inclusive" if e.inclusive else "exclusive", pos)
+        t = self.value(e.value, pos)
+        if info is None or info.elem is None or info.elem is ERROR:
+            return ERROR
+        self.coerce(e.value, t, info.elem, "for the scan")
+        return info.elem
+
     @expressions.on(A.TryPut)
     def tryput(self, e, pos):
         info = self.cx.prims.prim_place(e.place, "tryput", pos)
@@ -613,4 +627,5 @@ def _prim_help(kind: str, name: str | None) -> str:
         "rwlock": f"use it with `read {n} {{ ... }}` or `write {n} {{ ... }}`",
         "latch": f"use it with `count_down {n}`, `wait {n}` or `sync {n}`",
         "queue": f"take a value with `let v = get {n}`, add one with `put {n} = v`",
+        "scan": f"take the block's tile with `let t = tile {n}`, then `let before = exclusive {n}(v)`",
     }[kind]

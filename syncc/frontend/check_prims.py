@@ -33,6 +33,7 @@ OP_KINDS = {
     "await": ("channel",),
     "sync": ("barrier", "latch"), "arrive": ("barrier",),
     "read": ("rwlock",), "write": ("rwlock",), "count_down": ("latch",),
+    "tile": ("scan",), "exclusive": ("scan",), "inclusive": ("scan",),
 }
 # kind → how to use it, for "wrong kind" help
 _USES = {
@@ -44,7 +45,10 @@ _USES = {
     "queue": "`put {n} = v`, `get {n}`, `tryput {n} = v`, `tryget v = {n} {{ }}`, `close {n}` and "
              "`for v in {n} {{ }}`",
     "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
+    "scan": "`let t = tile {n}` and then `let before = exclusive {n}(v)` (or `inclusive`)",
 }
+# the slot types a scan adds: a value and its tile's status share one 64-bit word
+SCAN_TYPES = ("i32", "u32", "f32")
 
 
 statements = HandlerTable()
@@ -73,6 +77,7 @@ class PrimitiveRules:
             ok = False
         elif gran not in rule.granularities:
             why = "`@grid` is only for barriers" if gran == "grid" else \
+                "its parties are the blocks, each adding its tile" if d.kind == "scan" else \
                 "a barrier's participants are warps, blocks or the grid, not single threads"
             self.cx.error("E0401", f"a {d.kind} cannot have granularity `@{gran}`: {why}", d.granularity.span,
                           help=f"a {d.kind} can be " + ", ".join(f"@{g}" for g in rule.granularities))
@@ -88,6 +93,15 @@ class PrimitiveRules:
             self.cx.error("E0414", f"a {gran} barrier is SM hardware; declare it `in shared`", d.span)
             ok = False
 
+        if ok and d.kind == "scan" and pos.kernel is None and self.cx.library:
+            self.cx.error("E0419", "a library cannot vend a scan: every scan ends only where the kernel's `tile` "
+                          "and scan stand in their one shape, which a C++ caller's kernel would have to keep",
+                          d.span, help="declare the scan in the kernel that uses it (docs/language.md, \"Scans\")")
+            ok = False
+        if ok and d.kind == "scan" and d.dims:
+            self.cx.error("E0406", "a scan is one running sum: it takes no array size", d.dims[0].span,
+                          help="declare one scan for each running sum")
+            ok = False
         dims = self.cx.exprs.dims(d.dims, pos, "a primitive array size")
         info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
         if ok:
@@ -214,8 +228,13 @@ class PrimitiveRules:
                 info.elem = ERROR
             else:
                 info.elem = self.cx.scalar_of(d.elem.name)
+                if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
+                    self.cx.error("E0406", f"a scan adds 32-bit values ({', '.join(SCAN_TYPES)}), not {info.elem}",
+                                  d.elem.span, notes=[Note("each tile publishes its sum and its status in one "
+                                                           "64-bit word, which readers load at once")],
+                                  help="scan 32-bit partial sums, or add the wider total on the host")
         elif d.elem is not None:
-            self.cx.error("E0406", f"only channels and queues carry values; a {d.kind} has no slot type",
+            self.cx.error("E0406", f"only channels, queues and scans carry values; a {d.kind} has no slot type",
                           d.elem.span)
 
     def _prim_impl(self, d, info: PrimInfo, pos) -> None:

@@ -30,19 +30,24 @@ _ENDS_STATEMENT = {"NAME", "INT", "FLOAT", "STRING", "GRANULARITY", "true", "fal
 
 # A line that starts with one of these starts a new item (outside braces) ...
 _STARTS_ITEM = {"import", "const", "fn", "kernel", "host",
-                "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue"}
+                "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
+                "scan"}       # (contextual: it arrives as NAME, and its text says it may start an item)
 # ... or a new statement (inside braces).
 _STARTS_STATEMENT = {
     "NAME", "launch", "let", "var", "if", "while", "for", "break", "continue", "return",
-    "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
+    "shared", "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue", "scan",
     "critical", "acquire", "when", "fence", "put", "tryget",
     "lock", "unlock", "wait", "post", "signal", "await", "sync", "arrive", "count_down", "close",
-    "read", "write",            # (contextual: they arrive here as NAME, which starts a statement anyway)
+    "read", "write",            # (contextual, like `scan`: they arrive here as NAME, which starts a statement anyway)
     "check", "print", "save",
 }
-# Contextual keywords: names everywhere, except at the start of a statement when a name follows
-# (`read rw[i] { }`), where no other statement could begin with two names.
-CONTEXTUAL = ("read", "write")
+# Contextual keywords: names everywhere, except at the start of a statement or item when a name
+# follows (`read rw[i] { }`, `scan s: i32 in global @block`), where no other statement could begin
+# with two names, and, for the scan's operations, anywhere a name follows (`let t = tile s`), which
+# no expression does either.
+AT_STATEMENT_START = ("read", "write", "scan")
+BEFORE_A_NAME = ("tile", "exclusive", "inclusive")
+CONTEXTUAL = AT_STATEMENT_START + BEFORE_A_NAME
 _OPEN = {"(": 1, "[": 1, "{": 0}
 _CLOSE = {")": 1, "]": 1, "}": 0}
 
@@ -98,8 +103,8 @@ class SynccLexer:
                     held.type = self.contextual[str(held)]    # in place: `recent` holds the same object
                 yield held
                 held = None
-            if tok.type == "NAME" and str(tok) in self.contextual and \
-                    before is not None and before.type in ("_SEMI", "LBRACE"):
+            if tok.type == "NAME" and str(tok) in self.contextual and (
+                    str(tok) in BEFORE_A_NAME or before is None or before.type in ("_SEMI", "LBRACE")):
                 held = tok
             else:
                 yield tok
@@ -145,7 +150,7 @@ class SynccLexer:
             else:
                 ttype = key = kind
             if (broke and prev is not None and parens == 0 and prev_key in _ENDS_STATEMENT
-                    and key in (_STARTS_STATEMENT if braces else _STARTS_ITEM)):
+                    and (key in (starts := _STARTS_STATEMENT if braces else _STARTS_ITEM) or value in starts)):
                 # Outside braces only item keywords start a line anew, so a kernel
                 # header may continue with `launch grid(1)` or `block(32)` lines.
                 semi = Token("_SEMI", "\n", prev.end_pos, prev.end_line, prev.end_column,

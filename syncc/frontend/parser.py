@@ -85,7 +85,7 @@ def _tok_span(source: SourceFile, tok: Token) -> Span:
 # (NAME/INT/STRING stand for themselves): (marker, covered, words). A group is
 # used when every marker is expected; it then stands for every covered token.
 _EXPR = {"NAME", "INT", "FLOAT", "STRING", "(", "[", "-", "!", "~", "true", "false", "get", "trylock", "trywait",
-         "tryput", "i32", "u32", "i64", "u64", "f32", "f64", "bool"}
+         "tryput", "tile", "exclusive", "inclusive", "i32", "u32", "i64", "u64", "f32", "f64", "bool"}
 _TYPE = {"i32", "u32", "i64", "u64", "f32", "f64", "bool"}
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}

@@ -30,6 +30,10 @@ class MachineModel:
     # 64-bit loads and stores: a @thread ring's slot holds its 32-bit value and sequence word in one
     # word, so a get's poll brings the value and a put's publication stores it (impls/queue/ring.py)
     wide_slots: bool = False
+    # the back end leaves a small counted loop as a loop (the PTX path: LLVM runs SROA and
+    # instcombine only, and ptxas seldom unrolls), so the compiler writes its rounds out at -O2
+    # (passes/unroll_counted.py), which puts a round's loads in flight together
+    unroll_counted_loops: bool = False
     # the model whose implementation defaults this one takes (None: its own rows, by its name): a
     # new model of a machine syncc already knows (a cluster-aware sm_90, say) names the old one
     defaults_of: str | None = None
@@ -51,7 +55,7 @@ class MachineModel:
 
 PTX = MachineModel("ptx", "PTX for sm_70 to sm_90, independent thread scheduling", its=True, lock_bits=None,
              sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True,
-             wide_slots=True, brief="sm_70+, independent thread scheduling")
+             wide_slots=True, unroll_counted_loops=True, brief="sm_70+, independent thread scheduling")
 FERMI = MachineModel("fermi", "Fermi SASS, GTX480-class: stack-based reconvergence, lock bits", its=False,
                lock_bits=1024, lock_word_stride=1024, sms=15, max_blocks_per_sm=8, max_threads_per_sm=1536,
                ordered_atomics=False, brief="stack-based reconvergence")

@@ -109,6 +109,12 @@ _TABLE: list[OpInfo] = [
     # An `mbarrier` queue's wait for the slot of a ticket the party counted itself (no ticket to
     # take: ir/impls/queue/mbarrier.py), then the same publish and free.
     *_queue_ops("await/0:2:sem.wait"),
+    # A scan's operations (ir/impls/scan.py): `scan.tile @s` takes the block's tile; `scan.add @s, %v
+    # side=exclusive|inclusive` gives each thread the sum of the values before its own (or up to it).
+    # Not `blocking` for the passes: the wait inside scan.add, for earlier tiles, ends whatever the
+    # grid, because of where the front end lets the two stand (frontend/check_scan.py, E0419), and
+    # the expansion is the whole block's, warp-uniform, with nothing for structuring to do.
+    *_ops("prim", "scan.tile/1:1 scan.add/1:2", memory=True, ref=True),
     *_ops("lockbit", "lockbit.try/2:1 lockbit.release/0:2", memory=True, ref=True),
     # @bar[i]: init with the arrivals a phase needs; arrive (release at cta scope); test: true once
     # the phase of the given parity has completed (acquire at cta scope)

@@ -28,6 +28,7 @@ from .passes.lockbits import allocate_lock_bits
 from .passes.simplify import simplify_cfg
 from .passes.structure import structure
 from .passes.unroll import unroll_lock_loops
+from .passes.unroll_counted import unroll_counted_loops
 from .verify import verify_kernel
 
 Pass = Callable[[Kernel, PassContext], Kernel]
@@ -56,6 +57,7 @@ PASSES: list[PassRow] = [
     PassRow("expand_primitives", expand_primitives, "expanded", 0),
     PassRow("initialize_shared_state", initialize_shared_state, "expanded", 0, whole_kernel=True),
     PassRow("allocate_lock_bits", allocate_lock_bits, "expanded", 0),
+    PassRow("unroll_counted_loops", unroll_counted_loops, "expanded", 2),
     PassRow("simplify_cfg", simplify_cfg, "expanded", 0),
 ]
 # what `--dump-after` and `syncc opt -p` take: lowering, then every pass, in order

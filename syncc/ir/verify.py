@@ -18,7 +18,7 @@ _OPERANDS = (Reg, Imm, Ref)
 
 # prim op prefix → the primitive kind it applies to
 _KIND_OF = {"mutex": "mutex", "sem": "semaphore", "chan": "channel", "prim": "barrier", "rw": "rwlock",
-            "latch": "latch", "queue": "semaphore"}     # (a queue's operations act on its two semaphores)
+            "latch": "latch", "queue": "semaphore", "scan": "scan"}     # (a queue's operations act on its two semaphores)
 
 
 class IRVerifyError(Exception):

@@ -168,6 +168,29 @@ class GpuLauncher:
             launch.copy_back()
         return times
 
+    def timed_batch(self, name: str, args: list, grid, block, launches: int = 20, warmup: int = 2) -> float:
+        """Seconds a launch, refill of its state included, from CUDA events around `launches` launches
+        queued back to back (after `warmup` more): as a library call that initializes its own state
+        is timed, with the host's work on one launch hidden behind the GPU's on the one before."""
+        cupy = self.cupy
+        stream = cupy.cuda.Stream(non_blocking=True)
+        stream.wait_event(cupy.cuda.get_current_stream().record())
+        with stream:
+            launch = self._prepare(name, args, grid, block, None)
+            for _ in range(warmup):
+                launch.fill_state()
+                launch.start(stream)
+            begin, end = cupy.cuda.Event(), cupy.cuda.Event()
+            begin.record(stream)
+            for _ in range(launches):
+                launch.fill_state()
+                launch.start(stream)
+            end.record(stream)
+        self._wait(stream, launch, None)
+        with stream:
+            launch.copy_back()
+        return cupy.cuda.get_elapsed_time(begin, end) / 1000 / launches
+
     def _prepare(self, name: str, args: list, grid, block, span) -> "_Launch":
         """Check the shape and arguments, copy numpy arrays to the device (cupy arrays are used
         where they are), allocate the kernel's state, and check co-residency where needed."""

@@ -43,6 +43,11 @@ class CheckedLauncher:
         self.check(name, args, grid, block, None)
         return self.launcher.timed(name, args, grid, block, *rest, **options)
 
+    def timed_batch(self, name: str, args: list, grid, block, *rest, **options):
+        """`syncc bench`'s launches timed back to back (the GPU launcher's), checked the same way."""
+        self.check(name, args, grid, block, None)
+        return self.launcher.timed_batch(name, args, grid, block, *rest, **options)
+
     def check(self, name: str, args: list, grid, block, span: Span | None) -> None:
         """Refuse (DiagnosticsError) a launch the hazard checks find a problem in for its shape."""
         k = self.kernels.get(name)

@@ -977,6 +977,15 @@ def test_implementation_matrix_sample(name, source, tmp_path):
             assert 1 <= out[3] <= parties
     elif kind == "semaphore":
         assert 1 <= out[0 if form == "acquire" else 1] <= threads     # two permits: increments may race
+    elif kind == "scan":
+        # tile t's thread i writes its running sum to out[t * 64 + i], in tile order: of tid % 5
+        # before it (exclusive, i32), or of 0.5 up to it, converted toward zero (inclusive, f32)
+        if form == "exclusive":
+            values = [i % 5 for _ in range(grid) for i in range(block)]
+            want = [sum(values[:k]) for k in range(threads)]
+        else:
+            want = [(k + 1) // 2 for k in range(threads)]
+        assert out[:threads].tolist() == want
     elif kind == "channel":
         if gran != "thread":
             want = [5] * block if form == "get" else [t % 32 for t in range(block)]

@@ -61,10 +61,18 @@ PINNED = {
     # close's release and the loop end's acquire, at cta scope
     ("pipeline.sync", "ptx"): (0, 0, 7),
     ("pipeline.sync", "fermi"): (6, 6, 0),
+    # reduction: the two `fence gpu` the program writes (threadFenceReduction's)
+    ("reduction.sync", "ptx"): (2, 0, 0),
+    ("reduction.sync", "fermi"): (2, 0, 0),
+    # scan: on PTX a tile's status word carries its value (strong relaxed stores and polls, no
+    # ordering); on Fermi status and value lie apart: a release before each of the three status
+    # stores (the aggregate, the first tile's total, a later tile's) and an acquire after the poll
+    ("scan.sync", "ptx"): (0, 0, 0),
+    ("scan.sync", "fermi"): (4, 0, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic
-WRITTEN = {"hashtable.sync": 1}
+WRITTEN = {"hashtable.sync": 1, "reduction.sync": 2}
 
 
 def stats(path, target, minimize=True):

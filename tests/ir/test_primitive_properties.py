@@ -14,6 +14,7 @@ compiled once and re-launched with another schedule each time (`sim_config=` on 
 - queue: every value put taken exactly once, and no consumer takes a producer's values out of
   the order they were put (so none is taken before its put; a put past the capacity would
   overwrite a value not yet taken, so none is either).
+- scan: the tiles number the blocks, and every thread's sum is the running sum in tile order.
 """
 from __future__ import annotations
 
@@ -111,7 +112,7 @@ def test_every_implementation_gets_its_schedules():
     runs: dict[tuple[str, str], int] = {}
     for table, kind in ((MUTEX_RUNS, "mutex"), (SEMAPHORE_RUNS, "semaphore"), (BARRIER_RUNS, "barrier"),
                         (CHANNEL_RUNS, "channel"), (RWLOCK_RUNS, "rwlock"), (LATCH_RUNS, "latch"),
-                        (QUEUE_RUNS, "queue")):
+                        (QUEUE_RUNS, "queue"), (SCAN_RUNS, "scan")):
         for kernel, n in table.items():
             key = (kind, kernel.removeprefix("try_").removeprefix("fifo_").split("_")[0])
             runs[key] = runs.get(key, 0) + n
@@ -313,6 +314,25 @@ def test_latch_opens_when_every_party_counted_down(programs, kernel):
         parties = {"thread": grid * block, "warp": grid * block // 32, "block": grid}[gran]
         assert (ev[:rows, 0] == per).all(), ev[:rows, 0]
         assert (seen[:parties] == per).all(), f"a party passed the latch early: {sorted(set(seen[:parties]))}"
+
+
+SCAN_RUNS = _scaled({"lookback_global_block": 1000, "chained_global_block": 1000})
+
+
+@pytest.mark.parametrize("kernel", list(SCAN_RUNS))
+def test_scan_numbers_the_blocks_and_sums_in_tile_order(programs, kernel):
+    """Two scans a block: the tiles of each number the blocks, and every thread's sum is the
+    running sum of the values before it (exclusive) or up to it (inclusive), in tile order."""
+    blocks = mp.SCAN_BLOCKS
+    values = np.array([mp.scan_value(t, i) for t in range(blocks) for i in range(32)], np.int64)
+    exclusive = np.concatenate(([0], np.cumsum(values)[:-1]))
+
+    def arrays():
+        return [np.full((blocks * 32, 2), 999_999, np.int32), np.full((2, blocks), -1, np.int32)]
+    for out, tiles in run_schedules(programs("scan.sync"), kernel, arrays, SCAN_RUNS[kernel]):
+        assert sorted(tiles[0]) == sorted(tiles[1]) == list(range(blocks)), tiles
+        assert (out[:, 0] == exclusive).all(), np.flatnonzero(out[:, 0] != exclusive)[:8]
+        assert (out[:, 1] == exclusive + values).all(), np.flatnonzero(out[:, 1] != exclusive + values)[:8]
 
 
 def test_report_worst_bypass():

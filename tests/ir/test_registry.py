@@ -19,7 +19,7 @@ from syncc.ir.machine_model import FERMI, FERMI_ITS, PTX, TARGETS
 # kind → the prefix of its IR operations (a queue has none of its own: lowering builds its put
 # and get on its parts, ir/impls/queue/; a `ring` queue's `queue.*` operations are its parts')
 _PREFIX = {"mutex": "mutex.", "semaphore": "sem.", "rwlock": "rw.", "latch": "latch.", "channel": "chan.",
-           "barrier": "prim.", "queue": None}
+           "barrier": "prim.", "queue": None, "scan": "scan."}
 
 
 def test_every_kind_has_implementations():

@@ -446,3 +446,23 @@ def test_arrays_sized_at_launch_on_the_gpu(tmp_path):
     assert list(x[8:40]) == list(range(32))
     with pytest.raises(syncc_api.IndexOutOfBounds, match="index 40 is outside `x`"):
         prog.shifted(40, np.array([9, 0], np.int32), np.zeros(40, np.int32))
+
+
+@pytest.mark.parametrize("impl", ["lookback", "chained"])
+def test_the_scan_is_the_hosts_at_every_size(tmp_path, impl):
+    """bench/programs/scan.sync (a decoupled look-back scan written with `scan`) with each
+    implementation: the exclusive running sum of n i32 (exact) and f32 (within rounding) at sizes
+    around the tile and past 32 tiles (the look-back's window), launch after launch."""
+    from syncc.bench.gpu_scan import check, inputs
+    source = (ROOT / "bench" / "programs" / "scan.sync").read_text()
+    path = tmp_path / "scan.sync"
+    path.write_text(source.replace("in global @block", f"in global @block using {impl}"))
+    tile = 128 * 31
+    prog = syncc_api.compile(str(path))
+    rng = np.random.default_rng(5)
+    for type_name in ("i32", "f32"):
+        for n in (1, 7, tile - 1, tile, tile + 1, 33 * tile + 5, 1 << 20, 3_000_001):
+            x = inputs(type_name, n, rng)
+            y = np.full(n, 77, x.dtype)           # poisoned: every element must be written
+            getattr(prog, f"scan_{type_name}")[-(-n // tile), 128](n, x, y)
+            check(type_name, x, y)

@@ -393,6 +393,13 @@ class Ranges:
         if group == "special":
             out = self.specials.get(ins.attr("reg"))
             return (out if out is not None and t.range[0] <= out[0] and out[1] <= t.range[1] else None), None, None
+        if op == "scan.tile" or ins.attr("within") == "blocks":
+            # a block's tile (one a block, numbered from 0: frontend/check_scan.py), or the load that
+            # reads it back after expansion (impls/scan.py): below the grid's blocks
+            blocks = 1
+            for axis in _AXIS:
+                blocks *= self.specials[f"nctaid.{axis}"][1]
+            return (0, min(blocks - 1, t.range[1])), None, None
         if group != "arith" or any(isinstance(a, (Reg, Imm)) and a.type.is_float for a in args):
             return None, None, None                # memory, atomics, primitives, floats: the type's range
         if t == BOOL:

@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...frontend.catalogue import Implementation
-from . import barrier, channel, latch, mutex, queue, rwlock, semaphore
+from . import barrier, channel, latch, mutex, queue, rwlock, scan, semaphore
 from .entry import Default, Expansion
 
 # kind → its implementation classes, in the order the catalogue lists them
 REGISTRY: dict[str, tuple[type, ...]] = {
     "mutex": mutex.IMPLEMENTATIONS, "semaphore": semaphore.IMPLEMENTATIONS, "barrier": barrier.IMPLEMENTATIONS,
     "channel": channel.IMPLEMENTATIONS, "rwlock": rwlock.IMPLEMENTATIONS, "latch": latch.IMPLEMENTATIONS,
-    "queue": queue.IMPLEMENTATIONS,
+    "queue": queue.IMPLEMENTATIONS, "scan": scan.IMPLEMENTATIONS,
 }
 
 # kind → name → catalogue entry: what `using` may name (the checker's, handed over by the driver)

@@ -233,6 +233,18 @@ class SyncLowering:
         prim, ref = self.place(e.place)
         return self.cx.exprs.emit_value(dest, "chan.get", prim.elem, ref, span=e.span)
 
+    @expressions.on(A.Tile)
+    def tile(self, e: A.Tile, want, dest):
+        prim, ref = self.place(e.place)
+        return self.cx.exprs.emit_value(dest, "scan.tile", I32, ref, span=e.span)
+
+    @expressions.on(A.Scan)
+    def scan(self, e: A.Scan, want, dest):
+        prim, ref = self.place(e.place)
+        value = self.cx.exprs.expr(e.value, prim.elem)
+        return self.cx.exprs.emit_value(dest, "scan.add", prim.elem, ref, value, span=e.span,
+                                        side="inclusive" if e.inclusive else "exclusive")
+
     @expressions.on(A.TryPut)
     def tryput(self, e: A.TryPut, want, dest):
         impl, parts, index = self.queue_place(e.place)

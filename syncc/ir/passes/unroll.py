@@ -36,21 +36,21 @@ def unroll_lock_loops(k: Kernel, ctx: PassContext) -> Kernel:
     done: set[tuple] = set()
     while True:
         cfg = CFG(k)
-        found = next(((head, body, counter) for head, body in _loops(cfg)
+        found = next(((head, body, counter) for head, body in loops(cfg)
                       if (head, len(body)) not in done and _holds_across(cfg, body)
-                      and (counter := _counter(k, cfg, head, body)) is not None), None)
+                      and (counter := loop_counter(k, cfg, head, body)) is not None), None)
         if found is None:
             return k
         head, body, counter = found
         done.add((head, len(body)))
         span = cfg.blocks[head].term.span
-        k = _unroll(k, cfg, head, body, counter)
+        k = unroll_loop(k, cfg, head, body, counter)
         ctx.remark(k.name, "structure", f"unrolled a loop of {counter.rounds} rounds whose rounds take locks they "
                    "release in other rounds: each round's `lock` and `unlock` are judged and structured as written out",
                    span)
 
 
-def _loops(cfg: CFG) -> list[tuple[str, frozenset[str]]]:
+def loops(cfg: CFG) -> list[tuple[str, frozenset[str]]]:
     """Natural loops (head, blocks), innermost first."""
     return sorted(((h, frozenset(b)) for h, b in cfg.natural_loops().items()), key=lambda hb: len(hb[1]))
 
@@ -75,8 +75,8 @@ class Counter:
     rounds: int
 
 
-def _counter(k: Kernel, cfg: CFG, head: str, body: frozenset[str]) -> Counter | None:
-    """The loop's counter, when its number of rounds is constant and at most MAX_ROUNDS (module
+def loop_counter(k: Kernel, cfg: CFG, head: str, body: frozenset[str], most: int = MAX_ROUNDS) -> Counter | None:
+    """The loop's counter, when its number of rounds is constant and at most `most` (module
     docstring), and it is stepped last in its round (nothing in the round reads the stepped value)."""
     term = cfg.blocks[head].term
     if not isinstance(term, Branch) or not isinstance(term.cond, Reg) or \
@@ -111,12 +111,12 @@ def _counter(k: Kernel, cfg: CFG, head: str, body: frozenset[str]) -> Counter | 
     while _TEST[op](value, int(b.value)) == stays:
         rounds += 1
         value += by
-        if rounds > MAX_ROUNDS:
+        if rounds > most:
             return None
     return Counter(a, int(start.args[0].value), by, step, rounds)
 
 
-def _unroll(k: Kernel, cfg: CFG, head: str, body: frozenset[str], c: Counter) -> Kernel:
+def unroll_loop(k: Kernel, cfg: CFG, head: str, body: frozenset[str], c: Counter) -> Kernel:
     """One copy of the loop's blocks per round, each head jumping on into its round (the last
     head, after the final step, out of the loop); the entries into the loop go to the first. In
     round r's copy the counter is a register of its own set to its value there, with no step."""
