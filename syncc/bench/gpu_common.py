@@ -31,6 +31,21 @@ def nvcc() -> str:
     return found
 
 
+def baseline_executable(ctx: Context, name: str) -> str:
+    """bench/baselines/NAME.cu built for this GPU with nvcc -O3 as an executable (into the results
+    folder, once): for the yardsticks that are CUB's device-wide calls, which are host calls."""
+    source = ctx.path(f"bench/baselines/{name}.cu")
+    build = ctx.out / "build"
+    build.mkdir(exist_ok=True)
+    exe = build / f"{name}.{arch()}"
+    if not exe.exists() or exe.stat().st_mtime < source.stat().st_mtime:
+        r = subprocess.run([nvcc(), f"-arch={arch()}", "-std=c++17", "-O3", "-o", str(exe), str(source)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise BenchError(f"nvcc failed on {source.name}:\n{r.stderr}")
+    return str(exe)
+
+
 def baseline(ctx: Context, name: str, defines: dict | None = None):
     """bench/baselines/NAME.cu built for this GPU with nvcc -O3 (into the results folder, once
     for each set of `defines`, passed as -DNAME=VALUE), loaded as a cupy module."""

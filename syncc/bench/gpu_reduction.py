@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 
 from .core import BenchError, Context, Table
-from .gpu_common import arch, best, nvcc, program, timed
+from .gpu_common import baseline_executable, best, program, timed
 
 SIZES = (1 << 20, 1 << 24, 1 << 28)
 BLOCKS_PER_SM = 8
@@ -22,16 +22,8 @@ THREADS = 256
 
 def cub_times(ctx: Context, n: int, repeats: int) -> dict[str, float]:
     """CUB's reduce and scan and the copy of n f32: milliseconds, from the baseline executable."""
-    source = ctx.path("bench/baselines/cub_reduce.cu")
-    build = ctx.out / "build"
-    build.mkdir(exist_ok=True)
-    exe = build / f"cub_reduce.{arch()}"
-    if not exe.exists() or exe.stat().st_mtime < source.stat().st_mtime:
-        r = subprocess.run([nvcc(), f"-arch={arch()}", "-std=c++17", "-O3", "-o", str(exe), str(source)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise BenchError(f"nvcc failed on {source.name}:\n{r.stderr}")
-    r = subprocess.run([str(exe), str(n), str(repeats), "1"], capture_output=True, text=True, timeout=600)
+    exe = baseline_executable(ctx, "cub_reduce")
+    r = subprocess.run([exe, str(n), str(repeats), "1"], capture_output=True, text=True, timeout=600)
     words = r.stdout.split()
     if r.returncode != 0 or "OK" not in words:
         raise BenchError(f"cub_reduce {n}: {r.stdout}{r.stderr}")

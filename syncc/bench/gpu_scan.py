@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 
 from .core import BenchError, Context, Table
-from .gpu_common import arch, best, nvcc, program
+from .gpu_common import baseline_executable, best, program
 
 SIZES = (1 << 20, 1 << 24, 1 << 28)
 TILE = 128 * 31          # bench/programs/scan.sync's THREADS * ITEMS
@@ -26,16 +26,8 @@ TYPES = {"i32": np.int32, "f32": np.float32}
 
 def cub_times(ctx: Context, type_name: str, n: int, repeats: int) -> dict[str, float]:
     """CUB's exclusive scan and the copy of n values: milliseconds, from the baseline executable."""
-    source = ctx.path("bench/baselines/cub_scan.cu")
-    build = ctx.out / "build"
-    build.mkdir(exist_ok=True)
-    exe = build / f"cub_scan.{arch()}"
-    if not exe.exists() or exe.stat().st_mtime < source.stat().st_mtime:
-        r = subprocess.run([nvcc(), f"-arch={arch()}", "-std=c++17", "-O3", "-o", str(exe), str(source)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise BenchError(f"nvcc failed on {source.name}:\n{r.stderr}")
-    r = subprocess.run([str(exe), type_name, str(n), str(repeats), str(LAUNCHES), "1"], capture_output=True, text=True,
+    exe = baseline_executable(ctx, "cub_scan")
+    r = subprocess.run([exe, type_name, str(n), str(repeats), str(LAUNCHES), "1"], capture_output=True, text=True,
                        timeout=600)
     words = r.stdout.split()
     if r.returncode != 0 or "OK" not in words:

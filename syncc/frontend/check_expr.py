@@ -70,6 +70,12 @@ class ExpressionRules:
             if isinstance(e, A.Name) and e.id in sizes and pos.scope.lookup(e.id) is None:
                 out.append(e.id)
                 continue
+            if isinstance(e, A.Name) and pos.scope.lookup(e.id) is None:
+                self.cx.error("E0101", f"unknown name `{e.id}`", e.span,
+                              help=f"a size the launch gives is an integer parameter of the kernel: add `{e.id}: i32` "
+                                   "to its parameters" + (f" (it has {', '.join(f'`{n}`' for n in sizes)})"
+                                                          if sizes else ""))
+                return None
             got = self.dims((e,), pos, "an array size")
             if got is None:
                 return None

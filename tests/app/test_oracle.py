@@ -193,16 +193,41 @@ def test_no_accepted_queue_program_hangs_or_is_wrong(tmp_path, compiled_core):
     up to the thread's next put), genq_2026_0009 of this batch, as the motifs wrote it then,
     deadlocked on Fermi; tests/ir/test_queue.py pins that case since the motifs grew `@warp`,
     `@block`, `spsc` and `tinylock` queues."""
+    _fixed_batch_is_safe(tmp_path, "genq", QUEUE_PROGRAMS, queues=True)
+
+
+def _fixed_batch_is_safe(folder: Path, prefix: str, count: int, **batch) -> None:
+    """The first `count` programs of a batch (program_text's `batch` flags), both targets, four
+    schedules each: at least one accepted-ok run a program, and no soundness finding."""
     programs = []
-    for i in range(QUEUE_PROGRAMS):
-        path = tmp_path / f"genq_{SEED}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(SEED, i), queues=True))
+    for i in range(count):
+        path = folder / f"{prefix}_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), **batch))
         programs.append(Program(path.stem, str(path), "generated"))
     settings = Settings(max_cycles=2_000_000, min_cycles=2_000_000, run_rejected=False)
     results = run_batch(programs, ["ptx", "fermi"], settings, jobs=2, timeout=120, progress=lambda s: None)
     broken = [f"{r['program']} [{r['target']}] {r['verdict']}" for r in results if r["verdict"] in SOUNDNESS]
-    assert sum(r["verdict"] == "accepted-ok" for r in results) >= QUEUE_PROGRAMS, results
+    assert sum(r["verdict"] == "accepted-ok" for r in results) >= count, results
     assert not broken, broken
+
+
+SCAN_PROGRAMS = 12           # the fixed scan batch (generate(seed, scans=True))
+
+
+def test_scan_programs_pass_the_front_end(tmp_path):
+    """The scan motif (motifs.scan_sums) only writes scans in their one shape (E0419)."""
+    for i in range(40):
+        path = tmp_path / f"genc_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), scans=True))
+        assert not frontend_errors(Program(path.stem, str(path), "generated")), path.read_text()
+
+
+@pytest.mark.slow
+def test_no_accepted_scan_program_hangs_or_is_wrong(tmp_path, compiled_core):
+    """The promise on a fixed batch of scan programs (running sums in tile order beside counters,
+    latches and grid barriers; `lookback`, `chained` and the default; exclusive and inclusive;
+    grids other than the declared one), both targets, four schedules each."""
+    _fixed_batch_is_safe(tmp_path, "genc", SCAN_PROGRAMS, scans=True)
 
 
 SHAPES_PROGRAMS = 16         # the fixed shapes batch (generate(seed, shapes=True))

@@ -46,20 +46,25 @@ QUEUE_MOTIFS = [(motifs.queue_stream, 4, 1), (motifs.counter, 1, 1), (motifs.lat
 # and (a kernel of its own, with its own launch) waits by block index below and above co-residency
 SHAPE_MOTIFS = [(motifs.retry_wait, 4, 1), (motifs.retry_queue, 4, 1), (motifs.retry_interleaved, 2, 1),
                 (motifs.index_computed, 4, 1), (motifs.index_data, 3, 1), (motifs.counter, 1, 1)]
+# The scan programs (`generate(seed, scans=True)`, `run.py --scans`): running sums over the grid
+# beside a few other motifs, a batch of their own too
+SCAN_MOTIFS = [(motifs.scan_sums, 4, 1), (motifs.counter, 1, 1), (motifs.latch, 1, 1),
+               (motifs.grid_barrier, 1, 1)]
 BLOCK_ORDER_KERNELS = 0.35          # the share of a shapes program's kernels that wait by block index
 BLOCK_SIZES = [32, 64, 64, 96, 128]
 MAX_KERNEL_ACQUISITIONS = 96        # contended operations per kernel, so a run stays short
 
 
-def generate(seed: int, queues: bool = False, shapes: bool = False) -> ProgramPlan:
+def generate(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False) -> ProgramPlan:
     """The program of this seed (of the queue batch: mostly queue motifs; of the shapes batch:
-    retry loops, indices near their bounds and waits by block index)."""
+    retry loops, indices near their bounds and waits by block index; of the scan batch: mostly
+    scans)."""
     rng = random.Random(seed)
     mix = _helper(rng) if rng.random() < 0.5 else None
     if shapes:
         kernels = [_shapes_kernel(rng, f"k{i}", mix) for i in range(rng.choice([1, 1, 1, 2]))]
     else:
-        table = QUEUE_MOTIFS if queues else MOTIFS
+        table = SCAN_MOTIFS if scans else QUEUE_MOTIFS if queues else MOTIFS
         kernels = [_kernel(rng, f"k{i}", mix, table) for i in range(rng.choice([1, 1, 1, 2]))]
     plan = ProgramPlan(seed, kernels)
     if mix is not None and any("mix(" in s for k in kernels for p in k.pieces for s in p.body):
@@ -74,8 +79,8 @@ def generate(seed: int, queues: bool = False, shapes: bool = False) -> ProgramPl
     return plan
 
 
-def program_text(seed: int, queues: bool = False, shapes: bool = False) -> str:
-    return generate(seed, queues, shapes).text()
+def program_text(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False) -> str:
+    return generate(seed, queues, shapes, scans).text()
 
 
 def _helper(rng: random.Random):
@@ -144,18 +149,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--queues", action="store_true", help="the queue batch's programs (genq_...)")
     ap.add_argument("--shapes", action="store_true", help="the shapes batch's programs (gens_...)")
+    ap.add_argument("--scans", action="store_true", help="the scan batch's programs (genc_...)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.count):
-        path = args.out / f"{batch_prefix(args.queues, args.shapes)}_{args.seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes))
+        path = args.out / f"{batch_prefix(args.queues, args.shapes, args.scans)}_{args.seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes, args.scans))
         print(path)
     return 0
 
 
-def batch_prefix(queues: bool = False, shapes: bool = False) -> str:
-    """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes)."""
-    return "gens" if shapes else "genq" if queues else "gen"
+def batch_prefix(queues: bool = False, shapes: bool = False, scans: bool = False) -> str:
+    """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes), genc_ (scans)."""
+    return "genc" if scans else "gens" if shapes else "genq" if queues else "gen"
 
 
 def program_seed(batch_seed: int, index: int) -> int:

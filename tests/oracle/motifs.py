@@ -577,6 +577,37 @@ def flags(rng: random.Random, ctx: Context) -> Piece:
     return Piece(title, arrays, decls, body, acquisitions=ctx.grid * ctx.block // 8)
 
 
+# ---- scans ----------------------------------------------------------------------------------------
+
+SCAN_IMPLS = ["lookback", "chained", None]
+
+
+def scan_sums(rng: random.Random, ctx: Context) -> Piece:
+    """A running sum over the grid (docs/language.md, "Scans"): each block takes its tile, each
+    thread adds a value made from its tile and its `tid`, and writes the sum before it
+    (`exclusive`) or up to it (`inclusive`) to its place in tile order; the expected sums are the
+    running sums of those values, place by place. Which block takes which tile is the
+    schedule's; the sums must not depend on it."""
+    s, t, b, out = ctx.name("s"), ctx.name("t"), ctx.name("b"), ctx.name("sums")
+    side = rng.choice(["exclusive", "inclusive"])
+    m = rng.choice([5, 7, 11, 13])
+    a = rng.choice([x for x in range(1, 13) if x % m])
+    value = rng.choice([f"(({t} * {ctx.block} + tid) * {a}) % {m} + 1", f"({t} + tid) % {m}", "1",
+                        f"{t} * {a} % {m} + lane"])
+    clause = using(rng, rng.choice(SCAN_IMPLS))
+    decls = [f"scan {s}: i32 in global @block{clause}"]
+    body = [f"let {t} = tile {s}", f"let {b} = {side} {s}({value})", f"{out}[{t} * {ctx.block} + tid] = {b}"]
+    n = ctx.grid * ctx.block
+    values = [evaluate(value, ctx.env(Thread(p // ctx.block, p % ctx.block, ctx.block, ctx.grid),
+                                      **{t: p // ctx.block})) for p in range(n)]
+    running = np.cumsum(values, dtype=np.int64)
+    expected = np.zeros(MAX_GRID * ctx.block, dtype=np.int64)
+    expected[:n] = running - (values if side == "exclusive" else 0)
+    title = f"{side} scan of {value} in tile order{clause}"
+    return Piece(title, [Array(out, (MAX_GRID * ctx.block,), expected=expected)], decls, body,
+                 acquisitions=ctx.grid * 2)
+
+
 # ---- latches and barriers ------------------------------------------------------------------------
 
 def latch(rng: random.Random, ctx: Context) -> Piece:

@@ -37,16 +37,17 @@ ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rej
 
 
 def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False,
-                shapes: bool = False) -> tuple[list[Program], dict]:
+                shapes: bool = False, scans: bool = False) -> tuple[list[Program], dict]:
     """The batch's programs, written under out/programs, and what making them cost (`queues`:
     the generated ones from the queue motifs, named genq_...; `shapes`: from the motifs of retry
-    loops, indices near their bounds and waits by block index, named gens_...)."""
+    loops, indices near their bounds and waits by block index, named gens_...; `scans`: mostly
+    running sums over the grid, named genc_...)."""
     folder = out / "programs"
     folder.mkdir(parents=True, exist_ok=True)
     programs = []
     for i in range(count):
-        path = folder / f"{batch_prefix(queues, shapes)}_{seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(seed, i), queues, shapes))
+        path = folder / f"{batch_prefix(queues, shapes, scans)}_{seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(seed, i), queues, shapes, scans))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
     if mutants:
@@ -279,6 +280,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", action="store_true",
                     help="generate from the motifs of retry loops, indices near their bounds and waits by block "
                          "index (motifs.retry_wait ... block_order): a batch of its own")
+    ap.add_argument("--scans", action="store_true",
+                    help="generate mostly running sums over the grid (motifs.scan_sums): a batch of its own")
     ap.add_argument("--gpu-only", action="store_true",
                     help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
@@ -288,9 +291,10 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _warm_up()
-    if args.queues and args.shapes:
-        ap.error("--queues and --shapes are two batches: give one")
-    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues, args.shapes)
+    if args.queues + args.shapes + args.scans > 1:
+        ap.error("--queues, --shapes and --scans are batches of their own: give one")
+    programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues, args.shapes,
+                                  args.scans)
     if args.gpu_only:
         return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "

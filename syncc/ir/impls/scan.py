@@ -112,7 +112,9 @@ class Scan(Expansion):
             b.emit("warp.sync", (), (lanes,))
             total = em.ld(warps, b.op("sub", I32, nwarps, imm(1)), hint="total")
             tile = em.ld(cls.tile_box(em, prim), imm(0), hint="tile")
-            earlier = cls.look_back(em, prim, tile, total, lane, vals, tid, lanes)
+            earlier = b.reg(t, "earlier")
+            b.assign(earlier, zero)
+            cls.look_back(em, prim, tile, total, earlier, lane, vals, tid, lanes)
             em.when(b.op("cmp.eq", BOOL, lane, imm(0)), lambda: em.st(base, imm(0), earlier), hint="leader")
         em.when(b.op("cmp.eq", BOOL, warp, imm(0)), first_warp, hint="warp0")
         em.meet("block", None)
@@ -203,8 +205,9 @@ class Scan(Expansion):
         return out
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, lane, vals, tid, lanes):
-        """Warp 0, every lane: publish the tile's status and return the sum of the tiles before it."""
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
+        """Warp 0, every lane: publish the tile's status and set `earlier` (0 before) to the sum of
+        the tiles before it (lane 0's is the one used)."""
         raise NotImplementedError
 
 
@@ -223,10 +226,8 @@ class LookBack(Scan):
     )
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, lane, vals, tid, lanes):
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
         b, t = em.b, prim.elem
-        earlier = b.reg(t, "earlier")
-        b.assign(earlier, imm(0, t))
         is_first = b.op("cmp.eq", BOOL, tile, imm(0), hint="first")
         leader = b.op("cmp.eq", BOOL, lane, imm(0), hint="leader")
 
@@ -274,7 +275,6 @@ class LookBack(Scan):
             em.when(leader, lambda: cls.publish(em, prim, tile, TOTAL, b.op("add", t, earlier, total)),
                     hint="leader")
         em.either(is_first, first, later, hint="tile0")
-        return earlier
 
 
 class Chained(Scan):
@@ -283,10 +283,8 @@ class Chained(Scan):
                   "the chained scan (Yan, Long and Zhang 2013, StreamScan)")
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, lane, vals, tid, lanes):
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
         b, t = em.b, prim.elem
-        earlier = b.reg(t, "earlier")
-        b.assign(earlier, imm(0, t))
         leader = b.op("cmp.eq", BOOL, lane, imm(0), hint="leader")
 
         def lead():
@@ -304,7 +302,6 @@ class Chained(Scan):
             em.when(b.op("cmp.gt", BOOL, tile, imm(0), hint="later"), wait, hint="later")
             cls.publish(em, prim, tile, TOTAL, b.op("add", t, earlier, total))
         em.when(leader, lead, hint="leader")
-        return earlier
 
 
 IMPLEMENTATIONS = (LookBack, Chained)   # the catalogue's order
