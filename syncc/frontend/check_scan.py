@@ -9,7 +9,8 @@ shape these rules give a kernel:
     (the block's leader adds for the block, and the block's barriers spread the result);
   * no `return` before the scan, so no thread leaves with its block's tile untaken or unadded;
   * nothing between the two that can wait for another thread but the block's own `barrier`: no
-    primitive operation, no other scan.
+    primitive operation, no other scan, and no `while` loop, here or in a function it calls (a
+    hand-written wait is a loop that re-reads memory; `for` loops end by themselves).
 
 So the block that holds tile t - 1 took it before the block of tile t did, has been running since,
 and reaches its scan without waiting for anyone but its own threads and, there, the tiles before
@@ -99,12 +100,33 @@ class ScanRules:
                                   help="guard the work instead (`if i < n { ... }`) and return after the scan")
         for s in k.body.stmts[at_tile + 1:at_scan]:
             for n in _nodes(s):
-                if isinstance(n, _SYNC):
-                    self.cx.error("E0419", f"a wait between `tile {name}` and `{_op(scan)}`", n.span,
+                loop = n if isinstance(n, A.While) else self._loop_in_call(n, set())
+                if isinstance(n, _SYNC) or loop is not None:
+                    what = "a wait" if loop is None else "a `while` loop, which may wait for another thread,"
+                    self.cx.error("E0419", f"{what} between `tile {name}` and `{_op(scan)}`", n.span,
                                   notes=[Note("later tiles wait for this block's scan, so nothing between "
-                                              "its tile and its scan may wait for another thread", scan.span)],
-                                  help="move it before the `tile` or after the scan; the block's `barrier` "
-                                       "may stay")
+                                              "its tile and its scan may wait for another thread", scan.span)]
+                                  + ([Note("the loop is here", loop.span)] if loop is not None and loop is not n
+                                     else []),
+                                  help="move it before the `tile` or after the scan (a loop of a known count is "
+                                       "a `for`); the block's `barrier` may stay")
+
+    def _loop_in_call(self, n, seen: set) -> A.While | None:
+        """The first `while` loop of the user function `n` calls, or of one it calls in turn."""
+        if not isinstance(n, A.Call):
+            return None
+        sym = self.cx.refs.get(n.func)
+        fn = getattr(sym, "decl", None) if sym is not None and sym.kind == "fn" else None
+        if not isinstance(fn, A.Fn) or id(fn) in seen:
+            return None
+        seen.add(id(fn))
+        for m in _nodes(fn.body):
+            if isinstance(m, A.While):
+                return m
+            found = self._loop_in_call(m, seen)
+            if found is not None:
+                return found
+        return None
 
 
 def _op(n) -> str:

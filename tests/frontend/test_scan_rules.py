@@ -39,6 +39,12 @@ CASES = {
     "a return before the tile": (HEAD + DECL + "    if tid > 70 { return }\n" + TILE + ADD + "}", ["E0419"]),
     "a wait between tile and scan": (HEAD + DECL + "    mutex m in global @thread\n" + TILE
                                      + "    critical m { y[0] += 1 }\n" + ADD + "}", ["E0419"]),
+    "a for loop between": (HEAD + DECL + TILE + "    var v = 0\n    for k in 0 .. 4 {\n        if k < n { v += x[k] }\n"
+                           "    }\n    let before = exclusive s(v)\n    y[0] = before\n}", []),
+    "a polling loop between": (HEAD + DECL + TILE + "    while load_cg(x[0]) == 0 { }\n" + ADD + "}", ["E0419"]),
+    "a while loop in a called function": (
+        "fn spin(x: i32) -> i32 {\n    var i = x\n    while i > 0 { i -= 1 }\n    return i\n}\n" + HEAD + DECL + TILE
+        + "    let w = spin(3)\n" + ADD + "}", ["E0419"]),
     # declarations
     "a scan of i64": (HEAD + "    scan s: i64 in global @block\n}", ["E0406"]),
     "a scan without a type": (HEAD + "    scan s in global @block\n}", ["E0406"]),
