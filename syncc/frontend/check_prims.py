@@ -47,8 +47,8 @@ _USES = {
     "barrier": "`sync {n}` (`arrive {n}` for a named barrier; `arrive {n}` ... `wait {n}` for a grid barrier)",
     "scan": "`let t = tile {n}` and then `let before = exclusive {n}(v)` (or `inclusive`)",
 }
-# the slot types a scan adds: a value and its tile's status share one 64-bit word
-SCAN_TYPES = ("i32", "u32", "f32")
+# the slot types a scan adds (numbers; a bool has no sum)
+SCAN_TYPES = ("i32", "u32", "i64", "u64", "f32", "f64")
 
 
 statements = HandlerTable()
@@ -229,10 +229,8 @@ class PrimitiveRules:
             else:
                 info.elem = self.cx.scalar_of(d.elem.name)
                 if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
-                    self.cx.error("E0406", f"a scan adds 32-bit values ({', '.join(SCAN_TYPES)}), not {info.elem}",
-                                  d.elem.span, notes=[Note("each tile publishes its sum and its status in one "
-                                                           "64-bit word, which readers load at once")],
-                                  help="scan 32-bit partial sums, or add the wider total on the host")
+                    self.cx.error("E0406", f"a scan adds numbers ({', '.join(SCAN_TYPES)}), not {info.elem}",
+                                  d.elem.span, help="scan a count instead: `u32(flag)` is 1 or 0")
         elif d.elem is not None:
             self.cx.error("E0406", f"only channels, queues and scans carry values; a {d.kind} has no slot type",
                           d.elem.span)

@@ -46,7 +46,11 @@ CASES = {
         "fn spin(x: i32) -> i32 {\n    var i = x\n    while i > 0 { i -= 1 }\n    return i\n}\n" + HEAD + DECL + TILE
         + "    let w = spin(3)\n" + ADD + "}", ["E0419"]),
     # declarations
-    "a scan of i64": (HEAD + "    scan s: i64 in global @block\n}", ["E0406"]),
+    "a scan of bool": (HEAD + "    scan s: bool in global @block\n}", ["E0406"]),
+    "a scan of i64 and one of f64": ("kernel k(y: global i64[64], z: global f64[64]) launch block(64) {\n"
+                                     "    scan s: i64 in global @block\n    scan r: f64 in global @block\n" + TILE
+                                     + "    let b = exclusive s(i64(tid))\n    y[tid] = b\n    let u = tile r\n"
+                                     "    let c = inclusive r(0.25)\n    z[tid] = c\n}", []),
     "a scan without a type": (HEAD + "    scan s in global @block\n}", ["E0406"]),
     "an array of scans": (HEAD + "    scan s[4]: i32 in global @block\n}", ["E0406"]),
     "a scan at @thread": (HEAD + "    scan s: i32 in global @thread\n}", ["E0401"]),

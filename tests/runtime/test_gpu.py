@@ -466,3 +466,25 @@ def test_the_scan_is_the_hosts_at_every_size(tmp_path, impl):
             y = np.full(n, 77, x.dtype)           # poisoned: every element must be written
             getattr(prog, f"scan_{type_name}")[-(-n // tile), 128](n, x, y)
             check(type_name, x, y)
+
+
+def test_scans_of_64_bit_values_on_the_gpu(tmp_path):
+    """An i64 and an f64 scan (the status apart from the value, with release and acquire): the
+    running sums of 2,000,003 values, exactly (i64, sums past 2^31) and within rounding (f64)."""
+    path = tmp_path / "wide.sync"
+    path.write_text(
+        "kernel wide(n: i32, x: global i32[n], y: global i64[n], z: global f64[n]) launch block(256) {\n"
+        "    scan s: i64 in global @block\n    scan r: f64 in global @block\n"
+        "    let t = tile s\n    let i = t * 256 + tid\n    var v: i64 = 0\n    if i < n { v = i64(x[i]) }\n"
+        "    let before = exclusive s(v)\n    if i < n { y[i] = before }\n"
+        "    let u = tile r\n    let j = u * 256 + tid\n    var w: f64 = 0.0\n    if j < n { w = f64(x[j]) * 0.5 }\n"
+        "    let upto = inclusive r(w)\n    if j < n { z[j] = upto }\n}\n")
+    prog = syncc_api.compile(str(path))
+    n = 2_000_003
+    x = np.random.default_rng(9).integers(0, 5000, n, dtype=np.int32)
+    y, z = np.zeros(n, np.int64), np.zeros(n, np.float64)
+    prog.wide[-(-n // 256), 256](n, x, y, z)
+    running = np.cumsum(x.astype(np.int64))
+    assert running[-1] > 1 << 31
+    assert (y == running - x).all()
+    assert np.allclose(z, running * 0.5, rtol=1e-12)

@@ -12,11 +12,13 @@ wait below then ends). `exclusive s(v)` is the block's, in three steps:
      and writes the earlier tiles' sum to shared memory;
   3. the block meets again and each thread adds: earlier tiles, earlier warps, earlier lanes.
 
-Each tile's status is one 64-bit word in `s.status` (one per block of the launch, 0 before each
-launch): its value in the low half, and in the high half 0 while the tile has published nothing,
-AGGREGATE once it has its own sum there, TOTAL once it has the running total up to and including
-itself. A word is stored at once and loaded at once, so a reader never sees a status with another
-value's half.
+On PTX, for values of at most 32 bits, each tile's status is one 64-bit word in `s.status` (one
+per block of the launch, 0 before each launch): its value in the low half, and in the high half 0
+while the tile has published nothing, AGGREGATE once it has its own sum there, TOTAL once it has
+the running total up to and including itself. A word is stored at once and loaded at once, so a
+reader never sees a status with another value's half. Elsewhere (Fermi, and 64-bit values) the
+status is a word of its own, and the two values, each written once, lie apart in `s.aggregate`
+and `s.total`.
 
     lookback   (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
                2016) a block publishes its AGGREGATE as soon as step 1 has it, sleeps `delay` ns
@@ -31,10 +33,9 @@ value's half.
                GPU with many blocks in flight, slower: the baseline the look-back is measured
                against.
 
-A scan orders its own values and nothing else, as CUB's does: a tile's word is stored and loaded
+A scan orders its own values and nothing else, as CUB's does: a packed word is stored and loaded
 at once, strong (relaxed) at gpu scope, so a reader that sees a status sees its value; where the
-value lies apart (Fermi), the status is stored with release and read before the value with an
-acquire. What a block wrote to memory before its scan is not promised to later tiles: pass data
+value lies apart, the status is stored with release and read before the value with an acquire. What a block wrote to memory before its scan is not promised to later tiles: pass data
 between blocks with a channel.
 """
 from __future__ import annotations
@@ -162,16 +163,17 @@ class Scan(Expansion):
 
     # ---- status words
     @staticmethod
-    def packed(em) -> bool:
-        """A tile's status and value in one 64-bit word, where the target loads and stores 64 bits at
-        once (wide_slots); elsewhere (Fermi) a status word and two write-once value words."""
-        return em.target.wide_slots
+    def packed(em, prim) -> bool:
+        """A tile's status and a value of at most 32 bits in one 64-bit word, where the target loads
+        and stores 64 bits at once (wide_slots); else (Fermi, 64-bit values) a status word and two
+        write-once value words."""
+        return em.target.wide_slots and prim.elem.bits <= 32
 
     @classmethod
     def publish(cls, em, prim, tile, status: int, value):
         """One lane stores the tile's status: packed, a strong (relaxed) 64-bit store whose load
         brings the value with it; apart, after the value it announces, with release."""
-        if cls.packed(em):
+        if cls.packed(em, prim):
             low = em.op("cvt", U64, em.as_word(value, U32, hint="bits"), hint="low")
             word = em.op("or", U64, low, imm(status << 32, U64), hint="word")
             em.st(em.state(prim, "status", 1, 0, elem=U64, per="block"), tile, word, order="relaxed", scope="gpu")
@@ -183,7 +185,7 @@ class Scan(Expansion):
     @classmethod
     def poll(cls, em, prim, index, status, word):
         """Load tile `index`'s status into `status` (an i32), and, packed, its word into `word`."""
-        if cls.packed(em):
+        if cls.packed(em, prim):
             array = em.state(prim, "status", 1, 0, elem=U64, per="block")
             em.b.assign(word, em.ld(array, index, hint="word", **em.poll_cache(array)))
             em.b.assign(status, em.op("cvt", I32, em.op("shr", U64, word, imm(32, U64)), hint="status"))
@@ -195,7 +197,7 @@ class Scan(Expansion):
     def value(cls, em, prim, index, status, word):
         """The value tile `index` published with `status` (after the acquire that follows the poll)."""
         t = prim.elem
-        if cls.packed(em):
+        if cls.packed(em, prim):
             return em.as_word(em.op("cvt", U32, word, hint="low"), t, hint="value")
         out = em.b.reg(t, "value")
         em.either(em.op("cmp.eq", BOOL, status, imm(TOTAL)),
@@ -256,7 +258,7 @@ class LookBack(Scan):
                           lambda: b.assign(status, imm(TOTAL)), hint="in_grid")
                 return b.op("vote.all", BOOL, b.op("cmp.ne", BOOL, status, imm(0)), lanes, hint="all_ready")
             em.spin(attempt, hint="poll")
-            if not cls.packed(em):        # the values apart from the statuses: read after the acquire
+            if not cls.packed(em, prim):        # the values apart from the statuses: read after the acquire
                 b.emit("fence", (), (), order="acq_rel", scope="gpu")
             totals = b.op("ballot", U32, b.op("cmp.eq", BOOL, status, imm(TOTAL), hint="has_total"), lanes,
                           hint="totals")
@@ -296,7 +298,7 @@ class Chained(Scan):
                     cls.poll(em, prim, prev, status, word)
                     return b.op("cmp.eq", BOOL, status, imm(TOTAL), hint="has_total")
                 em.spin(attempt, hint="poll")
-                if not cls.packed(em):
+                if not cls.packed(em, prim):
                     b.emit("fence", (), (), order="acq_rel", scope="gpu")
                 b.assign(earlier, cls.value(em, prim, prev, status, word))
             em.when(b.op("cmp.gt", BOOL, tile, imm(0), hint="later"), wait, hint="later")
