@@ -1165,3 +1165,15 @@ def test_a_bool_slot_is_loaded_by_ldslk_into_a_data_register():
     text = r.out
     ldslk = [line for line in text.splitlines() if "LDSLK" in line]
     assert ldslk and all(re.search(r"LDSLK\s+\w+,\s*R", line) for line in ldslk), ldslk
+
+
+@pytest.mark.parametrize("impl", ["lookback", "chained"])
+def test_a_scan_at_blocks_given_at_launch(tmp_path, impl):
+    """tests/sim/scan_blocks.sync: one compiled scan at blocks of 1 to 256 threads, below a warp
+    included (warp 0 then looks back over as many tiles as the block has threads)."""
+    path = tmp_path / "scan_blocks.sync"
+    source = (ROOT / "tests" / "sim" / "scan_blocks.sync").read_text()
+    path.write_text(source.replace("in global @block", f"in global @block using {impl}"))
+    r = cli("run", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err
+    assert r.out.split() == [w for b in (48, 1, 33, 100, 2, 31, 256) for w in (str(b), "ok")]

@@ -115,7 +115,10 @@ class Scan(Expansion):
             tile = em.ld(cls.tile_box(em, prim), imm(0), hint="tile")
             earlier = b.reg(t, "earlier")
             b.assign(earlier, zero)
-            cls.look_back(em, prim, tile, total, earlier, lane, vals, tid, lanes)
+            # the lanes warp 0 has: 32, or the whole block when it is smaller than a warp
+            width = imm(32) if em.block_threads and em.block_threads >= 32 else b.op("min", I32, ntid, imm(32),
+                                                                                     hint="width")
+            cls.look_back(em, prim, tile, total, earlier, lane, vals, tid, lanes, width)
             em.when(b.op("cmp.eq", BOOL, lane, imm(0)), lambda: em.st(base, imm(0), earlier), hint="leader")
         em.when(b.op("cmp.eq", BOOL, warp, imm(0)), first_warp, hint="warp0")
         em.meet("block", None)
@@ -207,8 +210,8 @@ class Scan(Expansion):
         return out
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
-        """Warp 0, every lane: publish the tile's status and set `earlier` (0 before) to the sum of
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes, width):
+        """Warp 0, every lane (`width` of them): publish the tile's status and set `earlier` (0 before) to the sum of
         the tiles before it (lane 0's is the one used)."""
         raise NotImplementedError
 
@@ -228,7 +231,7 @@ class LookBack(Scan):
     )
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes, width):
         b, t = em.b, prim.elem
         is_first = b.op("cmp.eq", BOOL, tile, imm(0), hint="first")
         leader = b.op("cmp.eq", BOOL, lane, imm(0), hint="leader")
@@ -262,7 +265,8 @@ class LookBack(Scan):
                 b.emit("fence", (), (), order="acq_rel", scope="gpu")
             totals = b.op("ballot", U32, b.op("cmp.eq", BOOL, status, imm(TOTAL), hint="has_total"), lanes,
                           hint="totals")
-            # the nearest tile with a running total: lane k, the lowest set bit (32 when none is)
+            # the nearest tile with a running total: lane k, the lowest set bit (32 when none is:
+            # every lane adds)
             lowest = b.op("and", U32, totals, b.op("sub", U32, imm(0, U32), totals), hint="lowest")
             k = b.op("popc", I32, b.op("sub", U32, lowest, imm(1, U32)), hint="nearest")
             adds = b.reg(t, "adds")
@@ -270,8 +274,9 @@ class LookBack(Scan):
             em.when(b.op("and", BOOL, in_grid, b.op("cmp.le", BOOL, lane, k)),
                     lambda: b.assign(adds, cls.value(em, prim, index, status, word)), hint="adds")
             cls.warp_scan(em, vals, tid, lane, adds, lanes)
-            b.emit("add", (earlier,), (em.ld(vals, imm(31), hint="window_sum"), earlier))
-            b.emit("sub", (top,), (top, imm(32)))
+            last = imm(31) if isinstance(width, Imm) else b.op("sub", I32, width, imm(1), hint="last")
+            b.emit("add", (earlier,), (em.ld(vals, last, hint="window_sum"), earlier))
+            b.emit("sub", (top,), (top, width))
             b.branch(b.op("cmp.ne", BOOL, totals, imm(0, U32), hint="found"), done, head)
             b.at(done)
             em.when(leader, lambda: cls.publish(em, prim, tile, TOTAL, b.op("add", t, earlier, total)),
@@ -285,7 +290,7 @@ class Chained(Scan):
                   "the chained scan (Yan, Long and Zhang 2013, StreamScan)")
 
     @classmethod
-    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes):
+    def look_back(cls, em, prim, tile, total, earlier, lane, vals, tid, lanes, width):
         b, t = em.b, prim.elem
         leader = b.op("cmp.eq", BOOL, lane, imm(0), hint="leader")
 
