@@ -108,8 +108,9 @@ class ScanRules:
                                               "its tile and its scan may wait for another thread", scan.span)]
                                   + ([Note("the loop is here", loop.span)] if loop is not None and loop is not n
                                      else []),
-                                  help="move it before the `tile` or after the scan (a loop of a known count is "
-                                       "a `for`); the block's `barrier` may stay")
+                                  help="move it before the `tile` or after the scan"
+                                       + (" (a loop of a known count is a `for`)" if loop is not None else "")
+                                       + "; the block's `barrier` may stay")
 
     def _loop_in_call(self, n, seen: set) -> A.While | None:
         """The first `while` loop of the user function `n` calls, or of one it calls in turn."""

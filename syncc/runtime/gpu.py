@@ -171,7 +171,10 @@ class GpuLauncher:
     def timed_batch(self, name: str, args: list, grid, block, launches: int = 20, warmup: int = 2) -> float:
         """Seconds a launch, refill of its state included, from CUDA events around `launches` launches
         queued back to back (after `warmup` more): as a library call that initializes its own state
-        is timed, with the host's work on one launch hidden behind the GPU's on the one before."""
+        is timed, with the host's work on one launch hidden behind the GPU's on the one before. The
+        bounds checks' fault record is host memory, cleared as each launch is queued: a check that
+        fails in one launch of the batch may be cleared by the next, so check the outputs (the
+        bench does) or time a kernel whose checks its shape proves."""
         cupy = self.cupy
         stream = cupy.cuda.Stream(non_blocking=True)
         stream.wait_event(cupy.cuda.get_current_stream().record())
