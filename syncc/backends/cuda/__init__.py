@@ -346,14 +346,20 @@ class KernelWriter:
     def _elect(self, ins: Instr) -> None:
         self.emit(f"{self.dest(ins)} = (uint32_t)(__ffs(__activemask()) - 1) == syncc_laneid();")
 
+    def _vote(self, ins: Instr, fn: str) -> None:
+        # with a mask operand (a party's whole warp), the vote waits for those lanes, as the PTX
+        # back end's does; without, the lanes that happen to be active vote
+        mask = self.value(ins.args[1]) if len(ins.args) > 1 else "__activemask()"
+        self.emit(f"{self.dest(ins)} = {fn}({mask}, {self.value(ins.args[0])});")
+
     def _vote_any(self, ins: Instr) -> None:
-        self.emit(f"{self.dest(ins)} = __any_sync(__activemask(), {self.value(ins.args[0])});")
+        self._vote(ins, "__any_sync")
 
     def _vote_all(self, ins: Instr) -> None:
-        self.emit(f"{self.dest(ins)} = __all_sync(__activemask(), {self.value(ins.args[0])});")
+        self._vote(ins, "__all_sync")
 
     def _ballot(self, ins: Instr) -> None:
-        self.emit(f"{self.dest(ins)} = __ballot_sync(__activemask(), {self.value(ins.args[0])});")
+        self._vote(ins, "__ballot_sync")
 
     def _nanosleep(self, ins: Instr) -> None:
         self.emit(f"__nanosleep((unsigned)({self.value(ins.args[0])}));")
