@@ -1,6 +1,6 @@
 """The Fermi simulator: how fast it simulates, on each engine, and seed 000's Figure 4 on it.
 
-    python bench/fermi.py [--runs 3] [--csv results.csv] [--only speed|setup|figure4]
+    python bench/fermi.py [--runs 3] [--csv results.csv] [--only speed|setup|floats|figure4]
 
 1. speed: every launch of `syncc run FILE` for wavefront.sync (N = 31: 32 × 32 actors in
    one block), counter.sync, primitives.sync and ring.sync (4096 items through a 64-slot
@@ -16,7 +16,12 @@
    (once per process, timed in a fresh one) and building a launch's arrays (median); then
    wavefront.sync at N = 1, 3, 7, 15, 31 on both engines: the smallest program where the
    compiled core wins.
-3. figure4: the five kernels of `examples/chain.sync` (seed 000 Table 1's schemes),
+3. floats: bench/programs/float_int.sync's three launches, each recorded once and replayed on
+   both engines, alternating: the same loop on i32 and on f32, and an f32 loop of `/` and
+   `sqrt` (the emitter's correctly rounded sequences); warp-instructions per second of host
+   time for each, and each float kernel's rate as a ratio to the integer one's on the same
+   engine in the same run (the ratio is the figure; a rate is this machine's only).
+4. figure4: the five kernels of `examples/chain.sync` (seed 000 Table 1's schemes),
    each run once (the simulator is deterministic): the kernel's cycles and the
    reduction phase's, from the first instruction of warp 0's `put` (the phase starts
    when the first value is ready) to the last instruction of the last warp's `put`;
@@ -156,6 +161,27 @@ def _first_launch_s() -> float:
     return float(out.stdout.split()[-1])
 
 
+# ---- 3. float code beside integer code -----------------------------------------------------
+
+def floats(runs: int) -> list[tuple[str, float, str]]:
+    launches = recorded_launches(ROOT / "bench" / "programs" / "float_int.sync")
+    rate: dict[tuple[str, str], float] = {}
+    rows = []
+    for launch in launches:
+        name = launch[0].name
+        _, wi = replay([launch], "compiled")
+        t = medians([launch], runs)
+        rows.append((f"{name}: {wi:,} warp-instructions", 0.0, "info"))
+        for engine in ENGINES:
+            rate[name, engine] = wi / t[engine]
+            rows.append((f"  {engine}, warp-instructions per second", rate[name, engine], "/s"))
+    for name in ("poly_f32", "div_sqrt_f32"):
+        for engine in ENGINES:
+            rows.append((f"{name} / poly_i32, warp-instructions per second, {engine}",
+                         rate[name, engine] / rate["poly_i32", engine], "x"))
+    return rows
+
+
 # ---- 2. Figure 4 (syncc/bench/figure4.py; also `syncc bench paper --only figure4`) -----------
 
 def figure4(config: FermiConfig | None = None) -> dict[str, tuple[int, int]]:
@@ -176,7 +202,7 @@ def figure4_rows() -> list[tuple[str, float, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", choices=("speed", "setup", "figure4"))
+    parser.add_argument("--only", choices=("speed", "setup", "floats", "figure4"))
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
     print(header())
@@ -187,6 +213,8 @@ def main() -> None:
         rows += speed(args.runs)
     if args.only in (None, "setup"):
         rows += setup(args.runs)
+    if args.only in (None, "floats"):
+        rows += floats(args.runs)
     for name, value, unit in rows:
         if unit == "info":
             print(name)
