@@ -1063,6 +1063,7 @@ def test_f64_is_refused_with_e0801_at_its_first_use(tmp_path):
         prog.fermi_sass()
     (d,) = e.value.diagnostics
     assert d.code == "E0801" and d.span.line == 3 and "f64 is not supported" in d.message
+    assert "register pairs" in d.message                  # what is missing
     assert "f32" in d.help and "ptx" in d.help.lower()
 
 

@@ -86,7 +86,8 @@ def _first_use(k: Kernel, p) -> object | None:
 
 def _e0801(what: str, span) -> Diagnostic:
     if "f64" in what:
-        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what}", span,
+        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what} (the emitter "
+                          "has no register pairs, hence no DADD/DMUL/DFMA and no 64-bit loads)", span,
                           help="use f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                                "targets support f64)")
     return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
