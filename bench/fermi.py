@@ -1,6 +1,6 @@
 """The Fermi simulator: how fast it simulates, on each engine, and seed 000's Figure 4 on it.
 
-    python bench/fermi.py [--runs 3] [--csv results.csv] [--only speed|floats|setup|figure4]
+    python bench/fermi.py [--runs 3] [--csv results.csv] [--only speed|setup|floats|figure4]
 
 1. speed: every launch of `syncc run FILE` for wavefront.sync (N = 31: 32 × 32 actors in
    one block), counter.sync, primitives.sync and ring.sync (4096 items through a 64-slot
@@ -16,11 +16,11 @@
    (once per process, timed in a fresh one) and building a launch's arrays (median); then
    wavefront.sync at N = 1, 3, 7, 15, 31 on both engines: the smallest program where the
    compiled core wins.
-3. floats: examples/reduction.sync at N = 200,000, 15 blocks (f32 adds, a shared-memory tree, a
-   fence and a count) beside
-   its integer twin, the same text with `i32` for `f32`, on both engines: warp-instructions per
-   second of each, and float over integer (the f32 instructions: FADD's single rounding, the
-   conversions, ATOM.ADD.F32 in the compiled core as in the reference engine).
+3. floats: bench/programs/float_int.sync's three launches, each recorded once and replayed on
+   both engines, alternating: the same loop on i32 and on f32, and an f32 loop of `/` and
+   `sqrt` (the emitter's correctly rounded sequences); warp-instructions per second of host
+   time for each, and each float kernel's rate as a ratio to the integer one's on the same
+   engine in the same run (the ratio is the figure; a rate is this machine's only).
 4. figure4: the five kernels of `examples/chain.sync` (seed 000 Table 1's schemes),
    each run once (the simulator is deterministic): the kernel's cycles and the
    reduction phase's, from the first instruction of warp 0's `put` (the phase starts
@@ -123,33 +123,6 @@ def _floor(n: int) -> float:
     return time.perf_counter() - t
 
 
-# ---- 1b. float code beside integer code ----------------------------------------------------------
-
-def integer_twin(text: str) -> str:
-    """examples/reduction.sync with i32 for f32 (its constants and its random range to match)."""
-    return (text.replace("f32", "i32").replace("0.0", "0")
-            .replace("low=-1.0, high=1.0", "low=-100, high=100"))
-
-
-def floats(runs: int) -> list[tuple[str, float, str]]:
-    import tempfile
-    source = (ROOT / "examples" / "reduction.sync").read_text()
-    rows, rates = [], {}
-    with tempfile.TemporaryDirectory() as tmp:
-        twin = Path(tmp) / "reduction_i32.sync"
-        twin.write_text(integer_twin(source))
-        for kind, path in (("f32", ROOT / "examples" / "reduction.sync"), ("i32", twin)):
-            launches = recorded_launches(path, {"N": 200_000, "BLOCKS": 15})     # one block an SM
-            _, wi = replay(launches, "compiled")
-            t = medians(launches, runs)
-            rates[kind] = {e: wi / t[e] for e in ENGINES}
-            rows += [(f"reduction.sync in {kind}: {wi:,} warp-instructions", 0.0, "info")] + [
-                (f"  {e}, warp-instructions per second", rates[kind][e], "/s") for e in ENGINES]
-    rows += [(f"  f32 / i32 on the {e} engine (warp-instructions per second)", rates["f32"][e] / rates["i32"][e], "x")
-             for e in ENGINES]
-    return rows
-
-
 # ---- 2. what a launch costs before it simulates -----------------------------------------------
 
 def setup(runs: int) -> list[tuple[str, float, str]]:
@@ -188,6 +161,27 @@ def _first_launch_s() -> float:
     return float(out.stdout.split()[-1])
 
 
+# ---- 3. float code beside integer code -----------------------------------------------------
+
+def floats(runs: int) -> list[tuple[str, float, str]]:
+    launches = recorded_launches(ROOT / "bench" / "programs" / "float_int.sync")
+    rate: dict[tuple[str, str], float] = {}
+    rows = []
+    for launch in launches:
+        name = launch[0].name
+        _, wi = replay([launch], "compiled")
+        t = medians([launch], runs)
+        rows.append((f"{name}: {wi:,} warp-instructions", 0.0, "info"))
+        for engine in ENGINES:
+            rate[name, engine] = wi / t[engine]
+            rows.append((f"  {engine}, warp-instructions per second", rate[name, engine], "/s"))
+    for name in ("poly_f32", "div_sqrt_f32"):
+        for engine in ENGINES:
+            rows.append((f"{name} / poly_i32, warp-instructions per second, {engine}",
+                         rate[name, engine] / rate["poly_i32", engine], "x"))
+    return rows
+
+
 # ---- 2. Figure 4 (syncc/bench/figure4.py; also `syncc bench paper --only figure4`) -----------
 
 def figure4(config: FermiConfig | None = None) -> dict[str, tuple[int, int]]:
@@ -208,7 +202,7 @@ def figure4_rows() -> list[tuple[str, float, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", choices=("speed", "floats", "setup", "figure4"))
+    parser.add_argument("--only", choices=("speed", "setup", "floats", "figure4"))
     parser.add_argument("--csv", type=Path)
     args = parser.parse_args()
     print(header())
@@ -217,10 +211,10 @@ def main() -> None:
         rows += figure4_rows()
     if args.only in (None, "speed"):
         rows += speed(args.runs)
-    if args.only in (None, "floats"):
-        rows += floats(args.runs)
     if args.only in (None, "setup"):
         rows += setup(args.runs)
+    if args.only in (None, "floats"):
+        rows += floats(args.runs)
     for name, value, unit in rows:
         if unit == "info":
             print(name)

@@ -1072,18 +1072,22 @@ def test_f64_is_refused_with_e0801_at_its_first_use(tmp_path):
         prog.fermi_sass()
     (d,) = e.value.diagnostics
     assert d.code == "E0801" and d.span.line == 3 and "f64 is not supported" in d.message
+    assert "register pairs" in d.message                  # what is missing
     assert "f32" in d.help and "ptx" in d.help.lower()
 
 
-@pytest.mark.parametrize("expr, what", [("x / y", "division"), ("sqrt(x)", "sqrt")])
-def test_f32_division_and_square_root_are_refused_with_e0801_at_the_use(tmp_path, expr, what):
-    """Fermi has no correctly rounded divide or square root: refused where the program uses them."""
-    prog = build(tmp_path, "kernel k(a: global f32[64]) launch grid(1) block(64) {\n"
-                           f"    let x = a[tid] + 1.0\n    let y = x * 2.0\n    a[tid] = {expr}\n}}\n")
-    with pytest.raises(syncc.CompileError) as e:
-        prog.fermi_sass()
-    (d,) = e.value.diagnostics
-    assert d.code == "E0801" and d.span.line == 4 and what in d.message and "correctly rounded" in d.message
+@pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP"), ("sqrt(x)", "MUFU.RSQ"), ("x / 3.0", "MUFU.RCP")])
+def test_f32_division_and_square_root_are_mufu_refined_in_one_block(tmp_path, expr, mufu):
+    """Fermi has no divide or square root: selection emits float_rounding.py's sequence, MUFU's
+    approximation refined by FFMA, with no branch (the kernel keeps its blocks), and no E0801."""
+    source = ("kernel k(a: global f32[64]) launch grid(1) block(64) {\n"
+              f"    let x = a[tid] + 1.0\n    let y = x * 2.0\n    a[tid] = {expr}\n}}\n")
+    sass = build(tmp_path, source).fermi_sass()
+    plain = build(tmp_path, source.replace(expr, "x * y")).fermi_sass()
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?P\d )?([A-Z0-9.]+)", sass)
+    assert mufu in ops and ops.count("FFMA") >= 2
+    assert sum(op.startswith("BRA") for op in ops) == sum(
+        op.startswith("BRA") for op in re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?P\d )?([A-Z0-9.]+)", plain))
 
 
 FLOAT_KERNEL = """kernel k(a: global f32[64], n: global i32[64], s: f32) launch grid(1) block(64) {

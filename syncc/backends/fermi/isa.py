@@ -199,6 +199,7 @@ _CMP = ("LT", "EQ", "LE", "GT", "NE", "GE", "F", "T")
 # operand), so FCMP.index(test) is its truth table: NE is ordered (false on a NaN), NEU is not.
 FCMP = ("F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T")
 F2F_ROUND = ("FLOOR", "CEIL", "TRUNC")
+MUFU_FN = ("RCP", "RSQ")            # the special-function unit's approximations the emitter uses
 _BOOL = ("AND", "OR", "XOR")
 _ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS")
 _SIGN = ("U32", "S32")
@@ -251,6 +252,9 @@ _TABLE = [
         required=(0, 1)),
     _op("F2F", "R R", 1, "mul", "Rd = binary32 a rounded to an integral value: down, up or toward zero",
         mods=[("F32",), ("F32",), F2F_ROUND], required=(0, 1, 2)),
+    _op("MUFU", "R R", 1, "mul", "Rd = approximate 1/a (RCP) or 1/sqrt(a) (RSQ): binary64's value truncated to "
+        "binary32 (below the exact one, within an ulp); subnormal a flushed (docs/fermi.md, \"MUFU\")",
+        mods=[MUFU_FN], required=(0,)),
     _op("VOTE", "R P P", 2, "vote", "Rd = ballot(c); Pd = ALL/ANY/EQ of c over the active lanes",
         mods=[("ALL", "ANY", "EQ")], required=(0,)),
     _op("NOP", "K?", 0, "alu", "nothing (NOP.S marks a reconvergence point)"),

@@ -493,6 +493,38 @@ def _f2f(ins, env):
     return _to_reg(ins, compute)
 
 
+def truncate_to_f32(v) -> np.ndarray:
+    """Positive binary64 values as binary32 words, rounded toward zero; below binary32's normal
+    range, +0 (MUFU flushes)."""
+    raw = np.asarray(v, dtype=F64).view(np.uint64)
+    e = (raw >> np.uint64(52)).astype(np.int64) - 1023 + 127
+    words = (np.clip(e, 0, 255).astype(np.uint64) << np.uint64(23)) | ((raw >> np.uint64(29)) & np.uint64(0x7FFFFF))
+    return np.where(e <= 0, 0, words).astype(U32)
+
+
+def mufu(fn: str, x) -> np.ndarray:
+    """MUFU.RCP / MUFU.RSQ on words (docs/fermi.md, "MUFU"): a subnormal operand is flushed to the
+    zero of its sign; 1/x or 1/sqrt(x) in binary64, truncated to binary32. RCP(±0) = ±inf,
+    RCP(±inf) = ±0; RSQ(±0) = ±inf, RSQ(+inf) = +0, RSQ of a negative value is NaN; NaN gives NAN32."""
+    x = np.asarray(x, dtype=U32)
+    sign, mag = x & SIGN32, x & U32(0x7FFFFFFF)
+    zero = mag < 0x00800000
+    with np.errstate(all="ignore"):
+        v = np.where(zero, 1.0, np.abs(x.view(F32)).astype(F64))
+        r = 1.0 / (v if fn == "RCP" else np.sqrt(v))
+    out = np.where(zero, sign | U32(0x7F800000), truncate_to_f32(r))
+    if fn == "RCP":
+        out = np.where(mag == 0x7F800000, sign, sign | out)
+    else:
+        out = np.where(~zero & (sign != 0), NAN32, out)
+    return np.where(mag > 0x7F800000, NAN32, out).astype(U32)
+
+
+def _mufu(ins, env):
+    a, fn = _unsigned(ins.operands[1], env), ins.mods[0]
+    return _to_reg(ins, lambda w: np.broadcast_to(mufu(fn, a(w)), (32,)))
+
+
 # ---- shared memory and the lock unit ---------------------------------------------------------
 
 class Pattern:
@@ -866,7 +898,7 @@ SEMANTICS: dict[str, Callable] = {
     "SHL": _shl, "SHR": _shr, "LOP": _lop, "LOP32I": _lop, "IMNMX": _imnmx, "SEL": _sel, "POPC": _popc,
     "ISETP": _isetp, "PSETP": _psetp, "VOTE": _vote, "NOP": _nop,
     "FADD": _fbinary, "FMUL": _fbinary, "FFMA": _ffma, "FMNMX": _fmnmx, "FSETP": _fsetp,
-    "F2I": _f2i, "I2F": _i2f, "F2F": _f2f,
+    "F2I": _f2i, "I2F": _i2f, "F2F": _f2f, "MUFU": _mufu,
     "LDS": _lds, "STS": _sts, "LDSLK": _ldslk, "STSUL": _stsul,
     "LD": _ld, "ST": _st, "LDL": _ldl, "STL": _stl, "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
     "BPT": _bpt,

@@ -26,10 +26,10 @@ stage), and every instruction left has a direct SASS translation in select.py:
     max) is a compare-and-swap loop: read the word, compute min/max with the operand, ATOM.CAS
     it in while the word still holds the bits read, else retry from what the CAS returned.
 
-64-bit integers and floats (i64, u64, f64, `clock()`) are not implemented, nor are f32 division
-and square root (Fermi has no correctly rounded instruction for either, and the IEEE results the
-other targets give would need a rounding routine): `check_kernel` reports each kernel that uses
-them as E0801, at the first use.
+  * f32 division is left to selection, divisor a register or not: float_rounding.py's routine.
+
+64-bit integers and floats (i64, u64, f64, `clock()`) are not implemented: `check_kernel` reports
+each kernel that uses them as E0801, at the first use.
 """
 from __future__ import annotations
 
@@ -47,16 +47,10 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
         "atom.min": "min", "atom.max": "max"}
 
 
-# f32 operations Fermi has no instruction for (E0801), and why
-_NO_F32 = {"div": "f32 division (`/`) is not supported on Fermi SASS: Fermi has no correctly rounded divide",
-           "sqrt": "f32 `sqrt` is not supported on Fermi SASS: Fermi has no correctly rounded square root"}
-
-
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers or floats, or f32 division or square root (one
-    diagnostic, at the first use)."""
+    """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
     def wide(t) -> bool:
         return t is not None and getattr(t, "bits", 0) == 64
 
@@ -70,9 +64,6 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
             return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
-            if ins.op in _NO_F32 and ins.dests and ins.dests[0].type == F32:
-                return [Diagnostic(Severity.ERROR, "E0801", _NO_F32[ins.op], ins.span or k.span,
-                                   help="the PTX targets (`ptx`, `cuda`, `gpu`) compute it correctly rounded")]
             for v in (*ins.dests, *ins.args, *(a.index for a in ins.args if isinstance(a, Ref))):
                 t = getattr(v, "type", None)
                 if wide(t):
@@ -95,7 +86,8 @@ def _first_use(k: Kernel, p) -> object | None:
 
 def _e0801(what: str, span) -> Diagnostic:
     if "f64" in what:
-        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what}", span,
+        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what} (the emitter "
+                          "has no register pairs, hence no DADD/DMUL/DFMA and no 64-bit loads)", span,
                           help="use f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                                "targets support f64)")
     return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
@@ -132,8 +124,8 @@ def legalize(k: Kernel, its: bool = False) -> Kernel:
 def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.op == "nanosleep":
         return not its
-    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm):
-        return True
+    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
+        return True                                 # (an f32 quotient is select.py's: float_rounding.py)
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
     if ins.info.group == "atomic":
@@ -183,7 +175,7 @@ class _Rewriter:
         ins = self.ins
         if ins.op == "nanosleep":
             self.nanosleep()
-        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm):
+        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()

@@ -32,7 +32,8 @@ _ids = count()
 # Opcodes whose result depends on their operands alone: they can be dropped when unused, shared,
 # moved and run speculatively. S2R is pure too, except for the clocks, which change as they are read.
 PURE = {"MOV", "MOV32I", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL", "SHR", "LOP", "LOP32I", "IMNMX",
-        "SEL", "POPC", "ISETP", "PSETP", "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F"}
+        "SEL", "POPC", "ISETP", "PSETP", "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F",
+        "MUFU"}
 CLOCKS = {"SR_ClockLo", "SR_ClockHi", "SR_GlobalTimerLo"}
 
 

@@ -43,6 +43,7 @@ from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Retu
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
+from .float_rounding import divide_f32, sqrt_f32
 from .ifconvert import guard_of
 from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
@@ -597,8 +598,12 @@ class Selector:
         self.emit("ISETP.EQ.AND", Use(self.vreg(ins.dests[0])), Pred(PT), Use(lower), SassReg(RZ), Pred(PT))
 
     def divide(self, ins: Instr) -> None:
-        """By a constant (legalize.py turned division by a register into a loop)."""
+        """By a constant (legalize.py turned division by a register into a loop); an f32 quotient is
+        float_rounding.py's correctly rounded sequence."""
         x, y = ins.args
+        if ins.dests[0].type == F32:
+            divide_f32(self, Use(self.vreg(ins.dests[0])), self.value(x, "R"), self.value(y, "R"))
+            return
         if not isinstance(y, Imm):
             raise EmitterError("division by a register should have become a loop (legalize.py)")
         d = Use(self.vreg(ins.dests[0]))
@@ -629,6 +634,12 @@ class Selector:
             q = divide_sequence(self, src, n, signed)
             prod = self.emit("IMUL", Use(self.temp()), q, self.value(Imm(wrap32(n), _I32), "RIC"), guard=None)
             self.emit("IADD", d, src, Use(self.result(prod), neg=True))
+
+    def sqrt(self, ins: Instr) -> None:
+        """f32 square root: float_rounding.py's correctly rounded sequence."""
+        if ins.dests[0].type != F32:
+            raise EmitterError(f"no Fermi square root of {ins.dests[0].type}")
+        sqrt_f32(self, Use(self.vreg(ins.dests[0])), self.value(ins.args[0], "R"))
 
     def emit_constant(self, d: Use, v: int) -> None:
         v = wrap32(v)
@@ -739,6 +750,7 @@ HANDLERS = {
     "elect": Selector.elect,
     "div": Selector.divide,
     "rem": Selector.divide,
+    "sqrt": Selector.sqrt,
     "prim": Selector.unexpanded,
     "nanosleep": Selector.nanosleep,
     "region.end": Selector.unexpanded,

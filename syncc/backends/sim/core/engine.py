@@ -34,7 +34,7 @@ from .layout import (
     OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS, OP_LDSLK,
     OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA, OP_SSY, OP_PBK,
     OP_BRK, OP_EXIT, OP_BAR, OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
-    OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F,
+    OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
     T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
     OPERAND, O_NONE, O_REG, O_PRED,
@@ -438,8 +438,36 @@ def float_to_int(x, sgn):
 
 
 @njit(cache=True, _nrt=False)
+def truncate_to_f32(v):
+    """execute.truncate_to_f32: a positive binary64 as a binary32 word, toward zero, below normal +0."""
+    raw = f64_to_bits(v)
+    e = (raw >> 52) - 1023 + 127
+    if e <= 0:
+        return 0
+    return (e << 23) | ((raw >> 29) & 0x7FFFFF)
+
+
+@njit(cache=True, _nrt=False)
+def mufu(rsq, x):
+    """execute.mufu on one word: MUFU.RCP (rsq false) or MUFU.RSQ."""
+    sign, mag = x & 0x80000000, x & 0x7FFFFFFF
+    if mag > 0x7F800000:
+        return NAN32
+    if mag < 0x00800000:
+        return sign | 0x7F800000
+    v = np.float64(f32_from_bits(mag))
+    if not rsq:
+        return sign if mag == 0x7F800000 else sign | truncate_to_f32(1.0 / v)
+    if sign:
+        return NAN32
+    return truncate_to_f32(1.0 / math.sqrt(v))
+
+
+@njit(cache=True, _nrt=False)
 def farith(T, i, op, regs, preds, w, lane):
-    """FADD, FMUL, FFMA, FMNMX, F2I, I2F, F2F on one lane: the result word."""
+    """FADD, FMUL, FFMA, FMNMX, F2I, I2F, F2F, MUFU on one lane: the result word."""
+    if op == OP_MUFU:
+        return mufu(T[i, T_MODE] == 1, src(T, i, 0, regs, preds, w, lane))
     if op == OP_I2F:
         a = src(T, i, 0, regs, preds, w, lane)
         v = np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...fermi.isa import F2F_ROUND, FCMP, RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
+from ...fermi.isa import F2F_ROUND, FCMP, MUFU_FN, RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
 from ..execute import Kind, immediate
 
 # ---- opcodes the engine implements (anything else keeps the launch on the reference engine), and
@@ -30,13 +30,13 @@ OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL
        "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
        "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR",
        "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "NANOSLEEP",
-       "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F")
+       "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F", "MUFU")
 (OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
  OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_POPC, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS,
  OP_LDSLK, OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA,
  OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR,
  OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
- OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F) = range(51)
+ OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU) = range(52)
 OP = {name: i for i, name in enumerate(OPS)}
 KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR,
          Kind.BSSY, Kind.BSYNC, Kind.BREAK, Kind.WARPSYNC, Kind.YIELD, Kind.NANOSLEEP)
@@ -59,7 +59,8 @@ SPECIAL = {"SR_Tid_X": 0, "SR_Tid_Y": 1, "SR_Tid_Z": 2, "SR_CTAid_X": 3, "SR_CTA
            "SR_GlobalTimerLo": 10}
 ATOMIC = {"ADD": 0, "MIN": 1, "MAX": 2, "INC": 3, "DEC": 4, "AND": 5, "OR": 6, "XOR": 7, "EXCH": 8, "CAS": 9,
           "ADD.F32": 10}
-# FSETP's T_MODE is its test's 4-bit code (isa.FCMP); F2F's the rounding (isa.F2F_ROUND)
+# FSETP's T_MODE is its test's 4-bit code (isa.FCMP); F2F's the rounding (isa.F2F_ROUND); MUFU's its
+# function (isa.MUFU_FN)
 BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
 RED = {"POPC": 0, "AND": 1, "OR": 2}
 
@@ -290,6 +291,8 @@ def _operands(row, ins, env) -> None:
         row[T_SIGNED] = "S32" in mods                    # F2I's result, I2F's source
     elif op == "F2F":
         row[T_MODE] = F2F_ROUND.index(mods[-1])
+    elif op == "MUFU":
+        row[T_MODE] = MUFU_FN.index(mods[0])
     if op in ("SHL", "SHR"):
         b = ops[2]
         row[T_IMMSH] = isinstance(b, (SassImm, ConstBankWord)) and (immediate(b, env) & 0xFFFFFFFF) < 32
