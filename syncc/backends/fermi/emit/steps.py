@@ -35,7 +35,7 @@ from .yields import insert_yields
 
 def _legalize(e: Emission) -> None:
     """IR → IR with only what Fermi has: shared atomics as seed 000 Listing 1's lock-bit loop,
-    division by a register, nanosleep, orderings, bounds checks as a compare, a branch and a
+    integer division by a register, nanosleep, orderings, bounds checks as a compare, a branch and a
     trapping path."""
     e.ir = legalize(e.kernel, e.its)
 
