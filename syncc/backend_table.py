@@ -81,7 +81,7 @@ def _sass(comp, options: BuildOptions) -> str:
 
 def _cuda(comp, options: BuildOptions) -> str:
     from .backends.cuda import build_cuda
-    return build_cuda(comp.ir, comp.vended, options.output)
+    return build_cuda(comp.ir, comp.vended, options.output, comp.context.supports)
 
 
 def _fermi_sass(comp, options: BuildOptions) -> str:

@@ -27,6 +27,7 @@ TOPICS = {
     "init": "producer-first initialization",
     "lockbits": "lock bits",
     "unroll": "counted loops written out (-O2, ptx)",
+    "guard": "declared configurations (what the analyses covered, and how other launches are refused)",
     "bounds": "run-time bounds checks (indices the value ranges do not prove inside their arrays)",
     "undecided": "what the hazard analyses could not decide (they depend on data)",
 }

@@ -81,6 +81,8 @@ CODES: dict[str, str] = {
     "E0603": "invalid launch shape",
     "E0604": "launch shape out of range",
     "E0605": "kernel array parameter not in global memory",
+    "E0606": "invalid declaration of the configurations a kernel supports",
+    "E0607": "launch outside the configurations its kernel declares",
     # hazards the safety passes find (syncc/ir/checks/, passes/lockbits.py, passes/expand.py)
     "E0701": "potential SIMT deadlock",
     "E0703": "lock-order cycle",

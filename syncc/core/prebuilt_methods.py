@@ -228,6 +228,68 @@ METHODS['syncc.backends.sim.machine.FermiConfig'] = (
     syncc_backends_sim_machine_FermiConfig)
 
 
+# syncc.core.configs.ValueSet
+def syncc_core_configs_ValueSet(dflt, fact):
+    d_listed = dflt['listed']
+
+    def __init__(self, lo, hi, listed=d_listed):
+        _set(self, 'lo', lo)
+        _set(self, 'hi', hi)
+        _set(self, 'listed', listed)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(lo={self.lo!r}, hi={self.hi!r}, listed={self.listed!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.lo, self.hi, self.listed) == (other.lo, other.hi, other.listed)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.lo, self.hi, self.listed))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.core.configs.ValueSet'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('lo', 'int', False), ('hi', 'int', False), ('listed', 'tuple[int, ...] | None', True)), (), (),
+     False),
+    'ValueSet(lo: int, hi: int, listed: tuple[int, ...] | None = None)',
+    syncc_core_configs_ValueSet)
+
+
+# syncc.core.configs.Supported
+def syncc_core_configs_Supported(dflt, fact):
+    d_params = dflt['params']
+
+    def __init__(self, grid, params=d_params):
+        _set(self, 'grid', grid)
+        _set(self, 'params', params)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(grid={self.grid!r}, params={self.params!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.grid, self.params) == (other.grid, other.params)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.grid, self.params))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.core.configs.Supported'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('grid', 'tuple[ValueSet, ValueSet, ValueSet] | None', False),
+      ('params', 'tuple[tuple[int, ValueSet], ...]', True)),
+     (), (), False),
+    'Supported(grid: tuple[ValueSet, ValueSet, ValueSet] | None, params: tuple[tuple[int, ValueSet], ...] = ())',
+    syncc_core_configs_Supported)
+
+
 # syncc.core.diagnostics.Note
 def syncc_core_diagnostics_Note(dflt, fact):
     d_span = dflt['span']
@@ -959,6 +1021,27 @@ METHODS['syncc.frontend.ast.ListLit'] = (
      (('items', 'tuple[Expr, ...]', False), ('span', 'Span', False)), (), (), False),
     'ListLit(items: tuple[Expr, ...], span: Span)',
     syncc_frontend_ast_ListLit)
+
+
+# syncc.frontend.ast.Between
+def syncc_frontend_ast_Between(dflt, fact):
+
+    def __init__(self, lo, hi, span):
+        _set(self, 'lo', lo)
+        _set(self, 'hi', hi)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(lo={self.lo!r}, hi={self.hi!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.Between'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('lo', 'Expr', False), ('hi', 'Expr', False), ('span', 'Span', False)), (), (), False),
+    'Between(lo: Expr, hi: Expr, span: Span)',
+    syncc_frontend_ast_Between)
 
 
 # syncc.frontend.ast.Place
@@ -1854,22 +1937,26 @@ METHODS['syncc.frontend.ast.Const'] = (
 
 # syncc.frontend.ast.Param
 def syncc_frontend_ast_Param(dflt, fact):
+    d_values = dflt['values']
 
-    def __init__(self, name, type, span):
+    def __init__(self, name, type, span, values=d_values):
         _set(self, 'name', name)
         _set(self, 'type', type)
         _set(self, 'span', span)
+        _set(self, 'values', values)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, type={self.type!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, type={self.type!r}, span={self.span!r}, values={self.values!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.Param'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('name', 'Ident', False), ('type', 'TypeExpr', False), ('span', 'Span', False)), (), (), False),
-    'Param(name: Ident, type: TypeExpr, span: Span)',
+     (('name', 'Ident', False), ('type', 'TypeExpr', False), ('span', 'Span', False),
+      ('values', 'Between | ListLit | None', True)),
+     (), (), False),
+    'Param(name: Ident, type: TypeExpr, span: Span, values: Between | ListLit | None = None)',
     syncc_frontend_ast_Param)
 
 
@@ -2349,20 +2436,22 @@ METHODS['syncc.frontend.symbols.SharedInfo'] = (
 def syncc_frontend_symbols_KernelInfo(dflt, fact):
     d_grid = dflt['grid']
     d_block = dflt['block']
+    d_supports = dflt['supports']
     f_params = fact['params']
     f_prims = fact['prims']
     f_shared = fact['shared']
 
-    def __init__(self, decl, params=_FACTORY, grid=d_grid, block=d_block, prims=_FACTORY, shared=_FACTORY):
+    def __init__(self, decl, params=_FACTORY, grid=d_grid, block=d_block, prims=_FACTORY, supports=d_supports, shared=_FACTORY):
         self.decl = decl
         self.params = f_params() if params is _FACTORY else params
         self.grid = grid
         self.block = block
         self.prims = f_prims() if prims is _FACTORY else prims
+        self.supports = supports
         self.shared = f_shared() if shared is _FACTORY else shared
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(decl={self.decl!r}, params={self.params!r}, grid={self.grid!r}, block={self.block!r}, prims={self.prims!r}, shared={self.shared!r})"
+        return f"{self.__class__.__qualname__}(decl={self.decl!r}, params={self.params!r}, grid={self.grid!r}, block={self.block!r}, prims={self.prims!r}, supports={self.supports!r}, shared={self.shared!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -2373,9 +2462,10 @@ METHODS['syncc.frontend.symbols.KernelInfo'] = (
       ('params', 'list[tuple[str, Any]]', (False, True, True, True, None, True, False)),
       ('grid', 'tuple[int, int, int] | None', True), ('block', 'tuple[int, int, int] | None', True),
       ('prims', 'list[PrimInfo]', (False, True, True, True, None, True, False)),
+      ('supports', 'Supported | None', True),
       ('shared', 'list[SharedInfo]', (False, True, True, True, None, True, False))),
      (), (), False),
-    'KernelInfo(decl: A.Kernel, params: list[tuple[str, Any]] = <factory>, grid: tuple[int, int, int] | None = None, block: tuple[int, int, int] | None = None, prims: list[PrimInfo] = <factory>, shared: list[SharedInfo] = <factory>)',
+    'KernelInfo(decl: A.Kernel, params: list[tuple[str, Any]] = <factory>, grid: tuple[int, int, int] | None = None, block: tuple[int, int, int] | None = None, prims: list[PrimInfo] = <factory>, supports: Supported | None = None, shared: list[SharedInfo] = <factory>)',
     syncc_frontend_symbols_KernelInfo)
 
 
@@ -2989,10 +3079,11 @@ def syncc_ir_context_PassContext(dflt, fact):
     f_sink = fact['sink']
     f_remarks = fact['remarks']
     f_launches = fact['launches']
+    f_supports = fact['supports']
     f_checked = fact['checked']
     f_verify_each = fact['verify_each']
 
-    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, bounds_checks=d_bounds_checks, omit=d_omit, launches=_FACTORY, checked=_FACTORY, verify_each=_FACTORY, vending=d_vending):
+    def __init__(self, target=d_target, opt=d_opt, sink=_FACTORY, remarks=_FACTORY, minimize_fences=d_minimize_fences, fences=d_fences, syncwarp=d_syncwarp, hazards=d_hazards, bounds_checks=d_bounds_checks, omit=d_omit, launches=_FACTORY, supports=_FACTORY, checked=_FACTORY, verify_each=_FACTORY, vending=d_vending):
         self.target = target
         self.opt = opt
         self.sink = f_sink() if sink is _FACTORY else sink
@@ -3004,16 +3095,17 @@ def syncc_ir_context_PassContext(dflt, fact):
         self.bounds_checks = bounds_checks
         self.omit = omit
         self.launches = f_launches() if launches is _FACTORY else launches
+        self.supports = f_supports() if supports is _FACTORY else supports
         self.checked = f_checked() if checked is _FACTORY else checked
         self.verify_each = f_verify_each() if verify_each is _FACTORY else verify_each
         self.vending = vending
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, bounds_checks={self.bounds_checks!r}, omit={self.omit!r}, launches={self.launches!r}, checked={self.checked!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, opt={self.opt!r}, sink={self.sink!r}, remarks={self.remarks!r}, minimize_fences={self.minimize_fences!r}, fences={self.fences!r}, syncwarp={self.syncwarp!r}, hazards={self.hazards!r}, bounds_checks={self.bounds_checks!r}, omit={self.omit!r}, launches={self.launches!r}, supports={self.supports!r}, checked={self.checked!r}, verify_each={self.verify_each!r}, vending={self.vending!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.bounds_checks, self.omit, self.launches, self.checked, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.bounds_checks, other.omit, other.launches, other.checked, other.verify_each, other.vending)
+            return (self.target, self.opt, self.sink, self.remarks, self.minimize_fences, self.fences, self.syncwarp, self.hazards, self.bounds_checks, self.omit, self.launches, self.supports, self.checked, self.verify_each, self.vending) == (other.target, other.opt, other.sink, other.remarks, other.minimize_fences, other.fences, other.syncwarp, other.hazards, other.bounds_checks, other.omit, other.launches, other.supports, other.checked, other.verify_each, other.vending)
         return NotImplemented
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
@@ -3027,11 +3119,12 @@ METHODS['syncc.ir.context.PassContext'] = (
       ('minimize_fences', 'bool', True), ('fences', 'bool', True), ('syncwarp', 'bool', True),
       ('hazards', 'bool', True), ('bounds_checks', 'bool', True), ('omit', 'frozenset', True),
       ('launches', 'dict', (False, True, True, True, None, True, False)),
+      ('supports', 'dict', (False, True, True, True, None, True, False)),
       ('checked', 'dict', (False, True, True, True, None, True, False)),
       ('verify_each', 'bool', (False, True, True, True, None, True, False)),
       ('vending', 'bool', True)),
      (), (), False),
-    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, unroll_counted_loops=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, checked: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
+    "PassContext(target: MachineModel = MachineModel(name='ptx', title='PTX for sm_70 to sm_90, independent thread scheduling', its=True, lock_bits=None, lock_word_stride=1024, named_barriers=16, sms=132, max_blocks_per_sm=32, max_threads_per_sm=2048, ordered_atomics=True, mbarrier=True, wide_slots=True, unroll_counted_loops=True, defaults_of=None, brief='sm_70+, independent thread scheduling'), opt: int = 2, sink: DiagnosticSink = <factory>, remarks: list[Remark] = <factory>, minimize_fences: bool = True, fences: bool = True, syncwarp: bool = True, hazards: bool = True, bounds_checks: bool = True, omit: frozenset = frozenset(), launches: dict = <factory>, supports: dict = <factory>, checked: dict = <factory>, verify_each: bool = <factory>, vending: bool = False)",
     syncc_ir_context_PassContext)
 
 

@@ -112,6 +112,14 @@ class ListLit:
 
 
 @node
+class Between:
+    """`lo .. hi`: the sizes a kernel supports for one dimension of its grid (half-open, as in a `for`)."""
+    lo: Expr
+    hi: Expr
+    span: Span
+
+
+@node
 class Place:
     """A primitive instance named by a synchronization statement: `m`, `locks[h]`."""
     name: Ident
@@ -172,8 +180,8 @@ TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000}    # `trywait s for T unit`
 MAX_TRYWAIT_NS = 4_000_000_000                          # the timer's 32 bits of nanoseconds, rounded down
 
 
-Expr = Union[IntLit, FloatLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Get, TryLock,
-             TryPut, TryWait, Tile, Scan]
+Expr = Union[IntLit, FloatLit, BoolLit, StrLit, Name, TypeRef, Unary, Binary, Index, Field, Call, ListLit, Between,
+             Get, TryLock, TryPut, TryWait, Tile, Scan]
 
 
 # ---- types ----------------------------------------------------------------
@@ -457,6 +465,8 @@ class Param:
     name: Ident
     type: TypeExpr
     span: Span
+    # `in lo .. hi` or `in [a, b]`: the values a kernel supports for an integer parameter
+    values: Between | ListLit | None = None
 
 
 @node

@@ -189,8 +189,19 @@ class AstBuilder:
         return tuple(params)
 
     @rule
-    def param(self, span, name, type_):
-        return A.Param(self.ident(name), type_, span)
+    def param(self, span, name, type_, values):
+        return A.Param(self.ident(name), type_, span, values)
+
+    @rule
+    def param_values(self, span, first, *rest):
+        last = rest[-1]              # (`[".." expr]`: a placeholder for the `..` too where absent)
+        if last is None:             # `in [a, b]` (anything else is refused by the checker)
+            return first if isinstance(first, A.ListLit) else A.ListLit((first,), first.span)
+        return A.Between(first, last, span)
+
+    @rule
+    def between(self, span, lo, hi):
+        return A.Between(lo, hi, span)
 
     @rule
     def array_type(self, span, space, elem, dims):

@@ -24,8 +24,10 @@ from . import check_calls, check_defs, check_expr, check_host, check_prims, chec
 from .catalogue import Implementation
 from .check_scan import ScanRules
 from .check_context import CheckContext
+from .consts import kernel_constants
 from .symbols import CheckedModule, ConstInfo, Position, FnInfo, KernelInfo, Scope, Symbol
-from ..core.types import ERROR, ArrayType
+from ..core.configs import MAX_CONFIGURATIONS, Supported, ValueSet
+from ..core.types import ERROR, ArrayType, ScalarType
 
 declarations = HandlerTable()    # top-level item class → how it is declared
 
@@ -149,12 +151,56 @@ class Checker:
             self.cx.declare(scope, Symbol(p.name.text, "param", t, p))
         shape = self.cx.host.launch_shape(k.launch, const_pos)
         info.grid, info.block = shape.get("grid"), shape.get("block")
+        declared = tuple((n, vs) for n, p in enumerate(k.params) if p.values is not None
+                         for vs in [self.declared_values(p, info.params[n][1], const_pos)] if vs is not None)
+        if declared or "grid ranges" in shape:
+            info.supports = Supported(shape.get("grid ranges"), declared)
         if k.launch and info.block is None and "block" not in {d.name.text for d in k.launch}:
             self.cx.error("E0603", "a launch shape needs `block(...)`", k.launch[0].span)
         pos = Position("kernel", scope, kernel=info, top_level=True)
         self.cx.stmts.block(k.body, pos, new_scope=False)
         if any(p.kind == "scan" for p in info.prims):        # (the walk costs a kernel without scans nothing)
             ScanRules(self.cx).check_kernel(k)
+        if info.supports is not None:
+            self.check_supported(info)
+
+    def check_supported(self, info: KernelInfo) -> None:
+        """The configurations a kernel declares must be few enough for the analyses to cover."""
+        refs = self.cx.module.refs
+        block = info.block or (1024, 1, 1)
+        if info.supports.covering(kernel_constants(info.decl, refs), block[0] * block[1] * block[2]) is None:
+            k = info.decl
+            self.cx.error("E0606", f"`{k.name.text}` declares {info.supports.count} configurations, and the "
+                                   f"analyses would need more than {MAX_CONFIGURATIONS} of them to cover these ranges",
+                          k.launch[0].span if k.launch else k.name.span,
+                          help="declare fewer: narrow a range, or list the values (`n: i32 in [256, 1024, 4096]`)")
+
+    def declared_values(self, p: A.Param, t, pos) -> ValueSet | None:
+        """`n: i32 in 1 .. 4097` or `in [1, 2, 4]`: the values the kernel supports for `n`."""
+        if not (isinstance(t, ScalarType) and t.is_int):
+            self.cx.error("E0606", f"only an integer scalar parameter declares the values it supports; "
+                                   f"`{p.name.text}` is {t}", p.values.span)
+            return None
+        exprs = (p.values.lo, p.values.hi) if isinstance(p.values, A.Between) else p.values.items
+        values = [self.cx.exprs.int_constant(e, pos, "a supported value") for e in exprs]
+        if any(v is None for v in values) or not values:
+            return None
+        lo_type, hi_type = t.range
+        if isinstance(p.values, A.Between):
+            lo, hi = values
+            if not lo < hi:
+                self.cx.error("E0606", f"the range {lo} .. {hi} holds no value (its end is not included)",
+                              p.values.span)
+                return None
+            if lo < lo_type or hi - 1 > hi_type:
+                self.cx.error("E0606", f"{lo} .. {hi} is not within {t}'s values", p.values.span)
+                return None
+            return ValueSet.between(lo, hi)
+        for e, v in zip(exprs, values):
+            if not lo_type <= v <= hi_type:
+                self.cx.error("E0606", f"{v} is not a value of {t}", e.span)
+                return None
+        return ValueSet.of(values)
 
     def check_host(self, h: A.Host) -> None:
         self.cx.stmts.block(h.body, Position("host", Scope(self.cx.scope)), new_scope=False)

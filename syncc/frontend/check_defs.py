@@ -150,6 +150,9 @@ class DefinitionRules:
                 t = ERROR
             else:
                 t = self.cx.scalar_of(p.type.name)
+            if p.values is not None:
+                self.cx.error("E0606", "a function takes what its caller passes; only a kernel's parameter "
+                                       "declares the values it supports", p.values.span)
             info.params.append(t)
             self.cx.declare(info.scope, Symbol(p.name.text, "param", t, p))
         info.ret = self.cx.scalar_of(decl.ret.name) if decl.ret is not None else None

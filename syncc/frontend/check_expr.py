@@ -254,6 +254,13 @@ class ExpressionRules:
     def type_ref(self, e, pos):
         return DType(self.cx.scalar_of(e.name))
 
+    @expressions.on(A.Between)
+    def between(self, e, pos):
+        self.cx.error("E0606", "a range `lo .. hi` is only for what a kernel's header declares it supports",
+                      e.span, help="a kernel's grid, `launch grid(1 .. 65536)`, or an integer parameter, "
+                                   "`n: i32 in 1 .. 4097`; a `for` loop writes `for i in lo .. hi`")
+        return ERROR
+
     @expressions.on(A.ListLit)
     def list_lit(self, e, pos):
         return ListType(tuple(self.expr(x, pos) for x in e.items))

@@ -7,6 +7,7 @@ parameter a value of its type.
 """
 from __future__ import annotations
 
+from ..core.configs import Supported, ValueSet
 from ..core.diagnostics import Note
 from ..core.handlers import HandlerTable
 from . import ast as A
@@ -64,8 +65,10 @@ class HostRules:
                 self.cx.exprs.coerce(arg, self.cx.exprs.value(arg, pos), ptype, f"for `{pname}`")
         for arg in s.args[len(params):]:
             self.cx.exprs.expr(arg, pos)
-        self.launch_shape(s.shape, pos, host=True)
+        shape = self.launch_shape(s.shape, pos, host=True)
         have = {d.name.text for d in s.shape}
+        if kernel.supports is not None:
+            self._within_supported(s, kernel, shape, given, have)
         declared = {d.name.text for d in kernel.decl.launch}
         missing = [n for n in ("grid", "block") if n not in declared and n not in have]
         if missing:
@@ -80,10 +83,30 @@ class HostRules:
                                                                     if x.name.text == "block"))],
                               help="drop `block(...)` here, or leave it out of the kernel's launch shape")
 
+    def _within_supported(self, s: A.Launch, kernel, shape, given, have) -> None:
+        """A launch whose grid or arguments are constants outside what the kernel declares is E0607
+        (one known only at run time is refused then, runtime/launch_check.py)."""
+        supports = kernel.supports
+        if supports.grid is not None and "grid" not in have:
+            self.cx.error("E0603", f"`{kernel.decl.name.text}` declares the grids it supports "
+                                   f"({supports.grid[0].text()}); a launch says which, `grid(...)`", s.span)
+            return
+        grid = shape.get("grid")          # None where a size is computed at run time
+        names = [name for name, _ in kernel.params]
+        known = {n: v for n, name in enumerate(names) for v in [given.get(name)]
+                 if isinstance(v, int) and not isinstance(v, bool)}
+        judged = supports if grid is not None else Supported(None, supports.params)
+        why = judged.refusal(grid or (1, 1, 1), known, names)
+        if why is not None:
+            self.cx.error("E0607", f"this launch is outside what `{kernel.decl.name.text}` supports: {why}", s.span,
+                          notes=[Note("declared here", kernel.decl.launch[0].span if kernel.decl.launch
+                                      else kernel.decl.name.span)])
+
     def launch_shape(self, dims: tuple[A.ShapeDim, ...], pos, host: bool = False):
         """Check grid(...)/block(...); return {"grid": (x, y, z), "block": ...} with constants filled in."""
-        out: dict[str, tuple[int, int, int] | None] = {}
+        out: dict = {}
         for d in dims:
+            ranges: dict[int, object] = {}
             name = d.name.text
             if name not in ("grid", "block"):
                 self.cx.error("E0603", f"a launch shape has `grid(...)` and `block(...)`, not `{name}(...)`", d.name.span)
@@ -96,6 +119,15 @@ class HostRules:
                 continue
             values: list[int] = []
             for arg in d.args:
+                if isinstance(arg, A.Between) and not host and name == "grid":
+                    ranges[len(values)] = self._declared_range(arg, pos, len(values))
+                    values.append(1)           # (a stand-in: the grid is the ranges, `supported`)
+                    continue
+                if isinstance(arg, A.Between):
+                    what = "a launch's sizes are values" if host else "a block is one size per axis"
+                    self.cx.error("E0606", f"{what}, not a range", arg.span,
+                                  help="a range is for a kernel's grid only: `launch grid(1 .. 65536) block(256)`")
+                    continue
                 if host:   # run-time sizes are allowed at a launch; constant ones are checked
                     t = self.cx.exprs.value(arg, pos)
                     if t is not ERROR and not is_int(t):
@@ -109,8 +141,29 @@ class HostRules:
                 out[name] = None
                 continue
             shape = tuple(values) + (1,) * (3 - len(values))
+            if ranges:
+                if all(r is not None for r in ranges.values()):
+                    out["grid ranges"] = tuple(ranges.get(axis, ValueSet.of([v]))
+                                               for axis, v in enumerate(shape))
+                out[name] = None
+                continue
             out[name] = shape if self._shape_ok(name, shape, d) else None
         return out
+
+    def _declared_range(self, e: A.Between, pos, axis: int) -> "ValueSet | None":
+        """`lo .. hi` of a kernel's grid: constants, 1 <= lo < hi <= the axis's limit + 1."""
+        lo = self.cx.exprs.int_constant(e.lo, pos, "a range's end")
+        hi = self.cx.exprs.int_constant(e.hi, pos, "a range's end")
+        if lo is None or hi is None:
+            return None
+        if not lo < hi:
+            self.cx.error("E0606", f"the range {lo} .. {hi} holds no value (its end is not included)", e.span)
+            return None
+        if lo < 1 or hi - 1 > _GRID_LIMITS[axis]:
+            self.cx.error("E0604", f"grid size {'xyz'[axis]} is within 1..{_GRID_LIMITS[axis]}; this range is "
+                                   f"{lo} .. {hi}", e.span)
+            return None
+        return ValueSet.between(lo, hi)
 
     def _shape_ok(self, name: str, shape, d: A.ShapeDim) -> bool:
         limits = _BLOCK_LIMITS if name == "block" else _GRID_LIMITS

@@ -140,3 +140,24 @@ def _eval(e: A.Expr, lookup, wrap) -> Value:
                 return floats.to_int(value, target)
             return int(value)
     raise NotConstant(e.span)
+
+
+def kernel_constants(decl, refs) -> set[int]:
+    """Every integer the kernel's body and header write, literally or as a named constant."""
+    out: set[int] = set()
+
+    def walk(node):
+        if isinstance(node, A.IntLit):
+            out.add(node.value)
+        elif isinstance(node, A.Name):
+            sym = refs.get(node)
+            if sym is not None and sym.kind == "const" and isinstance(sym.info.value, int) \
+                    and not isinstance(sym.info.value, bool):
+                out.add(sym.info.value)
+        for slot in getattr(node, "__slots__", ()):
+            value = getattr(node, slot)
+            for v in value if isinstance(value, tuple) else (value,):
+                if hasattr(v, "__slots__") and hasattr(v, "span"):
+                    walk(v)
+    walk(decl)
+    return out

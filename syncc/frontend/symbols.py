@@ -5,6 +5,7 @@ from dataclasses import field, replace
 from typing import Any
 
 from ..core.prebuilt import dataclass
+from ..core.configs import Supported
 from ..core.source import Span
 from . import ast as A
 from .catalogue import Implementation
@@ -130,6 +131,8 @@ class KernelInfo:
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
     prims: list[PrimInfo] = field(default_factory=list)
+    # what the header declares it supports: grid ranges, values of integer parameters (core/configs.py)
+    supports: Supported | None = None
     shared: list[SharedInfo] = field(default_factory=list)
 
     @property

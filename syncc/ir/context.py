@@ -56,6 +56,9 @@ class PassContext:
     # kernel name → the launch shapes the host block uses (launches.py); the hazard checks run
     # once per distinct shape
     launches: dict = field(default_factory=dict)
+    # kernel name → what its header declares it supports (core/configs.py's Supported): the
+    # runtime refuses a launch outside it, and guard_configurations makes the kernel refuse one
+    supports: dict = field(default_factory=dict)
     # kernel name → what check_hazards saw (passes/hazards.py's Checked): the kernel and the shapes
     # it passed, so that a launch whose shape is known only at run time is checked before it runs
     checked: dict = field(default_factory=dict)

@@ -22,6 +22,7 @@ from .passes.elide import combine_warps, elide_locks
 from .passes.expand import expand_primitives
 from .passes.fences import insert_fences
 from .passes.hazards import check_hazards
+from .passes.guard import guard_configurations
 from .passes.initialize import initialize_shared_state
 from .passes.livelock import prevent_livelock
 from .passes.lockbits import allocate_lock_bits
@@ -48,6 +49,7 @@ class PassRow(NamedTuple):
 PASSES: list[PassRow] = [
     PassRow("unroll_lock_loops", unroll_lock_loops, "lowered", 0),
     PassRow("check_hazards", check_hazards, "lowered", 0, whole_kernel=True),
+    PassRow("guard_configurations", guard_configurations, "lowered", 0, whole_kernel=True),
     PassRow("insert_bounds_checks", insert_bounds_checks, "lowered", 0, whole_kernel=True),
     PassRow("elide_locks", elide_locks, "lowered", 2, whole_kernel=True),
     PassRow("combine_warps", combine_warps, "lowered", 2, whole_kernel=True),
@@ -84,6 +86,8 @@ def compile_module(checked, ctx: PassContext, dump_after: str | None = None,
     problems): None is returned."""
     module = lower_program(checked, ctx)
     ctx.launches = launch_shapes(checked)
+    ctx.supports = {name: info.supports for m in checked.with_imports() for name, info in m.kernels.items()
+                    if info.supports is not None}
     if ctx.verify_each or dump_after == "lower":
         for k in module.kernels:
             verify_kernel(k, "lowered", "lower")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import DiagnosticsError
+from ..core.diagnostics import Diagnostic, DiagnosticsError, Severity
 from ..core.source import Span
 from ..ir.analysis.space import Shape
 from ..ir.nodes import Reg
@@ -55,6 +55,14 @@ class CheckedLauncher:
         if k is None or context is None:
             return                             # (the launcher says what is wrong with the name)
         grid, block = check_shape(name, k.block, grid, block, span)
+        supports = context.supports.get(name)
+        if supports is not None:
+            names = [p.name.split(".")[0] for p in k.params]
+            why = supports.refusal(_dim3(grid), dict(_scalars(k, args)), names)
+            if why is not None:
+                raise DiagnosticsError([Diagnostic(
+                    Severity.ERROR, "E0607", f"this launch of `{name}` is outside what it supports: {why}", span,
+                    help="launch it within the configurations its header declares, or declare more there")])
         verdict = check_launch(context, name, Shape(_dim3(grid), _dim3(block), _scalars(k, args), span))
         if verdict.errors:
             raise DiagnosticsError(list(verdict.errors))

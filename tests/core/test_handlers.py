@@ -14,7 +14,7 @@ STATEMENTS = set(get_args(A.Stmt))
 EXPRESSIONS = set(get_args(A.Expr))
 HOST_ONLY_STATEMENTS = {A.Launch, A.Check, A.Print, A.Save}
 # a type is only a callee (`u32(x)`), strings and lists only host values
-NOT_KERNEL_VALUES = {A.TypeRef, A.StrLit, A.ListLit}
+NOT_KERNEL_VALUES = {A.TypeRef, A.StrLit, A.ListLit, A.Between}   # (Between: only in a kernel header)
 
 
 def disjoint_union(*tables) -> set:

@@ -86,9 +86,10 @@ class CudaError(Exception):
     """The IR has something this back end cannot write (a bug in syncc)."""
 
 
-def build_cuda(module: Module, vended=(), output: str | None = None) -> str:
+def build_cuda(module: Module, vended=(), output: str | None = None, supports=None) -> str:
     """The header: the module's kernels, or for a library (syncc/frontend/vending.py) its primitives' types.
-    `output`: the file it is written to (`-o`), which the regenerate line names."""
+    `output`: the file it is written to (`-o`), which the regenerate line names; `supports`: kernel name →
+    the configurations its header declares (core/configs.py), for its `NAME_supports` function."""
     env = Environment(loader=FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     source = module.source or "program.sync"
@@ -96,12 +97,39 @@ def build_cuda(module: Module, vended=(), output: str | None = None) -> str:
     from .vended import vended_types
     ops = {v.kernel for v in vended}
     kernels = [KernelWriter(k).render() for k in module.kernels if k.name not in ops]
+    for k in kernels:
+        k["supports"] = supports_function(k["name"], module.kernel(k["name"]), (supports or {}).get(k["name"]))
     types = vended_types(module, list(vended))
     return env.get_template("header.cuh.j2").render(
         banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=VERSION, source=source,
         guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types,
         bounds=any(ins.op == "bounds.check" for k in module.kernels for _, _, ins in k.instructions()),
         output=output or f"{stem.lower()}.cuh")
+
+
+def supports_function(name: str, k: Kernel, supports) -> list[str]:
+    """`NAME_supports(grid, declared parameters...)`: the launch configurations the kernel's header
+    declares, as the kernel's own guard (passes/guard.py) tests them; [] where it declares none."""
+    if supports is None:
+        return []
+    args, tests = [], []
+    if supports.grid is not None:
+        args.append("dim3 grid")
+        for axis, allowed in zip("xyz", supports.grid):
+            tests.append(_within_text(f"(int64_t)grid.{axis}", allowed))
+    for position, allowed in supports.params:
+        p = k.params[position]
+        arg = p.name.split(".")[0]
+        args.append(f"{CTYPE[p.type.name]} {arg}")
+        tests.append(_within_text(f"(int64_t){arg}" if p.type.name != "u64" else arg, allowed))
+    return [f"__host__ __device__ inline bool {name}_supports({', '.join(args)})", "{",
+            "    return " + "\n        && ".join(tests) + ";", "}"]
+
+
+def _within_text(x: str, allowed) -> str:
+    if allowed.listed is not None:
+        return "(" + " || ".join(f"{x} == {v}" for v in allowed.listed) + ")"
+    return f"({x} >= {allowed.lo} && {x} < {allowed.hi})"
 
 
 def cname(name: str) -> str:

@@ -17,8 +17,7 @@ from .uniformity import GRID, THREAD, Uniformity
 from .values import Values
 from .space import Loop, Shape, Spaces, Threads
 
-DEFAULT_BLOCK = (1024, 1, 1)      # the widest block, for kernels whose launch clause does not say
-DEFAULT_GRID = (2, 1, 1)          # two blocks, for kernels whose grid is given only at launch
+from .launches import DEFAULT_BLOCK, DEFAULT_GRID
 
 
 def reported_waits(facts: "Facts") -> set[int]:

@@ -11,11 +11,18 @@ the argument stays symbolic.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from math import prod
+
+from ...core.source import Span
 from ...core.types import ArrayType
 from ...frontend import ast as A
-from ...frontend.consts import NotConstant, fold
+from ...frontend.consts import NotConstant, fold, kernel_constants
 from ...frontend.symbols import CheckedModule
 from .space import Shape
+
+DEFAULT_BLOCK = (1024, 1, 1)      # the widest block, for kernels whose launch clause does not say
+DEFAULT_GRID = (2, 1, 1)          # two blocks, for kernels whose grid is given only at launch
 
 
 def launch_shapes(checked: CheckedModule) -> dict[str, list[Shape]]:
@@ -38,7 +45,9 @@ def launch_shapes(checked: CheckedModule) -> dict[str, list[Shape]]:
 
     out: dict[str, list[Shape]] = {}
     for name, info in checked.kernels.items():
-        if info.grid is not None and info.block is not None:
+        if info.supports is not None:
+            out[name] = declared_configurations(info, refs)
+        elif info.grid is not None and info.block is not None:
             out[name] = [Shape(info.grid, info.block)]
         else:
             out[name] = []
@@ -62,6 +71,22 @@ def launch_shapes(checked: CheckedModule) -> dict[str, list[Shape]]:
         if shape not in out[info.decl.name.text]:
             out[info.decl.name.text].append(shape)
     return out
+
+
+@dataclass(frozen=True)
+class DeclaredConfiguration:
+    """Where a Shape comes from the configurations a kernel's header declares it supports (its span)."""
+    span: Span
+
+
+def declared_configurations(info, refs=None) -> list[Shape]:
+    """The shapes the analyses run for to cover what the kernel declares it supports (core/configs.py:
+    Supported.covering, with the kernel's integer constants as landmarks); [] where they would be
+    too many (the checker has said so)."""
+    block = info.block or DEFAULT_BLOCK
+    covering = info.supports.covering(kernel_constants(info.decl, refs or {}), prod(block))
+    where = DeclaredConfiguration(info.decl.launch[0].span if info.decl.launch else info.decl.name.span)
+    return [Shape(grid or info.grid or DEFAULT_GRID, block, args, where) for grid, args in covering or ()]
 
 
 def _dim3(values: list[int | None]) -> tuple[int, int, int] | None:

@@ -37,6 +37,7 @@ from ..checks.closes import check_closes
 from ..checks.queue_parties import check_queue_parties
 from ..checks.residency import check_residency, coresident
 from ..analysis.facts import Facts, declared_shape
+from ..analysis.launches import DeclaredConfiguration
 from ..checks.counts import check_counts
 from ..checks.data_params import data_only_params
 from ..checks.lock_scope import check_lock_scope
@@ -94,10 +95,14 @@ def check_hazards(k: Kernel, ctx: PassContext) -> Kernel:
         if not sink.has_errors:
             ctx.checked.setdefault(k.name, Checked(k, data_only)).passes(shape, facts)
         for d in sink.items:
-            key = (d.code, d.span, d.message)
+            # one report per problem: the declared configurations say it once, at the first that has it
+            key = (d.code, d.span) if isinstance(shape.where, DeclaredConfiguration) else (d.code, d.span, d.message)
             if key in seen:
                 continue
-            if shape.where is not None and d.span != shape.where:
+            if isinstance(shape.where, DeclaredConfiguration):
+                d = replace(d, notes=d.notes + (Note(f"for a configuration the kernel declares it supports: "
+                                                     f"{_describe(shape)}{_arguments(k, shape)}", shape.where.span),))
+            elif shape.where is not None and d.span != shape.where:
                 d = replace(d, notes=d.notes + (Note(f"for this launch: {_describe(shape)}", shape.where),))
             seen[key] = d
             ctx.sink.add(d)
