@@ -301,6 +301,9 @@ def build(file, target, emit, dump_after, output, arch, its, opt, verify_each, n
                         lambda name, module: dumped.append(f"; the IR after {name}\n" + print_module(module)),
                         verify_each=verify_each, fences=not no_fences, its=its, stdlib=stdlib,
                         bounds_checks=not no_bounds_checks)
+    if comp.ok and target in ("ptx", "sass", "cuda") and dump_after is None and emit != "ir":
+        from .driver import undeclared_configurations
+        comp.sink.extend(undeclared_configurations(comp))
     reporter.report(comp)
     if not comp.ok:
         return reporter.finish(1)

@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from dataclasses import field
 from typing import TYPE_CHECKING, Callable
 
-from .core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError
+from .core.diagnostics import Diagnostic, DiagnosticSink, DiagnosticsError, Severity
+from .core.types import ScalarType
 from .core.prebuilt import dataclass
 from .core.source import SourceFile, SourceMap
 from .frontend import ast as A
@@ -237,6 +238,40 @@ def compile_file(path: str, defines: Defines | None = None, target: str = "ptx",
         comp.lower(comp.target.machine_model(its), opt, dump_after, dump, verify_each, fences, syncwarp, hazards, omit,
                    bounds_checks)
     return comp
+
+
+def undeclared_configurations(comp: Compilation) -> list[Diagnostic]:
+    """W0602 for each kernel of code `syncc build` writes for others to launch (PTX, SASS, the CUDA
+    header) whose grid, or an integer parameter the checks can see, it does not declare: the analyses
+    judged one configuration of it, and a launch with another is judged by nobody."""
+    from .ir.checks.data_params import data_only_params
+    if comp.module is None or comp.ir is None or not comp.context.hazards:
+        return []
+    out = []
+    for k in comp.ir.kernels:
+        info = comp.module.kernels.get(k.name)
+        if info is None:
+            continue
+        declared = {n for n, _ in info.supports.params} if info.supports is not None else set()
+        hidden = data_only_params(k)
+        names = [n for n, (name, t) in enumerate(info.params)
+                 if isinstance(t, ScalarType) and t.is_int and n not in declared and n not in hidden]
+        missing = [f"`{info.params[n][0]}: {info.params[n][1]} in lo .. hi`" for n in names]
+        if info.grid is None and (info.supports is None or info.supports.grid is None):
+            missing.insert(0, "`launch grid(lo .. hi)`")
+        if not missing:
+            continue
+        parts = []
+        if info.grid is None and (info.supports is None or info.supports.grid is None):
+            parts.append("for grid(2) only")
+        if names:
+            parts.append("with " + and_list(f"`{info.params[n][0]}`" for n in names) + " left unknown")
+        what = " and ".join(parts)
+        out.append(Diagnostic(Severity.WARNING, "W0602", f"`{k.name}` was checked {what}: a launch of the "
+                              f"built code with another is checked by nobody", info.decl.name.span,
+                              help=f"declare what it supports: {and_list(missing)} (docs/language.md §8); "
+                                   f"`syncc run` and the Python API check every launch themselves"))
+    return out
 
 
 def and_list(names) -> str:

@@ -140,6 +140,7 @@ CODES: dict[str, str] = {
     # warnings
     "W0101": "`-D` matches no constant",
     "W0601": "`save` path does not end in .npy",
+    "W0602": "built code whose launches nobody checks",
     "W0702": "spin loop may livelock",
     "W0714": "shared atomics share lock bits with held locks",
 }
