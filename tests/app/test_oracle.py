@@ -362,3 +362,32 @@ def test_accepted_programs_stay_safe_at_grids_known_only_at_run_time(tmp_path, c
             verdicts.append((p.name, grid, run_one(path, "fermi", 2_000_000, 120)[0]))
     assert not [v for v in verdicts if v[2] in ("hang", "fault", "internal", "timeout")], verdicts
     assert {v for _, _, v in verdicts} <= {"ok", "other-result", "refused", "stopped", "launch-refused"}, verdicts
+
+
+def test_declared_rewrites_each_kernel_header_to_a_range_of_grids():
+    import random
+    from oracle.declared import grids_to_run, with_declared_grid
+    text = ("kernel k(a: global i32[8]) launch grid(N) block(4) { a[gtid] = 1 }\n"
+            "kernel w(a: global i32[8])\n    launch block(4)\n{\n    a[tid] = 2\n}\n"
+            "host {\n    let a = zeros(i32, 8)\n    launch k(a) grid(2)\n}\n")
+    out = with_declared_grid(text, 9)
+    assert "launch grid(1 .. 9) block(4) { a[gtid] = 1 }" in out
+    assert "    launch grid(1 .. 9) block(4)\n" in out
+    assert "launch k(a) grid(2)" in out                       # the host's launches: with_runtime_grid's
+    grids = grids_to_run(70, random.Random(1))
+    assert {1, 2, 68, 69} <= set(grids) and all(1 <= g < 70 for g in grids)
+
+
+def test_accepted_programs_declared_for_a_range_of_grids_stay_safe_across_it(tmp_path, compiled_core):
+    """Programs the oracle accepts, their kernels declaring grids 1 .. 5 (checked value by value):
+    the declaration is rejected, or every grid of it runs without a hang or a fault, and no launch
+    is refused that the declaration's check accepted (tests/oracle/declared.py)."""
+    import argparse
+    from oracle.declared import FINDINGS, judge
+    args = argparse.Namespace(timeout=120, max_cycles=2_000_000)
+    (tmp_path / "programs").mkdir()
+    rows = []
+    for p in generated(tmp_path)[:2]:
+        rows += judge(p.name, Path(p.path).read_text(), 5, "fermi", tmp_path, args, 1)
+    assert not [r for r in rows if r["verdict"] in FINDINGS], rows
+    assert any(r["grid"] is not None for r in rows), rows          # some declaration was accepted and ran
