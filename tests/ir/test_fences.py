@@ -68,6 +68,9 @@ PINNED = {
     # ordering); on Fermi status and value lie apart: a release before each of the three status
     # stores (the aggregate, the first tile's total, a later tile's) and an acquire after the poll
     ("scan.sync", "ptx"): (0, 0, 0),
+    # bfs: no primitive, no fence written: atomics and barriers only
+    ("bfs.sync", "ptx"): (0, 0, 0),
+    ("bfs.sync", "fermi"): (0, 0, 0),
     ("scan.sync", "fermi"): (4, 0, 0),
 }
 
