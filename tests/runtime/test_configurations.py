@@ -140,3 +140,20 @@ def syncc_diagnostics(path):
 def _with_sink(ctx, sink):
     from dataclasses import replace
     return replace(ctx, sink=sink)
+
+
+@pytest.mark.gpu
+def test_the_guard_turns_away_a_launch_outside_on_the_gpu(tmp_path):
+    """The PTX's own guard, past the runtime's refusal: a grid outside writes nothing, one inside runs."""
+    from helpers import no_gpu
+    if no_gpu() is not None:
+        pytest.skip(no_gpu())
+    path = tmp_path / "fill.sync"
+    path.write_text(FILL)
+    prog = syncc.compile(str(path), target="gpu")
+    checked = prog.launcher("gpu", 10.0)
+    x = np.zeros(300, np.int32)
+    checked.launcher("fill", [300, x], (41, 1, 1), (128, 1, 1))       # the GPU's own, unchecked
+    assert not x.any()
+    checked.launcher("fill", [300, x], (3, 1, 1), (128, 1, 1))
+    assert (x == 2 * np.arange(300)).all()
