@@ -157,3 +157,23 @@ def test_the_guard_turns_away_a_launch_outside_on_the_gpu(tmp_path):
     assert not x.any()
     checked.launcher("fill", [300, x], (3, 1, 1), (128, 1, 1))
     assert (x == 2 * np.arange(300)).all()
+
+
+def test_a_guarded_kernel_with_shared_state_to_initialize_compiles_and_runs(tmp_path):
+    """The guard goes after lowering's entry block, which other passes extend (shared state's
+    first values are set there)."""
+    path = tmp_path / "count.sync"
+    path.write_text("""kernel count(hits: global i32[4]) launch grid(1 .. 5) block(64) {
+    mutex m in shared @thread
+    critical m { hits[bid] += 1 }
+}
+host {
+    let hits = zeros(i32, 4)
+    launch count(hits) grid(4)
+    check hits[3] == 64
+}
+""")
+    for target in ("ptx", "fermi-sim"):
+        assert syncc_cli("check", str(path), "--target", target).code == 0
+    r = syncc_cli("run", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err

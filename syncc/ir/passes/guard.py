@@ -3,7 +3,8 @@
 Guarantee: a kernel whose header declares the grids or the values of integer parameters it
 supports (`launch grid(1 .. 65536)`, `n: i32 in 1 .. 4097`; core/configs.py) runs none of its
 body in a launch outside them. Its new entry block compares the grid's sizes and those parameters
-with what it declares, and in a launch outside every thread returns there, before its first
+with what it declares (right after the entry block, where lowering computes the built-in values),
+and in a launch outside every thread returns there, before its first
 access or wait. The comparison reads only what is the same in every thread of a launch, so all
 threads leave together and none waits for one that left.
 
@@ -27,10 +28,12 @@ def guard_configurations(k: Kernel, ctx: PassContext) -> Kernel:
     if supports is None:
         return k
     b = KernelBuilder.thaw(k)
-    body = b.order[0]
-    guard = b.new_block("guard")
-    b.order.remove(guard)
-    b.order.insert(0, guard)
+    entry = b.order[0]
+    body = b.terms[entry].target             # lowering's entry block ends in `jmp body` (its built-in values)
+    guard = b.new_block("guard", after=entry)
+    b.terms[entry] = None
+    b.at(entry)
+    b.jump(guard)
     b.at(guard)
     b.span_now = k.span
     inside = None
@@ -46,7 +49,6 @@ def guard_configurations(k: Kernel, ctx: PassContext) -> Kernel:
         ok = _within(b, value, allowed)
         inside = ok if inside is None else b.op("and", BOOL, inside, ok, hint="inside")
     if inside is None:
-        b.order.remove(guard)
         return k
     refused = b.new_block("refused", after=guard)
     b.branch(inside, body, refused)
