@@ -28,13 +28,15 @@ stage), and every instruction left has a direct SASS translation in select.py:
 
   * f32 division is left to selection, divisor a register or not: float_rounding.py's routine.
 
-64-bit integers and floats (i64, u64, f64, `clock()`) are not implemented: `check_kernel` reports
-each kernel that uses them as E0801, at the first use.
+f64 lives in register pairs (select.py); what is not implemented for it, and 64-bit integers (i64,
+u64, `clock()`) altogether, `check_kernel` reports as E0801, at the first use in each kernel: f64
+division, remainder and square root, exp/log of f64 (their recipes compute with i64), atomics on
+f64, and f64 in a primitive's state (a channel's or a queue's slots, global state arrays).
 """
 from __future__ import annotations
 
 from ....core.diagnostics import Diagnostic, Severity
-from ....core.types import BOOL, F32, I32, U32
+from ....core.types import BOOL, F32, F64, I32, U32
 from ....ir.builder import KernelBuilder
 from ....ir.faults import expand_bounds_checks
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
@@ -50,27 +52,54 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
-    def wide(t) -> bool:
-        return t is not None and getattr(t, "bits", 0) == 64
+    """E0801 for a kernel that uses 64-bit integers, or f64 where the emitter has no code for it (one
+    diagnostic, at the first use)."""
+    def integer64(t) -> bool:
+        return t is not None and getattr(t, "bits", 0) == 64 and t != F64
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
-        if wide(t):
+        if integer64(t):
             span = getattr(p, "span", None) or _first_use(k, p) or k.span
             return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
+    unsupported_f64 = {a.name for a in k.arrays if a.elem == F64 and (a.kind == "state" or a.space != "shared"
+                                                                      and a.kind != "param")}
+    unsupported_f64 |= {ins.ref.name for _, _, ins in k.instructions()
+                        if ins.ref is not None and ins.info.group in ("lockbit", "atomic")}
     for a in k.arrays:
-        if wide(a.elem):
+        if integer64(a.elem):
             return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
+        if a.elem == F64 and a.name in unsupported_f64:
+            what = "atomics on f64" if a.kind != "state" else f"f64 in a primitive's state (`{a.name}`)"
+            return [_e0801_f64(what, _first_use(k, a) or a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
-            for v in (*ins.dests, *ins.args, *(a.index for a in ins.args if isinstance(a, Ref))):
-                t = getattr(v, "type", None)
-                if wide(t):
-                    what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
-                        else f"this computes with {t}"
-                    return [_e0801(what, ins.span or k.span)]
+            types = [getattr(v, "type", None) for v in (*ins.dests, *ins.args,
+                                                         *(a.index for a in ins.args if isinstance(a, Ref)))]
+            if ins.ref is not None and k.array(ins.ref.name) is not None:
+                types.append(k.array(ins.ref.name).elem)
+            t = next((t for t in types if integer64(t)), None)
+            if t is not None:
+                what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
+                    else f"this computes with {t}"
+                return [_e0801(what, ins.span or k.span)]
+            if F64 in types and not f64_selectable(ins):
+                return [_e0801_f64(_F64_MISSING.get(ins.op, f"`{ins.op}` on f64"), ins.span or k.span)]
     return []
+
+
+# what the emitter has no code for on f64, by IR op (docs/fermi.md, "64-bit values")
+_F64_MISSING = {"div": "f64 division (`/`)", "rem": "f64 remainder (`%`)", "sqrt": "f64 `sqrt`",
+                "bitcast": "an f64 bit pattern (a 64-bit integer)"}
+
+
+def f64_selectable(ins: Instr) -> bool:
+    """Whether selection has code for this instruction on f64 values: a load or store of an f64 array
+    (global, or a plain shared one), or a template (select.TEMPLATES)."""
+    from .select import TEMPLATES, template_key
+    if ins.op in ("ld", "st"):
+        return True
+    return template_key(ins) in TEMPLATES
 
 
 def _first_use(k: Kernel, p) -> object | None:
@@ -84,13 +113,18 @@ def _first_use(k: Kernel, p) -> object | None:
     return None
 
 
+def _e0801_f64(what: str, span) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, "E0801", f"{what} is not supported on Fermi SASS (f64 arithmetic, "
+                      "comparisons, conversions, min/max and f64 arrays are; division, remainder, sqrt, exp/log, "
+                      "atomics and primitives' slots of f64 are not yet)", span,
+                      help="compute this part in f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` "
+                           "(the PTX targets support all of f64)")
+
+
 def _e0801(what: str, span) -> Diagnostic:
-    if "f64" in what:
-        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what} (the emitter "
-                          "has no register pairs, hence no DADD/DMUL/DFMA and no 64-bit loads)", span,
-                          help="use f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
-                               "targets support f64)")
-    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
+    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what} (the "
+                      "emitter has register pairs for f64, but no i64/u64 arithmetic: IADD.X carries, 64-bit "
+                      "compares, shifts and multiplies; exp and log of f64 compute with i64)", span,
                       help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                            "targets support i64 and u64)")
 
