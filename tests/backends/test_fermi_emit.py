@@ -1164,6 +1164,18 @@ def test_float_ops_give_the_hosts_values_on_the_simulator(engine):
     assert "every value as the host computes it" in r.out
 
 
+DOUBLE_OPS = ROOT / "tests" / "sim" / "double_ops.sync"
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_double_ops_give_the_hosts_values_on_the_simulator(engine):
+    """tests/sim/double_ops.sync checks every f64 result (and a saxpy and a shared-memory
+    reduction) against the host's own computation, zeros by sign too, on each engine."""
+    r = cli("run", str(DOUBLE_OPS), "--target", "fermi-sim", "--engine", engine)
+    assert r.code == 0, r.out + r.err
+    assert "every value as the host computes it" in r.out
+
+
 def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():
     """ITS has 16 convergence barriers. A kernel whose reconvergence regions need 17 at once is
     refused at a branch of the one that finds them all taken (the run compiles when it first

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from simkit import simulate
+from test_engines import ROOT, cli_run, same_machine
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.core import floats
@@ -190,3 +191,10 @@ def test_the_ties_and_cancellations_are_there():
     twice = (x * y + z).view(np.uint64)
     once = np.array([_bits(_fma(float(p), float(q), float(r))) for p, q, r in zip(x, y, z)], dtype=np.uint64)
     assert (twice != once).sum() > 100
+
+
+def test_the_double_program_runs_the_same_on_both_engines():
+    """tests/sim/double_ops.sync, launch by launch: its f64 kernels (register pairs, LD.64/ST.64,
+    a shared-memory reduction with LDS.64/STS.64) report the same run on both engines."""
+    path = ROOT / "tests" / "sim" / "double_ops.sync"
+    assert same_machine(cli_run([str(path)]), path.name) == 3
