@@ -1176,6 +1176,36 @@ def test_double_ops_give_the_hosts_values_on_the_simulator(engine):
     assert "every value as the host computes it" in r.out
 
 
+def _pressure_program(n: int) -> str:
+    """n f64 values live at once (2n registers, more than 63): each built a word at a time (a
+    negation, an absolute value, a choice), then all multiplied in pairs and summed."""
+    value = "select(a[({t} + {i}) % N] > 0.0, -a[({t} + {i}) % N], abs(a[({t} + 2 * {i}) % N]) * {i}.5)"
+    total = " + ".join(f"v{i} * v{n - 1 - i}" for i in range(n))
+    kernel = "\n".join(f"    let v{i} = " + value.format(t="tid", i=i) for i in range(n))
+    host = "\n".join(f"        let v{i} = " + value.format(t="t", i=i) for i in range(n))
+    return (f"const N = 64\nkernel many(a: global f64[N], out: global f64[N]) launch grid(1) block(64) {{\n"
+            f"{kernel}\n    out[tid] = {total}\n}}\n"
+            f"host {{\n    let a = random(f64, N, seed=1, low=-10, high=10)\n    let out = zeros(f64, N)\n"
+            f"    launch many(a, out)\n    var bad = 0\n    for t in 0 .. N {{\n{host}\n"
+            f"        if out[t] != {total} {{ bad += 1 }}\n    }}\n    check bad == 0, \"spilled pairs\"\n"
+            f"    print \"pairs ok\"\n}}\n")
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_register_pairs_spill_to_local_memory_and_keep_their_values(tmp_path, engine):
+    """40 f64 values live at once do not fit in 63 registers: pairs spill to 8-byte slots (STL.64
+    after a definition, LDL.64 before a use; a pair written a word at a time is reloaded first),
+    and the kernel still computes the host's values."""
+    path = tmp_path / "pressure.sync"
+    path.write_text(_pressure_program(40))
+    built = cli("build", str(path), "--target", "fermi-sass")
+    assert built.code == 0, built.err
+    assert re.search(r"STL\.64 \[0x[0-9a-f]*[08]\], R\d*[02468];", built.out)
+    assert re.search(r"LDL\.64 R\d*[02468], \[0x[0-9a-f]*[08]\];", built.out)
+    r = cli("run", str(path), "--engine", engine)
+    assert r.code == 0 and "pairs ok" in r.out, r.out + r.err
+
+
 def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():
     """ITS has 16 convergence barriers. A kernel whose reconvergence regions need 17 at once is
     refused at a branch of the one that finds them all taken (the run compiles when it first
