@@ -1,4 +1,4 @@
-"""Register allocation: virtual registers → R0–R62 and P0–P6, spilling when they do not fit.
+"""Register allocation: virtual registers → R0–R62, pairs R2n:R2n+1 and P0–P6, spilling when they do not fit.
 
 Guarantee: afterwards every operand of the machine code is physical, no two
 values that are live at the same point of some thread's path share a register,
@@ -12,13 +12,20 @@ and `MFunction.local_bytes` is the local memory the spills need (4 bytes a slot)
     false the old value stays). A register is only live where some definition of
     it may have happened ("live and maybe defined"), so a value first defined
     under a guard is not live back to the kernel's start.
+  * A pair (class d) takes an even register and the next, R0:R1 to R60:R61, and
+    interferes with general registers: a pair neighbour takes two of a register's
+    colours, any neighbour one of a pair's. A definition of one word of a pair
+    (mcode.Use.half) ends the pair's old value only where its `kills` says; a
+    pair a load defines interferes with the load's address (the simulator
+    writes the low word before it reads the high word's address).
   * Allocation is Chaitin–Briggs graph colouring with conservative (Briggs)
     coalescing of copies (MOV, and PSETP copies of predicates) and optimistic
     colouring, colour choice biased toward copy partners.
   * A predicate that gets no colour is spilled to a general register (SEL 0/1
     after each definition, ISETP.NE before each use); a general register that
     gets none to local memory (STL after each definition, with the definition's
-    guard, LDL before each use). Then everything is coloured again. Spill code's
+    guard, LDL before each use; a pair to an 8-byte slot with STL.64 / LDL.64,
+    reloaded before a write of one of its words). Then everything is coloured again. Spill code's
     own temporaries are never spilled.
   * A value no instruction reads is written to RZ (or pt); pure instructions that
     define only such values are dropped.

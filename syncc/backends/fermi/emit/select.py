@@ -17,13 +17,17 @@ a constant) are the table `HANDLERS`. Conventions:
     conversions F2I/I2F/F2F; `!=` is FSETP.NEU (true on a NaN), the other comparisons ordered;
     neg and abs flip and clear the sign bit (LOP32I), a bitcast is a MOV; an f32 constant is
     its bit pattern (MOV32I; 0.0 is RZ);
+  * an f64 lives in a register pair (a virtual register of class d): DADD/DMUL/DFMA/DMNMX/DSETP
+    and F2F/F2I/I2F .F64 take it whole; a move, neg, abs, select, constant or parameter writes
+    it a word at a time (`d.lo`, `a.hi` in a template; mark_pair_definition says which write
+    ends the old value); its loads and stores are .64;
   * an immediate goes into the instruction when the shape allows it and it
     fits 20 signed bits; else MOV32I into a register (0 is RZ); true is pt;
-  * a scalar parameter is its constant-bank word c[0x0][0x20 + 4·i] (read in
-    place where the shape allows a C operand), ntid/nctaid are c[0x0][0x8..];
-  * every element is a 32-bit word (a bool 0 or 1): a shared element is at
-    byte 4·(offset + index), a global one at the array's 32-bit address (a
-    parameter word) plus 4·index; the addresses of global state arrays follow
+  * a scalar parameter is its constant-bank word (param_words: from c[0x0][0x20], an f64 two
+    words; read in place where the shape allows a C operand), ntid/nctaid are c[0x0][0x8..];
+  * every element is a 32-bit word (a bool 0 or 1), an f64 two: a shared element is at
+    byte 4·offset + 4·index (8·index), a global one at the array's 32-bit address (a
+    parameter word) plus 4·index (8·index); the addresses of global state arrays follow
     the program's parameters, in kernel_abi order;
   * a guarded IR instruction (ifconvert.py) guards every instruction that
     writes its result or touches memory; address arithmetic into fresh
