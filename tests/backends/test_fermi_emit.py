@@ -1064,6 +1064,17 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
 
 
+@pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP64H"), ("sqrt(x)", "MUFU.RSQ64H"), ("x / 3.0", "MUFU.RCP64H")])
+def test_f64_division_and_square_root_are_mufu_refined_in_one_block(tmp_path, expr, mufu):
+    """f64 `/` and sqrt: float_rounding.py's sequence, a 20-bit MUFU ...64H seed refined by DFMA,
+    with no branch (the kernel keeps its blocks), and no E0801."""
+    prog = build(tmp_path, "kernel k(a: global f64[64], b: global f64[64]) launch grid(1) block(64) {\n"
+                           f"    let x = a[tid]\n    let y = b[tid]\n    a[tid] = {expr}\n}}\n")
+    sass = prog.fermi_sass()
+    assert mufu in sass and sass.count("DFMA") >= 6
+    assert "BRA" not in sass.split("// a[tid]", 1)[1]
+
+
 def test_f64_arithmetic_compiles_to_register_pairs(tmp_path):
     """f64 lives in register pairs: a load is LD.64 into an even register, arithmetic DMUL/DADD on
     pairs, a conversion F2F/F2I .F64, a store ST.64; no E0801."""
@@ -1078,12 +1089,12 @@ def test_f64_arithmetic_compiles_to_register_pairs(tmp_path):
         assert re.search(pattern, sass), (pattern, sass)
 
 
-@pytest.mark.parametrize("expr, what", [("x / 3.0", "f64 division"), ("sqrt(x)", "f64 `sqrt`"),
-                                        ("exp(x)", "64-bit integers")])
+@pytest.mark.parametrize("expr, what", [("exp(x)", "64-bit integers"), ("log(x)", "64-bit integers"),
+                                        ("atomic_add(d[0], x)", "atomics on f64")])
 def test_what_f64_lacks_is_refused_with_e0801_at_its_first_use(tmp_path, expr, what):
-    """f64 division and sqrt have no correctly rounded sequence yet, and exp/log's recipes compute
-    with i64: each is refused at its first use, saying what is missing, and the help says f32 runs."""
-    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
+    """exp/log's recipes compute with i64, and f64 atomics have no CAS loop yet: each is refused at
+    its first use, saying what is missing, and the help says f32 (or i32) runs."""
+    prog = build(tmp_path, "kernel k(a: global i32[64], d: global f64[1]) launch grid(1) block(64) {\n"
                            f"    let x = f64(a[tid]) + 1.0\n    let h = {expr}\n    a[tid] = i32(h)\n}}\n")
     with pytest.raises(syncc.CompileError) as e:
         prog.fermi_sass()

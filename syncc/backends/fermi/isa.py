@@ -206,7 +206,7 @@ _CMP = ("LT", "EQ", "LE", "GT", "NE", "GE", "F", "T")
 FCMP = ("F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T")
 F2F_ROUND = ("FLOOR", "CEIL", "TRUNC")
 _FTYPE = ("F32", "F64")
-MUFU_FN = ("RCP", "RSQ")            # the special-function unit's approximations the emitter uses
+MUFU_FN = ("RCP", "RSQ", "RCP64H", "RSQ64H")   # the special-function unit's approximations the emitter uses
 _BOOL = ("AND", "OR", "XOR")
 _ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS")
 _SIGN = ("U32", "S32")
@@ -271,7 +271,8 @@ _TABLE = [
         "nearest even, or to an integral value: down, up or toward zero", mods=[_FTYPE, _FTYPE, F2F_ROUND],
         required=(0, 1), pairs=((0, "F64", 0), (1, "F64", 1))),
     _op("MUFU", "R R", 1, "mul", "Rd = approximate 1/a (RCP) or 1/sqrt(a) (RSQ): binary64's value truncated to "
-        "binary32 (below the exact one, within an ulp); subnormal a flushed (docs/fermi.md, \"MUFU\")",
+        "binary32 (below the exact one, within an ulp); subnormal a flushed; RCP64H / RSQ64H: the high word of "
+        "binary64's 1/x or 1/sqrt(x), x the binary64 whose high word is a (docs/fermi.md, \"MUFU\")",
         mods=[MUFU_FN], required=(0,)),
     # binary64 in register pairs (R2n: the low word, R2n+1 the high one; RZ as a source is +0.0): IEEE,
     # rounded to nearest even, subnormals kept; a NaN result is 0x7fffffff_ffffffff; -R flips the sign

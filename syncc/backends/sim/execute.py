@@ -618,9 +618,30 @@ def mufu(fn: str, x) -> np.ndarray:
     return np.where(mag > 0x7F800000, NAN32, out).astype(U32)
 
 
+def mufu64h(fn: str, x) -> np.ndarray:
+    """MUFU.RCP64H / MUFU.RSQ64H on words (docs/fermi.md, "MUFU"): x is the high word of a binary64
+    value v (low word zero); the result is the high word of binary64's 1/v or 1/sqrt(v), rounded to
+    nearest, a 20-bit approximation. A subnormal v is flushed to the zero of its sign, and a zero gives
+    the infinity of its sign; RCP64H(±inf) = ±0, RSQ64H(+inf) = +0, RSQ64H of a negative value NaN;
+    NaN gives 0x7fffffff (NAN64's high word)."""
+    x = np.asarray(x, dtype=U32)
+    sign, mag = x & SIGN32, x & U32(0x7FFFFFFF)
+    zero = mag < 0x00100000
+    with np.errstate(all="ignore"):
+        v = np.where(zero, 1.0, (mag.astype(np.uint64) << np.uint64(32)).view(F64))
+        r = 1.0 / (v if fn == "RCP64H" else np.sqrt(v))
+    out = np.where(zero, sign | U32(0x7FF00000), (r.view(np.uint64) >> np.uint64(32)).astype(U32))
+    if fn == "RCP64H":
+        out = np.where(mag == 0x7FF00000, sign, sign | out)
+    else:
+        out = np.where(~zero & (sign != 0), NAN32, out)
+    return np.where(mag > 0x7FF00000, NAN32, out).astype(U32)
+
+
 def _mufu(ins, env):
     a, fn = _unsigned(ins.operands[1], env), ins.mods[0]
-    return _to_reg(ins, lambda w: np.broadcast_to(mufu(fn, a(w)), (32,)))
+    fn_of = mufu64h if fn.endswith("64H") else mufu
+    return _to_reg(ins, lambda w: np.broadcast_to(fn_of(fn, a(w)), (32,)))
 
 
 # ---- shared memory and the lock unit ---------------------------------------------------------

@@ -26,12 +26,13 @@ stage), and every instruction left has a direct SASS translation in select.py:
     max) is a compare-and-swap loop: read the word, compute min/max with the operand, ATOM.CAS
     it in while the word still holds the bits read, else retry from what the CAS returned.
 
-  * f32 division is left to selection, divisor a register or not: float_rounding.py's routine.
+  * f32 and f64 division is left to selection, divisor a register or not: float_rounding.py's routines.
 
-f64 lives in register pairs (select.py); what is not implemented for it, and 64-bit integers (i64,
-u64, `clock()`) altogether, `check_kernel` reports as E0801, at the first use in each kernel: f64
-division, remainder and square root, exp/log of f64 (their recipes compute with i64), atomics on
-f64, and f64 in a primitive's state (a channel's or a queue's slots, global state arrays).
+f64 lives in register pairs (select.py; `/` and sqrt are float_rounding.py's sequences); what is not
+implemented for it, and 64-bit integers (i64, u64, `clock()`) altogether, `check_kernel` reports as
+E0801, at the first use in each kernel: exp/log of f64 (their recipes compute with
+i64), atomics on f64, and f64 in a primitive's state (a channel's or a queue's slots, global state
+arrays).
 """
 from __future__ import annotations
 
@@ -62,16 +63,11 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
         if integer64(t):
             span = getattr(p, "span", None) or _first_use(k, p) or k.span
             return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
-    unsupported_f64 = {a.name for a in k.arrays if a.elem == F64 and (a.kind == "state" or a.space != "shared"
-                                                                      and a.kind != "param")}
-    unsupported_f64 |= {ins.ref.name for _, _, ins in k.instructions()
-                        if ins.ref is not None and ins.info.group in ("lockbit", "atomic")}
     for a in k.arrays:
         if integer64(a.elem):
             return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
-        if a.elem == F64 and a.name in unsupported_f64:
-            what = "atomics on f64" if a.kind != "state" else f"f64 in a primitive's state (`{a.name}`)"
-            return [_e0801_f64(what, _first_use(k, a) or a.span or k.span)]
+        if a.elem == F64 and (a.kind == "state" or a.space != "shared"):
+            return [_e0801_f64(f"f64 in a primitive's state (`{a.name}`)", _first_use(k, a) or a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
             types = [getattr(v, "type", None) for v in (*ins.dests, *ins.args,
@@ -83,21 +79,22 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
                 what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
                     else f"this computes with {t}"
                 return [_e0801(what, ins.span or k.span)]
+            if F64 in types and ins.info.group in ("atomic", "lockbit"):
+                return [_e0801_f64("atomics on f64", ins.span or k.span)]
             if F64 in types and not f64_selectable(ins):
                 return [_e0801_f64(_F64_MISSING.get(ins.op, f"`{ins.op}` on f64"), ins.span or k.span)]
     return []
 
 
 # what the emitter has no code for on f64, by IR op (docs/fermi.md, "64-bit values")
-_F64_MISSING = {"div": "f64 division (`/`)", "rem": "f64 remainder (`%`)", "sqrt": "f64 `sqrt`",
-                "bitcast": "an f64 bit pattern (a 64-bit integer)"}
+_F64_MISSING = {"bitcast": "an f64 bit pattern (a 64-bit integer)"}
 
 
 def f64_selectable(ins: Instr) -> bool:
     """Whether selection has code for this instruction on f64 values: a load or store of an f64 array
     (global, or a plain shared one), or a template (select.TEMPLATES)."""
     from .select import TEMPLATES, template_key
-    if ins.op in ("ld", "st"):
+    if ins.op in ("ld", "st", "div", "sqrt"):       # f64 `/` and sqrt: float_rounding.py's sequences
         return True
     return template_key(ins) in TEMPLATES
 
@@ -114,8 +111,8 @@ def _first_use(k: Kernel, p) -> object | None:
 
 
 def _e0801_f64(what: str, span) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, "E0801", f"{what} is not supported on Fermi SASS (f64 arithmetic, "
-                      "comparisons, conversions, min/max and f64 arrays are; division, remainder, sqrt, exp/log, "
+    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (f64 arithmetic, "
+                      "division, sqrt, comparisons, conversions, min/max and f64 arrays are; exp/log, "
                       "atomics and primitives' slots of f64 are not yet)", span,
                       help="compute this part in f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` "
                            "(the PTX targets support all of f64)")
@@ -158,7 +155,7 @@ def legalize(k: Kernel, its: bool = False) -> Kernel:
 def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.op == "nanosleep":
         return not its
-    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
+    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
         return True                                 # (an f32 quotient is select.py's: float_rounding.py)
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
@@ -209,7 +206,7 @@ class _Rewriter:
         ins = self.ins
         if ins.op == "nanosleep":
             self.nanosleep()
-        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
+        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()

@@ -47,7 +47,7 @@ from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Retu
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
-from .float_rounding import divide_f32, sqrt_f32
+from .float_rounding import divide_f32, divide_f64, sqrt_f32, sqrt_f64
 from .ifconvert import guard_of
 from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
@@ -700,6 +700,9 @@ class Selector:
         if ins.dests[0].type == F32:
             divide_f32(self, Use(self.vreg(ins.dests[0])), self.value(x, "R"), self.value(y, "R"))
             return
+        if ins.dests[0].type == F64 and ins.op == "div":
+            divide_f64(self, Use(self.vreg(ins.dests[0])), self.value(x, "R"), self.value(y, "R"))
+            return
         if not isinstance(y, Imm):
             raise EmitterError("division by a register should have become a loop (legalize.py)")
         d = Use(self.vreg(ins.dests[0]))
@@ -733,6 +736,9 @@ class Selector:
 
     def sqrt(self, ins: Instr) -> None:
         """f32 square root: float_rounding.py's correctly rounded sequence."""
+        if ins.dests[0].type == F64:
+            sqrt_f64(self, Use(self.vreg(ins.dests[0])), self.value(ins.args[0], "R"))
+            return
         if ins.dests[0].type != F32:
             raise EmitterError(f"no Fermi square root of {ins.dests[0].type}")
         sqrt_f32(self, Use(self.vreg(ins.dests[0])), self.value(ins.args[0], "R"))

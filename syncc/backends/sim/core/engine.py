@@ -486,9 +486,28 @@ def mufu(rsq, x):
 
 
 @njit(cache=True, _nrt=False)
+def mufu64h(rsq, x):
+    """execute.mufu64h on one word: MUFU.RCP64H (rsq false) or MUFU.RSQ64H."""
+    sign, mag = x & 0x80000000, x & 0x7FFFFFFF
+    if mag > 0x7FF00000:
+        return NAN32
+    if mag < 0x00100000:
+        return sign | 0x7FF00000
+    if not rsq:
+        if mag == 0x7FF00000:
+            return sign
+        return sign | ((f64_to_bits(1.0 / f64_from_bits(mag << 32)) >> 32) & M32)
+    if sign:
+        return NAN32
+    return (f64_to_bits(1.0 / math.sqrt(f64_from_bits(mag << 32))) >> 32) & M32
+
+
+@njit(cache=True, _nrt=False)
 def farith(T, i, op, regs, preds, w, lane):
     """FADD, FMUL, FFMA, FMNMX, F2I, I2F, F2F, MUFU on one lane: the result word."""
     if op == OP_MUFU:
+        if T[i, T_MODE] >= 2:
+            return mufu64h(T[i, T_MODE] == 3, src(T, i, 0, regs, preds, w, lane))
         return mufu(T[i, T_MODE] == 1, src(T, i, 0, regs, preds, w, lane))
     if op == OP_I2F:
         a = src(T, i, 0, regs, preds, w, lane)
