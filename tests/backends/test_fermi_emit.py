@@ -1090,17 +1090,29 @@ def test_f64_arithmetic_compiles_to_register_pairs(tmp_path):
 
 
 @pytest.mark.parametrize("expr, what", [("exp(x)", "64-bit integers"), ("log(x)", "64-bit integers"),
-                                        ("atomic_add(d[0], x)", "atomics on f64")])
+                                        ("atomic_add(s[0], x)", "atomics on shared f64 words")])
 def test_what_f64_lacks_is_refused_with_e0801_at_its_first_use(tmp_path, expr, what):
-    """exp/log's recipes compute with i64, and f64 atomics have no CAS loop yet: each is refused at
-    its first use, saying what is missing, and the help says f32 (or i32) runs."""
-    prog = build(tmp_path, "kernel k(a: global i32[64], d: global f64[1]) launch grid(1) block(64) {\n"
+    """exp/log's recipes compute with i64, and a shared f64 word has no lock-bit loop (its lock bit
+    covers one of its two words): each is refused at its first use, saying what is missing, and the
+    help says f32 (or i32) runs."""
+    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n    shared s: f64[1]\n"
                            f"    let x = f64(a[tid]) + 1.0\n    let h = {expr}\n    a[tid] = i32(h)\n}}\n")
     with pytest.raises(syncc.CompileError) as e:
         prog.fermi_sass()
     (d,) = e.value.diagnostics
-    assert d.code == "E0801" and d.span.line == 3 and what in d.message, d.message
+    assert d.code == "E0801" and d.span.line == 4 and what in d.message, d.message
     assert "f32" in d.help or "i32" in d.help
+
+
+def test_f64_atomics_on_global_words_are_cas64_loops(tmp_path):
+    """Fermi's one 64-bit atomic is ATOM.CAS.64: atomic_add of an f64 word reads it (LD.CG.64), adds
+    with DADD, and CASes the pair in until the pair compared (both words) is the one read."""
+    prog = build(tmp_path, "kernel k(a: global f64[64], s: global f64[1], o: global f64[64]) launch grid(1) "
+                           "block(64) {\n    atomic_add(s[0], a[tid])\n    o[tid] = atomic_cas(s[0], 1.0, 2.0)\n}\n")
+    sass = prog.fermi_sass()
+    assert re.search(r"LD\.CG\.64 (R\d*[02468]), \[R\d+\];(?:.*\n)*?.*DADD (R\d*[02468]), \1, R\d*[02468];\n"
+                     r".*ATOM\.CAS\.64 R\d*[02468], \[R\d+\], \1, \2;", sass), sass
+    assert sass.count("ATOM.CAS.64") == 2 and "ATOM.ADD" not in sass and "RED" not in sass
 
 
 @pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP"), ("sqrt(x)", "MUFU.RSQ"), ("x / 3.0", "MUFU.RCP")])

@@ -2,8 +2,9 @@
 
 One kernel runs every binary64 instruction on register pairs (DADD, DADD with a negated source,
 DMUL, DFMA, DFMA with negated sources, DMNMX both ways, DSETP with each of its 16 tests, F2I and
-I2F with .F64, F2F between the formats and to integral values) on triples of binary64 values read
-with LD.64 and written with ST.64 (and a round trip through shared memory with STS.64/LDS.64):
+I2F with .F64, F2F between the formats and to integral values, ATOM.CAS.64 that succeeds and one
+that compares other bits) on triples of binary64 values read with LD.64 and written with ST.64 (and
+a round trip through shared memory with STS.64/LDS.64):
 random bit patterns (NaNs, infinities, subnormals of both signs among them), random values of
 every magnitude, every pair of special values, products whose exact value a small addend moves
 off a binary64 tie, and cancellations (c = -RN(a * b): DFMA gives the product's rounding error).
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.skipif(core.load()[0] is None, reason="numba is not ins
 N = 2048
 FCMP = ("F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T")
 RESULTS = ("DADD", "DSUB", "DMUL", "DFMA", "DFMA-", "MIN", "MAX", "DSETP", "F2I.S32", "F2I.U32", "I2F.S32",
-           "I2F.U32", "FLOOR", "CEIL", "TRUNC", "F2F.F32", "F2F.F64.F32", "SHARED")
+           "I2F.U32", "FLOOR", "CEIL", "TRUNC", "F2F.F32", "F2F.F64.F32", "SHARED", "CAS.64", "CAS.64 again")
 NAN64 = 0x7FFFFFFFFFFFFFFF
 NAN32 = 0x7FFFFFFF
 
@@ -40,13 +41,14 @@ def _kernel() -> str:
     lines = [
         ".kernel dops", f".launch grid({N // 128}) block(128)",
         f".param a: global u32[{2 * N}]", f".param b: global u32[{2 * N}]", f".param c: global u32[{2 * N}]",
-        f".param out: global u32[{len(RESULTS)}][{2 * N}]",
+        f".param out: global u32[{len(RESULTS)}][{2 * N}]", f".param acc: global u32[{2 * N}]",
         ".shared buf: u32[256] at 0x0",
         "S2R R0, SR_Tid_X;", "S2R R1, SR_CTAid_X;", "IMAD R0, R1, c [0x0] [0x8], R0;",
         "ISCADD R2, R0, c [0x0] [0x20], 0x3;", "LD.64 R4, [R2];",
         "ISCADD R2, R0, c [0x0] [0x24], 0x3;", "LD.E.CG.64 R6, [R2];",
         "ISCADD R2, R0, c [0x0] [0x28], 0x3;", "LD.64 R8, [R2];",
         "ISCADD R10, R0, c [0x0] [0x2c], 0x3;", "S2R R11, SR_Tid_X;", "SHL R11, R11, 0x3;",
+        "ISCADD R14, R0, c [0x0] [0x30], 0x3;",
     ]
     ops = ["DADD R12, R4, R6;", "DADD R12, R4, -R6;", "DMUL R12, R4, R6;", "DFMA R12, R4, R6, R8;",
            "DFMA R12, -R4, R6, -R8;", "DMNMX R12, R4, R6, pt;", "DMNMX R12, R4, R6, !pt;", None,
@@ -54,7 +56,8 @@ def _kernel() -> str:
            "I2F.F64.S32 R12, R4;", "I2F.F64.U32 R12, R4;",
            "F2F.F64.F64.FLOOR R12, R4;", "F2F.F64.F64.CEIL R12, R4;", "F2F.F64.F64.TRUNC R12, R4;",
            "F2F.F32.F64 R12, R4;\nMOV R13, RZ;", "F2F.F64.F32 R12, R4;",
-           "STS.64 [R11], R4;\nLDS.64 R12, [R11];"]
+           "STS.64 [R11], R4;\nLDS.64 R12, [R11];",
+           "ATOM.E.CAS.64 R12, [R14], R8, R4;", "ATOM.CAS.64 R12, [R14], R6, R8;"]
     for k, op in enumerate(ops):
         if op is None:
             lines += ["MOV R12, RZ;", "MOV R13, RZ;"]
@@ -109,8 +112,13 @@ def oracle(a: int, b: int, c: int) -> list[int]:
         _bits(float(low - (1 << 32) if low >> 31 else low)), _bits(float(low)),
         _rounded(math.floor, x), _rounded(math.ceil, x), _rounded(math.trunc, x),
         _word(floats.to_type(x, F32)),
-        _bits(floats.f32_from_bits(low)), a,
+        _bits(floats.f32_from_bits(low)), a, c, a,
     ]
+
+
+def cas_oracle(a: int, b: int, c: int) -> int:
+    """acc after ATOM.CAS.64 of (c -> a) on c, then of (b -> c): the bits compared, NaNs too."""
+    return c if a == b else a
 
 
 def operands(seed: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,7 +163,7 @@ def runs():
     out = {}
     for engine in ("reference", "compiled"):
         arrays = {"a": _words(a), "b": _words(b), "c": _words(c),
-                  "out": np.zeros((len(RESULTS), 2 * N), dtype=np.uint32)}
+                  "out": np.zeros((len(RESULTS), 2 * N), dtype=np.uint32), "acc": _words(c)}
         run = simulate(_kernel(), FermiConfig(engine=engine), arrays=arrays)
         assert run.status == "finished" and run.outcome.stats.engine == engine, run.outcome
         out[engine] = run
@@ -172,6 +180,9 @@ def test_every_double_instruction_gives_the_oracles_bits(runs):
             if int(got[k][i]) != w:
                 bad.append(f"{RESULTS[k]}({a[i]:#018x}, {b[i]:#018x}, {c[i]:#018x}) = {int(got[k][i]):#018x}, "
                            f"want {w:#018x}")
+        acc = int(out["reference"].arrays["acc"].view(np.uint64)[i])
+        if acc != cas_oracle(int(a[i]), int(b[i]), int(c[i])):
+            bad.append(f"CAS.64 word ({a[i]:#018x}, {b[i]:#018x}, {c[i]:#018x}) = {acc:#018x}")
     assert not bad, f"{len(bad)} wrong: " + "; ".join(bad[:10])
 
 
@@ -179,6 +190,7 @@ def test_the_compiled_core_writes_the_same_words(runs):
     _, out = runs
     ref, comp = out["reference"], out["compiled"]
     np.testing.assert_array_equal(comp.arrays["out"], ref.arrays["out"])
+    np.testing.assert_array_equal(comp.arrays["acc"], ref.arrays["acc"])
     r, c = ref.outcome, comp.outcome
     assert (r.cycles, r.warp_instructions, r.stats.stalls) == (c.cycles, c.warp_instructions, c.stats.stalls)
 
@@ -195,6 +207,6 @@ def test_the_ties_and_cancellations_are_there():
 
 def test_the_double_program_runs_the_same_on_both_engines():
     """tests/sim/double_ops.sync, launch by launch: its f64 kernels (register pairs, LD.64/ST.64,
-    a shared-memory reduction with LDS.64/STS.64) report the same run on both engines."""
+    a shared-memory reduction with LDS.64/STS.64, ATOM.CAS.64 loops) report the same run on both engines."""
     path = ROOT / "tests" / "sim" / "double_ops.sync"
-    assert same_machine(cli_run([str(path)]), path.name) == 3
+    assert same_machine(cli_run([str(path)]), path.name) == 4

@@ -303,8 +303,9 @@ _TABLE = [
         mods=[("64",)], pairs=_LOAD64),
     _op("STL", "M R", 0, "local_store", "local[a] = b (.64: a pair)", mods=[("64",)], pairs=_STORE64),
     _op("ATOM", "R M R R?", 1, "atomic", "Rd = global[a]; global[a] = op(global[a], b[, c]) at L2 "
-        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed)", mods=[("E",), _ATOM_OPS, _ATOM_TYPE, ("FTZ",), ("RN",)],
-        required=(1,)),
+        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed; .CAS.64: on the pair of words at a, with pairs)",
+        mods=[("E",), _ATOM_OPS, (*_ATOM_TYPE, "64"), ("FTZ",), ("RN",)], required=(1,),
+        pairs=((0, "64", None), (2, "64", None), (3, "64", None))),
     _op("RED", "M R", 0, "atomic_store", "global[a] = op(global[a], b) at L2, no result",
         mods=[("E",), _ATOM_OPS[:-2], _ATOM_TYPE, ("FTZ",), ("RN",)], required=(1,)),
     _op("MEMBAR", "", 0, "membar", "wait until this warp's earlier memory operations are visible at the scope",

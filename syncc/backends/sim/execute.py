@@ -942,6 +942,8 @@ def _atomic_op(op: str, signed: bool):
 
 
 def _atom(ins, env, returns: bool = True):
+    if "64" in ins.mods:
+        return _atom_cas64(ins, env)
     ops = ins.operands
     d = ops[0].n if returns else RZ
     mem: Mem = ops[1] if returns else ops[0]
@@ -983,6 +985,54 @@ def _atom(ins, env, returns: bool = True):
         if not returns:
             w.stores_done_at = max(w.stores_done_at, done)
             return None
+        return done - sim.now
+    return run
+
+
+def _atom_cas64(ins, env):
+    """ATOM.CAS.64 Rd, [a], Rb, Rc: at L2, one lane at a time, the pair of words at a (low) and a + 4
+    (high) becomes c where it holds b; Rd gets what it held. Serialized on the low word's address;
+    this SM's queued stores to both words go first (weak memory)."""
+    ops = ins.operands
+    d, mem, vb, vc = ops[0].n, ops[1], ops[2].n, ops[3].n
+    if "CAS" not in ins.mods:
+        def refuse(w, m):
+            raise InstructionError(f"`{ins.name}`: the only 64-bit atomic is CAS.64")
+        return refuse
+    sim, cfg = env.sim, env.config
+    gmem = sim.gmem
+
+    def pair(w, n, ls):
+        if n == RZ:
+            return [0] * len(ls), [0] * len(ls)
+        return w.r[n][ls].tolist(), w.r[n + 1][ls].tolist()
+
+    def run(w, m):
+        ls, addrs = _addresses(w, mem.base.n, mem.offset, m)
+        lo = gmem.index(np.array(addrs, dtype=np.int64), ls).tolist()
+        hi = gmem.index(np.array([(a + 4) & MASK32 for a in addrs], dtype=np.int64), ls).tolist()
+        sim.mem.before_atomic(w, [x for both in zip(lo, hi) for x in both])
+        words, pc = gmem.words, w.pc
+        (b0, b1), (c0, c1) = pair(w, vb, ls), pair(w, vc, ls)
+        olds = ([], [])
+        done = sim.now
+        arrive = sim.now + cfg.atomic_latency // 2
+        for k, (lane, i, j) in enumerate(zip(ls, lo, hi)):
+            old = (int(words[i]), int(words[j]))
+            if old == (b0[k], b1[k]):
+                for x, new, was in ((i, c0[k], old[0]), (j, c1[k], old[1])):
+                    if new != was:
+                        words[x] = new
+                        gmem.writer[x] = (w.uid, lane, pc)
+                        sim.last_change = sim.now
+            olds[0].append(old[0])
+            olds[1].append(old[1])
+            start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
+            sim.l2_free[i] = start + cfg.atomic_occupancy
+            done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        if d != RZ:
+            w.r[d][ls] = olds[0]
+            w.r[d + 1][ls] = olds[1]
         return done - sim.now
     return run
 

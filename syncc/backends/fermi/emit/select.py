@@ -170,6 +170,11 @@ _put("cvt", ("i32>f64",), ("I2F.F64.S32", "d", "a"))
 _put("cvt", ("u32>f64",), ("I2F.F64.U32", "d", "a"))
 _put("cvt", ("f64>bool",), ("DSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a NaN is true, as C's
 _put("cvt", ("bool>f64",), ("MOV32I", "t0", "0x3ff00000"), ("MOV", "d.lo", "RZ"), ("SEL", "d.hi", "t0", "RZ", "a"))
+# an f64's bits as a u64 and their equality: only legalize.py's CAS loop makes these (a u64 of the
+# program's own is E0801)
+_put("bitcast", ("f64>u64",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("cmp.eq", ("u64",), ("ISETP.EQ.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+     ("ISETP.EQ.AND", "d", "pt", "a.hi", "b.hi", "p0"))
 
 # Operand positions an immediate in the first source may swap with: (i, j, how)
 COMMUTE = {"IADD": (1, 2, None), "IMUL": (1, 2, None), "LOP": (1, 2, None), "IMNMX": (1, 2, None),
@@ -614,6 +619,10 @@ class Selector:
             raise EmitterError(f"`{ins.op}` on an f32 word should have become a CAS loop (legalize.py)")
         if array.elem == F32 and op == "ADD":
             sign = ".F32.FTZ.RN"                 # Fermi's float add at L2, which flushes subnormals
+        if array.elem == F64:
+            if op != "CAS":
+                raise EmitterError(f"`{ins.op}` on an f64 word should have become a CAS loop (legalize.py)")
+            sign = ".64"                         # ATOM.CAS.64: on the pair of words, with pairs
         vals = [self.value(a, "R", neg=(ins.op == "atom.sub")) for a in ins.args[1:]]
         vals = [self._in_register(v, array.elem == F32) for v in vals]
         used = bool(ins.dests) and ins.dests[0].name in self.read

@@ -1133,6 +1133,8 @@ def global_op(S, T, i, w, m, half):
     if op == OP_ST:
         store(S, w, n, segments, pair_half(T[i, T_D], half))
         return -1
+    if T[i, T_WIDE]:
+        return atomic_cas64(S, T, i, w, n)
     # ATOM / RED, performed at L2 one lane at a time, after this SM's queued stores to the word
     sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
     if cfg[C_WEAK]:
@@ -1165,6 +1167,55 @@ def global_op(S, T, i, w, m, half):
     if op == OP_RED:
         W[w, W_STORES] = max(W[w, W_STORES], done)
         return -1
+    return done - now
+
+
+@njit(cache=True, _nrt=False)
+def atomic_cas64(S, T, i, w, n):
+    """execute._atom_cas64: ATOM.CAS.64 on the pairs of words at S.IDX (low) and the word after each,
+    lane by lane; the latency, or -2 after a fault (a high word outside every allocation)."""
+    cfg, W, G = S.cfg, S.W, S.G
+    nwords = cfg[C_NGLOBAL]
+    for k in range(n):                                   # the high words' addresses, lane by lane
+        x = S.IDX[k] + 1
+        if x >= nwords or not S.gvalid[x]:
+            fail(S, E_GLOBAL, S.LANES[k], (cfg[C_GLOBAL_BASE] + 4 * x) & M32, x)
+            return -2
+    sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
+    if cfg[C_WEAK]:
+        for k in range(n):
+            for x in (S.IDX[k], S.IDX[k] + 1):
+                key = sm * nwords + x
+                r = qhead(S, key)
+                while r >= 0:
+                    retire(S, sm, x, S.POOL[r, 0])
+                    r = qhead(S, key)
+                l1_drop(S, sm, x >> 5)
+    d, vb, vc = T[i, T_D], T[i, T_MODE2], T[i, T_HI]
+    done = now
+    arrive = now + cfg[C_ATOMIC_LAT] // 2
+    for k in range(n):
+        lane, x = S.LANES[k], S.IDX[k]
+        old0, old1 = np.int64(S.gwords[x]), np.int64(S.gwords[x + 1])
+        b0 = np.int64(S.regs[w, vb, lane]) if vb != 63 else np.int64(0)
+        b1 = np.int64(S.regs[w, vb + 1, lane]) if vb != 63 else np.int64(0)
+        c0 = np.int64(S.regs[w, vc, lane]) if vc != 63 else np.int64(0)
+        c1 = np.int64(S.regs[w, vc + 1, lane]) if vc != 63 else np.int64(0)
+        if old0 == b0 and old1 == b1:
+            if c0 != old0:
+                S.gwords[x] = c0
+                S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
+                G[G_LAST_CHANGE] = now
+            if c1 != old1:
+                S.gwords[x + 1] = c1
+                S.gwriter[x + 1, 0], S.gwriter[x + 1, 1], S.gwriter[x + 1, 2] = uid + 1, lane, pc
+                G[G_LAST_CHANGE] = now
+        start = max(arrive, S.l2free[x])
+        S.l2free[x] = start + cfg[C_ATOMIC_OCC]
+        done = max(done, start + cfg[C_ATOMIC_OCC] + cfg[C_ATOMIC_LAT] // 2)
+        if d != 63:
+            S.regs[w, d, lane] = old0
+            S.regs[w, d + 1, lane] = old1
     return done - now
 
 
@@ -1910,7 +1961,7 @@ def wide_access(S, T, i, w, m, space):
     """execute._wide: a word access, or a .64 one as the low word's then the high word's (the later
     latency; a fault in either stops it there)."""
     first = memory_access(S, T, i, w, m, space, 0)
-    if not T[i, T_WIDE] & WIDE_FIRST or first == -2:
+    if not T[i, T_WIDE] & WIDE_FIRST or first == -2 or T[i, T_OP] == OP_ATOM:   # (ATOM.CAS.64: one access)
         return first
     second = memory_access(S, T, i, w, m, space, 1)
     return -2 if second == -2 else max(first, second)
