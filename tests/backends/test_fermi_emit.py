@@ -1190,11 +1190,13 @@ def test_float_ops_give_the_hosts_values_on_the_simulator(engine):
 DOUBLE_OPS = ROOT / "tests" / "sim" / "double_ops.sync"
 
 
-@pytest.mark.parametrize("engine", ["compiled", "reference"])
-def test_double_ops_give_the_hosts_values_on_the_simulator(engine):
-    """tests/sim/double_ops.sync checks every f64 result (and a saxpy and a shared-memory
-    reduction) against the host's own computation, zeros by sign too, on each engine."""
-    r = cli("run", str(DOUBLE_OPS), "--target", "fermi-sim", "--engine", engine)
+@pytest.mark.parametrize("engine, options", [("compiled", ()), ("reference", ()), ("compiled", ("--its",)),
+                                             ("compiled", ("--policy", "adversarial:3", "--memory", "weak:5"))])
+def test_double_ops_give_the_hosts_values_on_the_simulator(engine, options):
+    """tests/sim/double_ops.sync checks every f64 result (and a saxpy, a shared-memory reduction
+    and global f64 atomics) against the host's own computation, zeros by sign too, on each engine,
+    with ITS, and under a seeded adversarial schedule on weak memory."""
+    r = cli("run", str(DOUBLE_OPS), "--target", "fermi-sim", "--engine", engine, *options)
     assert r.code == 0, r.out + r.err
     assert "every value as the host computes it" in r.out
 
