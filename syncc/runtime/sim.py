@@ -4,7 +4,7 @@
     launcher("nw", [refm, out, 10], grid, block, span)    # numpy arrays, read and written in place
 
 Each launch checks its arguments (args.py), lays the arrays and the kernel's
-global state out in a fresh global memory (every element one 32-bit word; bool
+global state out in a fresh global memory (every element one 32-bit word, an f64 two; bool
 arrays as 0/1 words), runs the simulator and copies the arrays back. A run that
 cannot finish raises SimStopped with the simulator's Outcome; `diagnostics()`
 turns it into diagnostics located in the program (E0903, E0905–E0912). A run that
@@ -103,8 +103,13 @@ class SimLauncher:
                 arrays.append((host, data, words[-1]))
             elif p.kind == "scalar":
                 value = next(given)
-                # a float parameter's word is its bit pattern
-                words.append(int(value.view(np.uint32)) if isinstance(value, np.float32) else int(value) & 0xFFFFFFFF)
+                # a float parameter's word is its bit pattern; an f64's two words, low first
+                if isinstance(value, np.float64):
+                    bits = int(value.view(np.uint64))
+                    words += [bits & 0xFFFFFFFF, bits >> 32]
+                else:
+                    words.append(int(value.view(np.uint32)) if isinstance(value, np.float32)
+                                 else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
@@ -118,7 +123,8 @@ class SimLauncher:
         if outcome.status == "fault" and outcome.fault and outcome.fault.kind == "launch":
             raise LaunchError(f"cannot launch `{name}` on the simulated Fermi: {outcome.fault.message}", span)
         for host, data, base in arrays:          # also from a run that stopped: memory as it was then
-            back = gmem.read_back(base, data.size).view(_WORD_VIEW.get(data.dtype, np.int32))
+            back = gmem.read_back(base, data.size * (data.itemsize // 4 if data.dtype == np.float64 else 1)) \
+                .view(_WORD_VIEW.get(data.dtype, np.int32))
             data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
                 host[...] = _device_copy(host, data)
@@ -160,12 +166,15 @@ def _device_copy(host, data):
 
 
 # how a word is read back into an array of each dtype (a bool's 0 or 1 through int32)
-_WORD_VIEW = {np.dtype(np.uint32): np.uint32, np.dtype(np.float32): np.float32}
+_WORD_VIEW = {np.dtype(np.uint32): np.uint32, np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
 
 
 def _as_words(a: np.ndarray, name: str, span) -> np.ndarray:
-    if a.dtype in (np.int64, np.uint64, np.float64):
-        raise LaunchError(f"`{name}` has 64-bit elements, which the simulated Fermi does not support", span)
+    """An array as the words global memory holds (an f64 element two, low first)."""
+    if a.dtype in (np.int64, np.uint64):
+        raise LaunchError(f"`{name}` has 64-bit integer elements, which the simulated Fermi does not support", span)
+    if a.dtype == np.float64:
+        return np.ascontiguousarray(a).reshape(-1).view(np.uint32)
     return a.astype(np.uint32).reshape(-1) if a.dtype == np.bool_ else a.reshape(-1).view(np.uint32)
 
 

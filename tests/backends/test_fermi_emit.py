@@ -1064,16 +1064,55 @@ def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
     assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
 
 
-def test_f64_is_refused_with_e0801_at_its_first_use(tmp_path):
-    """Registers are 32 bits: f64 is refused at its first use, and the help says f32 runs."""
-    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
-                           "    let x = a[tid] + 1\n    let h = f64(x) * 0.5\n    a[tid] = i32(h)\n}\n")
+@pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP64H"), ("sqrt(x)", "MUFU.RSQ64H"), ("x / 3.0", "MUFU.RCP64H")])
+def test_f64_division_and_square_root_are_mufu_refined_in_one_block(tmp_path, expr, mufu):
+    """f64 `/` and sqrt: float_rounding.py's sequence, a 20-bit MUFU ...64H seed refined by DFMA,
+    with no branch (the kernel keeps its blocks), and no E0801."""
+    prog = build(tmp_path, "kernel k(a: global f64[64], b: global f64[64]) launch grid(1) block(64) {\n"
+                           f"    let x = a[tid]\n    let y = b[tid]\n    a[tid] = {expr}\n}}\n")
+    sass = prog.fermi_sass()
+    assert mufu in sass and sass.count("DFMA") >= 6
+    assert "BRA" not in sass.split("// a[tid]", 1)[1]
+
+
+def test_f64_arithmetic_compiles_to_register_pairs(tmp_path):
+    """f64 lives in register pairs: a load is LD.64 into an even register, arithmetic DMUL/DADD on
+    pairs, a conversion F2F/F2I .F64, a store ST.64; no E0801."""
+    prog = build(tmp_path, "kernel k(a: global i32[64], d: global f64[64]) launch grid(1) block(64) {\n"
+                           "    let x = a[tid] + 1\n    let h = f64(x) * 0.5 + d[tid]\n"
+                           "    d[tid] = h\n    a[tid] = i32(h) + i32(f32(h))\n}\n")
+    sass = prog.fermi_sass()
+    for pattern in (r"LD(\.CG)?\.64 R(\d*[02468]), \[R\d+\]", r"I2F\.F64\.S32 R\d*[02468], R\d+",
+                    r"DMUL R\d*[02468], R\d*[02468], R\d*[02468]", r"DADD R\d*[02468], R\d*[02468], R\d*[02468]",
+                    r"ST\.64 \[R\d+\], R\d*[02468]", r"F2I\.S32\.F64\.TRUNC R\d+, R\d*[02468]",
+                    r"F2F\.F32\.F64 R\d+, R\d*[02468]"):
+        assert re.search(pattern, sass), (pattern, sass)
+
+
+@pytest.mark.parametrize("expr, what", [("exp(x)", "64-bit integers"), ("log(x)", "64-bit integers"),
+                                        ("atomic_add(s[0], x)", "atomics on shared f64 words")])
+def test_what_f64_lacks_is_refused_with_e0801_at_its_first_use(tmp_path, expr, what):
+    """exp/log's recipes compute with i64, and a shared f64 word has no lock-bit loop (its lock bit
+    covers one of its two words): each is refused at its first use, saying what is missing, and the
+    help says f32 (or i32) runs."""
+    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n    shared s: f64[1]\n"
+                           f"    let x = f64(a[tid]) + 1.0\n    let h = {expr}\n    a[tid] = i32(h)\n}}\n")
     with pytest.raises(syncc.CompileError) as e:
         prog.fermi_sass()
     (d,) = e.value.diagnostics
-    assert d.code == "E0801" and d.span.line == 3 and "f64 is not supported" in d.message
-    assert "register pairs" in d.message                  # what is missing
-    assert "f32" in d.help and "ptx" in d.help.lower()
+    assert d.code == "E0801" and d.span.line == 4 and what in d.message, d.message
+    assert "f32" in d.help or "i32" in d.help
+
+
+def test_f64_atomics_on_global_words_are_cas64_loops(tmp_path):
+    """Fermi's one 64-bit atomic is ATOM.CAS.64: atomic_add of an f64 word reads it (LD.CG.64), adds
+    with DADD, and CASes the pair in until the pair compared (both words) is the one read."""
+    prog = build(tmp_path, "kernel k(a: global f64[64], s: global f64[1], o: global f64[64]) launch grid(1) "
+                           "block(64) {\n    atomic_add(s[0], a[tid])\n    o[tid] = atomic_cas(s[0], 1.0, 2.0)\n}\n")
+    sass = prog.fermi_sass()
+    assert re.search(r"LD\.CG\.64 (R\d*[02468]), \[R\d+\];(?:.*\n)*?.*DADD (R\d*[02468]), \1, R\d*[02468];\n"
+                     r".*ATOM\.CAS\.64 R\d*[02468], \[R\d+\], \1, \2;", sass), sass
+    assert sass.count("ATOM.CAS.64") == 2 and "ATOM.ADD" not in sass and "RED" not in sass
 
 
 @pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP"), ("sqrt(x)", "MUFU.RSQ"), ("x / 3.0", "MUFU.RCP")])
@@ -1146,6 +1185,50 @@ def test_float_ops_give_the_hosts_values_on_the_simulator(engine):
     r = cli("run", str(FLOAT_OPS), "--target", "fermi-sim", "--engine", engine)
     assert r.code == 0, r.out + r.err
     assert "every value as the host computes it" in r.out
+
+
+DOUBLE_OPS = ROOT / "tests" / "sim" / "double_ops.sync"
+
+
+@pytest.mark.parametrize("engine, options", [("compiled", ()), ("reference", ()), ("compiled", ("--its",)),
+                                             ("compiled", ("--policy", "adversarial:3", "--memory", "weak:5"))])
+def test_double_ops_give_the_hosts_values_on_the_simulator(engine, options):
+    """tests/sim/double_ops.sync checks every f64 result (and a saxpy, a shared-memory reduction
+    and global f64 atomics) against the host's own computation, zeros by sign too, on each engine,
+    with ITS, and under a seeded adversarial schedule on weak memory."""
+    r = cli("run", str(DOUBLE_OPS), "--target", "fermi-sim", "--engine", engine, *options)
+    assert r.code == 0, r.out + r.err
+    assert "every value as the host computes it" in r.out
+
+
+def _pressure_program(n: int) -> str:
+    """n f64 values live at once (2n registers, more than 63): each built a word at a time (a
+    negation, an absolute value, a choice), then all multiplied in pairs and summed."""
+    value = "select(a[({t} + {i}) % N] > 0.0, -a[({t} + {i}) % N], abs(a[({t} + 2 * {i}) % N]) * {i}.5)"
+    total = " + ".join(f"v{i} * v{n - 1 - i}" for i in range(n))
+    kernel = "\n".join(f"    let v{i} = " + value.format(t="tid", i=i) for i in range(n))
+    host = "\n".join(f"        let v{i} = " + value.format(t="t", i=i) for i in range(n))
+    return (f"const N = 64\nkernel many(a: global f64[N], out: global f64[N]) launch grid(1) block(64) {{\n"
+            f"{kernel}\n    out[tid] = {total}\n}}\n"
+            f"host {{\n    let a = random(f64, N, seed=1, low=-10, high=10)\n    let out = zeros(f64, N)\n"
+            f"    launch many(a, out)\n    var bad = 0\n    for t in 0 .. N {{\n{host}\n"
+            f"        if out[t] != {total} {{ bad += 1 }}\n    }}\n    check bad == 0, \"spilled pairs\"\n"
+            f"    print \"pairs ok\"\n}}\n")
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_register_pairs_spill_to_local_memory_and_keep_their_values(tmp_path, engine):
+    """40 f64 values live at once do not fit in 63 registers: pairs spill to 8-byte slots (STL.64
+    after a definition, LDL.64 before a use; a pair written a word at a time is reloaded first),
+    and the kernel still computes the host's values."""
+    path = tmp_path / "pressure.sync"
+    path.write_text(_pressure_program(40))
+    built = cli("build", str(path), "--target", "fermi-sass")
+    assert built.code == 0, built.err
+    assert re.search(r"STL\.64 \[0x[0-9a-f]*[08]\], R\d*[02468];", built.out)
+    assert re.search(r"LDL\.64 R\d*[02468], \[0x[0-9a-f]*[08]\];", built.out)
+    r = cli("run", str(path), "--engine", engine)
+    assert r.code == 0 and "pairs ok" in r.out, r.out + r.err
 
 
 def test_more_than_16_convergence_barriers_under_its_are_refused_with_e0801_at_a_branch():

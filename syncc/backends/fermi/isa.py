@@ -163,6 +163,11 @@ class Instruction:
     def has(self, mod: str) -> bool:
         return mod in self.mods
 
+    @property
+    def pairs(self) -> frozenset[int]:
+        """The positions of the operands that name a register pair (pair_operands)."""
+        return pair_operands(self.op, self.mods)
+
     def __str__(self) -> str:
         guard = f"@{self.guard} " if self.guard is not None else ""
         ops = ", ".join(str(o) for o in self.operands)
@@ -188,6 +193,7 @@ class OpSpec:
     invertible: bool = False                # sources may be written ~R (LOP)
     its: bool = False                       # only in ITS mode
     summary: str = ""
+    pairs: tuple[tuple[int, str | None, int | None], ...] = ()   # register pairs: see pair_operands
 
     @property
     def min_operands(self) -> int:
@@ -199,18 +205,29 @@ _CMP = ("LT", "EQ", "LE", "GT", "NE", "GE", "F", "T")
 # operand), so FCMP.index(test) is its truth table: NE is ordered (false on a NaN), NEU is not.
 FCMP = ("F", "LT", "EQ", "LE", "GT", "NE", "GE", "NUM", "NAN", "LTU", "EQU", "LEU", "GTU", "NEU", "GEU", "T")
 F2F_ROUND = ("FLOOR", "CEIL", "TRUNC")
-MUFU_FN = ("RCP", "RSQ")            # the special-function unit's approximations the emitter uses
+_FTYPE = ("F32", "F64")
+MUFU_FN = ("RCP", "RSQ", "RCP64H", "RSQ64H")   # the special-function unit's approximations the emitter uses
 _BOOL = ("AND", "OR", "XOR")
 _ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS")
 _SIGN = ("U32", "S32")
 _ATOM_TYPE = ("U32", "S32", "F32")
 _LD_CACHE = ("CA", "CG", "CS", "CV", "LU")
 _ST_CACHE = ("WB", "CG", "CS", "WT")
-_SIZE = ("U8", "S8", "U16", "S16", "32")
+_SIZE = ("U8", "S8", "U16", "S16", "32", "64")
 
 
 def _op(name, shapes, dests, unit, summary, mods=(), required=(), **flags) -> OpSpec:
     return OpSpec(name, tuple(shapes.split()), dests, unit, tuple(mods), tuple(required), summary=summary, **flags)
+
+
+# Register-pair rules (OpSpec.pairs): (operand, modifier, position). The operand names an even
+# register R2n whose pair R2n:R2n+1 holds a 64-bit value (low word in R2n) when the modifier is
+# None (always), is among the instruction's modifiers (position None), or is its modifier at that
+# position (F2F.F64.F32: the destination is a pair, the source not).
+_ALWAYS = None
+_DOUBLE3 = ((0, _ALWAYS, None), (1, _ALWAYS, None), (2, _ALWAYS, None))
+_LOAD64 = ((0, "64", None),)
+_STORE64 = ((1, "64", None),)
 
 
 _TABLE = [
@@ -246,31 +263,49 @@ _TABLE = [
         negatable=True),
     _op("FSETP", "P P R RC P", 2, "alu", "Pd = (a cmp b) bool c; Pd2 = !(a cmp b) bool c; cmp ordered, or "
         "true on a NaN with U (NEU)", mods=[FCMP, _BOOL], required=(0,), negatable=True),
-    _op("F2I", "R R", 1, "mul", "Rd = integer of binary32 a: toward zero, saturating, NaN to 0",
-        mods=[_SIGN, ("F32",), ("TRUNC",)], required=(0, 1, 2)),
-    _op("I2F", "R R", 1, "mul", "Rd = binary32 nearest to integer a (ties to even)", mods=[("F32",), _SIGN],
-        required=(0, 1)),
-    _op("F2F", "R R", 1, "mul", "Rd = binary32 a rounded to an integral value: down, up or toward zero",
-        mods=[("F32",), ("F32",), F2F_ROUND], required=(0, 1, 2)),
+    _op("F2I", "R R", 1, "mul", "Rd = integer of binary32 (.F64: binary64 pair) a: toward zero, saturating, "
+        "NaN to 0", mods=[_SIGN, _FTYPE, ("TRUNC",)], required=(0, 1, 2), pairs=((1, "F64", 1),)),
+    _op("I2F", "R R", 1, "mul", "Rd = binary32 (.F64: binary64 pair) nearest to integer a (ties to even)",
+        mods=[_FTYPE, _SIGN], required=(0, 1), pairs=((0, "F64", 0),)),
+    _op("F2F", "R R", 1, "mul", "Rd = float a in Rd's format (F32/F64: destination, then source), rounded to "
+        "nearest even, or to an integral value: down, up or toward zero", mods=[_FTYPE, _FTYPE, F2F_ROUND],
+        required=(0, 1), pairs=((0, "F64", 0), (1, "F64", 1))),
     _op("MUFU", "R R", 1, "mul", "Rd = approximate 1/a (RCP) or 1/sqrt(a) (RSQ): binary64's value truncated to "
-        "binary32 (below the exact one, within an ulp); subnormal a flushed (docs/fermi.md, \"MUFU\")",
+        "binary32 (below the exact one, within an ulp); subnormal a flushed; RCP64H / RSQ64H: the high word of "
+        "binary64's 1/x or 1/sqrt(x), x the binary64 whose high word is a (docs/fermi.md, \"MUFU\")",
         mods=[MUFU_FN], required=(0,)),
+    # binary64 in register pairs (R2n: the low word, R2n+1 the high one; RZ as a source is +0.0): IEEE,
+    # rounded to nearest even, subnormals kept; a NaN result is 0x7fffffff_ffffffff; -R flips the sign
+    _op("DADD", "R R R", 1, "mul", "Rd = a + b (binary64 pairs; either may be negated: -R)", negatable=True,
+        pairs=_DOUBLE3),
+    _op("DMUL", "R R R", 1, "mul", "Rd = a * b (binary64 pairs)", negatable=True, pairs=_DOUBLE3),
+    _op("DFMA", "R R R R", 1, "mul", "Rd = a * b + c, rounded once (binary64 pairs)", negatable=True,
+        pairs=(*_DOUBLE3, (3, _ALWAYS, None))),
+    _op("DMNMX", "R R R P", 1, "mul", "Rd = c ? minNum(a, b) : maxNum(a, b) (binary64 pairs; a NaN loses; "
+        "-0 < +0)", negatable=True, pairs=_DOUBLE3),
+    _op("DSETP", "P P R R P", 2, "mul", "Pd = (a cmp b) bool c; Pd2 = !(a cmp b) bool c (binary64 pairs; "
+        "FSETP's tests)", mods=[FCMP, _BOOL], required=(0,), negatable=True,
+        pairs=((2, _ALWAYS, None), (3, _ALWAYS, None))),
     _op("VOTE", "R P P", 2, "vote", "Rd = ballot(c); Pd = ALL/ANY/EQ of c over the active lanes",
         mods=[("ALL", "ANY", "EQ")], required=(0,)),
     _op("NOP", "K?", 0, "alu", "nothing (NOP.S marks a reconvergence point)"),
     # shared memory and the lock unit
-    _op("LDS", "R M", 1, "shared", "Rd = shared[a]", mods=[_SIZE]),
-    _op("STS", "M R", 0, "shared", "shared[a] = b", mods=[_SIZE]),
+    _op("LDS", "R M", 1, "shared", "Rd = shared[a] (.64: a pair from a and a + 4)", mods=[_SIZE], pairs=_LOAD64),
+    _op("STS", "M R", 0, "shared", "shared[a] = b (.64: a pair, to a and a + 4)", mods=[_SIZE], pairs=_STORE64),
     _op("LDSLK", "P R M", 2, "shared", "Rd = shared[a]; Pd = the word's lock bit was free (and is now taken)"),
     _op("STSUL", "M R", 0, "shared", "shared[a] = b, and free the word's lock bit"),
     # global and local memory
-    _op("LD", "R M", 1, "global", "Rd = global[a]", mods=[("E",), _LD_CACHE, _SIZE]),
-    _op("ST", "M R", 0, "global_store", "global[a] = b", mods=[("E",), _ST_CACHE, _SIZE]),
-    _op("LDL", "R M", 1, "local", "Rd = local[a] (the thread's own memory, for spills)"),
-    _op("STL", "M R", 0, "local_store", "local[a] = b"),
+    _op("LD", "R M", 1, "global", "Rd = global[a] (.64: a pair, from a then a + 4)", mods=[("E",), _LD_CACHE, _SIZE],
+        pairs=_LOAD64),
+    _op("ST", "M R", 0, "global_store", "global[a] = b (.64: a pair, to a then a + 4)", mods=[("E",), _ST_CACHE, _SIZE],
+        pairs=_STORE64),
+    _op("LDL", "R M", 1, "local", "Rd = local[a] (the thread's own memory, for spills; .64: a pair)",
+        mods=[("64",)], pairs=_LOAD64),
+    _op("STL", "M R", 0, "local_store", "local[a] = b (.64: a pair)", mods=[("64",)], pairs=_STORE64),
     _op("ATOM", "R M R R?", 1, "atomic", "Rd = global[a]; global[a] = op(global[a], b[, c]) at L2 "
-        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed)", mods=[("E",), _ATOM_OPS, _ATOM_TYPE, ("FTZ",), ("RN",)],
-        required=(1,)),
+        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed; .CAS.64: on the pair of words at a, with pairs)",
+        mods=[("E",), _ATOM_OPS, (*_ATOM_TYPE, "64"), ("FTZ",), ("RN",)], required=(1,),
+        pairs=((0, "64", None), (2, "64", None), (3, "64", None))),
     _op("RED", "M R", 0, "atomic_store", "global[a] = op(global[a], b) at L2, no result",
         mods=[("E",), _ATOM_OPS[:-2], _ATOM_TYPE, ("FTZ",), ("RN",)], required=(1,)),
     _op("MEMBAR", "", 0, "membar", "wait until this warp's earlier memory operations are visible at the scope",
@@ -298,6 +333,15 @@ _TABLE = [
 ]
 
 OPCODES: dict[str, OpSpec] = {spec.name: spec for spec in _TABLE}
+
+
+def pair_operands(op: str, mods: tuple[str, ...]) -> frozenset[int]:
+    """The operand positions of an instruction (opcode and modifiers) that name a register pair."""
+    out = set()
+    for operand, mod, position in OPCODES[op].pairs:
+        if mod is None or (mod in mods if position is None else mods[position:position + 1] == (mod,)):
+            out.add(operand)
+    return frozenset(out)
 
 # BAR forms that produce a register (BAR.RED.*) write their first operand.
 BAR_RED = "RED"

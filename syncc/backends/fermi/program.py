@@ -101,10 +101,11 @@ class SassKernel:
         from .isa import RZ, Mem, SassReg
         high = -1
         for ins in self.instrs:
-            for o in ins.operands:
+            pairs = ins.pairs
+            for k, o in enumerate(ins.operands):
                 r = o.base if isinstance(o, Mem) else o
                 if isinstance(r, SassReg) and r.n != RZ:
-                    high = max(high, r.n)
+                    high = max(high, r.n + (k in pairs))
         return high + 1
 
     def at(self, addr: int) -> Instruction:

@@ -18,9 +18,11 @@ engine: the compiled core reads the decoded records but never runs them.
 """
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -37,6 +39,7 @@ F64 = np.float64
 MASK32 = 0xFFFFFFFF
 SIGN32 = U32(0x80000000)
 NAN32 = U32(0x7FFFFFFF)             # the NaN every float instruction writes (the GPU's canonical one)
+NAN64 = np.uint64(0x7FFFFFFFFFFFFFFF)   # the NaN every binary64 instruction writes
 
 
 class Trap(Exception):
@@ -416,9 +419,9 @@ def fma32(a, b, c) -> np.ndarray:
     return raw.view(F64).astype(F32)
 
 
-def minnum(a, b, least: bool) -> np.ndarray:
+def minnum(a, b, least: bool, dtype=F32) -> np.ndarray:
     """IEEE minNum / maxNum: a NaN operand gives the other; -0 is below +0."""
-    a, b = np.asarray(a, dtype=F32), np.asarray(b, dtype=F32)
+    a, b = np.asarray(a, dtype=dtype), np.asarray(b, dtype=dtype)
     if least:
         take_a = (a < b) | np.isnan(b) | ((a == b) & np.signbit(a))
     else:
@@ -475,22 +478,117 @@ def _fsetp(ins, env):
 
 
 def _f2i(ins, env):
-    a, signed = _float(ins.operands[1], env), ins.mods[0] == "S32"
+    a, signed = (_double if ins.mods[1] == "F64" else _float)(ins.operands[1], env), ins.mods[0] == "S32"
     return _to_reg(ins, lambda w: np.broadcast_to(float_to_int(a(w), signed), (32,)))
 
 
 def _i2f(ins, env):
     a = (_signed if ins.mods[1] == "S32" else _unsigned)(ins.operands[1], env)
+    if ins.mods[0] == "F64":                 # every 32-bit integer is a binary64 value: exact
+        return _to_pair(ins, lambda w: np.broadcast_to(double_bits(np.asarray(a(w), dtype=F64)), (32,)))
     # through binary64, which holds every 32-bit integer: one rounding, to binary32
     return _to_reg(ins, lambda w: np.broadcast_to(float_bits(np.asarray(a(w), dtype=F64).astype(F32)), (32,)))
 
 
 def _f2f(ins, env):
-    a, fn = _float(ins.operands[1], env), _ROUND[next(m for m in ins.mods if m in F2F_ROUND)]
+    """F2F.dest.source[.round]: to an integral value in the source's format (FLOOR, CEIL, TRUNC), then
+    to the destination's, rounded to nearest even (binary32 to binary64 is exact)."""
+    wide_in, wide_out = ins.mods[1] == "F64", ins.mods[0] == "F64"
+    a = (_double if wide_in else _float)(ins.operands[1], env)
+    fn = _ROUND.get(next((m for m in ins.mods[2:] if m in F2F_ROUND), ""), lambda x: x)
+
     def compute(w):
         with np.errstate(all="ignore"):
-            return np.broadcast_to(float_bits(fn(a(w))), (32,))
-    return _to_reg(ins, compute)
+            v = fn(a(w))
+            return np.broadcast_to(double_bits(v) if wide_out else float_bits(np.asarray(v).astype(F32)), (32,))
+    return (_to_pair if wide_out else _to_reg)(ins, compute)
+
+
+# ---- binary64 in register pairs (R2n low word, R2n+1 high word) ------------------------------------
+# As binary32: numpy float64 is IEEE (nearest even, subnormals kept); a NaN result is NAN64. DFMA
+# rounds the exact a * b + c once (dfma). core/engine.py has the same steps.
+
+def _double(o, env):
+    """A function of the warp giving a register pair as binary64 (RZ: +0.0); -R flips the sign bit."""
+    n = o.n
+    if n == RZ:
+        zero = np.zeros(32, dtype=F64)
+        return lambda w: zero
+    flip = np.uint64(1 << 63) if o.neg else np.uint64(0)
+
+    def get(w):
+        raw = (w.r[n + 1].astype(np.uint64) << np.uint64(32)) | w.r[n].astype(np.uint64)
+        return (raw ^ flip).view(F64)
+    return get
+
+
+def double_bits(x) -> np.ndarray:
+    """binary64 values as 64-bit patterns, every NaN as NAN64."""
+    x = np.asarray(x, dtype=F64)
+    return np.where(np.isnan(x), NAN64, x.view(np.uint64))
+
+
+def _to_pair(ins: Instruction, compute):
+    """An instruction whose first operand is a register pair written with compute(w) (64-bit patterns)."""
+    d = ins.operands[0].n
+    if d == RZ:
+        return _nothing
+
+    def run(w, m):
+        bits = np.asarray(compute(w), dtype=np.uint64)
+        put_reg(w, d, (bits & np.uint64(MASK32)).astype(U32), m)
+        put_reg(w, d + 1, (bits >> np.uint64(32)).astype(U32), m)
+    return run
+
+
+def dfma(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once to binary64, from the exact value (Python's int / int division rounds
+    correctly, subnormals too). Infinities and NaN as IEEE gives them: a finite product plus an
+    infinite c is c."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c
+    if not math.isfinite(c):
+        return c
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c                   # exact here; IEEE's sign of a zero sum
+    try:
+        return exact.numerator / exact.denominator
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
+
+
+_DBINARY = {"DADD": np.add, "DMUL": np.multiply}
+
+
+def _dbinary(ins, env):
+    a, b, fn = _double(ins.operands[1], env), _double(ins.operands[2], env), _DBINARY[ins.op]
+
+    def compute(w):
+        with np.errstate(all="ignore"):
+            return double_bits(np.broadcast_to(fn(a(w), b(w)), (32,)))
+    return _to_pair(ins, compute)
+
+
+def _dfma(ins, env):
+    a, b, c = (_double(o, env) for o in ins.operands[1:4])
+
+    def compute(w):
+        return double_bits(np.array([dfma(x, y, z) for x, y, z in zip(a(w).tolist(), b(w).tolist(),
+                                                                       c(w).tolist())], dtype=F64))
+    return _to_pair(ins, compute)
+
+
+def _dmnmx(ins, env):
+    a, b, c = _double(ins.operands[1], env), _double(ins.operands[2], env), _pred(ins.operands[3])
+    return _to_pair(ins, lambda w: double_bits(np.where(c(w), minnum(a(w), b(w), True, F64),
+                                                        minnum(a(w), b(w), False, F64))))
+
+
+def _dsetp(ins, env):
+    code = FCMP.index(ins.mods[0])
+    a, b = _double(ins.operands[2], env), _double(ins.operands[3], env)
+    return _setp_writer(ins, lambda w: np.broadcast_to(float_test(code, a(w), b(w)), (32,)))
 
 
 def truncate_to_f32(v) -> np.ndarray:
@@ -520,9 +618,30 @@ def mufu(fn: str, x) -> np.ndarray:
     return np.where(mag > 0x7F800000, NAN32, out).astype(U32)
 
 
+def mufu64h(fn: str, x) -> np.ndarray:
+    """MUFU.RCP64H / MUFU.RSQ64H on words (docs/fermi.md, "MUFU"): x is the high word of a binary64
+    value v (low word zero); the result is the high word of binary64's 1/v or 1/sqrt(v), rounded to
+    nearest, a 20-bit approximation. A subnormal v is flushed to the zero of its sign, and a zero gives
+    the infinity of its sign; RCP64H(±inf) = ±0, RSQ64H(+inf) = +0, RSQ64H of a negative value NaN;
+    NaN gives 0x7fffffff (NAN64's high word)."""
+    x = np.asarray(x, dtype=U32)
+    sign, mag = x & SIGN32, x & U32(0x7FFFFFFF)
+    zero = mag < 0x00100000
+    with np.errstate(all="ignore"):
+        v = np.where(zero, 1.0, (mag.astype(np.uint64) << np.uint64(32)).view(F64))
+        r = 1.0 / (v if fn == "RCP64H" else np.sqrt(v))
+    out = np.where(zero, sign | U32(0x7FF00000), (r.view(np.uint64) >> np.uint64(32)).astype(U32))
+    if fn == "RCP64H":
+        out = np.where(mag == 0x7FF00000, sign, sign | out)
+    else:
+        out = np.where(~zero & (sign != 0), NAN32, out)
+    return np.where(mag > 0x7FF00000, NAN32, out).astype(U32)
+
+
 def _mufu(ins, env):
     a, fn = _unsigned(ins.operands[1], env), ins.mods[0]
-    return _to_reg(ins, lambda w: np.broadcast_to(mufu(fn, a(w)), (32,)))
+    fn_of = mufu64h if fn.endswith("64H") else mufu
+    return _to_reg(ins, lambda w: np.broadcast_to(fn_of(fn, a(w)), (32,)))
 
 
 # ---- shared memory and the lock unit ---------------------------------------------------------
@@ -823,6 +942,8 @@ def _atomic_op(op: str, signed: bool):
 
 
 def _atom(ins, env, returns: bool = True):
+    if "64" in ins.mods:
+        return _atom_cas64(ins, env)
     ops = ins.operands
     d = ops[0].n if returns else RZ
     mem: Mem = ops[1] if returns else ops[0]
@@ -868,6 +989,54 @@ def _atom(ins, env, returns: bool = True):
     return run
 
 
+def _atom_cas64(ins, env):
+    """ATOM.CAS.64 Rd, [a], Rb, Rc: at L2, one lane at a time, the pair of words at a (low) and a + 4
+    (high) becomes c where it holds b; Rd gets what it held. Serialized on the low word's address;
+    this SM's queued stores to both words go first (weak memory)."""
+    ops = ins.operands
+    d, mem, vb, vc = ops[0].n, ops[1], ops[2].n, ops[3].n
+    if "CAS" not in ins.mods:
+        def refuse(w, m):
+            raise InstructionError(f"`{ins.name}`: the only 64-bit atomic is CAS.64")
+        return refuse
+    sim, cfg = env.sim, env.config
+    gmem = sim.gmem
+
+    def pair(w, n, ls):
+        if n == RZ:
+            return [0] * len(ls), [0] * len(ls)
+        return w.r[n][ls].tolist(), w.r[n + 1][ls].tolist()
+
+    def run(w, m):
+        ls, addrs = _addresses(w, mem.base.n, mem.offset, m)
+        lo = gmem.index(np.array(addrs, dtype=np.int64), ls).tolist()
+        hi = gmem.index(np.array([(a + 4) & MASK32 for a in addrs], dtype=np.int64), ls).tolist()
+        sim.mem.before_atomic(w, [x for both in zip(lo, hi) for x in both])
+        words, pc = gmem.words, w.pc
+        (b0, b1), (c0, c1) = pair(w, vb, ls), pair(w, vc, ls)
+        olds = ([], [])
+        done = sim.now
+        arrive = sim.now + cfg.atomic_latency // 2
+        for k, (lane, i, j) in enumerate(zip(ls, lo, hi)):
+            old = (int(words[i]), int(words[j]))
+            if old == (b0[k], b1[k]):
+                for x, new, was in ((i, c0[k], old[0]), (j, c1[k], old[1])):
+                    if new != was:
+                        words[x] = new
+                        gmem.writer[x] = (w.uid, lane, pc)
+                        sim.last_change = sim.now
+            olds[0].append(old[0])
+            olds[1].append(old[1])
+            start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
+            sim.l2_free[i] = start + cfg.atomic_occupancy
+            done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        if d != RZ:
+            w.r[d][ls] = olds[0]
+            w.r[d + 1][ls] = olds[1]
+        return done - sim.now
+    return run
+
+
 def _red(ins, env):
     return _atom(ins, env, returns=False)
 
@@ -891,6 +1060,32 @@ def _bpt(ins, env):
     return run
 
 
+def _halves(ins: Instruction) -> tuple[Instruction, Instruction]:
+    """A .64 access as two word accesses: the low word at the address, the high one at address + 4,
+    into (from) the pair's second register."""
+    mods = tuple(m for m in ins.mods if m != "64")
+    pairs = ins.pairs
+    hi = tuple(SassReg(o.n + 1) if k in pairs and isinstance(o, SassReg) and o.n != RZ
+               else Mem(o.base, o.offset + 4) if isinstance(o, Mem) else o for k, o in enumerate(ins.operands))
+    return replace(ins, mods=mods), replace(ins, mods=mods, operands=hi)
+
+
+def _wide(factory):
+    """A memory instruction's factory, taking .64 too: the low word's access, then the high word's (a
+    load whose destination pair holds its own address register reads the high word's address after
+    the low word has landed: the emitter never gives it one); the later of their latencies."""
+    def make(ins, env):
+        if "64" not in ins.mods:
+            return factory(ins, env)
+        lo, hi = (factory(half, env) for half in _halves(ins))
+
+        def run(w, m):
+            a, b = lo(w, m), hi(w, m)
+            return a if b is None else b if a is None else max(a, b)
+        return run
+    return make
+
+
 # The table: opcode → factory(instruction, env) → run(warp, mask)
 SEMANTICS: dict[str, Callable] = {
     "MOV": _mov, "MOV32I": _mov, "S2R": _s2r,
@@ -899,8 +1094,9 @@ SEMANTICS: dict[str, Callable] = {
     "ISETP": _isetp, "PSETP": _psetp, "VOTE": _vote, "NOP": _nop,
     "FADD": _fbinary, "FMUL": _fbinary, "FFMA": _ffma, "FMNMX": _fmnmx, "FSETP": _fsetp,
     "F2I": _f2i, "I2F": _i2f, "F2F": _f2f, "MUFU": _mufu,
-    "LDS": _lds, "STS": _sts, "LDSLK": _ldslk, "STSUL": _stsul,
-    "LD": _ld, "ST": _st, "LDL": _ldl, "STL": _stl, "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
+    "DADD": _dbinary, "DMUL": _dbinary, "DFMA": _dfma, "DMNMX": _dmnmx, "DSETP": _dsetp,
+    "LDS": _wide(_lds), "STS": _wide(_sts), "LDSLK": _ldslk, "STSUL": _stsul,
+    "LD": _wide(_ld), "ST": _wide(_st), "LDL": _wide(_ldl), "STL": _wide(_stl), "ATOM": _atom, "RED": _red, "MEMBAR": _membar,
     "BPT": _bpt,
 }
 
@@ -919,10 +1115,13 @@ def _slots(ins: Instruction) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if ins.op == "BAR" and ins.mods[:1] == ("RED",):
         dests = 1
     reads, writes = [], []
+    pairs = ins.pairs
     for i, o in enumerate(ins.operands):
         target = writes if i < dests else reads
         if isinstance(o, SassReg) and o.n != RZ:
             target.append(o.n)
+            if i in pairs:
+                target.append(o.n + 1)
         elif isinstance(o, Pred) and o.n != PT:
             target.append(64 + o.n)
         elif isinstance(o, Mem) and o.base.n != RZ:

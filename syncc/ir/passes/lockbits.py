@@ -1,6 +1,7 @@
 """Lock-bit allocation and shared-memory layout, for targets with a lock unit (Fermi).
 
-Guarantee: afterwards every shared array has a word offset, and no two words
+Guarantee: afterwards every shared array has a word offset (an array of 64-bit elements two words
+an element, from an even word), and no two words
 whose lock bits can be held at the same time share a bit. The lock unit has
 `lock_bits` bits (1024), and word addresses `lock_word_stride` (1024) apart
 share one (seed 000 §3.1).
@@ -38,8 +39,10 @@ def allocate_lock_bits(k: Kernel, ctx: PassContext) -> Kernel:
     rest = [a for a in shared if a.name not in held_names | atomic_names]
     offset, placed = 0, {}
     for a in held + brief + rest:
+        words = a.elem.bits // 32 if a.elem.bits == 64 else 1     # a 64-bit element: two aligned words
+        offset += offset % words
         placed[a.name] = offset
-        offset += a.length
+        offset += a.length * words
     held_words = sum(a.length for a in held)
     if held_words > target.lock_bits:
         _too_many(k, held, held_words, ctx)

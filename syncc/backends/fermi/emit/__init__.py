@@ -82,4 +82,5 @@ def shared_arrays(k: Kernel) -> tuple[SharedArray, ...]:
 
 
 def shared_bytes(k: Kernel) -> int:
-    return max((4 * (a.offset + a.length) for a in k.arrays if a.space == "shared"), default=0)
+    return max((4 * a.offset + a.length * (8 if a.elem.bits == 64 else 4) for a in k.arrays if a.space == "shared"),
+               default=0)

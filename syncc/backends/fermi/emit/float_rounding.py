@@ -176,3 +176,206 @@ def sqrt_f32(sel, dest: Use, x) -> None:
     q = c.r("IADD", q1, c.sel_(c.k(1), c.sel_(c.k(-1), SassReg(RZ), down), up))
     finite = c.r("IADD", q, c.r("SHL", k, SassImm(23)))
     sel.emit("SEL", dest, special, finite, c.p("ISETP.GE.U32.AND", c.r("IADD32I", x, SassImm(-1)), c.k(0x7F7FFFFF)))
+
+
+# ---- binary64: the same argument on register pairs ------------------------------------------------
+#
+# Division a / b, finite nonzero operands: a = A * 2^ea, b = B * 2^eb, A, B in [1, 2) (a subnormal
+# scaled by 2^54 first), t = A / B in (1/2, 2), the result t * 2^E, E = ea - eb (clamped to
+# [-1080, 1030]: beyond, the result is a zero or an infinity either way).
+#   * y = two Newton steps from MUFU.RCP64H(B) (20 bits, then 40, then binary64's precision);
+#     q0 = A * y; q1 = q0 + (A - B * q0) * y is within an ulp of t;
+#   * the quantum w of the result, in t's units: ulp(q1), or, for a subnormal result, the
+#     subnormals' spacing 2^(-1074 - E), when that is larger (then q1 is rounded to a multiple of it,
+#     (q1 + 2^52 w) - 2^52 w); c, the candidate, is within w + ulp(q1) of t, so RN(t) is c, c + w or
+#     c - w' (w' the spacing below c);
+#   * the signs of r1 - B * w/2 and r1 + B * w'/2, r1 = A - B * c (one DFMA each), say whether t lies
+#     above c + w/2 or below c - w'/2; each is exact where it is near zero, and its rounding keeps the
+#     sign elsewhere. A quotient exactly at a midpoint (possible only below the normal range) goes to
+#     the candidate that is an even multiple of w;
+#   * the result is the chosen q times 2^E, as two exact DMULs by powers of two (or an infinity).
+# Square root of a positive finite x = X * 2^(2k), X in [1, 4): y = two Newton steps from
+# MUFU.RSQ64H(X); q1 = q0 + (X - q0^2) * y / 2, q0 = X * y; the signs of X - (q1 + w/2)^2 and
+# X - (q1 - w'/2)^2 (three DFMAs each, exact near zero) pick q1, its successor or its predecessor;
+# the result, always normal, is q times 2^k.
+
+ONE64_HI, TWO54_HI, HALF64_HI = 0x3FF00000, 0x43500000, 0x3FE00000   # high words of 1.0, 2^54, 0.5
+EXP64 = 0x7FF00000
+
+
+class _Pairs:
+    """Register pairs for a routine: unguarded temporaries, their words, choices between them."""
+
+    def __init__(self, c: _Code):
+        self.c, self.sel = c, c.sel
+
+    def d(self, name: str, *ops) -> Use:
+        """A D instruction (or F2F into a pair) into a fresh pair."""
+        sel = self.sel
+        return Use(sel.result(sel.emit(name, Use(sel.temp("d")), *ops, guard=None)))
+
+    def pair(self, lo, hi) -> Use:
+        """A fresh pair from two words (registers, RZ)."""
+        sel = self.sel
+        t = sel.temp("d")
+        sel.pair_from(t, lo, hi, guard=None)
+        return Use(t)
+
+    def lo(self, x):
+        return x if isinstance(x, SassReg) else Use(x.v, half=0)
+
+    def hi(self, x):
+        return x if isinstance(x, SassReg) else Use(x.v, half=1)
+
+    def power(self, hi_word) -> Use:
+        """The pair of a power of two (or any value whose low word is zero) from its high word."""
+        return self.pair(SassReg(RZ), hi_word)
+
+    def const_hi(self, hi: int) -> Use:
+        return self.power(self.c.reg(hi))
+
+    def choose(self, x, y, p) -> Use:
+        """p ? x : y, a word at a time."""
+        sel = self.sel
+        t = sel.temp("d")
+        sel.emit("SEL", Use(t, half=0), self.lo(x), self.lo(y), p, guard=None)
+        sel.emit("SEL", Use(t, half=1), self.hi(x), self.hi(y), p, guard=None)
+        sel.mark_pair_definition(sel.out[-2:], t)
+        return Use(t)
+
+    def negated(self, x) -> Use:
+        return self.pair(self.lo(x), self.c.r("LOP32I.XOR", self.hi(x), SassImm(0x80000000)))
+
+    def ulp(self, x, power_below: bool = False) -> Use:
+        """ulp(x) for a positive normal x (its exponent less 52), or with power_below the spacing just
+        below x (half that when x is a power of two)."""
+        c = self.c
+        hi = c.r("IADD32I", c.r("LOP32I.AND", self.hi(x), SassImm(EXP64)), SassImm(-(52 << 20)))
+        if power_below:
+            mantissa = c.r("LOP.OR", c.r("LOP32I.AND", self.hi(x), SassImm(0xFFFFF)), self.lo(x))
+            power = c.p("ISETP.EQ.AND", mantissa, SassReg(RZ))
+            hi = c.sel_(c.r("IADD32I", hi, SassImm(-(1 << 20))), hi, power)
+        return self.power(hi)
+
+    def half(self, w) -> Use:
+        """w / 2 for a power of two w (its high word less one exponent step)."""
+        return self.power(self.c.r("IADD32I", self.hi(w), SassImm(-(1 << 20))))
+
+
+def _scaled64(c: _Code, p: _Pairs, x) -> tuple[Use, Use]:
+    """A positive finite nonzero binary64's significand in [1, 2), and its biased exponent (a
+    subnormal's below 1: scaled by 2^54 first, exactly)."""
+    mag_hi = c.r("LOP32I.AND", p.hi(x), SassImm(0x7FFFFFFF))
+    sub = c.p("ISETP.LT.U32.AND", mag_hi, c.k(0x00100000))
+    scale = p.power(c.sel_(c.reg(TWO54_HI), c.reg(ONE64_HI), sub))
+    normal = p.d("DMUL", p.pair(p.lo(x), mag_hi), scale)
+    exp = c.r("IADD", c.r("SHR.U32", p.hi(normal), SassImm(20)), _neg(c.sel_(c.reg(54), SassReg(RZ), sub)))
+    sig = p.pair(p.lo(normal), c.r("LOP32I.OR", c.r("LOP32I.AND", p.hi(normal), SassImm(0xFFFFF)),
+                                   SassImm(ONE64_HI)))
+    return sig, exp
+
+
+def _special64(c: _Code, p: _Pairs, x):
+    """True where the pair is a zero, an infinity or a NaN."""
+    mag_hi = c.r("LOP32I.AND", p.hi(x), SassImm(0x7FFFFFFF))
+    top = c.p("ISETP.GE.U32.AND", mag_hi, c.k(EXP64))
+    return c.p("ISETP.EQ.OR", c.r("LOP.OR", mag_hi, p.lo(x)), SassReg(RZ), top)       # zero, or top
+
+
+def _odd_multiple(c: _Code, p: _Pairs, x, w):
+    """x / w is odd (x a multiple of the power of two w): x * (1/2w) is not an integer."""
+    inverse_half = p.power(c.r("IADD", c.reg(2045 << 20), _neg(c.r("LOP32I.AND", p.hi(w), SassImm(EXP64)))))
+    h = p.d("DMUL", x, inverse_half)
+    return c.p("DSETP.NEU.AND", h, p.d("F2F.F64.F64.FLOOR", h), Pred(PT))
+
+
+def divide_f64(sel, dest: Use, a, b) -> None:
+    """dest = a / b, correctly rounded (a, b and dest register pairs holding binary64 values)."""
+    c = _Code(sel)
+    p = _Pairs(c)
+    if isinstance(a, SassReg) or isinstance(b, SassReg):       # +0.0 as RZ: a pair of zero words
+        a, b = (p.pair(SassReg(RZ), SassReg(RZ)) if isinstance(x, SassReg) else x for x in (a, b))
+    sign = c.r("LOP32I.AND", c.r("LOP.XOR", p.hi(a), p.hi(b)), SassImm(0x80000000))
+    # a zero, infinity or NaN operand: a * (1/b exactly for b in {0, inf, NaN}, else +-1)
+    b_special = _special64(c, p, b)
+    unit = p.power(c.r("LOP32I.OR", c.r("LOP32I.AND", p.hi(b), SassImm(0x80000000)), SassImm(ONE64_HI)))
+    special = p.d("DMUL", a, p.choose(p.power(c.r("MUFU.RCP64H", p.hi(b))), unit, b_special))
+    either = c.p("PSETP.OR.AND", _special64(c, p, a), b_special)
+    # finite nonzero operands: t = A / B in (1/2, 2), the result t * 2^E
+    sig_a, exp_a = _scaled64(c, p, a)
+    sig_b, exp_b = _scaled64(c, p, b)
+    shift = c.r("IADD", exp_a, _neg(exp_b))
+    shift = c.r("IMNMX", c.r("IMNMX", shift, c.k(-1080), Pred(PT, neg=True)), c.k(1030), Pred(PT))
+    one = p.const_hi(ONE64_HI)
+    y = p.power(c.r("MUFU.RCP64H", p.hi(sig_b)))
+    for _ in range(2):
+        y = p.d("DFMA", y, p.d("DFMA", _neg(sig_b), y, one), y)
+    q0 = p.d("DMUL", sig_a, y)
+    q1 = p.d("DFMA", p.d("DFMA", _neg(sig_b), q0, sig_a), y, q0)
+    # the quantum: ulp(q1), or the subnormals' spacing 2^(-1074 - E) in t's units when larger
+    spacing_exp = c.r("IMNMX", c.r("IADD", c.reg(-51), _neg(shift)), c.k(1), Pred(PT, neg=True))
+    spacing = p.power(c.r("SHL", spacing_exp, SassImm(20)))
+    ulp_q1 = p.ulp(q1)
+    w0 = p.d("DMNMX", ulp_q1, spacing, Pred(PT, neg=True))
+    big = p.power(c.r("IADD32I", p.hi(w0), SassImm(52 << 20)))                        # 2^52 * w0
+    coarse = c.p("DSETP.GT.AND", w0, ulp_q1)
+    cand = p.choose(p.d("DADD", p.d("DADD", q1, big), _neg(big)), q1, coarse)
+    w = p.d("DMNMX", p.ulp(cand), spacing, Pred(PT, neg=True))
+    w_below = p.d("DMNMX", p.ulp(cand, power_below=True), spacing, Pred(PT, neg=True))
+    r1 = p.d("DFMA", _neg(sig_b), cand, sig_a)
+    above = p.d("DFMA", _neg(sig_b), p.half(w), r1)                                 # sign(t - (c + w/2))
+    below = p.d("DFMA", sig_b, p.half(w_below), r1)                                # sign(t - (c - w'/2))
+    odd = _odd_multiple(c, p, cand, w)
+    zero = SassReg(RZ)                                                             # +0.0 as a pair
+    up = c.p("DSETP.GT.OR", above, zero, c.p("DSETP.EQ.AND", above, zero, odd))
+    down = c.p("DSETP.LT.OR", below, zero, c.p("DSETP.EQ.AND", below, zero, odd))
+    q = p.d("DADD", cand, p.choose(w, p.choose(p.negated(w_below), zero, down), up))
+    # q * 2^E: two exact steps (2^(E/2) and the rest), an infinity past the top
+    first = c.r("SHR", shift, SassImm(1))
+    second = c.r("IADD", shift, _neg(first))
+    scaled = p.d("DMUL", p.d("DMUL", q, p.power(c.r("SHL", c.r("IADD32I", first, SassImm(1023)), SassImm(20)))),
+                 p.power(c.r("SHL", c.r("IADD32I", second, SassImm(1023)), SassImm(20))))
+    finite = p.pair(p.lo(scaled), c.r("LOP.OR", p.hi(scaled), sign))
+    _choose_into(sel, dest, special, finite, either)
+
+
+def sqrt_f64(sel, dest: Use, x) -> None:
+    """dest = sqrt(x), correctly rounded (x and dest register pairs holding binary64 values)."""
+    c = _Code(sel)
+    p = _Pairs(c)
+    if isinstance(x, SassReg):
+        x = p.pair(SassReg(RZ), SassReg(RZ))
+    zero = SassReg(RZ)                                                             # +0.0 as a pair
+    # +-0, +inf and NaN: x + x; below zero: NaN
+    special = p.choose(p.pair(c.reg(0xFFFFFFFF), c.reg(0x7FFFFFFF)), p.d("DADD", x, x),
+                       c.p("DSETP.LT.AND", x, zero))
+    finite = c.p("ISETP.LT.U32.AND", p.hi(x), c.k(EXP64), c.p("DSETP.GT.AND", x, zero))
+    # positive finite x = X * 2^(2k), X in [1, 4)
+    sig, exp = _scaled64(c, p, x)
+    unbiased = c.r("IADD32I", exp, SassImm(-1023))
+    odd = c.r("LOP32I.AND", unbiased, SassImm(1))
+    k = c.r("SHR", c.r("IADD", unbiased, _neg(odd)), SassImm(1))
+    big = p.pair(p.lo(sig), c.r("IADD", p.hi(sig), c.r("SHL", odd, SassImm(20))))    # X
+    one, half = p.const_hi(ONE64_HI), p.const_hi(HALF64_HI)
+    y = p.power(c.r("MUFU.RSQ64H", p.hi(big)))
+    for _ in range(2):
+        y = p.d("DFMA", p.d("DMUL", y, half), p.d("DFMA", _neg(big), p.d("DMUL", y, y), one), y)
+    q0 = p.d("DMUL", big, y)
+    q1 = p.d("DFMA", p.d("DFMA", _neg(q0), q0, big), p.d("DMUL", y, half), q0)
+    w, w_below = p.ulp(q1), p.ulp(q1, power_below=True)
+    hw, hwb = p.half(w), p.half(w_below)
+    r1 = p.d("DFMA", _neg(q1), q1, big)                                             # X - q1^2
+    above = p.d("DFMA", _neg(hw), hw, p.d("DFMA", _neg(q1), w, r1))               # X - (q1 + w/2)^2
+    below = p.d("DFMA", _neg(hwb), hwb, p.d("DFMA", q1, w_below, r1))             # X - (q1 - w'/2)^2
+    up = c.p("DSETP.GT.AND", above, zero)
+    down = c.p("DSETP.LT.AND", below, zero)
+    q = p.d("DADD", q1, p.choose(w, p.choose(p.negated(w_below), zero, down), up))
+    root = p.pair(p.lo(q), c.r("IADD", p.hi(q), c.r("SHL", k, SassImm(20))))
+    _choose_into(sel, dest, root, special, finite)
+
+
+def _choose_into(sel, dest: Use, x: Use, y: Use, p) -> None:
+    """dest = p ? x : y, a word at a time (guarded as the IR instruction is)."""
+    sel.emit("SEL", Use(dest.v, half=0), Use(x.v, half=0), Use(y.v, half=0), p)
+    sel.emit("SEL", Use(dest.v, half=1), Use(x.v, half=1), Use(y.v, half=1), p)
+    sel.mark_pair_definition(sel.out[-2:], dest.v)

@@ -23,18 +23,24 @@ stage), and every instruction left has a direct SASS translation in select.py:
     ends in `trap` (BPT.TRAP).
 
   * atomic_min / atomic_max of an f32 word in global memory (Fermi's ATOM has no float min or
-    max) is a compare-and-swap loop: read the word, compute min/max with the operand, ATOM.CAS
-    it in while the word still holds the bits read, else retry from what the CAS returned.
+    max), and atomic_add / sub / min / max / exch of an f64 word (ATOM.CAS.64 is Fermi's one
+    64-bit atomic), is a compare-and-swap loop: read the word, compute the new value from the
+    operand, ATOM.CAS it in while the word still holds the bits read (an f64's: its two words,
+    through a u64 bitcast and compare, which selection has for this), else retry from what the
+    CAS returned.
 
-  * f32 division is left to selection, divisor a register or not: float_rounding.py's routine.
+  * f32 and f64 division is left to selection, divisor a register or not: float_rounding.py's routines.
 
-64-bit integers and floats (i64, u64, f64, `clock()`) are not implemented: `check_kernel` reports
-each kernel that uses them as E0801, at the first use.
+f64 lives in register pairs (select.py; `/` and sqrt are float_rounding.py's sequences); what is not
+implemented for it, and 64-bit integers (i64, u64, `clock()`) altogether, `check_kernel` reports as
+E0801, at the first use in each kernel: exp/log of f64 (their recipes compute with
+i64), atomics on shared f64 words, and f64 in a primitive's state (a channel's or a queue's slots,
+global state arrays).
 """
 from __future__ import annotations
 
 from ....core.diagnostics import Diagnostic, Severity
-from ....core.types import BOOL, F32, I32, U32
+from ....core.types import BOOL, F32, F64, I32, U32, U64
 from ....ir.builder import KernelBuilder
 from ....ir.faults import expand_bounds_checks
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
@@ -50,27 +56,55 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
-    def wide(t) -> bool:
-        return t is not None and getattr(t, "bits", 0) == 64
+    """E0801 for a kernel that uses 64-bit integers, or f64 where the emitter has no code for it (one
+    diagnostic, at the first use)."""
+    def integer64(t) -> bool:
+        return t is not None and getattr(t, "bits", 0) == 64 and t != F64
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
-        if wide(t):
+        if integer64(t):
             span = getattr(p, "span", None) or _first_use(k, p) or k.span
             return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
     for a in k.arrays:
-        if wide(a.elem):
+        if integer64(a.elem):
             return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
+        if a.elem == F64 and (a.kind == "state" or a.space != "shared"):
+            return [_e0801_f64(f"f64 in a primitive's state (`{a.name}`)", _first_use(k, a) or a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
-            for v in (*ins.dests, *ins.args, *(a.index for a in ins.args if isinstance(a, Ref))):
-                t = getattr(v, "type", None)
-                if wide(t):
-                    what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
-                        else f"this computes with {t}"
-                    return [_e0801(what, ins.span or k.span)]
+            types = [getattr(v, "type", None) for v in (*ins.dests, *ins.args,
+                                                         *(a.index for a in ins.args if isinstance(a, Ref)))]
+            if ins.ref is not None and k.array(ins.ref.name) is not None:
+                types.append(k.array(ins.ref.name).elem)
+            t = next((t for t in types if integer64(t)), None)
+            if t is not None:
+                what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
+                    else f"this computes with {t}"
+                return [_e0801(what, ins.span or k.span)]
+            shared = ins.ref is not None and k.array(ins.ref.name) is not None \
+                and k.array(ins.ref.name).space == "shared"
+            if F64 in types and (ins.info.group == "lockbit" or ins.info.group == "atomic" and shared):
+                return [_e0801_f64("atomics on shared f64 words", ins.span or k.span)]
+            if F64 in types and not f64_selectable(ins):
+                return [_e0801_f64(_F64_MISSING.get(ins.op, f"`{ins.op}` on f64"), ins.span or k.span)]
     return []
+
+
+# what the emitter has no code for on f64, by IR op (docs/fermi.md, "64-bit values")
+_F64_MISSING = {"bitcast": "an f64 bit pattern (a 64-bit integer)"}
+
+
+def f64_selectable(ins: Instr) -> bool:
+    """Whether selection has code for this instruction on f64 values: a load or store of an f64 array
+    (global, or a plain shared one), an atomic on a global f64 word (ATOM.CAS.64, or a loop of it),
+    or a template (select.TEMPLATES)."""
+    from .select import TEMPLATES, template_key
+    if ins.op in ("ld", "st", "div", "sqrt"):       # f64 `/` and sqrt: float_rounding.py's sequences
+        return True
+    if ins.info.group == "atomic":                  # of a global word (a shared one is refused before)
+        return True
+    return template_key(ins) in TEMPLATES
 
 
 def _first_use(k: Kernel, p) -> object | None:
@@ -84,13 +118,18 @@ def _first_use(k: Kernel, p) -> object | None:
     return None
 
 
+def _e0801_f64(what: str, span) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (f64 arithmetic, "
+                      "division, sqrt, comparisons, conversions, min/max, global atomics and f64 arrays are; "
+                      "exp/log, shared atomics and primitives' slots of f64 are not yet)", span,
+                      help="compute this part in f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` "
+                           "(the PTX targets support all of f64)")
+
+
 def _e0801(what: str, span) -> Diagnostic:
-    if "f64" in what:
-        return Diagnostic(Severity.ERROR, "E0801", f"f64 is not supported on Fermi SASS: {what} (the emitter "
-                          "has no register pairs, hence no DADD/DMUL/DFMA and no 64-bit loads)", span,
-                          help="use f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
-                               "targets support f64)")
-    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what}", span,
+    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what} (the "
+                      "emitter has register pairs for f64, but no i64/u64 arithmetic: IADD.X carries, 64-bit "
+                      "compares, shifts and multiplies; exp and log of f64 compute with i64)", span,
                       help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
                            "targets support i64 and u64)")
 
@@ -124,7 +163,7 @@ def legalize(k: Kernel, its: bool = False) -> Kernel:
 def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.op == "nanosleep":
         return not its
-    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
+    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
         return True                                 # (an f32 quotient is select.py's: float_rounding.py)
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
@@ -135,7 +174,10 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
 
 
 def _float_min_max(ins: Instr, a) -> bool:
-    return a.elem == F32 and ins.op in ("atom.min", "atom.max")
+    """An atomic Fermi has no instruction for, done as a compare-and-swap loop: min/max of an f32
+    word, and every read-modify-write of an f64 word (ATOM.CAS.64 is Fermi's one 64-bit atomic)."""
+    return (a.elem == F32 and ins.op in ("atom.min", "atom.max")) \
+        or (a.elem == F64 and ins.op in ("atom.add", "atom.sub", "atom.min", "atom.max", "atom.exch"))
 
 
 class _Rewriter:
@@ -175,7 +217,7 @@ class _Rewriter:
         ins = self.ins
         if ins.op == "nanosleep":
             self.nanosleep()
-        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type != F32:
+        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()
@@ -212,20 +254,23 @@ class _Rewriter:
             self.emit("mov", (ins.dests[0],), (old,))
 
     def compare_and_swap(self) -> None:
-        """atom.min/max of an f32 global word: ATOM.CAS the new value in until the word has not
-        changed since it was read. The CAS compares bits, so a NaN or a -0.0 in the word is no
-        trouble; the old value is the one the successful CAS returned."""
+        """atom.min/max of an f32 global word, and atom.add/sub/min/max/exch of an f64 one: ATOM.CAS
+        the new value in until the word has not changed since it was read. The CAS compares bits
+        (of an f64: both words), so a NaN or a -0.0 in the word is no trouble; the old value is the
+        one the successful CAS returned."""
         ins, b = self.ins, self.b
         ref, v = ins.ref, ins.args[1]
-        seen = b.reg(F32, "seen")
+        elem = self.k.array(ref.name).elem
+        bits = U64 if elem == F64 else U32
+        seen = b.reg(elem, "seen")
         self.emit("ld", (seen,), (ref,))
         retry, done = self.block("cas.retry"), self.block("cas.done")
         b.jump(retry)
         b.at(retry)
-        new = self.op(ins.op.split(".")[1], F32, seen, v, hint="new")
-        old = self.op("atom.cas", F32, ref, seen, new, hint="old")
-        same = self.op("cmp.eq", BOOL, self.op("bitcast", U32, old, hint="bits"),
-                       self.op("bitcast", U32, seen, hint="bits"), hint="same")
+        new = v if ins.op == "atom.exch" else self.op(_RMW[ins.op], elem, seen, v, hint="new")
+        old = self.op("atom.cas", elem, ref, seen, new, hint="old")
+        same = self.op("cmp.eq", BOOL, self.op("bitcast", bits, old, hint="bits"),
+                       self.op("bitcast", bits, seen, hint="bits"), hint="same")
         self.emit("mov", (seen,), (old,))
         b.branch(same, done, retry)
         b.at(done)

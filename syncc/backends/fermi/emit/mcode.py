@@ -42,7 +42,8 @@ def is_pure(op: str, ops: list) -> bool:
 
 
 class V:
-    """A virtual register: cls "r" (a general register, R0-R62) or "p" (a predicate, P0-P6)."""
+    """A virtual register: cls "r" (a general register, R0-R62), "d" (a register pair R2n:R2n+1 holding
+    a 64-bit value, low word first) or "p" (a predicate, P0-P6)."""
     __slots__ = ("id", "cls", "hint", "temp")
 
     def __init__(self, cls: str, hint: str = "", temp: bool = False):
@@ -57,14 +58,24 @@ class V:
 
 @dataclass(frozen=True, slots=True)
 class Use:
-    """A virtual register as an operand: -R (neg, integer sources of IADD), ~R (inv, LOP), !P (neg)."""
+    """A virtual register as an operand: -R (neg, integer sources of IADD), ~R (inv, LOP), !P (neg);
+    of a pair, the whole pair, or one word of it (half 0: the low word, 1: the high word). Writing
+    one word is a partial definition: the other word keeps its value, so it ends the pair's old
+    value only where the instruction's `kills` says (select.py marks the first word of each
+    definition)."""
     v: V
     neg: bool = False
     inv: bool = False
+    half: int | None = None
 
     def __repr__(self) -> str:
-        return ("-" if self.neg and self.v.cls == "r" else "!" if self.neg else "") + ("~" if self.inv else "") \
-            + repr(self.v)
+        return ("-" if self.neg and self.v.cls != "p" else "!" if self.neg else "") + ("~" if self.inv else "") \
+            + repr(self.v) + ("" if self.half is None else (".lo", ".hi")[self.half])
+
+
+def same_file(a: V, b: V) -> bool:
+    """Whether two virtual registers compete for the same registers: a pair takes two general ones."""
+    return (a.cls == "p") == (b.cls == "p")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +115,12 @@ class MInstr:
     def defs(self) -> list[V]:
         return [o.v for o in self.ops[:self.ndests] if isinstance(o, Use)]
 
+    def killed(self) -> list[V]:
+        """The definitions that end their register's old value on every thread that runs this: unguarded
+        whole registers, and whatever `kills` names."""
+        return [o.v for o in self.ops[:self.ndests] if isinstance(o, Use)
+                and ((self.guard is None and o.half is None) or o.v in self.kills)]
+
     def uses(self) -> list[V]:
         out = [o.v for o in self.ops[self.ndests:] if isinstance(o, Use)]
         out += [o.base for o in self.ops if isinstance(o, VMem) and o.base is not None]
@@ -116,7 +133,8 @@ class MInstr:
         if self.guard is not None:
             return None
         if self.op == "MOV" and len(self.ops) == 2 and isinstance(self.ops[0], Use) and isinstance(self.ops[1], Use) \
-                and not self.ops[1].neg and not self.ops[1].inv:
+                and not self.ops[1].neg and not self.ops[1].inv and self.ops[0].half is None \
+                and self.ops[1].half is None:
             return self.ops[0].v, self.ops[1].v
         if self.op == "PSETP" and self.mods == ("AND", "AND") and isinstance(self.ops[0], Use) \
                 and isinstance(self.ops[2], Use) and not self.ops[2].neg and _is_pt(self.ops[1]) \

@@ -148,7 +148,7 @@ def _replace_uses(mf: MFunction, old: V, new: V) -> None:
             for k in range(ins.ndests, len(ins.ops)):
                 o = ins.ops[k]
                 if isinstance(o, Use) and o.v is old:
-                    ins.ops[k] = Use(new, o.neg, o.inv)
+                    ins.ops[k] = Use(new, o.neg, o.inv, o.half)
             for k, o in enumerate(ins.ops):
                 if isinstance(o, VMem) and o.base is old:
                     ins.ops[k] = VMem(new, o.offset)
@@ -178,7 +178,7 @@ def _propagate_copies(mf: MFunction, facts: _Facts) -> bool:
 def _key(ins: MInstr) -> tuple:
     def one(o):
         if isinstance(o, Use):
-            return ("v", o.v.id, o.neg, o.inv)
+            return ("v", o.v.id, o.neg, o.inv, o.half)
         if isinstance(o, VMem):
             return ("m", o.base.id if o.base else None, o.offset)
         return ("x", type(o).__name__, str(o))

@@ -1,4 +1,4 @@
-"""Register allocation: virtual registers → R0–R62 and P0–P6, spilling when they do not fit.
+"""Register allocation: virtual registers → R0–R62, pairs R2n:R2n+1 and P0–P6, spilling when they do not fit.
 
 Guarantee: afterwards every operand of the machine code is physical, no two
 values that are live at the same point of some thread's path share a register,
@@ -12,13 +12,20 @@ and `MFunction.local_bytes` is the local memory the spills need (4 bytes a slot)
     false the old value stays). A register is only live where some definition of
     it may have happened ("live and maybe defined"), so a value first defined
     under a guard is not live back to the kernel's start.
+  * A pair (class d) takes an even register and the next, R0:R1 to R60:R61, and
+    interferes with general registers: a pair neighbour takes two of a register's
+    colours, any neighbour one of a pair's. A definition of one word of a pair
+    (mcode.Use.half) ends the pair's old value only where its `kills` says; a
+    pair a load defines interferes with the load's address (the simulator
+    writes the low word before it reads the high word's address).
   * Allocation is Chaitin–Briggs graph colouring with conservative (Briggs)
     coalescing of copies (MOV, and PSETP copies of predicates) and optimistic
     colouring, colour choice biased toward copy partners.
   * A predicate that gets no colour is spilled to a general register (SEL 0/1
     after each definition, ISETP.NE before each use); a general register that
     gets none to local memory (STL after each definition, with the definition's
-    guard, LDL before each use). Then everything is coloured again. Spill code's
+    guard, LDL before each use; a pair to an 8-byte slot with STL.64 / LDL.64,
+    reloaded before a write of one of its words). Then everything is coloured again. Spill code's
     own temporaries are never spilled.
   * A value no instruction reads is written to RZ (or pt); pure instructions that
     define only such values are dropped.
@@ -27,9 +34,22 @@ from __future__ import annotations
 
 from ....ir.analysis.cfg import CFG
 from ..isa import PT, RZ, Mem, Pred, SassImm, SassReg
-from .mcode import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem
+from .mcode import CondBr, EmitterError, MFunction, MInstr, Use, V, VMem, same_file
 
-COLORS = {"r": 63, "p": 7}
+COLORS = {"r": 63, "d": 31, "p": 7}     # a pair: R0:R1 .. R60:R61 (R62:RZ is no pair)
+
+
+def _weight(n: V, v: V) -> int:
+    """How many of v's colours a neighbour n can take: a pair two of a register's, one of a pair's."""
+    return 2 if n.cls == "d" and v.cls == "r" else 1
+
+
+def _registers(v: V, c: int) -> tuple[int, ...]:
+    return (c, c + 1) if v.cls == "d" else (c,)
+
+
+def _choices(v: V) -> range:
+    return range(0, 2 * COLORS["d"], 2) if v.cls == "d" else range(COLORS[v.cls])
 MAX_ROUNDS = 24
 
 
@@ -120,10 +140,7 @@ class Liveness:
             ins = b.instrs[n]
             if visit is not None:
                 visit(ins, live)
-            if ins.guard is None:
-                live.difference_update(ins.defs())
-            elif ins.kills:
-                live.difference_update(d for d in ins.defs() if d in ins.kills)
+            live.difference_update(ins.killed())
             live.update(ins.uses())
             live &= before[n]
         return live
@@ -210,8 +227,11 @@ class _Round:
                     if d not in graph:
                         continue
                     cost[d] += weight
-                    for v in live_after:
-                        if v is not d and v.cls == d.cls and not (copy is not None and v is copy[1]):
+                    others = set(live_after)
+                    if d.cls == "d":      # a pair's words are written one at a time: not over an address
+                        others.update(o.base for o in ins.ops if isinstance(o, VMem) and o.base is not None)
+                    for v in others:
+                        if v is not d and same_file(v, d) and not (copy is not None and v is copy[1]):
                             node(v)
                             graph[d].add(v)
                             graph[v].add(d)
@@ -233,7 +253,7 @@ class _Round:
             for ins in b.instrs:
                 for d in ins.defs():
                     if d not in used:
-                        self.color[d] = RZ if d.cls == "r" else PT
+                        self.color[d] = PT if d.cls == "p" else RZ
         return spilled
 
     def _coalesce(self, moves) -> None:
@@ -264,7 +284,7 @@ class _Round:
 
     def _color(self) -> set[V]:
         g = self.graph
-        degree = {v: len(n) for v, n in g.items()}
+        degree = {v: sum(_weight(n, v) for n in ns) for v, ns in g.items()}
         removed: set[V] = set()
         stack: list[V] = []
         remaining = set(g)
@@ -285,12 +305,12 @@ class _Round:
             stack.append(pick)
             for n in g[pick]:
                 if n not in removed:
-                    degree[n] -= 1
+                    degree[n] -= _weight(pick, n)
         spilled = set()
         while stack:
             v = stack.pop()
-            taken = {self.color[n] for n in g[v] if n in self.color}
-            free = [c for c in range(COLORS[v.cls]) if c not in taken]
+            taken = {r for n in g[v] if n in self.color for r in _registers(n, self.color[n])}
+            free = [c for c in _choices(v) if not taken.intersection(_registers(v, c))]
             if not free:
                 spilled.add(v)
                 continue
@@ -329,7 +349,7 @@ def _identity(ins: MInstr) -> bool:
 
 def _sub(o, m):
     if isinstance(o, Use) and o.v in m:
-        return Use(m[o.v], o.neg, o.inv)
+        return Use(m[o.v], o.neg, o.inv, o.half)
     if isinstance(o, VMem) and o.base in m:
         return VMem(m[o.base], o.offset)
     return o
@@ -341,21 +361,26 @@ def _spill(mf: MFunction, spilled: set[V], slots: int, nospill: set[V]) -> int:
         if v.cls == "r":
             home[v] = slots * 4
             slots += 1
+        elif v.cls == "d":                      # two aligned words: LDL.64 / STL.64
+            slots += slots & 1
+            home[v] = slots * 4
+            slots += 2
         else:
             home[v] = V("r", f"{v.hint or 'p'}.spill")
 
     def load(v: V, out: list[MInstr], loc) -> V:
         t = V(v.cls, "reload", temp=True)
         nospill.add(t)
-        if v.cls == "r":
-            out.append(MInstr("LDL", (), [Use(t), Mem(SassReg(RZ), home[v])], loc=loc))
+        if v.cls != "p":
+            out.append(MInstr("LDL", ("64",) if v.cls == "d" else (), [Use(t), Mem(SassReg(RZ), home[v])], loc=loc))
         else:
             out.append(MInstr("ISETP", ("NE", "AND"), [Use(t), Pred(PT), Use(home[v]), SassReg(RZ), Pred(PT)], loc=loc))
         return t
 
     def store(v: V, t: V, guard, out: list[MInstr], loc) -> None:
-        if v.cls == "r":
-            out.append(MInstr("STL", (), [Mem(SassReg(RZ), home[v]), Use(t)], guard, loc=loc))
+        if v.cls != "p":
+            out.append(MInstr("STL", ("64",) if v.cls == "d" else (), [Mem(SassReg(RZ), home[v]), Use(t)], guard,
+                              loc=loc))
         else:
             out.append(MInstr("SEL", (), [Use(home[v]), SassReg(RZ), SassImm(1), Use(t, neg=True)], guard, loc=loc))
 
@@ -372,11 +397,15 @@ def _spill(mf: MFunction, spilled: set[V], slots: int, nospill: set[V]) -> int:
                 ins.guard = (m[ins.guard[0]], ins.guard[1])
             after = []
             for d in defs:
-                t = V(d.cls, "spilled", temp=True)
-                nospill.add(t)
-                ins.ops = [Use(t, o.neg, o.inv) if isinstance(o, Use) and o.v is d and n < ins.ndests else o
+                partial = any(isinstance(o, Use) and o.v is d and o.half is not None for o in ins.ops[:ins.ndests])
+                if partial:                      # one word of a pair: the other comes from its home
+                    t = load(d, code, ins.loc)
+                else:
+                    t = V(d.cls, "spilled", temp=True)
+                    nospill.add(t)
+                ins.ops = [Use(t, o.neg, o.inv, o.half) if isinstance(o, Use) and o.v is d and n < ins.ndests else o
                            for n, o in enumerate(ins.ops)]
-                ins.kills = (ins.kills - {d}) | {t}
+                ins.kills = (ins.kills - {d}) | ({t} if not partial else set())
                 store(d, t, ins.guard, after, ins.loc)
             code.append(ins)
             code.extend(after)
@@ -392,7 +421,9 @@ def _rewrite(mf: MFunction, color: dict[V, int]) -> None:
     def phys(o):
         if isinstance(o, Use):
             c = color[o.v]
-            return SassReg(c, o.neg, o.inv) if o.v.cls == "r" else Pred(c, o.neg)
+            if o.v.cls == "p":
+                return Pred(c, o.neg)
+            return SassReg(c if c == RZ else c + (o.half or 0), o.neg, o.inv)
         if isinstance(o, VMem):
             return Mem(SassReg(RZ if o.base is None else color[o.base]), o.offset)
         return o

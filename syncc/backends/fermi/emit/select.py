@@ -17,13 +17,17 @@ a constant) are the table `HANDLERS`. Conventions:
     conversions F2I/I2F/F2F; `!=` is FSETP.NEU (true on a NaN), the other comparisons ordered;
     neg and abs flip and clear the sign bit (LOP32I), a bitcast is a MOV; an f32 constant is
     its bit pattern (MOV32I; 0.0 is RZ);
+  * an f64 lives in a register pair (a virtual register of class d): DADD/DMUL/DFMA/DMNMX/DSETP
+    and F2F/F2I/I2F .F64 take it whole; a move, neg, abs, select, constant or parameter writes
+    it a word at a time (`d.lo`, `a.hi` in a template; mark_pair_definition says which write
+    ends the old value); its loads and stores are .64;
   * an immediate goes into the instruction when the shape allows it and it
     fits 20 signed bits; else MOV32I into a register (0 is RZ); true is pt;
-  * a scalar parameter is its constant-bank word c[0x0][0x20 + 4·i] (read in
-    place where the shape allows a C operand), ntid/nctaid are c[0x0][0x8..];
-  * every element is a 32-bit word (a bool 0 or 1): a shared element is at
-    byte 4·(offset + index), a global one at the array's 32-bit address (a
-    parameter word) plus 4·index; the addresses of global state arrays follow
+  * a scalar parameter is its constant-bank word (param_words: from c[0x0][0x20], an f64 two
+    words; read in place where the shape allows a C operand), ntid/nctaid are c[0x0][0x8..];
+  * every element is a 32-bit word (a bool 0 or 1), an f64 two: a shared element is at
+    byte 4·offset + 4·index (8·index), a global one at the array's 32-bit address (a
+    parameter word) plus 4·index (8·index); the addresses of global state arrays follow
     the program's parameters, in kernel_abi order;
   * a guarded IR instruction (ifconvert.py) guards every instruction that
     writes its result or touches memory; address arithmetic into fresh
@@ -38,12 +42,12 @@ a constant) are the table `HANDLERS`. Conventions:
 from __future__ import annotations
 
 from ....core import floats
-from ....core.types import BOOL, F32, I32 as _I32, ScalarType
+from ....core.types import BOOL, F32, F64, I32 as _I32, ScalarType
 from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
-from .float_rounding import divide_f32, sqrt_f32
+from .float_rounding import divide_f32, divide_f64, sqrt_f32, sqrt_f64
 from .ifconvert import guard_of
 from .mcode import CondBr, EmitterError, Exit, Goto, MBlock, MFunction, MInstr, Use, V, VMem
 
@@ -139,10 +143,63 @@ _put("cvt", ("f32>bool",), ("FSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a 
 _put("cvt", ("bool>f32",), ("MOV32I", "t0", "0x3f800000"), ("SEL", "d", "t0", "RZ", "a"))
 _put("bitcast", ("f32>i32", "f32>u32", "i32>f32", "u32>f32"), ("MOV", "d", "a"))
 
+# f64: IEEE binary64 in a register pair (docs/fermi.md, "Register pairs"): the D instructions take the
+# pairs whole; a move, negation, absolute value or choice is a word at a time (`d.lo`, `a.hi`)
+DOUBLE = ("f64",)
+_put("add", DOUBLE, ("DADD", "d", "a", "b"))
+_put("sub", DOUBLE, ("DADD", "d", "a", "-b"))
+_put("mul", DOUBLE, ("DMUL", "d", "a", "b"))
+_put("fma", DOUBLE, ("DFMA", "d", "a", "b", "c"))
+_put("min", DOUBLE, ("DMNMX", "d", "a", "b", "pt"))
+_put("max", DOUBLE, ("DMNMX", "d", "a", "b", "!pt"))
+_put("neg", DOUBLE, ("MOV", "d.lo", "a.lo"), ("LOP32I.XOR", "d.hi", "a.hi", "0x80000000"))
+_put("abs", DOUBLE, ("MOV", "d.lo", "a.lo"), ("LOP32I.AND", "d.hi", "a.hi", "0x7fffffff"))
+_put("floor", DOUBLE, ("F2F.F64.F64.FLOOR", "d", "a"))
+_put("ceil", DOUBLE, ("F2F.F64.F64.CEIL", "d", "a"))
+_put("trunc", DOUBLE, ("F2F.F64.F64.TRUNC", "d", "a"))
+_put("mov", DOUBLE, ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("select", DOUBLE, ("SEL", "d.lo", "b.lo", "c.lo", "a"), ("SEL", "d.hi", "b.hi", "c.hi", "a"))
+for _cmp, _cc in FCC.items():
+    _put(_cmp, DOUBLE, (f"DSETP.{_cc}.AND", "d", "pt", "a", "b", "pt"))
+_put("cvt", ("f64>f64",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("cvt", ("f32>f64",), ("F2F.F64.F32", "d", "a"))
+_put("cvt", ("f64>f32",), ("F2F.F32.F64", "d", "a"))
+_put("cvt", ("f64>i32",), ("F2I.S32.F64.TRUNC", "d", "a"))
+_put("cvt", ("f64>u32",), ("F2I.U32.F64.TRUNC", "d", "a"))
+_put("cvt", ("i32>f64",), ("I2F.F64.S32", "d", "a"))
+_put("cvt", ("u32>f64",), ("I2F.F64.U32", "d", "a"))
+_put("cvt", ("f64>bool",), ("DSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a NaN is true, as C's
+_put("cvt", ("bool>f64",), ("MOV32I", "t0", "0x3ff00000"), ("MOV", "d.lo", "RZ"), ("SEL", "d.hi", "t0", "RZ", "a"))
+# an f64's bits as a u64 and their equality: only legalize.py's CAS loop makes these (a u64 of the
+# program's own is E0801)
+_put("bitcast", ("f64>u64",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("cmp.eq", ("u64",), ("ISETP.EQ.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+     ("ISETP.EQ.AND", "d", "pt", "a.hi", "b.hi", "p0"))
+
 # Operand positions an immediate in the first source may swap with: (i, j, how)
 COMMUTE = {"IADD": (1, 2, None), "IMUL": (1, 2, None), "LOP": (1, 2, None), "IMNMX": (1, 2, None),
            "ISETP": (2, 3, "mirror"), "SEL": (1, 2, "negate"), "FADD": (1, 2, None), "FMUL": (1, 2, None),
            "FMNMX": (1, 2, None), "FSETP": (2, 3, "mirror")}
+
+
+def template_key(ins: Instr) -> tuple[str, str]:
+    """The key of TEMPLATES an IR instruction is selected by: its op and the kind it works on."""
+    op = ins.op
+    if op in ("cvt", "bitcast"):
+        return (op, f"{kind_of(ins.args[0].type)}>{kind_of(ins.dests[0].type)}")
+    if op in ("select",):
+        return (op, kind_of(ins.dests[0].type))
+    return (op, kind_of(ins.args[0].type if ins.args else ins.dests[0].type))
+
+
+def param_words(params) -> dict[str, int]:
+    """Each parameter's constant-bank address: a word each from PARAM_BASE, two for a 64-bit scalar
+    (low word first; the runtime writes them so)."""
+    out, at = {}, PARAM_BASE
+    for p in params:
+        out[p.name] = at
+        at += 8 if p.kind == "scalar" and p.elem.bits == 64 else 4
+    return out
 
 
 def kind_of(t: ScalarType) -> str:
@@ -162,7 +219,7 @@ class Selector:
     def __init__(self, k: Kernel, levels, its: bool = False, source: str | None = None):
         self.k, self.levels, self.its, self.source = k, levels, its, source
         self.abi = kernel_abi(k)
-        self.param_word = {p.name: PARAM_BASE + 4 * i for i, p in enumerate(self.abi.params)}
+        self.param_word = param_words(self.abi.params)
         self.regs: dict[str, V] = {}
         assigned = {d.name for _, _, ins in k.instructions() for d in ins.dests}
         self.const_params = {p.name: p for p in k.params if isinstance(p, Reg) and p.name not in assigned}
@@ -199,7 +256,7 @@ class Selector:
     def vreg(self, r: Reg) -> V:
         v = self.regs.get(r.name)
         if v is None:
-            v = self.regs[r.name] = V("p" if r.type == BOOL else "r", r.name)
+            v = self.regs[r.name] = V("p" if r.type == BOOL else "d" if r.type.bits == 64 else "r", r.name)
         return v
 
     def temp(self, cls: str = "r") -> V:
@@ -216,7 +273,8 @@ class Selector:
         if g is not None and not (pure and defs and all(d.temp for d in defs)):
             ins.guard = g
             ins.kills = {d for d in defs if d.temp or d in self.local}
-        if ins.guard is None and pure and len(defs) == 1 and defs[0].temp and len(ins.ops) > 1:
+        whole = not any(isinstance(o, Use) and o.half is not None for o in ins.ops[:ins.ndests])
+        if ins.guard is None and pure and len(defs) == 1 and defs[0].temp and len(ins.ops) > 1 and whole:
             key = (op, ins.mods, tuple(_key(o) for o in ins.ops[1:]))
             hit = self.cache.get(key)
             if hit is not None:
@@ -245,6 +303,8 @@ class Selector:
         if isinstance(a, Imm):
             if a.type == BOOL:
                 return Pred(PT, neg=(not a.value) ^ neg)
+            if a.type == F64:                   # a pair of words (+0.0: RZ)
+                return self.double_constant(floats.f64_bits(a.value) ^ (neg << 63))
             if a.type == F32:                   # its bits; a negated one is the other sign
                 return self.value(Imm(wrap32(floats.f32_bits(a.value) ^ (neg << 31)), _I32), shape, inv=inv)
             v = int(a.value)
@@ -261,6 +321,10 @@ class Selector:
                 return Use(self.result(self.emit("MOV", Use(self.temp()), SassImm(v), guard=None)))
             return Use(self.result(self.emit("MOV32I", Use(self.temp()), SassImm(v & 0xFFFFFFFF), guard=None)))
         if isinstance(a, Reg):
+            if a.name in self.const_params and a.type == F64:     # its two words, into a pair
+                t = self.temp("d")
+                self.pair_from(t, *(ConstBankWord(0, self.param_word[a.name] + 4 * h) for h in (0, 1)))
+                return Use(t, neg=neg)
             if a.name in self.const_params:
                 word = ConstBankWord(0, self.param_word[a.name])
                 if a.type == BOOL:
@@ -277,6 +341,35 @@ class Selector:
                 raise EmitterError(f"a bool %{a.name} where only {shape} fits")
             return Use(v, neg=neg, inv=inv)
         raise EmitterError(f"not a value operand: {a}")
+
+    def double_constant(self, bits: int):
+        """A binary64 constant as a pair operand: RZ for +0.0, else a temporary pair of its words."""
+        if bits == 0:
+            return SassReg(RZ)
+        t = self.temp("d")
+        self.pair_from(t, *(_word_operand(self, (bits >> (32 * h)) & 0xFFFFFFFF) for h in (0, 1)))
+        return Use(t)
+
+    def pair_from(self, d: V, lo, hi, guard=None) -> None:
+        """d = the two words lo and hi (operands MOV takes), a word at a time."""
+        self.emit("MOV32I" if isinstance(lo, SassImm) and not fits20(wrap32(lo.value)) else "MOV", Use(d, half=0), lo,
+                  guard=guard)
+        self.emit("MOV32I" if isinstance(hi, SassImm) and not fits20(wrap32(hi.value)) else "MOV", Use(d, half=1), hi,
+                  guard=guard)
+        self.mark_pair_definition(self.out[-2:], d)
+
+    def mark_pair_definition(self, code: list[MInstr], d: V) -> None:
+        """Instructions that write d a word at a time: the first one's write ends d's old value (where
+        it runs, and, guarded, as selection's kills say), the later ones' do not (mcode.Use)."""
+        first = True
+        for ins in code:
+            if not any(isinstance(o, Use) and o.v is d and o.half is not None for o in ins.ops[:ins.ndests]):
+                continue
+            if first and ins.guard is None:
+                ins.kills = ins.kills | {d}
+            elif not first:
+                ins.kills = ins.kills - {d}
+            first = False
 
     def ireg(self, a) -> SassReg | Use:
         """An integer operand in a register (0 is RZ), a bool converted to 0/1."""
@@ -309,6 +402,8 @@ class Selector:
                 if v.cls == "p":
                     raw = self.result(self.emit("MOV", Use(self.temp()), word, guard=None))
                     self.emit("ISETP.NE.AND", Use(v), Pred(PT), Use(raw), SassReg(RZ), Pred(PT), guard=None)
+                elif v.cls == "d":
+                    self.pair_from(v, word, ConstBankWord(0, word.offset + 4))
                 else:
                     self.emit("MOV", Use(v), word, guard=None)
 
@@ -369,20 +464,18 @@ class Selector:
     # ---- templates
     def template(self, ins: Instr) -> None:
         op = ins.op
-        if op in ("cvt", "bitcast"):
-            key = (op, f"{kind_of(ins.args[0].type)}>{kind_of(ins.dests[0].type)}")
-        elif op in ("select",):
-            key = (op, kind_of(ins.dests[0].type))
-        else:
-            key = (op, kind_of(ins.args[0].type if ins.args else ins.dests[0].type))
+        key = template_key(ins)
         if op == "mul" and key[1] in INT and self.power_of_two_multiply(ins):
             return
         tpl = TEMPLATES.get(key)
         if tpl is None:
             raise EmitterError(f"the Fermi emitter has no instruction for `{op}` on {key[1]}")
         temps: dict[str, V] = {}
+        start = len(self.out)
         for spec in tpl:
             self.apply(spec, ins, temps)
+        if ins.dests and self.vreg(ins.dests[0]).cls == "d":
+            self.mark_pair_definition(self.out[start:], self.vreg(ins.dests[0]))
 
     def apply(self, spec: tuple[str, ...], ins: Instr, temps: dict) -> None:
         name, *ops = spec
@@ -416,6 +509,9 @@ class Selector:
         return o.startswith("0x")
 
     def operand(self, o: str, shape: str, ins: Instr, temps: dict):
+        if o.endswith((".lo", ".hi")):          # one word of a pair
+            whole = self.operand(o[:-3], "R", ins, temps)
+            return _half(whole, o.endswith(".hi"))
         neg = o.startswith("-") or o.startswith("!")
         inv = o.startswith("~")
         name = o.lstrip("-~!")
@@ -469,44 +565,49 @@ class Selector:
         if array is None:
             raise EmitterError(f"@{ref.name} is not declared")
         idx = ref.index
+        shift = 3 if array.elem.bits == 64 else 2              # an element's bytes: 8 (a pair) or 4
         if array.space == "shared":
             if array.offset is None:
                 raise EmitterError(f"shared @{ref.name} has no offset: allocate_lock_bits did not run")
             base = 4 * array.offset
             if isinstance(idx, Imm):
-                return VMem(None, base + 4 * int(idx.value)), array
-            t = self.emit("SHL", Use(self.temp()), self.value(idx, "R"), SassImm(2), guard=None)
+                return VMem(None, base + (int(idx.value) << shift)), array
+            t = self.emit("SHL", Use(self.temp()), self.value(idx, "R"), SassImm(shift), guard=None)
             return VMem(self.result(t), base), array
         word = self.param_word.get(ref.name)
         if word is None:
             raise EmitterError(f"global @{ref.name} is neither a parameter nor global state")
         if isinstance(idx, Imm):
             t = self.emit("MOV", Use(self.temp()), ConstBankWord(0, word), guard=None)
-            return VMem(self.result(t), 4 * int(idx.value)), array
-        t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), ConstBankWord(0, word), SassImm(2), guard=None)
+            return VMem(self.result(t), int(idx.value) << shift), array
+        t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), ConstBankWord(0, word), SassImm(shift),
+                      guard=None)
         return VMem(self.result(t), 0), array
 
     def load(self, ins: Instr) -> None:
         mem, array = self.address(ins.ref)
         d = self.vreg(ins.dests[0])
         dest = Use(self.temp()) if d.cls == "p" else Use(d)
+        size = ".64" if d.cls == "d" else ""
         if array.space == "shared":
-            self.emit("LDS", dest, mem)
+            self.emit("LDS" + size, dest, mem)
         else:
             cache = {"cg": ".CG", "volatile": ".CV"}.get(ins.attr("cache"), "")
             if not cache and ins.ref.name in self.written:
                 cache = ".CG"
-            self.emit("LD" + cache, dest, mem)
+            self.emit("LD" + cache + size, dest, mem)
         if d.cls == "p":
             self.emit("ISETP.NE.AND", Use(d), Pred(PT), dest, SassReg(RZ), Pred(PT))
 
     def store(self, ins: Instr) -> None:
         mem, array = self.address(ins.ref)
-        v = self.ireg(ins.args[1])
+        wide = array.elem.bits == 64
+        v = self.value(ins.args[1], "R") if wide else self.ireg(ins.args[1])
+        size = ".64" if wide else ""
         if array.space == "shared":
-            self.emit("STS", mem, v)
+            self.emit("STS" + size, mem, v)
         else:
-            self.emit("ST", mem, v)
+            self.emit("ST" + size, mem, v)
 
     def atomic(self, ins: Instr) -> None:
         mem, array = self.address(ins.ref)
@@ -518,6 +619,10 @@ class Selector:
             raise EmitterError(f"`{ins.op}` on an f32 word should have become a CAS loop (legalize.py)")
         if array.elem == F32 and op == "ADD":
             sign = ".F32.FTZ.RN"                 # Fermi's float add at L2, which flushes subnormals
+        if array.elem == F64:
+            if op != "CAS":
+                raise EmitterError(f"`{ins.op}` on an f64 word should have become a CAS loop (legalize.py)")
+            sign = ".64"                         # ATOM.CAS.64: on the pair of words, with pairs
         vals = [self.value(a, "R", neg=(ins.op == "atom.sub")) for a in ins.args[1:]]
         vals = [self._in_register(v, array.elem == F32) for v in vals]
         used = bool(ins.dests) and ins.dests[0].name in self.read
@@ -604,6 +709,9 @@ class Selector:
         if ins.dests[0].type == F32:
             divide_f32(self, Use(self.vreg(ins.dests[0])), self.value(x, "R"), self.value(y, "R"))
             return
+        if ins.dests[0].type == F64 and ins.op == "div":
+            divide_f64(self, Use(self.vreg(ins.dests[0])), self.value(x, "R"), self.value(y, "R"))
+            return
         if not isinstance(y, Imm):
             raise EmitterError("division by a register should have become a loop (legalize.py)")
         d = Use(self.vreg(ins.dests[0]))
@@ -637,6 +745,9 @@ class Selector:
 
     def sqrt(self, ins: Instr) -> None:
         """f32 square root: float_rounding.py's correctly rounded sequence."""
+        if ins.dests[0].type == F64:
+            sqrt_f64(self, Use(self.vreg(ins.dests[0])), self.value(ins.args[0], "R"))
+            return
         if ins.dests[0].type != F32:
             raise EmitterError(f"no Fermi square root of {ins.dests[0].type}")
         sqrt_f32(self, Use(self.vreg(ins.dests[0])), self.value(ins.args[0], "R"))
@@ -719,9 +830,23 @@ def _flip(o: str) -> str:
     return o[1:] if o.startswith("!") else "!" + o
 
 
+def _half(o, high: bool):
+    """One word of a pair operand (RZ: RZ)."""
+    if isinstance(o, SassReg) and o.n == RZ:
+        return o
+    if isinstance(o, Use) and o.v.cls == "d":
+        return Use(o.v, o.neg, o.inv, int(high))
+    raise EmitterError(f"not a register pair: {o}")
+
+
+def _word_operand(sel: "Selector", w: int):
+    """A 32-bit word as an operand MOV / MOV32I takes: RZ, or an immediate."""
+    return SassReg(RZ) if w == 0 else SassImm(wrap32(w) if fits20(wrap32(w)) else w)
+
+
 def _key(o):
     if isinstance(o, Use):
-        return ("v", o.v.id, o.neg, o.inv)
+        return ("v", o.v.id, o.neg, o.inv, o.half)
     if isinstance(o, VMem):
         return ("m", o.base.id if o.base else None, o.offset)
     return ("o", str(o))

@@ -6,7 +6,8 @@ What it checks is what the steps promise at that point:
                     SSY and BSSY target names a block (after lay_out: the address of an
                     instruction); every opcode is in the table; every physical register is
                     R0–R62 or RZ, every predicate P0–P6 or PT, every barrier B0–B15;
-                    the Fermi flavour has no ITS-only opcode (BSSY, BSYNC, WARPSYNC, YIELD,
+                    an operand the opcode table says is a register pair is a pair (class d before
+                    allocation, an even register R0-R60 or RZ after); the Fermi flavour has no ITS-only opcode (BSSY, BSYNC, WARPSYNC, YIELD,
                     ...), the ITS flavour no SSY, PBK, BRK or .S
   place_reconvergence and later
                     Fermi: every SSY's target is where some .S sends its lanes, and every .S
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..isa import (INSTR_BYTES, NUM_PREDS, NUM_REGS, OPCODES, PT, RZ, BranchTarget, ConvergenceBarrier, Instruction,
+                   pair_operands,
                    Mem, Pred, SassReg)
 from .mcode import CondBr, EmitterError, Label, MFunction, Sync, Use, VMem
 
@@ -61,7 +63,7 @@ def verify_function(mf: MFunction, stage: Stage) -> None:
         for i, ins in enumerate(b.instrs):
             where = f"{b.label}[{i}] {ins.op}"
             problems += [f"{where}: {p}" for p in _opcode_problems(ins.op, ins.sync, stage.its)]
-            problems += [f"{where}: {p}" for p in _operand_problems(ins.ops, allocated)]
+            problems += [f"{where}: {p}" for p in _operand_problems(ins.ops, allocated, pair_operands(ins.op, ins.mods))]
             problems += [f"{where}: branches to missing block {o.name}"
                          for o in ins.ops if isinstance(o, Label) and o.name not in known]
             if ins.guard is not None:
@@ -87,7 +89,7 @@ def verify_instructions(instrs: list[Instruction], stage: Stage) -> None:
         if ins.addr != INSTR_BYTES * i:
             problems.append(f"{where}: at address 0x{ins.addr:04x}, not 0x{INSTR_BYTES * i:04x}")
         problems += [f"{where}: {p}" for p in _opcode_problems(ins.op, ins.sync, stage.its)]
-        problems += [f"{where}: {p}" for p in _operand_problems(ins.operands, True)]
+        problems += [f"{where}: {p}" for p in _operand_problems(ins.operands, True, ins.pairs)]
         if ins.guard is not None:
             problems += [f"{where}: guard {p}" for p in _guard_problems(ins.guard, True)]
         for o in ins.operands:
@@ -113,13 +115,19 @@ def _opcode_problems(op: str, sync: bool, its: bool) -> list[str]:
     return []
 
 
-def _operand_problems(ops, allocated: bool) -> list[str]:
+def _operand_problems(ops, allocated: bool, pairs=frozenset()) -> list[str]:
     out = []
-    for o in ops:
+    for k, o in enumerate(ops):
         if isinstance(o, Mem):
             o = o.base
         if isinstance(o, SassReg) and not (0 <= o.n < NUM_REGS or o.n == RZ):
             out.append(f"register R{o.n} out of range (R0-R{NUM_REGS - 1}, RZ)")
+        elif isinstance(o, SassReg) and k in pairs and o.n != RZ and (o.n % 2 or o.n + 1 >= NUM_REGS):
+            out.append(f"R{o.n} names no register pair (an even register R0-R{NUM_REGS - 3}, or RZ)")
+        elif isinstance(o, Use) and k in pairs and (o.v.cls != "d" or o.half is not None):
+            out.append(f"{o!r} is no register pair where the instruction reads or writes one")
+        elif isinstance(o, Use) and k not in pairs and o.v.cls == "d" and o.half is None:
+            out.append(f"a register pair {o!r} where the instruction takes one word")
         elif isinstance(o, Pred) and not _is_pred_number(o.n) and o.n != PT:
             out.append(f"predicate P{o.n} out of range (P0-P{NUM_PREDS - 1}, PT)")
         elif isinstance(o, ConvergenceBarrier) and not 0 <= o.n < NUM_BARRIERS:

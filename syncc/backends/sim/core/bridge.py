@@ -87,6 +87,8 @@ def unsupported(sim) -> str | None:
             return f"`{d.ins.op}` runs on the reference engine"
         if d.ins.op in ("ATOM", "RED") and "F32" in d.ins.mods and "ADD" not in d.ins.mods:
             return f"`{d.ins.name}` runs on the reference engine (which reports it: only ADD has .F32)"
+        if d.ins.op in ("ATOM", "RED") and "64" in d.ins.mods and ("CAS" not in d.ins.mods or d.ins.op == "RED"):
+            return f"`{d.ins.name}` runs on the reference engine (which reports it: only CAS has .64)"
     return None
 
 

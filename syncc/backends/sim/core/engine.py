@@ -35,6 +35,7 @@ from .layout import (
     OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA, OP_SSY, OP_PBK,
     OP_BRK, OP_EXIT, OP_BAR, OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
     OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
+    OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP, WIDE_FIRST, WIDE_SOURCE, T_WIDE,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
     T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
     OPERAND, O_NONE, O_REG, O_PRED,
@@ -74,6 +75,8 @@ from .layout import (
 M32 = 0xFFFFFFFF
 P61 = (1 << 61) - 1
 NAN32 = 0x7FFFFFFF          # execute.NAN32: the NaN every float instruction writes
+NAN64 = 0x7FFFFFFFFFFFFFFF  # execute.NAN64: the NaN every binary64 instruction writes
+SIGN64 = -(1 << 63)         # the sign bit of an int64 pattern
 
 
 # ---- the machine by reference ------------------------------------------------------------------
@@ -159,6 +162,16 @@ def f64_from_bits(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], llvm.DoubleType())
     return types.float64(types.int64), codegen
+
+
+@intrinsic
+def fma64(typingctx, a, b, c):
+    """a * b + c rounded once to binary64: LLVM's llvm.fma.f64 (the machine's FMA, or libm's fma)."""
+    def codegen(context, builder, signature, args):
+        double = llvm.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [double], llvm.FunctionType(double, [double] * 3))
+        return builder.call(fn, args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
 
 
 # ---- lanes ------------------------------------------------------------------------------------
@@ -268,13 +281,15 @@ def alu(S, T, i, w, m):
     """Every instruction without memory: write the lanes of m (RZ and pt are never written)."""
     regs, preds = S.regs, S.preds
     op, d = T[i, T_OP], T[i, T_D]
-    if op == OP_ISETP or op == OP_PSETP or op == OP_FSETP:
+    if op == OP_ISETP or op == OP_PSETP or op == OP_FSETP or op == OP_DSETP:
         d2, mode, comb = T[i, T_D2], T[i, T_MODE], T[i, T_MODE2]
         for lane in range(32):
             if not (m >> lane) & 1:
                 continue
             if op == OP_FSETP:
                 t = float_test(mode, fsrc(T, i, 0, regs, w, lane), fsrc(T, i, 1, regs, w, lane))
+            elif op == OP_DSETP:
+                t = float_test(mode, dsrc(T, i, 0, regs, w, lane), dsrc(T, i, 1, regs, w, lane))
             elif op == OP_ISETP:
                 a, b = src(T, i, 0, regs, preds, w, lane), src(T, i, 1, regs, preds, w, lane)
                 if T[i, T_SIGNED]:
@@ -304,6 +319,13 @@ def alu(S, T, i, w, m):
                     preds[w, d2, lane] = v
         return -1
     if d == 63 or op == OP_NOP:
+        return -1
+    if T[i, T_WIDE] & WIDE_FIRST:                           # a register pair: both words
+        for lane in range(32):
+            if (m >> lane) & 1:
+                bits = darith(T, i, op, regs, preds, w, lane)
+                regs[w, d, lane] = bits & M32
+                regs[w, d + 1, lane] = (bits >> 32) & M32
         return -1
     for lane in range(32):
         if not (m >> lane) & 1:
@@ -464,22 +486,42 @@ def mufu(rsq, x):
 
 
 @njit(cache=True, _nrt=False)
+def mufu64h(rsq, x):
+    """execute.mufu64h on one word: MUFU.RCP64H (rsq false) or MUFU.RSQ64H."""
+    sign, mag = x & 0x80000000, x & 0x7FFFFFFF
+    if mag > 0x7FF00000:
+        return NAN32
+    if mag < 0x00100000:
+        return sign | 0x7FF00000
+    if not rsq:
+        if mag == 0x7FF00000:
+            return sign
+        return sign | ((f64_to_bits(1.0 / f64_from_bits(mag << 32)) >> 32) & M32)
+    if sign:
+        return NAN32
+    return (f64_to_bits(1.0 / math.sqrt(f64_from_bits(mag << 32))) >> 32) & M32
+
+
+@njit(cache=True, _nrt=False)
 def farith(T, i, op, regs, preds, w, lane):
     """FADD, FMUL, FFMA, FMNMX, F2I, I2F, F2F, MUFU on one lane: the result word."""
     if op == OP_MUFU:
+        if T[i, T_MODE] >= 2:
+            return mufu64h(T[i, T_MODE] == 3, src(T, i, 0, regs, preds, w, lane))
         return mufu(T[i, T_MODE] == 1, src(T, i, 0, regs, preds, w, lane))
     if op == OP_I2F:
         a = src(T, i, 0, regs, preds, w, lane)
         v = np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a)
         return fbits(np.float32(v))
+    if op == OP_F2I or op == OP_F2F:
+        if T[i, T_WIDE] & WIDE_SOURCE:
+            v = dsrc(T, i, 0, regs, w, lane)
+        else:
+            v = np.float64(fsrc(T, i, 0, regs, w, lane))
+        if op == OP_F2I:
+            return float_to_int(v, T[i, T_SIGNED])
+        return fbits(np.float32(integral(T[i, T_MODE], v)))
     x = fsrc(T, i, 0, regs, w, lane)
-    if op == OP_F2I:
-        return float_to_int(x, T[i, T_SIGNED])
-    if op == OP_F2F:
-        mode = T[i, T_MODE]
-        v = np.float64(x)
-        r = np.floor(v) if mode == 0 else (np.ceil(v) if mode == 1 else np.trunc(v))
-        return fbits(np.float32(r))
     y = fsrc(T, i, 1, regs, w, lane)
     if op == OP_FADD:
         return fbits(x + y)
@@ -488,6 +530,69 @@ def farith(T, i, op, regs, preds, w, lane):
     if op == OP_FFMA:
         return fbits(fma32(x, y, fsrc(T, i, 2, regs, w, lane)))
     return fbits(minnum(x, y, src(T, i, 2, regs, preds, w, lane) != 0))      # FMNMX
+
+
+@njit(cache=True, _nrt=False)
+def integral(mode, v):
+    """F2F's rounding of a binary64 value: FLOOR, CEIL, TRUNC (isa.F2F_ROUND), or 3: none."""
+    if mode == 0:
+        return np.floor(v)
+    if mode == 1:
+        return np.ceil(v)
+    if mode == 2:
+        return np.trunc(v)
+    return v
+
+
+# ---- binary64 in register pairs (execute's _double, double_bits, dfma; minnum on binary64) ----------
+
+@njit(cache=True, _nrt=False)
+def dsrc(T, i, k, regs, w, lane):
+    """Operand k as binary64: a register pair (RZ: +0.0; -R flips its sign bit)."""
+    c = T_A + OPERAND * k
+    n = T[i, c + 1]
+    if n == 63:
+        return 0.0
+    v = np.int64(regs[w, n, lane]) | (np.int64(regs[w, n + 1, lane]) << 32)
+    if T[i, c + 2]:
+        v ^= SIGN64
+    return f64_from_bits(v)
+
+
+@njit(cache=True, _nrt=False)
+def dbits(x):
+    return NAN64 if x != x else f64_to_bits(x)
+
+
+@njit(cache=True, _nrt=False)
+def dminnum(a, b, least):
+    if least:
+        take_a = a < b or b != b or (a == b and f64_to_bits(a) < 0)
+    else:
+        take_a = a > b or b != b or (a == b and f64_to_bits(a) >= 0)
+    return a if take_a else b
+
+
+@njit(cache=True, _nrt=False)
+def darith(T, i, op, regs, preds, w, lane):
+    """DADD, DMUL, DFMA, DMNMX, and I2F / F2F to binary64, on one lane: the result's 64-bit pattern."""
+    if op == OP_I2F:
+        a = src(T, i, 0, regs, preds, w, lane)
+        return dbits(np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a))
+    if op == OP_F2F:
+        if T[i, T_WIDE] & WIDE_SOURCE:
+            x = dsrc(T, i, 0, regs, w, lane)
+        else:
+            x = np.float64(fsrc(T, i, 0, regs, w, lane))
+        return dbits(integral(T[i, T_MODE], x))
+    x, y = dsrc(T, i, 0, regs, w, lane), dsrc(T, i, 1, regs, w, lane)
+    if op == OP_DADD:
+        return dbits(x + y)
+    if op == OP_DMUL:
+        return dbits(x * y)
+    if op == OP_DFMA:
+        return dbits(fma64(x, y, dsrc(T, i, 2, regs, w, lane)))
+    return dbits(dminnum(x, y, src(T, i, 2, regs, preds, w, lane) != 0))     # DMNMX
 
 
 @njit(cache=True, _nrt=False)
@@ -512,11 +617,11 @@ def fail(S, code, lane, addr, why):
 # ---- shared memory and the lock unit (execute.Pattern, _lds, _sts, _ldslk) -------------------------
 
 @njit(cache=True, _nrt=False)
-def shared_pattern(S, T, i, w, m):
+def shared_pattern(S, T, i, w, m, half):
     """Fill S.LANES / S.WORDS with the active lanes and their SM words; (count, transactions,
     lock transactions, distinct bits), or count -1 after a fault."""
     W, cfg, lanes, words = S.W, S.cfg, S.LANES, S.WORDS
-    base_reg, off = T[i, T_MEMBASE], T[i, T_MEMOFF]
+    base_reg, off = T[i, T_MEMBASE], T[i, T_MEMOFF] + 4 * half
     size, base = cfg[C_SHARED_BYTES], S.B[W[w, W_BLOCK], B_BASE]
     n = 0
     for lane in range(32):
@@ -565,13 +670,13 @@ def lock_latency(cfg, transactions, locks):
 
 
 @njit(cache=True, _nrt=False)
-def shared_op(S, T, i, w, m):
-    """LDS, STS, STSUL, LDSLK: the latency, or -2 after a fault."""
-    n, transactions, locks, distinct = shared_pattern(S, T, i, w, m)
+def shared_op(S, T, i, w, m, half):
+    """LDS, STS, STSUL, LDSLK: the latency, or -2 after a fault (half 1: a .64 access's high word)."""
+    n, transactions, locks, distinct = shared_pattern(S, T, i, w, m, half)
     if n < 0:
         return -2
     W, cfg, lanes, words = S.W, S.cfg, S.LANES, S.WORDS
-    sm, op, d = W[w, W_SM], T[i, T_OP], T[i, T_D]
+    sm, op, d = W[w, W_SM], T[i, T_OP], pair_half(T[i, T_D], half)
     smem = S.shared[sm]
     if op == OP_LDS:
         if d != 63:
@@ -1011,23 +1116,25 @@ def atomic_op(op, sgn, old, b, c):
 
 
 @njit(cache=True, _nrt=False)
-def global_op(S, T, i, w, m):
-    """LD, ST, ATOM, RED: the latency (-1: none), or -2 after a fault."""
+def global_op(S, T, i, w, m, half):
+    """LD, ST, ATOM, RED: the latency (-1: none), or -2 after a fault (half 1: a .64 access's high word)."""
     cfg, W, G = S.cfg, S.W, S.G
     op = T[i, T_OP]
-    n, segments = global_pattern(S, w, m, T[i, T_MEMBASE], T[i, T_MEMOFF])
+    n, segments = global_pattern(S, w, m, T[i, T_MEMBASE], T[i, T_MEMOFF] + 4 * half)
     if n < 0:
         return -2
     if op == OP_LD:
         extra = load(S, w, n, T[i, T_MODE])
-        d = T[i, T_D]
+        d = pair_half(T[i, T_D], half)
         if d != 63:
             for k in range(n):
                 S.regs[w, d, S.LANES[k]] = S.VALUES[k]
         return cfg[C_GLOBAL_LAT] + extra + segments - 1
     if op == OP_ST:
-        store(S, w, n, segments, T[i, T_D])
+        store(S, w, n, segments, pair_half(T[i, T_D], half))
         return -1
+    if T[i, T_WIDE]:
+        return atomic_cas64(S, T, i, w, n)
     # ATOM / RED, performed at L2 one lane at a time, after this SM's queued stores to the word
     sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
     if cfg[C_WEAK]:
@@ -1064,9 +1171,59 @@ def global_op(S, T, i, w, m):
 
 
 @njit(cache=True, _nrt=False)
-def local_op(S, T, i, w, m):
-    """LDL / STL: -1, or -2 after a fault."""
-    base_reg, off, d, limit = T[i, T_MEMBASE], T[i, T_MEMOFF], T[i, T_D], S.cfg[C_LOCAL_BYTES]
+def atomic_cas64(S, T, i, w, n):
+    """execute._atom_cas64: ATOM.CAS.64 on the pairs of words at S.IDX (low) and the word after each,
+    lane by lane; the latency, or -2 after a fault (a high word outside every allocation)."""
+    cfg, W, G = S.cfg, S.W, S.G
+    nwords = cfg[C_NGLOBAL]
+    for k in range(n):                                   # the high words' addresses, lane by lane
+        x = S.IDX[k] + 1
+        if x >= nwords or not S.gvalid[x]:
+            fail(S, E_GLOBAL, S.LANES[k], (cfg[C_GLOBAL_BASE] + 4 * x) & M32, x)
+            return -2
+    sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
+    if cfg[C_WEAK]:
+        for k in range(n):
+            for x in (S.IDX[k], S.IDX[k] + 1):
+                key = sm * nwords + x
+                r = qhead(S, key)
+                while r >= 0:
+                    retire(S, sm, x, S.POOL[r, 0])
+                    r = qhead(S, key)
+                l1_drop(S, sm, x >> 5)
+    d, vb, vc = T[i, T_D], T[i, T_MODE2], T[i, T_HI]
+    done = now
+    arrive = now + cfg[C_ATOMIC_LAT] // 2
+    for k in range(n):
+        lane, x = S.LANES[k], S.IDX[k]
+        old0, old1 = np.int64(S.gwords[x]), np.int64(S.gwords[x + 1])
+        b0 = np.int64(S.regs[w, vb, lane]) if vb != 63 else np.int64(0)
+        b1 = np.int64(S.regs[w, vb + 1, lane]) if vb != 63 else np.int64(0)
+        c0 = np.int64(S.regs[w, vc, lane]) if vc != 63 else np.int64(0)
+        c1 = np.int64(S.regs[w, vc + 1, lane]) if vc != 63 else np.int64(0)
+        if old0 == b0 and old1 == b1:
+            if c0 != old0:
+                S.gwords[x] = c0
+                S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
+                G[G_LAST_CHANGE] = now
+            if c1 != old1:
+                S.gwords[x + 1] = c1
+                S.gwriter[x + 1, 0], S.gwriter[x + 1, 1], S.gwriter[x + 1, 2] = uid + 1, lane, pc
+                G[G_LAST_CHANGE] = now
+        start = max(arrive, S.l2free[x])
+        S.l2free[x] = start + cfg[C_ATOMIC_OCC]
+        done = max(done, start + cfg[C_ATOMIC_OCC] + cfg[C_ATOMIC_LAT] // 2)
+        if d != 63:
+            S.regs[w, d, lane] = old0
+            S.regs[w, d + 1, lane] = old1
+    return done - now
+
+
+@njit(cache=True, _nrt=False)
+def local_op(S, T, i, w, m, half):
+    """LDL / STL: -1, or -2 after a fault (half 1: a .64 access's high word)."""
+    base_reg, off, d = T[i, T_MEMBASE], T[i, T_MEMOFF] + 4 * half, pair_half(T[i, T_D], half)
+    limit = S.cfg[C_LOCAL_BYTES]
     n = 0
     for lane in range(32):
         if (m >> lane) & 1:
@@ -1785,14 +1942,40 @@ def write_scoreboard(S, T, i, w, now, latency):
 
 
 @njit(cache=True, _nrt=False)
+def pair_half(d, half):
+    """The register of a .64 access's word: the pair's first (half 0) or second; RZ stays RZ."""
+    return d if d == 63 else d + half
+
+
+@njit(cache=True, _nrt=False)
+def memory_access(S, T, i, w, m, space, half):
+    if space == 0:
+        return shared_op(S, T, i, w, m, half)
+    if space == 1:
+        return global_op(S, T, i, w, m, half)
+    return local_op(S, T, i, w, m, half)
+
+
+@njit(cache=True, _nrt=False)
+def wide_access(S, T, i, w, m, space):
+    """execute._wide: a word access, or a .64 one as the low word's then the high word's (the later
+    latency; a fault in either stops it there)."""
+    first = memory_access(S, T, i, w, m, space, 0)
+    if not T[i, T_WIDE] & WIDE_FIRST or first == -2 or T[i, T_OP] == OP_ATOM:   # (ATOM.CAS.64: one access)
+        return first
+    second = memory_access(S, T, i, w, m, space, 1)
+    return -2 if second == -2 else max(first, second)
+
+
+@njit(cache=True, _nrt=False)
 def run_op(S, T, i, w, m):
     op = T[i, T_OP]
     if op == OP_LDS or op == OP_STS or op == OP_LDSLK or op == OP_STSUL:
-        return shared_op(S, T, i, w, m)
+        return wide_access(S, T, i, w, m, 0)
     if op == OP_LD or op == OP_ST or op == OP_ATOM or op == OP_RED:
-        return global_op(S, T, i, w, m)
+        return wide_access(S, T, i, w, m, 1)
     if op == OP_LDL or op == OP_STL:
-        return local_op(S, T, i, w, m)
+        return wide_access(S, T, i, w, m, 2)
     if op == OP_MEMBAR:
         return fence(S, w, T[i, T_MODE])
     if op == OP_BPT:                                   # execute._bpt: the kernel stops
@@ -1885,8 +2068,9 @@ def issue(S, w, now):
     if i >= T.shape[0] or pc & 7:
         S.ERR[4] = w
         return fail(S, E_OFF_END, 0, pc, 0)
-    if S.cfg[C_WEAK] and T[i, T_OP] == OP_ST and (S.NUM[N_FREE] < 32 or S.HEAP.shape[0] - S.NUM[N_HEAP] < 32
-                                                  or 2 * (S.NUM[N_USED] + 32) > S.HK.shape[0]):
+    room = 64 if T[i, T_WIDE] else 32               # a store per lane (ST.64: two)
+    if S.cfg[C_WEAK] and T[i, T_OP] == OP_ST and (S.NUM[N_FREE] < room or S.HEAP.shape[0] - S.NUM[N_HEAP] < room
+                                                  or 2 * (S.NUM[N_USED] + room) > S.HK.shape[0]):
         return EV_GROW                              # before anything changes: the bridge grows, then retries
     trace = S.cfg[C_TRACE]
     if trace and G[G_LOGGED] + S.cfg[C_LOG_ROOM] > S.LOG.shape[0]:

@@ -30,13 +30,15 @@ OPS = ("MOV", "MOV32I", "S2R", "IADD", "IADD32I", "ISCADD", "IMUL", "IMAD", "SHL
        "LDL", "STL", "ATOM", "RED", "MEMBAR", "BPT",
        "BRA", "SSY", "PBK", "BRK", "EXIT", "BAR",
        "BSSY", "BSYNC", "BREAK", "WARPSYNC", "YIELD", "NANOSLEEP",
-       "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F", "MUFU")
+       "FADD", "FMUL", "FFMA", "FMNMX", "FSETP", "F2I", "I2F", "F2F", "MUFU",
+       "DADD", "DMUL", "DFMA", "DMNMX", "DSETP")
 (OP_MOV, OP_MOV32I, OP_S2R, OP_IADD, OP_IADD32I, OP_ISCADD, OP_IMUL, OP_IMAD, OP_SHL, OP_SHR,
  OP_LOP, OP_LOP32I, OP_IMNMX, OP_SEL, OP_POPC, OP_ISETP, OP_PSETP, OP_VOTE, OP_NOP, OP_LDS, OP_STS,
  OP_LDSLK, OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA,
  OP_SSY, OP_PBK, OP_BRK, OP_EXIT, OP_BAR,
  OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
- OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU) = range(52)
+ OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
+ OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP) = range(57)
 OP = {name: i for i, name in enumerate(OPS)}
 KINDS = (Kind.OP, Kind.BRA, Kind.SSY, Kind.PBK, Kind.BRK, Kind.EXIT, Kind.BAR,
          Kind.BSSY, Kind.BSYNC, Kind.BREAK, Kind.WARPSYNC, Kind.YIELD, Kind.NANOSLEEP)
@@ -45,7 +47,7 @@ KIND = {k: i for i, k in enumerate(KINDS)}
 # ---- columns of T (one row per instruction)
 (T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2,
  T_MODE, T_MODE2, T_SIGNED, T_HI, T_IMMSH, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES,
- T_A) = range(22)
+ T_WIDE, T_A) = range(23)
 OPERAND = 4                 # columns per source operand from T_A: type, value, neg, inv
 T_COLS = T_A + 4 * OPERAND
 O_NONE, O_REG, O_IMM, O_PRED = 0, 1, 2, 3
@@ -59,8 +61,11 @@ SPECIAL = {"SR_Tid_X": 0, "SR_Tid_Y": 1, "SR_Tid_Z": 2, "SR_CTAid_X": 3, "SR_CTA
            "SR_GlobalTimerLo": 10}
 ATOMIC = {"ADD": 0, "MIN": 1, "MAX": 2, "INC": 3, "DEC": 4, "AND": 5, "OR": 6, "XOR": 7, "EXCH": 8, "CAS": 9,
           "ADD.F32": 10}
-# FSETP's T_MODE is its test's 4-bit code (isa.FCMP); F2F's the rounding (isa.F2F_ROUND); MUFU's its
-# function (isa.MUFU_FN)
+# FSETP's and DSETP's T_MODE is its test's 4-bit code (isa.FCMP); F2F's the rounding (isa.F2F_ROUND, or
+# 3: none, to nearest); MUFU's its function (isa.MUFU_FN). T_WIDE: bit 0, the first operand (a destination,
+# or a store's value) is a register pair (isa.pair_operands); bit 1, the first source is (F2F, F2I); a
+# memory access with it is two word accesses, at the address and at address + 4
+WIDE_FIRST, WIDE_SOURCE = 1, 2
 BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
 RED = {"POPC": 0, "AND": 1, "OR": 2}
 
@@ -211,6 +216,9 @@ def _put(row, k: int, o, env) -> None:
 def _operands(row, ins, env) -> None:
     """Destinations, sources and modifiers of one instruction, as the reference reads them."""
     op, ops, mods = ins.op, ins.operands, ins.mods
+    pairs = ins.pairs
+    first = 1 if op in ("ST", "STS", "STL") else 0
+    row[T_WIDE] = (WIDE_FIRST if first in pairs else 0) | (WIDE_SOURCE if op in ("F2F", "F2I") and 1 in pairs else 0)
     first_mem = next((o for o in ops if isinstance(o, Mem)), None)
     if first_mem is not None:
         row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
@@ -237,9 +245,9 @@ def _operands(row, ins, env) -> None:
         for k, o in enumerate(rest[:2]):
             _put(row, k, o, env)
         return
-    if op in ("ISETP", "PSETP", "FSETP"):
+    if op in ("ISETP", "PSETP", "FSETP", "DSETP"):
         row[T_D], row[T_D2] = ops[0].n, ops[1].n
-        if op == "FSETP":
+        if op in ("FSETP", "DSETP"):
             row[T_MODE] = FCMP.index(mods[0])
             bools = mods
         elif op == "ISETP":
@@ -290,7 +298,7 @@ def _operands(row, ins, env) -> None:
     elif op in ("F2I", "I2F"):
         row[T_SIGNED] = "S32" in mods                    # F2I's result, I2F's source
     elif op == "F2F":
-        row[T_MODE] = F2F_ROUND.index(mods[-1])
+        row[T_MODE] = F2F_ROUND.index(mods[-1]) if mods[-1] in F2F_ROUND else len(F2F_ROUND)
     elif op == "MUFU":
         row[T_MODE] = MUFU_FN.index(mods[0])
     if op in ("SHL", "SHR"):
