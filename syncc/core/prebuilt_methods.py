@@ -1091,15 +1091,17 @@ METHODS['syncc.frontend.ast.TryPut'] = (
 # syncc.frontend.ast.TryWait
 def syncc_frontend_ast_TryWait(dflt, fact):
     d_unit = dflt['unit']
+    d_permits = dflt['permits']
 
-    def __init__(self, place, attempts, span, unit=d_unit):
+    def __init__(self, place, attempts, span, unit=d_unit, permits=d_permits):
         _set(self, 'place', place)
         _set(self, 'attempts', attempts)
         _set(self, 'span', span)
         _set(self, 'unit', unit)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(place={self.place!r}, attempts={self.attempts!r}, span={self.span!r}, unit={self.unit!r})"
+        return f"{self.__class__.__qualname__}(place={self.place!r}, attempts={self.attempts!r}, span={self.span!r}, unit={self.unit!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -1107,9 +1109,9 @@ def syncc_frontend_ast_TryWait(dflt, fact):
 METHODS['syncc.frontend.ast.TryWait'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
      (('place', 'Place', False), ('attempts', 'Expr | None', False), ('span', 'Span', False),
-      ('unit', 'Ident | None', True)),
+      ('unit', 'Ident | None', True), ('permits', 'Expr | None', True)),
      (), (), False),
-    'TryWait(place: Place, attempts: Expr | None, span: Span, unit: Ident | None = None)',
+    'TryWait(place: Place, attempts: Expr | None, span: Span, unit: Ident | None = None, permits: Expr | None = None)',
     syncc_frontend_ast_TryWait)
 
 
@@ -1502,22 +1504,26 @@ METHODS['syncc.frontend.ast.Critical'] = (
 
 # syncc.frontend.ast.Acquire
 def syncc_frontend_ast_Acquire(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, target, body, span):
+    def __init__(self, target, body, span, permits=d_permits):
         _set(self, 'target', target)
         _set(self, 'body', body)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, body={self.body!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, body={self.body!r}, span={self.span!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.Acquire'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('target', 'Place', False), ('body', 'Block', False), ('span', 'Span', False)), (), (), False),
-    'Acquire(target: Place, body: Block, span: Span)',
+     (('target', 'Place', False), ('body', 'Block', False), ('span', 'Span', False),
+      ('permits', 'Expr | None', True)),
+     (), (), False),
+    'Acquire(target: Place, body: Block, span: Span, permits: Expr | None = None)',
     syncc_frontend_ast_Acquire)
 
 
@@ -1655,22 +1661,26 @@ METHODS['syncc.frontend.ast.Fence'] = (
 
 # syncc.frontend.ast.PrimOp
 def syncc_frontend_ast_PrimOp(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, op, target, span):
+    def __init__(self, op, target, span, permits=d_permits):
         _set(self, 'op', op)
         _set(self, 'target', target)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(op={self.op!r}, target={self.target!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(op={self.op!r}, target={self.target!r}, span={self.span!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.PrimOp'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('op', 'str', False), ('target', 'Place', False), ('span', 'Span', False)), (), (), False),
-    'PrimOp(op: str, target: Place, span: Span)',
+     (('op', 'str', False), ('target', 'Place', False), ('span', 'Span', False),
+      ('permits', 'Expr | None', True)),
+     (), (), False),
+    'PrimOp(op: str, target: Place, span: Span, permits: Expr | None = None)',
     syncc_frontend_ast_PrimOp)
 
 
@@ -2098,6 +2108,7 @@ METHODS['syncc.frontend.catalogue.ImplParam'] = (
 # syncc.frontend.catalogue.Implementation
 def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_abandonable = dflt['abandonable']
+    d_permits = dflt['permits']
     d_lock_bits = dflt['lock_bits']
     d_warp_count = dflt['warp_count']
     d_counted = dflt['counted']
@@ -2106,7 +2117,7 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_whole_warps = dflt['whole_warps']
     d_vendable = dflt['vendable']
 
-    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
+    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, permits=d_permits, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
         _set(self, 'kind', kind)
         _set(self, 'name', name)
         _set(self, 'placements', placements)
@@ -2115,6 +2126,7 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'summary', summary)
         _set(self, 'source', source)
         _set(self, 'abandonable', abandonable)
+        _set(self, 'permits', permits)
         _set(self, 'lock_bits', lock_bits)
         _set(self, 'warp_count', warp_count)
         _set(self, 'counted', counted)
@@ -2124,15 +2136,15 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'vendable', vendable)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, permits={self.permits!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
+            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.permits, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
+        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2142,11 +2154,11 @@ METHODS['syncc.frontend.catalogue.Implementation'] = (
      (('kind', 'str', False), ('name', 'str', False), ('placements', 'tuple[str, ...]', False),
       ('granularities', 'tuple[str, ...]', False), ('params', 'tuple[ImplParam, ...]', False),
       ('summary', 'str', False), ('source', 'str', False), ('abandonable', 'bool', True),
-      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True), ('counted', 'bool', True),
-      ('closable', 'bool', True), ('constant_index', 'bool', True), ('whole_warps', 'bool', True),
-      ('vendable', 'bool', True)),
+      ('permits', 'bool', True), ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True),
+      ('counted', 'bool', True), ('closable', 'bool', True), ('constant_index', 'bool', True),
+      ('whole_warps', 'bool', True), ('vendable', 'bool', True)),
      (), (), False),
-    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
+    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, permits: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
     syncc_frontend_catalogue_Implementation)
 
 
@@ -2291,9 +2303,10 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
     d_named = dflt['named']
     d_writers = dflt['writers']
     d_top_level = dflt['top_level']
+    d_permits = dflt['permits']
     f_impl_params = fact['impl_params']
 
-    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, writers=d_writers, top_level=d_top_level):
+    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, writers=d_writers, top_level=d_top_level, permits=d_permits):
         self.decl = decl
         self.kind = kind
         self.dims = dims
@@ -2306,9 +2319,10 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
         self.named = named
         self.writers = writers
         self.top_level = top_level
+        self.permits = permits
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, writers={self.writers!r}, top_level={self.top_level!r})"
+        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, writers={self.writers!r}, top_level={self.top_level!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -2319,9 +2333,10 @@ METHODS['syncc.frontend.symbols.PrimInfo'] = (
       ('placement', 'str', False), ('granularity', 'str', False), ('elem', 'Any', True),
       ('count', 'int | None', True), ('impl', 'Implementation | None', True),
       ('impl_params', 'dict[str, int]', (False, True, True, True, None, True, False)),
-      ('named', 'bool', True), ('writers', 'int', True), ('top_level', 'bool', True)),
+      ('named', 'bool', True), ('writers', 'int', True), ('top_level', 'bool', True),
+      ('permits', 'bool', True)),
      (), (), False),
-    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, writers: int = 1, top_level: bool = False)',
+    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, writers: int = 1, top_level: bool = False, permits: bool = False)',
     syncc_frontend_symbols_PrimInfo)
 
 
@@ -3623,8 +3638,9 @@ def syncc_ir_ops_OpInfo(dflt, fact):
     d_ref = dflt['ref']
     d_bare = dflt['bare']
     d_judged_as = dflt['judged_as']
+    d_permits = dflt['permits']
 
-    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as):
+    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as, permits=d_permits):
         _set(self, 'name', name)
         _set(self, 'group', group)
         _set(self, 'results', results)
@@ -3634,17 +3650,18 @@ def syncc_ir_ops_OpInfo(dflt, fact):
         _set(self, 'ref', ref)
         _set(self, 'bare', bare)
         _set(self, 'judged_as', judged_as)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r}, permits={self.permits!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as)
+            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as, other.permits)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as))
+        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3653,9 +3670,10 @@ METHODS['syncc.ir.ops.OpInfo'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('group', 'str', False), ('results', 'int', False),
       ('operands', 'int | None', False), ('memory', 'bool', True), ('blocking', 'bool', True),
-      ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True)),
+      ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True),
+      ('permits', 'bool', True)),
      (), (), False),
-    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None)',
+    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None, permits: bool = False)',
     syncc_ir_ops_OpInfo)
 
 

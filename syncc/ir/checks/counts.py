@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Instr
+from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
+from ..analysis.permits import amounts, weigh
 from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 
@@ -209,6 +210,7 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
         waiting = per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
         if waiting is None:
             continue
+        w0 = waits[0]
         for key, n in waiting.items():
             supply = (prim.count or 0) + posts.get(key, 0)
             if n > supply:
@@ -227,15 +229,26 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
                            f"`get`{'s never end' if short != 1 else ' never ends'}")
                     help = "put one value for every `get`, or let the consumers stop when the queue is closed (`for v in q`)"
                 else:
-                    why = (f"{instance_name(facts, prim, key)} is waited on {n} times, but it starts with "
-                           f"{prim.count or 0} permit{'s' if prim.count != 1 else ''} and is posted "
-                           f"{_times(posts.get(key, 0))} at most, so {short} "
-                           f"wait{'s never end' if short != 1 else ' never ends'}")
+                    if any(not _one_permit(w.site) for w in waits) or any(not _one_permit(i) for _, i in w0.providers):
+                        why = (f"the waits on {instance_name(facts, prim, key)} take {n} permits in all, but it starts with "
+                               f"{prim.count or 0} and is posted {_at_most(posts.get(key, 0))} more, so "
+                               f"{short} permit{'s are' if short != 1 else ' is'} never there for a waiter")
+                    else:
+                        why = (f"{instance_name(facts, prim, key)} is waited on {n} times, but it starts with "
+                               f"{prim.count or 0} permit{'s' if prim.count != 1 else ''} and is posted "
+                               f"{_times(posts.get(key, 0))} at most, so {short} "
+                               f"wait{'s never end' if short != 1 else ' never ends'}")
                     help = ("post once for every wait that is not given back (a producer posts, a consumer waits), "
                             "or give the semaphore more initial permits")
                 ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {why}", w.site.span,
                                notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
                 break
+
+
+def _one_permit(ins: Instr) -> bool:
+    """Does the operation take or give one permit (no `(k)`)?"""
+    k = ins.permits
+    return isinstance(k, Imm) and k.value == 1
 
 
 def _at_most(n: int) -> str:
@@ -268,7 +281,8 @@ def never_blocks(facts: Facts, name: str) -> bool:
 
 def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     """instance key → how many times the parties run `sites` (largest count when upper, else the
-    smallest possible); None when it cannot be counted."""
+    smallest possible); None when it cannot be counted. A semaphore's operation counts its permits
+    (`wait s(k)` counts k: analysis/permits.py, the most k can be when upper, else the least)."""
     t = facts.threads
     per: dict = {}
     party = _PARTY_COLUMN[prim.granularity]
@@ -279,6 +293,9 @@ def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
         col = facts.value(ins.ref.index, label)
         if col is None or col[1]:
             return None
+        amount = amounts(facts, label, ins, upper) if prim.kind == "semaphore" else 1
+        if amount is None:
+            return None
         seen = set()
         for n, row in enumerate(inst.thread):
             who = row if party is None else t.columns[party][row]
@@ -287,7 +304,7 @@ def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
                 continue
             seen.add((who, rounds))
             key = col[0][n] if prim.placement == "global" else (t.columns["block"][row], col[0][n])
-            per[key] = per.get(key, 0) + 1
+            per[key] = per.get(key, 0) + weigh(amount, n)
     return per
 
 
