@@ -3052,23 +3052,25 @@ METHODS['syncc.ir.context.PassContext'] = (
 
 # syncc.ir.faults.CheckSite
 def syncc_ir_faults_CheckSite(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, site, array, length, span):
+    def __init__(self, site, array, length, span, permits=d_permits):
         _set(self, 'site', site)
         _set(self, 'array', array)
         _set(self, 'length', length)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r}, permits={self.permits!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.site, self.array, self.length, self.span) == (other.site, other.array, other.length, other.span)
+            return (self.site, self.array, self.length, self.span, self.permits) == (other.site, other.array, other.length, other.span, other.permits)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.site, self.array, self.length, self.span))
+        return hash((self.site, self.array, self.length, self.span, self.permits))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3076,9 +3078,9 @@ def syncc_ir_faults_CheckSite(dflt, fact):
 METHODS['syncc.ir.faults.CheckSite'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('site', 'int', False), ('array', 'str', False), ('length', 'int | None', False),
-      ('span', 'Span | None', False)),
+      ('span', 'Span | None', False), ('permits', 'bool', True)),
      (), (), False),
-    'CheckSite(site: int, array: str, length: int | None, span: Span | None)',
+    'CheckSite(site: int, array: str, length: int | None, span: Span | None, permits: bool = False)',
     syncc_ir_faults_CheckSite)
 
 

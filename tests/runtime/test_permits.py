@@ -1,0 +1,108 @@
+"""Several permits at once (`wait s(k)`, `post s(k)`, `trywait s(k)`, `acquire s(k)`), end to end on
+the simulator, on both engines: HeteroSync's readers and writer (the writer takes every permit, so
+it is alone), k from a value, the bounded tries, and a k below 1 stopping the kernel at its check."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import ROOT, syncc
+
+CLEAN = ROOT / "tests" / "hazards" / "clean"
+ENGINES = ["compiled", "reference"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", ["permits_readers_writer", "permits_by_thread"])
+def test_the_corpus_neighbours_run_and_check_their_counts(name, engine):
+    for extra in ([], ["--its"]):
+        r = syncc("run", str(CLEAN / f"{name}.sync"), "--target", "fermi-sim", "--engine", engine, *extra)
+        assert r.code == 0, r.err
+
+
+def test_both_engines_take_the_same_cycles():
+    """The engines are one machine: the readers and writer take the same cycles on both."""
+    cycles = []
+    for engine in ENGINES:
+        r = syncc("run", str(CLEAN / "permits_readers_writer.sync"), "--target", "fermi-sim", "--engine", engine,
+                  "--stats")
+        assert r.code == 0, r.err
+        cycles.append(re.search(r"([\d,]+) cycles", r.out + r.err).group(1))
+    assert cycles[0] == cycles[1]
+
+
+TRIES = """\
+kernel k(out: global i32[4]) launch grid(1) block(32) {
+    semaphore s(3) in IMPL @thread using spin
+    if tid == 0 {
+        if trywait s(4) { out[0] = 1 }              // more than there are: fails, takes none
+        if trywait s(3) for 4 {                     // all three
+            if trywait s { out[1] = 1 }             // none left
+            post s(3)
+        }
+        if trywait s(2) for 100 us {
+            out[2] = 1
+            post s(2)
+        }
+        wait s(3)                                   // all three again: every post came back
+        out[3] = 1
+        post s(3)
+    }
+}
+host {
+    let out = zeros(i32, 4)
+    launch k(out)
+    check out[0] == 0 && out[1] == 0 && out[2] == 1 && out[3] == 1, "a try took the wrong permits"
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("placement", ["global", "shared"])
+def test_tries_of_several_permits_take_all_or_none(tmp_path, placement, engine):
+    path = tmp_path / "tries.sync"
+    path.write_text(TRIES.replace("IMPL", placement))
+    r = syncc("run", str(path), "--target", "fermi-sim", "--engine", engine)
+    assert r.code == 0, r.err
+
+
+FROM_DATA = """\
+kernel k(out: global i32[1], ks: global i32[64]) launch grid(1) block(64) {
+    semaphore s(2) in global @thread using spin
+    acquire s(ks[tid]) {
+        atomic_add(out[0], 1)
+    }
+}
+host {
+    var out = zeros(i32, 1)
+    var ks = zeros(i32, 64)
+    for i in 0 .. 64 { ks[i] = i % 2 + 1 }
+    ks[37] = BAD
+    launch k(out, ks)
+    check out[0] == 64
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_number_of_permits_below_one_stops_the_kernel_at_its_check(tmp_path, engine):
+    path = tmp_path / "prog.sync"
+    path.write_text(FROM_DATA.replace("BAD", "0"))
+    r = syncc("run", str(path), "--target", "fermi-sim", "--engine", engine)
+    assert r.code == 1, r.err
+    assert re.search(r"prog\.sync:3:5: error\[E0913\]: a wait or post of `s` takes 0 permits, fewer than one "
+                     r".*in thread 37 of block 0", r.err), r.err
+    path.write_text(FROM_DATA.replace("BAD", "2"))
+    assert syncc("run", str(path), "--target", "fermi-sim", "--engine", engine).code == 0
+
+
+def test_a_number_of_permits_the_ranges_prove_gets_no_check():
+    r = syncc("explain", str(CLEAN / "permits_by_thread.sync"))
+    assert r.code == 0, r.err
+    assert "number of permits" not in r.out
+
+
+def test_a_semaphore_used_with_permits_defaults_to_one_that_takes_several():
+    r = syncc("explain", str(CLEAN / "permits_by_thread.sync"))
+    assert re.search(r"semaphore `pool` \(global @thread\): backoff — .*takes one at a time", r.out), r.out
