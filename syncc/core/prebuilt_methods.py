@@ -2450,9 +2450,10 @@ def syncc_frontend_vending_Operation(dflt, fact):
     d_has_body = dflt['has_body']
     d_takes_value = dflt['takes_value']
     d_takes_count = dflt['takes_count']
+    d_takes_permits = dflt['takes_permits']
     d_gives_value = dflt['gives_value']
 
-    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, gives_value=d_gives_value):
+    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, takes_permits=d_takes_permits, gives_value=d_gives_value):
         _set(self, 'name', name)
         _set(self, 'statements', statements)
         _set(self, 'returns', returns)
@@ -2460,18 +2461,19 @@ def syncc_frontend_vending_Operation(dflt, fact):
         _set(self, 'has_body', has_body)
         _set(self, 'takes_value', takes_value)
         _set(self, 'takes_count', takes_count)
+        _set(self, 'takes_permits', takes_permits)
         _set(self, 'gives_value', gives_value)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, gives_value={self.gives_value!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, takes_permits={self.takes_permits!r}, gives_value={self.gives_value!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.gives_value)
+            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.takes_permits, other.gives_value)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value))
+        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2480,9 +2482,10 @@ METHODS['syncc.frontend.vending.Operation'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('statements', 'Callable[[OperationBuilder], tuple]', False),
       ('returns', 'str | None', True), ('doc', 'str', True), ('has_body', 'bool', True),
-      ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('gives_value', 'bool', True)),
+      ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('takes_permits', 'bool', True),
+      ('gives_value', 'bool', True)),
      (), (), False),
-    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, gives_value: bool = False)",
+    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, takes_permits: bool = False, gives_value: bool = False)",
     syncc_frontend_vending_Operation)
 
 

@@ -106,3 +106,34 @@ def test_a_number_of_permits_the_ranges_prove_gets_no_check():
 def test_a_semaphore_used_with_permits_defaults_to_one_that_takes_several():
     r = syncc("explain", str(CLEAN / "permits_by_thread.sync"))
     assert re.search(r"semaphore `pool` \(global @thread\): backoff — .*takes one at a time", r.out), r.out
+
+
+LIBRARY = "semaphore pool(4) in global @thread using IMPL\n"
+
+
+def test_a_spin_semaphore_vends_its_operations_of_several_permits(tmp_path):
+    path = tmp_path / "lib.sync"
+    path.write_text(LIBRARY.replace("IMPL", "spin"))
+    r = syncc("build", str(path), "--target", "cuda")
+    assert r.code == 0, r.err
+    for signature in ("void acquire_many(int32_t permits, Body&& body)", "void wait_many(int32_t permits)",
+                      "void post_many(int32_t permits)", "bool try_acquire_many(int32_t permits)"):
+        assert signature in r.out, signature
+    wait = r.out[r.out.index("void wait_many"):r.out.index("void post_many")]
+    assert ">= r_syncc_permits" in wait and "cas.b32" in wait      # all k in one cas, once k are there
+
+
+def test_a_sleeping_semaphore_vends_none(tmp_path):
+    path = tmp_path / "lib.sync"
+    path.write_text(LIBRARY.replace("IMPL", "sleeping"))
+    r = syncc("build", str(path), "--target", "cuda")
+    assert r.code == 0, r.err
+    assert "_many" not in r.out and "void wait()" in r.out
+
+
+def test_ptx_takes_k_permits_in_one_cas():
+    r = syncc("build", str(CLEAN / "permits_readers_writer.sync"), "--target", "ptx")
+    assert r.code == 0, r.err
+    # the writer's test: at least READERS (4) permits there (LLVM writes `>= 4` as `< 4` negated)
+    assert re.search(r"setp\.(ge|lt)\.s32\s+%p\d+, %r\d+, 4;", r.out), r.out
+    assert "cas.b32" in r.out
