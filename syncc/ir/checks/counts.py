@@ -17,6 +17,7 @@ from ..context import PassContext
 from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
 from ..analysis.permits import amounts, weigh
+from .held import _same_threads, lock_like
 from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 
@@ -29,6 +30,7 @@ def check_counts(facts: Facts, ctx: PassContext) -> None:
     reported = reported_waits(facts)
     if blocking or sections:
         never_provided(facts, blocking + sections, reported, ctx)
+        _more_than_ever_there(facts, blocking + sections, reported, ctx)
         _counts(facts, blocking, reported, ctx)
     _named_barrier_counts(facts, ctx)
 
@@ -166,6 +168,53 @@ def _path_avoiding(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
             continue
         todo.extend(cfg.succs[x])
     return False
+
+
+# ---- E0705: more permits at once than a semaphore ever has ----------------------------------------
+
+def _more_than_ever_there(facts: Facts, waits: list[Blocking], reported: set, ctx: PassContext) -> None:
+    """A wait for k permits at once (`wait s(k)`, `acquire s(k)`) where k is more than the semaphore
+    can ever hold: its initial count and every post that is not the end of a section (`acquire`'s
+    post gives back what its wait took, so it never raises the count above that)."""
+    if not facts.threads.every_block:
+        return
+    for w in waits:
+        ins = w.site
+        if w.kind != "semaphore" or id(ins) in reported or _one_permit(ins) or not ins.info.permits:
+            continue
+        prim = facts.k.prim(ins.ref.name)
+        free = [(label, p) for label, p in w.providers if not _gives_back(facts, p)]
+        posts = per_instance(facts, prim, free, upper=True)
+        need = amounts(facts, w.label, ins, upper=False)
+        col = facts.value(ins.ref.index, w.label)
+        inst = facts.instances(w.label)
+        if posts is None or need is None or col is None or col[1] or inst is None:
+            continue
+        for n, row in enumerate(inst.thread):
+            key = col[0][n] if prim.placement == "global" else (facts.threads.columns["block"][row], col[0][n])
+            most = (prim.count or 0) + posts.get(key, 0)
+            k = weigh(need, n)
+            if k > most:
+                reported.add(id(ins))
+                ctx.sink.error("E0705", f"{w.what} never ends: it takes {k} permits at once, and "
+                               f"{instance_name(facts, prim, key)} never has more than {most} (it starts with "
+                               f"{prim.count or 0}, and {_at_most(posts.get(key, 0))} more are posted, besides "
+                               "the permits sections give back)", ins.span,
+                               notes=[Note(f"`{prim.name}` is declared here", prim.span)],
+                               help="take at most as many permits as the semaphore can have, or declare it with more")
+                break
+
+
+def _gives_back(facts: Facts, post: Instr) -> bool:
+    """Does the post give back what a wait of the same thread took (`acquire`'s end, or a `post s(k)`
+    after a `wait s(k)` of the same instance and the same k, which holds.lock_like reads as a hold)?"""
+    if post.attr("region") is not None:
+        return True
+    at, key = facts.where[id(post)], facts.value_key(post.ref.index)
+    return any(i.judged_as == "sem.wait" and id(i) in lock_like(facts) and i.ref.name == post.ref.name
+               and facts.value_key(i.ref.index) == key and i.permits == post.permits
+               and facts.reaches(facts.where[id(i)], at) and _same_threads(facts, facts.where[id(i)][0], at[0])
+               for _, _, i in facts.k.instructions())
 
 
 # ---- E0705: counts ---------------------------------------------------------------------------------
