@@ -137,3 +137,18 @@ def test_ptx_takes_k_permits_in_one_cas():
     # the writer's test: at least READERS (4) permits there (LLVM writes `>= 4` as `< 4` negated)
     assert re.search(r"setp\.(ge|lt)\.s32\s+%p\d+, %r\d+, 4;", r.out), r.out
     assert "cas.b32" in r.out
+
+
+@pytest.mark.parametrize("kernel", ["rw_spin", "rw_backoff"])
+def test_the_bench_program_keeps_writers_alone(kernel):
+    """bench/programs/rw_semaphore.sync (HeteroSync's semaphore benchmark) on the simulator, at a
+    small grid: writers alone, never more permits held than there are, every section run."""
+    import numpy as np
+
+    import syncc as api
+    prog = api.compile(str(ROOT / "bench" / "programs" / "rw_semaphore.sync"), defines={"ITERS": 2},
+                       target="fermi-sim")
+    now = np.zeros(5, np.int32)
+    getattr(prog, kernel)[(3, 1, 1), (128, 1, 1)](now)
+    assert now[0] == 0 and now[1] == 8 and now[4] == 0, now       # a writer held all 8, nobody more
+    assert now[2] == 3 * 2 and now[3] == 3 * 3 * 2, now
