@@ -120,7 +120,8 @@ def test_a_spin_semaphore_vends_its_operations_of_several_permits(tmp_path):
                       "void post_many(int32_t permits)", "bool try_acquire_many(int32_t permits)"):
         assert signature in r.out, signature
     wait = r.out[r.out.index("void wait_many"):r.out.index("void post_many")]
-    assert ">= r_syncc_permits" in wait and "cas.b32" in wait      # all k in one cas, once k are there
+    # all k in one cas, once k are there (k copied from the argument first)
+    assert "r_permits = r_syncc_permits;" in wait and ">= r_permits;" in wait and "cas.b32" in wait
 
 
 def test_a_sleeping_semaphore_vends_none(tmp_path):
@@ -152,3 +153,33 @@ def test_the_bench_program_keeps_writers_alone(kernel):
     getattr(prog, kernel)[(3, 1, 1), (128, 1, 1)](now)
     assert now[0] == 0 and now[1] == 8 and now[4] == 0, now       # a writer held all 8, nobody more
     assert now[2] == 3 * 2 and now[3] == 3 * 3 * 2, now
+
+
+VAR_K = """\
+kernel k(out: global i32[2]) launch grid(1) block(32) {
+    semaphore s(3) in shared @thread using spin
+    if tid == 0 {
+        var n = 2
+        acquire s(n) {
+            n = 3                       // the post gives back the 2 taken, not 3
+            out[0] = 1
+        }
+        if trywait s(3) {               // the three are back, and no fourth: s(4) would fail
+            if !(trywait s) { out[1] = 1 }
+            post s(3)
+        }
+    }
+}
+host {
+    let out = zeros(i32, 2)
+    launch k(out)
+    check out[0] == 1 && out[1] == 1, "acquire s(n) gave back another number than it took"
+}
+"""
+
+
+def test_acquire_gives_back_the_k_it_took_when_its_body_assigns_k(tmp_path):
+    path = tmp_path / "var_k.sync"
+    path.write_text(VAR_K)
+    r = syncc("run", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err

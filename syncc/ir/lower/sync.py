@@ -134,9 +134,9 @@ class SyncLowering:
 
     def permits(self, k) -> tuple:
         """The operands a semaphore operation takes for `(k)`: none for one permit (no `(k)`, or the
-        constant 1), else k evaluated once here, as an i32 (the checker saw an integer; a wider
-        one is clamped to 0 .. 2^31-1 first, and a value below 1 is the run-time check's:
-        passes/bounds.py)."""
+        constant 1), else k evaluated once here, as an i32 in a register of its own (the checker saw
+        an integer; a wider one is clamped to 0 .. 2^31-1 first, and a value below 1 is the
+        run-time check's: passes/bounds.py)."""
         if k is None:
             return ()
         n = self.cx.exprs.expr(k)
@@ -144,6 +144,8 @@ class SyncLowering:
             return ()
         if n.type != I32:
             n = self.b.op("cvt", I32, self.clamp(n, 0, 0x7FFF_FFFF, k.span), span=k.span)
+        elif not isinstance(n, Imm):     # a copy: `acquire s(n)` gives back what it took if its body assigns `n`
+            n = self.b.op("mov", I32, n, hint="permits", span=k.span)
         return (n,)
 
     # ---- structured statements -----------------------------------------------------------------
