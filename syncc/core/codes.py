@@ -65,6 +65,9 @@ CODES: dict[str, str] = {
     "E0416": "latch that can never open",
     "E0418": "`close` or `for v in q` on a queue that cannot close",
     "E0419": "scan operation out of place",
+    "E0420": "permits on an operation that takes none",
+    "E0421": "several permits on a semaphore that takes one at a time",
+    "E0422": "a number of permits below one",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -1174,15 +1174,17 @@ METHODS['syncc.frontend.ast.TryPut'] = (
 # syncc.frontend.ast.TryWait
 def syncc_frontend_ast_TryWait(dflt, fact):
     d_unit = dflt['unit']
+    d_permits = dflt['permits']
 
-    def __init__(self, place, attempts, span, unit=d_unit):
+    def __init__(self, place, attempts, span, unit=d_unit, permits=d_permits):
         _set(self, 'place', place)
         _set(self, 'attempts', attempts)
         _set(self, 'span', span)
         _set(self, 'unit', unit)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(place={self.place!r}, attempts={self.attempts!r}, span={self.span!r}, unit={self.unit!r})"
+        return f"{self.__class__.__qualname__}(place={self.place!r}, attempts={self.attempts!r}, span={self.span!r}, unit={self.unit!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -1190,9 +1192,9 @@ def syncc_frontend_ast_TryWait(dflt, fact):
 METHODS['syncc.frontend.ast.TryWait'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
      (('place', 'Place', False), ('attempts', 'Expr | None', False), ('span', 'Span', False),
-      ('unit', 'Ident | None', True)),
+      ('unit', 'Ident | None', True), ('permits', 'Expr | None', True)),
      (), (), False),
-    'TryWait(place: Place, attempts: Expr | None, span: Span, unit: Ident | None = None)',
+    'TryWait(place: Place, attempts: Expr | None, span: Span, unit: Ident | None = None, permits: Expr | None = None)',
     syncc_frontend_ast_TryWait)
 
 
@@ -1585,22 +1587,26 @@ METHODS['syncc.frontend.ast.Critical'] = (
 
 # syncc.frontend.ast.Acquire
 def syncc_frontend_ast_Acquire(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, target, body, span):
+    def __init__(self, target, body, span, permits=d_permits):
         _set(self, 'target', target)
         _set(self, 'body', body)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, body={self.body!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, body={self.body!r}, span={self.span!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.Acquire'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('target', 'Place', False), ('body', 'Block', False), ('span', 'Span', False)), (), (), False),
-    'Acquire(target: Place, body: Block, span: Span)',
+     (('target', 'Place', False), ('body', 'Block', False), ('span', 'Span', False),
+      ('permits', 'Expr | None', True)),
+     (), (), False),
+    'Acquire(target: Place, body: Block, span: Span, permits: Expr | None = None)',
     syncc_frontend_ast_Acquire)
 
 
@@ -1738,22 +1744,26 @@ METHODS['syncc.frontend.ast.Fence'] = (
 
 # syncc.frontend.ast.PrimOp
 def syncc_frontend_ast_PrimOp(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, op, target, span):
+    def __init__(self, op, target, span, permits=d_permits):
         _set(self, 'op', op)
         _set(self, 'target', target)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(op={self.op!r}, target={self.target!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(op={self.op!r}, target={self.target!r}, span={self.span!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.PrimOp'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('op', 'str', False), ('target', 'Place', False), ('span', 'Span', False)), (), (), False),
-    'PrimOp(op: str, target: Place, span: Span)',
+     (('op', 'str', False), ('target', 'Place', False), ('span', 'Span', False),
+      ('permits', 'Expr | None', True)),
+     (), (), False),
+    'PrimOp(op: str, target: Place, span: Span, permits: Expr | None = None)',
     syncc_frontend_ast_PrimOp)
 
 
@@ -2185,6 +2195,7 @@ METHODS['syncc.frontend.catalogue.ImplParam'] = (
 # syncc.frontend.catalogue.Implementation
 def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_abandonable = dflt['abandonable']
+    d_permits = dflt['permits']
     d_lock_bits = dflt['lock_bits']
     d_warp_count = dflt['warp_count']
     d_counted = dflt['counted']
@@ -2193,7 +2204,7 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_whole_warps = dflt['whole_warps']
     d_vendable = dflt['vendable']
 
-    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
+    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, permits=d_permits, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
         _set(self, 'kind', kind)
         _set(self, 'name', name)
         _set(self, 'placements', placements)
@@ -2202,6 +2213,7 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'summary', summary)
         _set(self, 'source', source)
         _set(self, 'abandonable', abandonable)
+        _set(self, 'permits', permits)
         _set(self, 'lock_bits', lock_bits)
         _set(self, 'warp_count', warp_count)
         _set(self, 'counted', counted)
@@ -2211,15 +2223,15 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'vendable', vendable)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, permits={self.permits!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
+            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.permits, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
+        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2229,11 +2241,11 @@ METHODS['syncc.frontend.catalogue.Implementation'] = (
      (('kind', 'str', False), ('name', 'str', False), ('placements', 'tuple[str, ...]', False),
       ('granularities', 'tuple[str, ...]', False), ('params', 'tuple[ImplParam, ...]', False),
       ('summary', 'str', False), ('source', 'str', False), ('abandonable', 'bool', True),
-      ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True), ('counted', 'bool', True),
-      ('closable', 'bool', True), ('constant_index', 'bool', True), ('whole_warps', 'bool', True),
-      ('vendable', 'bool', True)),
+      ('permits', 'bool', True), ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True),
+      ('counted', 'bool', True), ('closable', 'bool', True), ('constant_index', 'bool', True),
+      ('whole_warps', 'bool', True), ('vendable', 'bool', True)),
      (), (), False),
-    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
+    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, permits: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
     syncc_frontend_catalogue_Implementation)
 
 
@@ -2378,9 +2390,10 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
     d_named = dflt['named']
     d_writers = dflt['writers']
     d_top_level = dflt['top_level']
+    d_permits = dflt['permits']
     f_impl_params = fact['impl_params']
 
-    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, writers=d_writers, top_level=d_top_level):
+    def __init__(self, decl, kind, dims, placement, granularity, elem=d_elem, count=d_count, impl=d_impl, impl_params=_FACTORY, named=d_named, writers=d_writers, top_level=d_top_level, permits=d_permits):
         self.decl = decl
         self.kind = kind
         self.dims = dims
@@ -2393,9 +2406,10 @@ def syncc_frontend_symbols_PrimInfo(dflt, fact):
         self.named = named
         self.writers = writers
         self.top_level = top_level
+        self.permits = permits
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, writers={self.writers!r}, top_level={self.top_level!r})"
+        return f"{self.__class__.__qualname__}(decl={self.decl!r}, kind={self.kind!r}, dims={self.dims!r}, placement={self.placement!r}, granularity={self.granularity!r}, elem={self.elem!r}, count={self.count!r}, impl={self.impl!r}, impl_params={self.impl_params!r}, named={self.named!r}, writers={self.writers!r}, top_level={self.top_level!r}, permits={self.permits!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -2406,9 +2420,10 @@ METHODS['syncc.frontend.symbols.PrimInfo'] = (
       ('placement', 'str', False), ('granularity', 'str', False), ('elem', 'Any', True),
       ('count', 'int | None', True), ('impl', 'Implementation | None', True),
       ('impl_params', 'dict[str, int]', (False, True, True, True, None, True, False)),
-      ('named', 'bool', True), ('writers', 'int', True), ('top_level', 'bool', True)),
+      ('named', 'bool', True), ('writers', 'int', True), ('top_level', 'bool', True),
+      ('permits', 'bool', True)),
      (), (), False),
-    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, writers: int = 1, top_level: bool = False)',
+    'PrimInfo(decl: A.PrimDecl, kind: str, dims: tuple[int, ...], placement: str, granularity: str, elem: Any = None, count: int | None = None, impl: Implementation | None = None, impl_params: dict[str, int] = <factory>, named: bool = False, writers: int = 1, top_level: bool = False, permits: bool = False)',
     syncc_frontend_symbols_PrimInfo)
 
 
@@ -2525,9 +2540,10 @@ def syncc_frontend_vending_Operation(dflt, fact):
     d_has_body = dflt['has_body']
     d_takes_value = dflt['takes_value']
     d_takes_count = dflt['takes_count']
+    d_takes_permits = dflt['takes_permits']
     d_gives_value = dflt['gives_value']
 
-    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, gives_value=d_gives_value):
+    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, takes_permits=d_takes_permits, gives_value=d_gives_value):
         _set(self, 'name', name)
         _set(self, 'statements', statements)
         _set(self, 'returns', returns)
@@ -2535,18 +2551,19 @@ def syncc_frontend_vending_Operation(dflt, fact):
         _set(self, 'has_body', has_body)
         _set(self, 'takes_value', takes_value)
         _set(self, 'takes_count', takes_count)
+        _set(self, 'takes_permits', takes_permits)
         _set(self, 'gives_value', gives_value)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, gives_value={self.gives_value!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, takes_permits={self.takes_permits!r}, gives_value={self.gives_value!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.gives_value)
+            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.takes_permits, other.gives_value)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.gives_value))
+        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2555,9 +2572,10 @@ METHODS['syncc.frontend.vending.Operation'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('statements', 'Callable[[OperationBuilder], tuple]', False),
       ('returns', 'str | None', True), ('doc', 'str', True), ('has_body', 'bool', True),
-      ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('gives_value', 'bool', True)),
+      ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('takes_permits', 'bool', True),
+      ('gives_value', 'bool', True)),
      (), (), False),
-    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, gives_value: bool = False)",
+    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, takes_permits: bool = False, gives_value: bool = False)",
     syncc_frontend_vending_Operation)
 
 
@@ -3130,23 +3148,25 @@ METHODS['syncc.ir.context.PassContext'] = (
 
 # syncc.ir.faults.CheckSite
 def syncc_ir_faults_CheckSite(dflt, fact):
+    d_permits = dflt['permits']
 
-    def __init__(self, site, array, length, span):
+    def __init__(self, site, array, length, span, permits=d_permits):
         _set(self, 'site', site)
         _set(self, 'array', array)
         _set(self, 'length', length)
         _set(self, 'span', span)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r}, permits={self.permits!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.site, self.array, self.length, self.span) == (other.site, other.array, other.length, other.span)
+            return (self.site, self.array, self.length, self.span, self.permits) == (other.site, other.array, other.length, other.span, other.permits)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.site, self.array, self.length, self.span))
+        return hash((self.site, self.array, self.length, self.span, self.permits))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3154,9 +3174,9 @@ def syncc_ir_faults_CheckSite(dflt, fact):
 METHODS['syncc.ir.faults.CheckSite'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('site', 'int', False), ('array', 'str', False), ('length', 'int | None', False),
-      ('span', 'Span | None', False)),
+      ('span', 'Span | None', False), ('permits', 'bool', True)),
      (), (), False),
-    'CheckSite(site: int, array: str, length: int | None, span: Span | None)',
+    'CheckSite(site: int, array: str, length: int | None, span: Span | None, permits: bool = False)',
     syncc_ir_faults_CheckSite)
 
 
@@ -3716,8 +3736,9 @@ def syncc_ir_ops_OpInfo(dflt, fact):
     d_ref = dflt['ref']
     d_bare = dflt['bare']
     d_judged_as = dflt['judged_as']
+    d_permits = dflt['permits']
 
-    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as):
+    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as, permits=d_permits):
         _set(self, 'name', name)
         _set(self, 'group', group)
         _set(self, 'results', results)
@@ -3727,17 +3748,18 @@ def syncc_ir_ops_OpInfo(dflt, fact):
         _set(self, 'ref', ref)
         _set(self, 'bare', bare)
         _set(self, 'judged_as', judged_as)
+        _set(self, 'permits', permits)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r}, permits={self.permits!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as)
+            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as, other.permits)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as))
+        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3746,9 +3768,10 @@ METHODS['syncc.ir.ops.OpInfo'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('name', 'str', False), ('group', 'str', False), ('results', 'int', False),
       ('operands', 'int | None', False), ('memory', 'bool', True), ('blocking', 'bool', True),
-      ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True)),
+      ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True),
+      ('permits', 'bool', True)),
      (), (), False),
-    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None)',
+    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None, permits: bool = False)',
     syncc_ir_ops_OpInfo)
 
 

@@ -169,11 +169,13 @@ class TryPut:
 @node
 class TryWait:
     """`trywait s` / `trywait s for n` / `trywait s for t us`: one attempt, up to `n`, or as many
-    as fit in the time `t` (`unit`: ns, us or ms), to take a permit; true on success."""
+    as fit in the time `t` (`unit`: ns, us or ms), to take a permit (`trywait s(k)`: k permits at
+    once); true on success."""
     place: Place
     attempts: Expr | None
     span: Span
     unit: Ident | None = None
+    permits: Expr | None = None     # `trywait s(k)`: k, evaluated once; None: one permit
 
 
 TIME_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000}    # `trywait s for T unit`: nanoseconds per unit
@@ -327,9 +329,11 @@ class Critical:
 
 @node
 class Acquire:
+    """`acquire s { }` / `acquire s(k) { }`: take one permit (k permits) for the body, then give them back."""
     target: Place
     body: Block
     span: Span
+    permits: Expr | None = None     # k, evaluated once before the body; None: one permit
 
 
 @node
@@ -385,6 +389,7 @@ class PrimOp:
     op: str
     target: Place
     span: Span
+    permits: Expr | None = None     # `wait s(k)` / `post s(k)`: k permits at once; None: one
 
 
 @node

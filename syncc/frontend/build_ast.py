@@ -295,8 +295,8 @@ class AstBuilder:
         return A.Critical(place, body, span)
 
     @rule
-    def acquire_stmt(self, span, place, body):
-        return A.Acquire(place, body, span)
+    def acquire_stmt(self, span, place, permits, body):
+        return A.Acquire(place, body, span, permits)
 
     @rule
     def rw_stmt(self, span, mode, place, body):
@@ -321,6 +321,10 @@ class AstBuilder:
         return A.Place(self.ident(name), tuple(indices), span)
 
     @rule
+    def permits(self, span, count):
+        return count
+
+    @rule
     def barrier_stmt(self, span):
         return A.BarrierStmt(span)
 
@@ -329,8 +333,8 @@ class AstBuilder:
         return A.Fence(self.ident(scope), span)
 
     @rule
-    def prim_op_stmt(self, span, op, place):
-        return A.PrimOp(str(op), place, span)
+    def prim_op_stmt(self, span, op, place, permits):
+        return A.PrimOp(str(op), place, span, permits)
 
     @rule
     def put_stmt(self, span, place, value):
@@ -388,13 +392,13 @@ class AstBuilder:
         return A.TryPut(place, value, span)
 
     @rule
-    def trywait_expr(self, span, place, *attempts):
-        # (an absent `[for n]` gives a placeholder per part)
-        return A.TryWait(place, next((a for a in attempts if a is not None), None), span)
+    def trywait_expr(self, span, place, permits, *attempts):
+        # (an absent `[permits]` or `[for n]` gives a placeholder per part)
+        return A.TryWait(place, next((a for a in attempts if a is not None), None), span, permits=permits)
 
     @rule
-    def trywait_time_expr(self, span, place, bound, unit):
-        return A.TryWait(place, bound, span, self.ident(unit))
+    def trywait_time_expr(self, span, place, permits, bound, unit):
+        return A.TryWait(place, bound, span, self.ident(unit), permits)
 
     @rule
     def index(self, span, base, idx):

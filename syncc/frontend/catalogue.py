@@ -65,6 +65,7 @@ class Implementation:
     summary: str
     source: str                 # where in the seed papers it comes from
     abandonable: bool = False   # a waiter may give up (so `trylock`/`trywait` exist): no ticket taken
+    permits: bool = False       # a semaphore that takes or gives several permits at once (`wait s(k)`)
     lock_bits: bool = False     # uses Fermi lock bits (emulated with a shared flag on PTX)
     # a barrier at @warp: True when it must be given a thread count (a named barrier), False when
     # it cannot take one (the lanes of one warp); None where a count is the kind's usual argument

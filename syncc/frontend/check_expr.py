@@ -546,7 +546,8 @@ class ExpressionRules:
 
     @expressions.on(A.TryWait)
     def trywait(self, e, pos):
-        self.cx.prims.prim_place(e.place, "trywait", pos)
+        info = self.cx.prims.prim_place(e.place, "trywait", pos)
+        self.cx.prims.permits(e.permits, info, "trywait", e.place, pos)
         if e.attempts is not None:
             what = "the number of attempts" if e.unit is None else "the time"
             t = self.value(e.attempts, pos)

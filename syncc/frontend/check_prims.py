@@ -21,7 +21,7 @@ from .check_context import CheckContext
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
 from .symbols import PrimInfo, Symbol
-from ..core.types import ERROR, PrimType
+from ..core.types import ERROR, PrimType, is_int
 
 # statement → the primitive kind it works on
 # statement → the primitive kinds it works on (`wait` and `sync` mean one thing per kind)
@@ -385,7 +385,8 @@ class PrimitiveRules:
 
     @statements.on(A.Acquire)
     def acquire(self, s: A.Acquire, pos):
-        self.prim_place(s.target, "acquire", pos)
+        info = self.prim_place(s.target, "acquire", pos)
+        self.permits(s.permits, info, "acquire", s.target, pos)
         self.cx.stmts.block(s.body, pos.region_child("`acquire` block"))
 
     @statements.on(A.RwSection)
@@ -442,7 +443,46 @@ class PrimitiveRules:
 
     @statements.on(A.PrimOp)
     def prim_op(self, s: A.PrimOp, pos):
-        self.prim_place(s.target, s.op, pos)
+        info = self.prim_place(s.target, s.op, pos)
+        self.permits(s.permits, info, s.op, s.target, pos)
+
+    def permits(self, k: A.Expr | None, info: PrimInfo | None, op: str, place: A.Place, pos) -> None:
+        """`wait s(k)`, `post s(k)`, `trywait s(k)`, `acquire s(k) { }`: k permits at once, an integer
+        of at least 1 where it is a constant (E0422), on a semaphore (E0420) whose implementation
+        takes several at once (E0421) where k is not the constant 1."""
+        if k is None:
+            return
+        t = self.cx.exprs.value(k, pos)
+        if t is not ERROR and not is_int(t):
+            self.cx.error("E0201", f"the number of permits must be an integer, found {t}", k.span)
+            return
+        if t is not ERROR:
+            self.cx.exprs.concrete(k, t)
+        if info is None:
+            return
+        name = place.name.text
+        if info.kind != "semaphore":
+            what = "`count_down` and `wait`" if info.kind == "latch" else _USES[info.kind].format(n=name)
+            self.cx.error("E0420", f"`{op} {name}(...)` takes a number of permits, but only a semaphore's operations "
+                          f"take permits, and `{name}` is a {info.kind}", k.span,
+                          notes=[Note("declared here", info.decl.span)],
+                          help=f"drop the `(...)`: a {info.kind} is used with {what}")
+            return
+        n = self.cx.exprs.try_fold(k) if t is not ERROR else None
+        if n is not None and n < 1:
+            self.cx.error("E0422", f"`{op} {name}({n})` takes {n} permits: a wait or post takes at least one",
+                          k.span, help=f"`{op} {name}` takes one permit; leave out a wait or post of none")
+            return
+        if n != 1:
+            info.permits = True         # (its default implementation must take several: ir/impls/registry.py)
+        if n != 1 and info.impl is not None and not info.impl.permits:
+            able = ", ".join(f"`{i.name}`" for i in self.cx.catalogue["semaphore"].values()
+                             if i.permits and info.placement in i.placements)
+            self.cx.error("E0421", f"a `{info.impl.name}` semaphore takes and gives one permit at a time, and "
+                          f"`{op} {name}(...)` takes {n if n is not None else 'several'}", k.span,
+                          notes=[Note(f"`{name}` is declared `using {info.impl.name}` here", info.decl.span)],
+                          help=f"declare it `using` an implementation that takes several permits at once: {able}"
+                               " (or with no `using`: the default then takes several)")
 
     @statements.on(A.BarrierStmt)
     def barrier(self, s: A.BarrierStmt, pos):

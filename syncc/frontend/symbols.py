@@ -105,6 +105,7 @@ class PrimInfo:
     named: bool = False            # a barrier @warp declared with a thread count (bar.sync/bar.arrive)
     writers: int = 1               # a queue: the `close`s that close it (`queue q(8, writers = 4)`)
     top_level: bool = False        # declared outside any kernel: each kernel that uses it gets its own
+    permits: bool = False          # a semaphore waited on or posted k at a time (`wait s(k)`, k not the constant 1)
 
     @property
     def instances(self) -> int:

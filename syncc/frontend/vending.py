@@ -37,6 +37,7 @@ RESULT = "syncc_result"    # what the operation returns: a store to this array
 INDEX = "syncc_index"      # which element of an array of primitives
 VALUE = "syncc_value"      # the value a channel `put` stores
 COUNT = "syncc_count"      # attempts of a bounded wait
+PERMITS = "syncc_permits"  # how many permits a semaphore operation takes or gives at once
 TAKEN = "syncc_taken"      # the value an operation hands back beside its result (a queue's `next`)
 
 
@@ -93,6 +94,10 @@ class OperationBuilder:
         assert self.op.gives_value, f"{self.op.name} hands a value back: declare gives_value"
         return self.store(TAKEN, value)
 
+    def permits(self) -> A.Name:
+        assert self.op.takes_permits, f"{self.op.name} takes a number of permits: declare takes_permits"
+        return self.name(PERMITS)
+
     def count(self) -> A.Name:
         assert self.op.takes_count, f"{self.op.name} takes a count: declare takes_count"
         return self.name(COUNT)
@@ -110,6 +115,7 @@ class Operation:
     has_body: bool = False         # runs the caller's code (a lambda in C++)
     takes_value: bool = False      # a channel's value to store
     takes_count: bool = False      # a bound on attempts
+    takes_permits: bool = False    # a semaphore's number of permits at once (`wait s(k)`)
     gives_value: bool = False      # hands back a value of the slot type beside its result (C++: `T& value`)
 
 
@@ -136,6 +142,11 @@ def _next_value(b: OperationBuilder) -> tuple:
     take = A.ForEach(v, b.place(), b.block(b.taken(b.name("syncc_v")), b.result(b.bool(True)), A.Break(b.span)),
                      b.span)
     return b.result(b.bool(False)), take
+
+
+def _takes_permits(info, impl) -> bool:
+    """A semaphore declared `using` an implementation that takes several permits at once."""
+    return impl is not None and impl.permits
 
 
 def _closable(info, impl) -> bool:
@@ -166,6 +177,18 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
         (Operation("try_acquire_for", lambda b: (b.result(A.TryWait(b.place(), b.count(), b.span)),), "bool",
                    takes_count=True,
                    doc="up to `attempts` attempts: true if it took a permit (give it back with post)"), None),
+        # several permits at once, on an implementation that takes them so (`using spin` or `backoff`:
+        # offered by default, they would change a semaphore's default implementation)
+        (Operation("acquire_many", lambda b: (A.Acquire(b.place(), b.body(), b.span, b.permits()),), has_body=True,
+                   takes_permits=True, doc="run body holding `permits` permits, taken at once"), _takes_permits),
+        (Operation("wait_many", lambda b: (A.PrimOp("wait", b.place(), b.span, b.permits()),), takes_permits=True,
+                   doc="take `permits` permits at once, waiting until that many are free"), _takes_permits),
+        (Operation("post_many", lambda b: (A.PrimOp("post", b.place(), b.span, b.permits()),), takes_permits=True,
+                   doc="return `permits` permits"), _takes_permits),
+        (Operation("try_acquire_many", lambda b: (b.result(A.TryWait(b.place(), None, b.span, permits=b.permits())),),
+                   "bool", takes_permits=True,
+                   doc="one attempt: true if it took `permits` permits at once (give them back with post_many)"),
+         _takes_permits),
     ),
     "rwlock": (
         (Operation("read", _section(partial(A.RwSection, "read")), has_body=True,
@@ -249,6 +272,8 @@ def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
         params.append(param(VALUE, scalar(str(info.elem))))
     if op.takes_count:
         params.append(param(COUNT, scalar("i32")))
+    if op.takes_permits:
+        params.append(param(PERMITS, scalar("i32")))
     if op.gives_value:
         params.append(param(TAKEN, one("global", str(info.elem))))
     if op.returns:

@@ -72,10 +72,12 @@ class CheckSite:
     array: str
     length: int | None     # None: the launch gives it (the message then has no count)
     span: Span | None
+    permits: bool = False  # a semaphore operation's number of permits k, checked as the index k - 1
 
 
 def check_sites(k: Kernel) -> dict[int, CheckSite]:
-    return {ins.attr("site"): CheckSite(ins.attr("site"), ins.attr("array"), ins.attr("len"), ins.span)
+    return {ins.attr("site"): CheckSite(ins.attr("site"), ins.attr("array"), ins.attr("len"), ins.span,
+                                        bool(ins.attr("permits")))
             for _, _, ins in k.instructions() if ins.op == "bounds.check"}
 
 

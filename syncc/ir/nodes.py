@@ -112,6 +112,15 @@ class Instr(Attributed):
         return OPS[self.op].judged_as or self.op
 
     @property
+    def permits(self) -> Union[Reg, Imm]:
+        """How many permits a semaphore operation takes or gives: its last operand where the table
+        gives it one (`sem.wait @s[0], %k`), else 1 (a queue's operations judged as a semaphore's)."""
+        info = OPS[self.op]
+        if info.permits and info.operands is not None and len(self.args) > info.operands:
+            return self.args[info.operands]
+        return Imm(1, I32)
+
+    @property
     def reads(self) -> tuple[Reg, ...]:
         """The registers the instruction reads: its register operands and its references' indices."""
         return tuple(read_regs(self.args))

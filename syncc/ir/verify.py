@@ -92,7 +92,9 @@ class _Checker:
             if type(a) not in _OPERANDS:
                 self.bad(where, "has an operand that is not a register, immediate or reference")
                 return
-        if info.operands is not None and len(ins.args) != info.operands:
+        if info.permits and info.operands is not None and len(ins.args) == info.operands + 1:
+            self.operand_type(where, ins.args[-1], I32)      # how many permits
+        elif info.operands is not None and len(ins.args) != info.operands:
             self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):
             self.bad(where, "takes a barrier id and an optional thread count")

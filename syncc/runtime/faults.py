@@ -33,7 +33,12 @@ class IndexOutOfBounds(Exception):
         self.check = check
         self.span: Span | None = check.span if check is not None else None
         who = f"in thread {_coords(thread, block_shape)} of block {_coords(block, grid_shape)}"
-        if check is not None:
+        if check is not None and check.permits:
+            name = check.array.split(".")[0]
+            k = (index + 1 + (1 << 31)) % (1 << 32) - (1 << 31)      # the i32 k, from its k - 1
+            self.message = (f"a wait or post of `{name}` takes {k} permits, fewer than one (the run-time "
+                            f"check of its number of permits), {who}")
+        elif check is not None:
             name = check.array.split(".")[0]
             size = f"{check.length} elements" if check.length is not None else "as long as its launch made it"
             self.message = f"index {index} is outside `{name}` ({size}), {who}"
@@ -58,7 +63,7 @@ def located(fault: IndexOutOfBounds, sources: SourceMap) -> tuple[str, Span | No
     """The diagnostic's message and span: at the subscript of the access, when the source shows
     it (`critical locks[k]` → `k`), else at the access."""
     span = fault.span
-    if fault.check is None or span is None:
+    if fault.check is None or span is None or fault.check.permits:
         return fault.message, span
     source = sources.get(span.file)
     if source is None:

@@ -116,11 +116,18 @@ def _run(comp: Runnable, launcher: "_LazyLauncher", write) -> RunOutcome:
         return RunOutcome(False, deadlock=e.stuck, device_held=launcher.leaves_kernels_running)
     except IndexOutOfBounds as e:
         message, span = located(e, comp.sources)
-        comp.sink.error("E0913", message, span,
-                        notes=[Note(f"kernel `{e.kernel}` stopped here, before the access: its run-time bounds "
-                                    "check failed")],
-                        help="guard the index (`if k >= 0 && k < N { ... }`), or bring it into range (`k % N`, "
-                             "`min(k, N - 1)`)")
+        if e.check is not None and e.check.permits:
+            comp.sink.error("E0913", message, span,
+                            notes=[Note(f"kernel `{e.kernel}` stopped here, before the wait or post: its run-time "
+                                        "check of the number of permits failed")],
+                            help="take or give at least one permit (`max(k, 1)`), or leave out the wait or post "
+                                 "where k is 0")
+        else:
+            comp.sink.error("E0913", message, span,
+                            notes=[Note(f"kernel `{e.kernel}` stopped here, before the access: its run-time bounds "
+                                        "check failed")],
+                            help="guard the index (`if k >= 0 && k < N { ... }`), or bring it into range (`k % N`, "
+                                 "`min(k, N - 1)`)")
         return RunOutcome(False, device_held=launcher.leaves_kernels_running)
     return RunOutcome(True)
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 from ...ir.impls.queue.mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
 from .. import inline_ptx
-from ...frontend.vending import COUNT, HOLE, INDEX, RESULT, TAKEN, VALUE, VendedOp
+from ...frontend.vending import COUNT, HOLE, INDEX, PERMITS, RESULT, TAKEN, VALUE, VendedOp
 from . import CTYPE, MEMORY, KernelWriter, cname
 
-_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts"}
+_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits"}
 
 
 class OperationWriter(KernelWriter):

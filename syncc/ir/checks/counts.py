@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Instr
+from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
+from ..analysis.permits import amounts, weigh
+from .held import _same_threads, lock_like
 from .retries import retries
 from .waitfor import _PARTY_COLUMN, Blocking, blocking_operations, reported_waits, section_waits
 
@@ -28,6 +30,7 @@ def check_counts(facts: Facts, ctx: PassContext) -> None:
     reported = reported_waits(facts)
     if blocking or sections:
         never_provided(facts, blocking + sections, reported, ctx)
+        _more_than_ever_there(facts, blocking + sections, reported, ctx)
         _counts(facts, blocking, reported, ctx)
     _named_barrier_counts(facts, ctx)
 
@@ -167,6 +170,53 @@ def _path_avoiding(facts: Facts, label: str, ins: Instr, gate, live) -> bool:
     return False
 
 
+# ---- E0705: more permits at once than a semaphore ever has ----------------------------------------
+
+def _more_than_ever_there(facts: Facts, waits: list[Blocking], reported: set, ctx: PassContext) -> None:
+    """A wait for k permits at once (`wait s(k)`, `acquire s(k)`) where k is more than the semaphore
+    can ever hold: its initial count and every post that is not the end of a section (`acquire`'s
+    post gives back what its wait took, so it never raises the count above that)."""
+    if not facts.threads.every_block:
+        return
+    for w in waits:
+        ins = w.site
+        if w.kind != "semaphore" or id(ins) in reported or _one_permit(ins) or not ins.info.permits:
+            continue
+        prim = facts.k.prim(ins.ref.name)
+        free = [(label, p) for label, p in w.providers if not _gives_back(facts, p)]
+        posts = per_instance(facts, prim, free, upper=True)
+        need = amounts(facts, w.label, ins, upper=False)
+        col = facts.value(ins.ref.index, w.label)
+        inst = facts.instances(w.label)
+        if posts is None or need is None or col is None or col[1] or inst is None:
+            continue
+        for n, row in enumerate(inst.thread):
+            key = col[0][n] if prim.placement == "global" else (facts.threads.columns["block"][row], col[0][n])
+            most = (prim.count or 0) + posts.get(key, 0)
+            k = weigh(need, n)
+            if k > most:
+                reported.add(id(ins))
+                ctx.sink.error("E0705", f"{w.what} never ends: it takes {k} permits at once, and "
+                               f"{instance_name(facts, prim, key)} never has more than {most} (it starts with "
+                               f"{prim.count or 0}, and {_at_most(posts.get(key, 0))} more are posted, besides "
+                               "the permits sections give back)", ins.span,
+                               notes=[Note(f"`{prim.name}` is declared here", prim.span)],
+                               help="take at most as many permits as the semaphore can have, or declare it with more")
+                break
+
+
+def _gives_back(facts: Facts, post: Instr) -> bool:
+    """Does the post give back what a wait of the same thread took (`acquire`'s end, or a `post s(k)`
+    after a `wait s(k)` of the same instance and the same k, which holds.lock_like reads as a hold)?"""
+    if post.attr("region") is not None:
+        return True
+    at, key = facts.where[id(post)], facts.value_key(post.ref.index)
+    return any(i.judged_as == "sem.wait" and id(i) in lock_like(facts) and i.ref.name == post.ref.name
+               and facts.value_key(i.ref.index) == key and i.permits == post.permits
+               and facts.reaches(facts.where[id(i)], at) and _same_threads(facts, facts.where[id(i)][0], at[0])
+               for _, _, i in facts.k.instructions())
+
+
 # ---- E0705: counts ---------------------------------------------------------------------------------
 
 def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassContext) -> None:
@@ -209,6 +259,7 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
         waiting = per_instance(facts, prim, [(w.label, w.site) for w in waits], upper=False)
         if waiting is None:
             continue
+        w0 = waits[0]
         for key, n in waiting.items():
             supply = (prim.count or 0) + posts.get(key, 0)
             if n > supply:
@@ -227,15 +278,26 @@ def _counts(facts: Facts, blocking: list[Blocking], reported: set, ctx: PassCont
                            f"`get`{'s never end' if short != 1 else ' never ends'}")
                     help = "put one value for every `get`, or let the consumers stop when the queue is closed (`for v in q`)"
                 else:
-                    why = (f"{instance_name(facts, prim, key)} is waited on {n} times, but it starts with "
-                           f"{prim.count or 0} permit{'s' if prim.count != 1 else ''} and is posted "
-                           f"{_times(posts.get(key, 0))} at most, so {short} "
-                           f"wait{'s never end' if short != 1 else ' never ends'}")
+                    if any(not _one_permit(w.site) for w in waits) or any(not _one_permit(i) for _, i in w0.providers):
+                        why = (f"the waits on {instance_name(facts, prim, key)} take {n} permits in all, but it starts with "
+                               f"{prim.count or 0} and is posted {_at_most(posts.get(key, 0))} more, so "
+                               f"{short} permit{'s are' if short != 1 else ' is'} never there for a waiter")
+                    else:
+                        why = (f"{instance_name(facts, prim, key)} is waited on {n} times, but it starts with "
+                               f"{prim.count or 0} permit{'s' if prim.count != 1 else ''} and is posted "
+                               f"{_times(posts.get(key, 0))} at most, so {short} "
+                               f"wait{'s never end' if short != 1 else ' never ends'}")
                     help = ("post once for every wait that is not given back (a producer posts, a consumer waits), "
                             "or give the semaphore more initial permits")
                 ctx.sink.error("E0705", f"{w.what} can never end for every waiter: {why}", w.site.span,
                                notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
                 break
+
+
+def _one_permit(ins: Instr) -> bool:
+    """Does the operation take or give one permit (no `(k)`)?"""
+    k = ins.permits
+    return isinstance(k, Imm) and k.value == 1
 
 
 def _at_most(n: int) -> str:
@@ -268,7 +330,8 @@ def never_blocks(facts: Facts, name: str) -> bool:
 
 def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     """instance key → how many times the parties run `sites` (largest count when upper, else the
-    smallest possible); None when it cannot be counted."""
+    smallest possible); None when it cannot be counted. A semaphore's operation counts its permits
+    (`wait s(k)` counts k: analysis/permits.py, the most k can be when upper, else the least)."""
     t = facts.threads
     per: dict = {}
     party = _PARTY_COLUMN[prim.granularity]
@@ -279,6 +342,9 @@ def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
         col = facts.value(ins.ref.index, label)
         if col is None or col[1]:
             return None
+        amount = amounts(facts, label, ins, upper) if prim.kind == "semaphore" else 1
+        if amount is None:
+            return None
         seen = set()
         for n, row in enumerate(inst.thread):
             who = row if party is None else t.columns[party][row]
@@ -287,7 +353,7 @@ def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
                 continue
             seen.add((who, rounds))
             key = col[0][n] if prim.placement == "global" else (t.columns["block"][row], col[0][n])
-            per[key] = per.get(key, 0) + 1
+            per[key] = per.get(key, 0) + weigh(amount, n)
     return per
 
 

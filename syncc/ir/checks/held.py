@@ -16,6 +16,7 @@ from ...core.prebuilt import dataclass
 from ..nodes import Branch, Instr
 from ..ops import LOCKS
 from ..analysis.facts import Facts
+from ..analysis.permits import amounts, weigh
 
 LOCKABLE = ("mutex", "rwlock")
 # what holds a primitive and what ends the hold: LOCKS, and a semaphore's permit (for held(...,
@@ -139,22 +140,25 @@ def _edges(facts: Facts, block, state: frozenset, mutexes) -> list[tuple[str, fr
 
 def can_run_out(facts: Facts, name: str) -> bool:
     """Can every permit of a semaphore be held at once, so that the next taker waits? Always for a
-    mutex or rwlock; for a semaphore when its count is smaller than the parties that take it."""
+    mutex or rwlock; for a semaphore when its count is smaller than the permits its parties can
+    hold at once (one each, or the most k each takes with `wait s(k)`: analysis/permits.py)."""
     prim = facts.k.prim(name)
     if prim.kind != "semaphore":
         return True
     memo = facts.memo.setdefault("runs_out", {})
     if name not in memo:
-        parties: set = set()
+        parties: dict = {}          # party → the most permits it takes at once
         column = {"thread": None, "warp": "gwarp", "block": "block"}[prim.granularity]
         known = True
         for b, _, ins in facts.k.instructions():
             if ins.judged_as == "sem.wait" and ins.ref.name == name and id(ins) in lock_like(facts):
                 inst = facts.instances(b.label)
-                if inst is None:
+                most = amounts(facts, b.label, ins, upper=True) if inst is not None else None
+                if inst is None or most is None:
                     known = False
                     break
                 rows = inst.thread if column is None else [facts.threads.columns[column][r] for r in inst.thread]
-                parties.update(rows)
-        memo[name] = not known or not facts.threads.every_block or len(parties) > (prim.count or 0)
+                for n, row in enumerate(rows):
+                    parties[row] = max(parties.get(row, 0), weigh(most, n))
+        memo[name] = not known or not facts.threads.every_block or sum(parties.values()) > (prim.count or 0)
     return memo[name]

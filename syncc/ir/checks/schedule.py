@@ -24,8 +24,9 @@ from operator import add, mul
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Instr
+from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
+from ..analysis.permits import amounts, weigh
 from ..analysis.space import gather
 from .retries import Retry, retries
 from .waitfor import reported_waits, retry_what, wait_what
@@ -70,13 +71,14 @@ class Event:
 
 class _Site:
     """One operation (or the point where a wait's polling loop ends): what its instances share."""
-    __slots__ = ("ins", "code", "here", "heads", "rounds", "orders")
+    __slots__ = ("ins", "code", "here", "heads", "rounds", "orders", "permits")
 
-    def __init__(self, ins: Instr, code: int, here: tuple, heads: list, rounds: list):
+    def __init__(self, ins: Instr, code: int, here: tuple, heads: list, rounds: list, permits=1):
         self.ins, self.code, self.here = ins, code, here
         self.heads = heads            # the loops around it (their positions), outermost first
         self.rounds = rounds          # per instance: the rounds of those loops
         self.orders = None            # per instance: its order key, when the threads' events are sorted
+        self.permits = permits        # a semaphore's wait or post: the permits of each (an int for all, or a list)
 
     def order(self, n: int) -> tuple:
         """Where instance n comes in its thread's program order: the rounds of the loops around it,
@@ -212,6 +214,13 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
                             "under a condition or in a loop that depends on data", ins.span)
             return None
         rids = _resource_ids(facts, launch, ins, at, inst, kind)
+        # a semaphore's wait needs its k permits at least, and a post gives its k at most (the
+        # model stays kinder than the machine); a k the analyses cannot bound is not followed
+        permits = amounts(facts, at, ins, upper=not waits) if kind == "sem" else 1
+        if permits is None:
+            facts.undecided(ctx, "whether the threads' waits can all end in some order: how many permits this "
+                            "operation gives depends on data", ins.span)
+            return None
         if rids is None:
             facts.undecided(ctx, "whether the threads' waits can all end in some order: the element this "
                             "operation uses depends on data", ins.span)
@@ -237,9 +246,9 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         rounds = list(zip(*counters)) if counters else [()] * inst.size
         here = (positions[label], i)   # (not id(ins): the same program lowered for another target has the same keys)
         code, s = _CODE[kind, waits], len(launch.sites)
-        launch.sites.append(_Site(ins, code, here, heads, rounds))
+        launch.sites.append(_Site(ins, code, here, heads, rounds, permits))
         made_of = [code, here, converge, tuple(heads), tuple(rounds) if heads else None, tuple(inst.thread),
-                   tuple(rids)]
+                   tuple(rids), permits if isinstance(permits, int) else tuple(permits)]
         if converge is None:
             whos = repeat(None)
             if party is not None:
@@ -389,7 +398,7 @@ def _run(facts: Facts, launch: Launch, interleave: bool = False) -> dict[int, in
     thread blocked on a resource is woken when the resource changes. Semaphores, latches and
     channels are acted on here (the most frequent); the rest in _State.act."""
     t = facts.threads
-    events, members = launch.per_row, launch.members
+    events, members, sites = launch.per_row, launch.members, launch.sites
     state = _State(facts, launch)
     level, full, arrivals, parties = state.level, state.full, state.arrivals, state.parties
     met: set[tuple] = set()                      # (row, party operation) arrived at it
@@ -436,7 +445,7 @@ def _run(facts: Facts, launch: Launch, interleave: bool = False) -> dict[int, in
         evs = events[row]
         p, end = pos[row], len(evs)
         while p < end:
-            code, r, party, _, _ = evs[p]
+            code, r, party, s, n = evs[p]
             if code >= BLOCK:
                 pos[row] = p
                 leave(row, code)
@@ -464,12 +473,13 @@ def _run(facts: Facts, launch: Launch, interleave: bool = False) -> dict[int, in
                 went = full[r]
             elif code == CHAN_PUT:
                 full[r] = went = changed = True
-            elif code == SEM_WAIT:
-                went = level[r] > 0
+            elif code == SEM_WAIT:          # all of its k permits at once, or none
+                k = weigh(sites[s].permits, n)
+                went = level[r] >= k
                 if went:
-                    level[r] -= 1
+                    level[r] -= k
             elif code == SEM_POST:
-                level[r] += 1
+                level[r] += weigh(sites[s].permits, n)
                 went = changed = True
             elif code == LATCH_WAIT:
                 went = level[r] <= 0
@@ -616,6 +626,14 @@ def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext, how
                        notes=[Note(f"{_who(facts, party, other_row)} waits here", other.site.span)],
                        help="let each provider reach its post, put or arrival before it waits for what the waiters "
                             "would give it")
+    elif found and e.kind == "sem" and not _one_permit(e.site):
+        # k permits at once, and only its own later posts left: the permits it lacks are held by
+        # threads that have finished (its own posts give back no more than it takes)
+        ctx.sink.error("E0705", f"{what} can wait forever: {how}, {_who(facts, party, row)} is left waiting here "
+                       f"for all the permits it takes at once, and every other thread that could post `{e.site.ref.name}` "
+                       "has finished, keeping the permits it lacks", e.site.span,
+                       help="give back every permit taken (a `post` for each `wait`, on every path), or give the "
+                            "semaphore more initial permits")
     elif found:
         mine = next((x for x in events[row][events[row].index(e):] if not x.waits and x.resource == e.resource),
                     None)
@@ -630,6 +648,12 @@ def _report(facts: Facts, stuck: dict[int, Event], events, ctx: PassContext, how
                        f"{t.describe(row)} is left waiting here and every thread that could {_verb(e)} has finished",
                        e.site.span, help="post, put or count down once for every wait, from threads that do not "
                                          "wait for it first")
+
+
+def _one_permit(ins: Instr) -> bool:
+    """A wait for one permit (no `(k)`)?"""
+    k = ins.permits
+    return isinstance(k, Imm) and k.value == 1
 
 
 def _party_of(facts: Facts, e: Event) -> str | None:

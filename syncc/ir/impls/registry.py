@@ -96,11 +96,13 @@ class DefaultChoice:
 
 
 def default_implementation(target, kind: str, placement: str, granularity: str, named: bool = False,
-                           tried: bool = False, instances: int = 1) -> DefaultChoice:
+                           tried: bool = False, instances: int = 1, permits: bool = False) -> DefaultChoice:
     """The implementation a primitive gets on `target` (a MachineModel) when its declaration says
     no `using`. `named`: a @warp barrier with a thread count. `tried`: the program uses `trylock`
     on it, so the waiter must be able to give up (no ticket, no queue). `instances`: its slots,
-    for a channel whose default needs a named barrier per warp of them."""
+    for a channel whose default needs a named barrier per warp of them. `permits`: a semaphore
+    the program waits on or posts several permits at a time (`wait s(k)`), which needs an
+    implementation that takes them at once (PERMITS: the first that fits)."""
     model = target.defaults_of or target.name
     found = DEFAULTS.get((model, kind, placement, granularity, None)) or \
         DEFAULTS.get((model, kind, placement, granularity, named))
@@ -124,7 +126,20 @@ def default_implementation(target, kind: str, placement: str, granularity: str, 
                 return _choice(kind, fallback, (
                     f"`trylock` is used on it and a {name} lock cannot give up a try, so "
                     f"{fallback}, the first of {', '.join(tryable)} that fits"))
+    if kind == "semaphore" and permits and not CATALOGUE[kind][name].permits:
+        for fallback in PERMITS:
+            impl = CATALOGUE[kind][fallback]
+            if placement in impl.placements and granularity in impl.granularities:
+                return _choice(kind, fallback, (
+                    f"`wait`/`post` take several permits at once on it, and a {name} semaphore takes one at a "
+                    f"time (its tickets are one permit each), so {fallback}, the first of {', '.join(PERMITS)} "
+                    "that fits"))
     return _choice(kind, name, where.reason, dict(where.params))
+
+
+# the semaphores a default falls back to where a program takes several permits at once (`wait s(k)`):
+# backoff first, for a global semaphore that many threads may poll
+PERMITS = ("backoff", "spin")
 
 
 def _choice(kind: str, name: str, reason: str, tuned: dict | None = None) -> DefaultChoice:

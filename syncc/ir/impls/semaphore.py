@@ -1,9 +1,11 @@
 """Semaphore implementations: what enter, poll, wait, trywait (once, or up to n times) and post become.
 
     spin      count starts at N; wait: read count, and if positive cas it one lower; post: count++
-              (seed 001 Algorithm 4)
+              (seed 001 Algorithm 4). With k permits (`wait s(k)`): if count >= k, cas it k lower,
+              all k in one step; post adds k
+
     backoff   as spin, sleeping a growing delay after each failure (seed 001 Algorithm 4)
-    sleeping  fetch-and-add: enter does C++; with the old value below N the waiter holds a permit
+    sleeping  (one permit at a time: its tickets are a permit each) fetch-and-add: enter does C++; with the old value below N the waiter holds a permit
               at once, else it takes a ticket T++ and waits for turn > its ticket; post does C--
               and, if someone waits (old C > N), turn++. At most two atomics per operation
               (seed 001 Algorithm 5). `trywait` takes no ticket: it cas-es `holders` up only while
@@ -15,7 +17,7 @@ a target picks it without `using` and why.
 from __future__ import annotations
 
 from ...core.types import BOOL, I32
-from ..nodes import Instr, Prim, Ref, imm
+from ..nodes import Imm, Instr, Prim, Ref, imm
 from .base import Emitter
 from .entry import default, entry
 from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
@@ -23,7 +25,8 @@ from .protocol import BACKOFF_PARAMS, Acquirable, WithBackoff
 
 class Spin(Acquirable):
     about = entry("semaphore", "spin", "global shared", "thread warp block",
-                  "spin on a lock-protected counter", "seed 001 Algorithm 4", abandonable=True)
+                  "spin on a lock-protected counter", "seed 001 Algorithm 4", abandonable=True,
+                  permits=True)
     defaults = default("ptx fermi", "shared @thread, shared @warp",
                        "shared-memory counters are cheap to spin on within a block")
 
@@ -33,18 +36,22 @@ class Spin(Acquirable):
 
     @classmethod
     def attempt(cls, em: Emitter, prim: Prim, ins: Instr, token):
+        """All or nothing: where the count has k permits (`ins.permits`, 1 unless `wait s(k)`), one
+        cas takes all k; a waiter never holds part of them."""
         count = cls.count(em, prim)
+        k = ins.permits
         seen = em.ld(count, ins.ref.index, hint="permits", **em.poll_cache(count))
 
         def take(ok):
-            less = em.op("sub", I32, seen, imm(1), hint="less")
+            less = em.op("sub", I32, seen, k, hint="less")
             old = em.atom("cas", count, ins.ref.index, seen, less, **em.order(ins))
             em.b.emit("cmp.eq", (ok,), (old, seen))
-        return em.attempt_if(em.op("cmp.gt", BOOL, seen, imm(0)), take, hint="permit")
+        enough = em.op("cmp.gt", BOOL, seen, imm(0)) if _one(k) else em.op("cmp.ge", BOOL, seen, k)
+        return em.attempt_if(enough, take, hint="permit")
 
     @classmethod
     def release(cls, em, prim, ins):
-        em.atom("add", cls.count(em, prim), ins.ref.index, imm(1), **em.order(ins))
+        em.atom("add", cls.count(em, prim), ins.ref.index, ins.permits, **em.order(ins))
 
     # ---- the IR's operations (protocol.py)
     @classmethod
@@ -75,7 +82,8 @@ class Spin(Acquirable):
 class Backoff(WithBackoff, Spin):
     """The spin semaphore with a growing delay after each failure (seed 001 Algorithm 4)."""
     about = entry("semaphore", "backoff", "global shared", "thread warp block",
-                  "spin semaphore with backoff in wait", "seed 001 Algorithm 4", BACKOFF_PARAMS, abandonable=True)
+                  "spin semaphore with backoff in wait", "seed 001 Algorithm 4", BACKOFF_PARAMS, abandonable=True,
+                  permits=True)
     defaults = ()
 
 
@@ -90,6 +98,14 @@ class Sleeping(Spin):
         *default("ptx fermi", "global @warp", "as for @thread: at most two atomics per operation"),
         *default("ptx fermi", "global @block", "seed 001 Table 5: best semaphore for blocks"),
     )
+
+    @classmethod
+    def expand(cls, em, prim, ins) -> None:
+        # one permit a ticket: the front end refuses `(k)` on it (E0421), and a default takes
+        # another implementation where a program uses `(k)` (registry.PERMITS)
+        if not _one(ins.permits):
+            raise AssertionError(f"{ins.op} of {ins.permits} permits reached the sleeping semaphore")
+        super().expand(em, prim, ins)
 
     @staticmethod
     def arrays(em, prim):
@@ -137,6 +153,11 @@ class Sleeping(Spin):
         old = em.atom("sub", holders, ins.ref.index, imm(1), **em.order(ins))
         em.when(em.op("cmp.gt", BOOL, old, imm(prim.count or 0)),
                 lambda: em.atom("add", turn, ins.ref.index, imm(1), **em.order(ins)), hint="waiters")
+
+
+def _one(k) -> bool:
+    """Is the number of permits the constant 1?"""
+    return isinstance(k, Imm) and k.value == 1
 
 
 def _scope(prim: Prim) -> str:

@@ -22,7 +22,7 @@ from ...core.handlers import HandlerTable
 from ...core.types import BOOL, I32, U32
 from ...frontend import ast as A
 from ..impls.registry import default_implementation, implementations
-from ..nodes import Prim, Ref, imm
+from ..nodes import Imm, Prim, Ref, imm
 from .context import LoweringContext
 from .queue import declare_queue
 
@@ -70,7 +70,7 @@ class SyncLowering:
             why = "chosen with `using`"
         else:
             choice = default_implementation(self.cx.ctx.target, info.kind, info.placement, info.granularity,
-                                            info.named, d in self.tried, prod(info.dims))
+                                            info.named, d in self.tried, prod(info.dims), info.permits)
             impl, params = choice.impl, choice.params
             why = f"the {self.cx.ctx.target.name} default: {choice.reason}"
         chosen = implementations(info.kind)[impl]
@@ -118,17 +118,35 @@ class SyncLowering:
         self.b.jump(done)
         self.b.at(done)
 
-    def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span, **attrs):
+    def acquire_as_party(self, prim: Prim, ref: Ref, op: str, span, more=(), **attrs):
+        """The leader of a @warp or @block party acquires for it (`more`: a semaphore's permits
+        operand, the leader's), then the party meets."""
         mask, lead = self.leader(prim.granularity, span)
-        self.only_where(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "acquire")
+        self.only_where(lead, lambda: self.b.emit(op, (), (ref, *more), span, **attrs), span, "acquire")
         self.party_sync(prim.granularity, mask, span)
         return mask, lead
 
-    def release_as_party(self, prim: Prim, ref: Ref, op: str, span, mask=None, lead=None, **attrs) -> None:
+    def release_as_party(self, prim: Prim, ref: Ref, op: str, span, mask=None, lead=None, more=(), **attrs) -> None:
         if lead is None:
             mask, lead = self.leader(prim.granularity, span)
         self.party_sync(prim.granularity, mask, span)
-        self.only_where(lead, lambda: self.b.emit(op, (), (ref,), span, **attrs), span, "release")
+        self.only_where(lead, lambda: self.b.emit(op, (), (ref, *more), span, **attrs), span, "release")
+
+    def permits(self, k) -> tuple:
+        """The operands a semaphore operation takes for `(k)`: none for one permit (no `(k)`, or the
+        constant 1), else k evaluated once here, as an i32 in a register of its own (the checker saw
+        an integer; a wider one is clamped to 0 .. 2^31-1 first, and a value below 1 is the
+        run-time check's: passes/bounds.py)."""
+        if k is None:
+            return ()
+        n = self.cx.exprs.expr(k)
+        if isinstance(n, Imm) and n.value == 1:
+            return ()
+        if n.type != I32:
+            n = self.b.op("cvt", I32, self.clamp(n, 0, 0x7FFF_FFFF, k.span), span=k.span)
+        elif not isinstance(n, Imm):     # a copy: `acquire s(n)` gives back what it took if its body assigns `n`
+            n = self.b.op("mov", I32, n, hint="permits", span=k.span)
+        return (n,)
 
     # ---- structured statements -----------------------------------------------------------------
 
@@ -140,24 +158,26 @@ class SyncLowering:
     @statements.on(A.Acquire)
     def acquire(self, s: A.Acquire) -> None:
         prim, ref = self.place(s.target)
-        self.guarded(prim, ref, "sem.wait", "sem.post", s.body, s.span)
+        self.guarded(prim, ref, "sem.wait", "sem.post", s.body, s.span, self.permits(s.permits))
 
     @statements.on(A.RwSection)
     def rw_section(self, s: A.RwSection) -> None:
         prim, ref = self.place(s.target)
         self.guarded(prim, ref, "rw.lock", "rw.unlock", s.body, s.span, mode=s.mode)
 
-    def guarded(self, prim: Prim, ref: Ref, acquire: str, release: str, body: A.Block, span, **attrs) -> None:
+    def guarded(self, prim: Prim, ref: Ref, acquire: str, release: str, body: A.Block, span, more=(),
+                **attrs) -> None:
+        """The section: acquire, the body, release (`more`: the permits both take, evaluated once)."""
         end = body.span.last_char()
         if prim.granularity == "thread":
             region = self.new_region()
-            self.b.emit(acquire, (), (ref,), span, region=region, **attrs)
+            self.b.emit(acquire, (), (ref, *more), span, region=region, **attrs)
             self.cx.stmts.block(body)
-            self.b.emit(release, (), (ref,), end, region=region, **attrs)
+            self.b.emit(release, (), (ref, *more), end, region=region, **attrs)
             return
-        mask, lead = self.acquire_as_party(prim, ref, acquire, span, **attrs)
+        mask, lead = self.acquire_as_party(prim, ref, acquire, span, more, **attrs)
         self.cx.stmts.block(body)
-        self.release_as_party(prim, ref, release, end, mask, lead, **attrs)
+        self.release_as_party(prim, ref, release, end, mask, lead, more, **attrs)
 
     @statements.on(A.When)
     def when(self, s: A.When) -> None:
@@ -196,13 +216,14 @@ class SyncLowering:
                     self.release_as_party(prim, ref, op, s.span)
             return
         op = "prim.wait" if prim.kind == "barrier" and s.op == "wait" else self._PRIM_OPS[s.op]
+        more = self.permits(s.permits) if prim.kind == "semaphore" else ()
         if prim.kind in ("mutex", "semaphore") and prim.granularity != "thread":
             if op in ("mutex.lock", "sem.wait"):
-                self.acquire_as_party(prim, ref, op, s.span)
+                self.acquire_as_party(prim, ref, op, s.span, more)
             else:
-                self.release_as_party(prim, ref, op, s.span)
+                self.release_as_party(prim, ref, op, s.span, more=more)
             return
-        self.b.emit(op, (), (ref,), s.span)
+        self.b.emit(op, (), (ref, *more), s.span)
 
     def queue_place(self, p: A.Place):
         """(the queue's implementation class, its parts, the linear index of the instance) where `p`
@@ -284,18 +305,19 @@ class SyncLowering:
         """`trywait s` is sem.trywait; `trywait s for n` is sem.tryfor with n, evaluated once, as an
         i32; `trywait s for t us` is sem.tryfor unit=ns with t in nanoseconds, as a u32."""
         prim, ref = self.place(e.place)
+        more = self.permits(e.permits)
         if e.attempts is None:
-            return self.try_as_party(prim, "sem.trywait", (ref,), e.span, dest)
+            return self.try_as_party(prim, "sem.trywait", (ref, *more), e.span, dest)
         n = self.cx.exprs.expr(e.attempts)
         if e.unit is not None:
             per = A.TIME_UNITS[e.unit.text]      # clamp to 0 .. 4 s first: the product then fits a u32
             n = self.b.op("cvt", U32, self.clamp(n, 0, A.MAX_TRYWAIT_NS // per, e.span), span=e.span)
             if per != 1:
                 n = self.b.op("mul", U32, n, imm(per, U32), span=e.span)
-            return self.try_as_party(prim, "sem.tryfor", (ref, n), e.span, dest, unit="ns")
+            return self.try_as_party(prim, "sem.tryfor", (ref, n, *more), e.span, dest, unit="ns")
         if n.type != I32:    # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
             n = self.b.op("cvt", I32, self.clamp(n, 0, 0x7FFF_FFFF, e.span), span=e.span)
-        return self.try_as_party(prim, "sem.tryfor", (ref, n), e.span, dest)
+        return self.try_as_party(prim, "sem.tryfor", (ref, n, *more), e.span, dest)
 
     def clamp(self, n, low: int, high: int, span):
         """n limited to low .. high, in n's type (a bound the type cannot pass is left out)."""

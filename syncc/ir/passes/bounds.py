@@ -20,6 +20,11 @@ on Fermi it traps (ir/faults.py), in PTX every failing thread stalls at its chec
 the host reports the record (backends/ptx/codegen.py says why not a trap). A check the ranges make redundant (the same index checked
 before, not assigned since) is not inserted: an access bounds its index for what follows it.
 
+A semaphore operation's number of permits that is a register (`wait s(k)`), where the ranges do
+not prove it at least 1, is checked the same way: `%m = sub %k, 1` and `bounds.check %m array=s
+len=2147483647 site=S permits=1` (k in 1 .. 2^31 - 1), which the runtime reports as a number
+of permits below one rather than an index (runtime/faults.py).
+
 It runs right after the hazard analyses, at every -O, so that a program stops at the same
 access at -O0 and at -O2 (the lock of an elided critical section keeps its index's check), and
 before the passes that match patterns: a check is neither memory nor a wait, so lock elision,
@@ -39,7 +44,7 @@ from ..analysis.ranges import Ranges, ref_length
 
 
 def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
-    if not ctx.bounds_checks or not any(_indexed(ins) for _, _, ins in k.instructions()):
+    if not ctx.bounds_checks or not any(_indexed(ins) or _counted(ins) for _, _, ins in k.instructions()):
         return k
     ranges = Ranges(k)
     site = 1 + max((ins.attr("site") for _, _, ins in k.instructions() if ins.op == "bounds.check"), default=-1)
@@ -47,6 +52,16 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
     for blk in k.blocks:
         code = []
         for _, ins, state in ranges.walk(blk.label):
+            if state is not None and _counted(ins) and ranges.value(ins.permits, state)[0] < 1:
+                # k permits, k at least 1: k - 1 in 0 .. 2^31 - 2, one unsigned compare as an index's
+                less = b.reg(I32, "permits")
+                code.append(Instr("sub", (less,), (ins.permits, imm(1)), (), ins.span))
+                code.append(Instr("bounds.check", (), (less,), (("array", ins.ref.name), ("len", PERMITS_LEN),
+                                                                ("site", site), ("permits", 1)), ins.span))
+                lo, hi = ranges.value(ins.permits, state)
+                ctx.remark(k.name, "bounds", f"the number of permits of `{ins.ref.name.split('.')[0]}` is checked at "
+                           f"run time: it must be at least 1, and the value ranges give {lo}..{hi}", ins.span)
+                site += 1
             if state is not None and _indexed(ins) and not _own_state(k, ins.ref.name) and _sized(k, ins.ref.name):
                 if _below_its_length(k, ranges, ins.ref, state):
                     code.append(ins)
@@ -68,6 +83,15 @@ def insert_bounds_checks(k: Kernel, ctx: PassContext) -> Kernel:
             code.append(ins)
         b.code[blk.label] = code
     return b.freeze() if site else k
+
+
+# a permits check's length: k - 1 must lie below it, so k in 1 .. 2^31 - 1
+PERMITS_LEN = 0x7FFF_FFFF
+
+
+def _counted(ins: Instr) -> bool:
+    """A semaphore operation whose number of permits is a register (`wait s(k)`)."""
+    return ins.info.permits and isinstance(ins.permits, Reg)
 
 
 def _indexed(ins: Instr) -> bool:

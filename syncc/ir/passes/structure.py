@@ -251,8 +251,8 @@ class _PollingLoop:
         self.done = b.reg(BOOL, "done")
         b.assign(self.done, imm(False, BOOL))
         for w in self.waits:
-            self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, hint="ticket", span=w.span, **_carried(w))
-                               if w.op in _ENTER else None)
+            self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, *_permits(w), hint="ticket", span=w.span,
+                                    **_carried(w)) if w.op in _ENTER else None)
             if w.op in _TICKET:
                 b.assign(w.dests[_TICKET[w.op]], self.tokens[-1], w.span)
             if len(self.waits) > 1:
@@ -381,7 +381,13 @@ def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
         return ok
     if tok is None:         # a latch: nothing entered
         return b.op(op, BOOL, w.ref, hint="ok", span=w.span, **attrs)
-    return b.op(op, BOOL, w.ref, tok, hint="ok", span=w.span, **attrs, **_carried(w))
+    return b.op(op, BOOL, w.ref, tok, *_permits(w), hint="ok", span=w.span, **attrs, **_carried(w))
+
+
+def _permits(w: Instr) -> tuple:
+    """A semaphore wait's number of permits, where it has one (`sem.wait @s[0], %k`), which its
+    enter and poll keep as their last operand."""
+    return w.args[1:] if w.info.permits else ()
 
 
 def _report_unpaired(k: Kernel, lock: Instr, ctx: PassContext) -> None:
