@@ -65,6 +65,9 @@ CODES: dict[str, str] = {
     "E0416": "latch that can never open",
     "E0418": "`close` or `for v in q` on a queue that cannot close",
     "E0419": "scan operation out of place",
+    "E0423": "work pool on a queue that cannot be one",
+    "E0424": "work pool whose body can wait or leave",
+    "E0425": "work pool's queue full at run time",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -33,7 +33,12 @@ class IndexOutOfBounds(Exception):
         self.check = check
         self.span: Span | None = check.span if check is not None else None
         who = f"in thread {_coords(thread, block_shape)} of block {_coords(block, grid_shape)}"
-        if check is not None:
+        self.code = "E0913"
+        if check is not None and check.queue is not None:
+            self.code = "E0425"
+            self.message = (f"queue `{check.queue}` is full (capacity {check.capacity}): an inner put of a work "
+                            f"pool cannot wait, {who}")
+        elif check is not None:
             name = check.array.split(".")[0]
             size = f"{check.length} elements" if check.length is not None else "as long as its launch made it"
             self.message = f"index {index} is outside `{name}` ({size}), {who}"
@@ -61,7 +66,7 @@ def located(fault: IndexOutOfBounds, sources: SourceMap) -> tuple[str, Span | No
     if fault.check is None or span is None:
         return fault.message, span
     source = sources.get(span.file)
-    if source is None:
+    if source is None or fault.check.queue is not None:
         return fault.message, span
     name = re.escape(fault.check.array.split(".")[0])
     text = source.text
