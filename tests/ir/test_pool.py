@@ -51,6 +51,13 @@ def test_the_walks_check_is_not_vacuous(tmp_path):
     assert r.code == 1 and "E0901" in r.err, r.err
 
 
+@pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
+def test_the_task_example_sums_by_bisection(flags):
+    """examples/task.sync: the persistent task queue, sized when the host block runs."""
+    r = syncc("run", "examples/task.sync", "--target", "fermi-sim", *flags)
+    assert r.code == 0 and "summed 3000 values" in r.out, r.err + r.out
+
+
 def test_break_and_continue_finish_their_item():
     r = syncc("run", str(BREAKS.relative_to(ROOT)), "--target", "fermi-sim")
     assert r.code == 0, r.err
