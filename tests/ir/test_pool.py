@@ -42,6 +42,20 @@ def test_the_tree_walk_on_other_grids(tmp_path, grid):
     assert r.code == 0, r.err
 
 
+@pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
+def test_a_shared_pool_per_block(tmp_path, flags):
+    """A shared queue: each block walks its own copy of the tree (its thread 0 seeds and closes)."""
+    path = tmp_path / "shared.sync"
+    text = (TREE.read_text().replace("queue q(256): i32 in global @thread", "queue q(256): i32 in shared @thread")
+            .replace("if gtid == 0 {", "if tid == 0 {")
+            .replace("check count[0] == n,", "check count[0] == 2 * n,")
+            .replace("want[id] += 1", "want[id] += 2"))
+    assert "in shared" in text and "2 * n" in text and "want[id] += 2" in text
+    path.write_text(text)
+    r = syncc("run", str(path), "--target", "fermi-sim", *flags)
+    assert r.code == 0, r.err
+
+
 def test_the_walks_check_is_not_vacuous(tmp_path):
     """A pool that drops a child (its put skipped for one node) fails the host's count."""
     path = tmp_path / "tree.sync"
