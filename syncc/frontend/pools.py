@@ -72,6 +72,9 @@ _WAITING_OPS = {"wait": "a `wait`", "await": "an `await`", "sync": "a `sync`", "
                 "lock": "a `lock`"}
 
 
+_TRIES = (A.TryPut, A.TryGet, A.TryLock, A.TryWait)
+
+
 def _is_queue(refs: dict, place) -> bool:
     sym = refs.get(place)
     return sym is not None and getattr(getattr(sym, "info", None), "kind", None) == "queue"
@@ -81,11 +84,14 @@ def waits_in_body(loop: A.ForEach, inner: list, refs: dict):
     """The first statement or expression in the pool loop's body that can wait for another thread
     or leave the loop's kernel (a `return`), with what it is; None where there is none. A
     `critical` or `read`/`write` section is allowed (a lock is held for a bounded time), and so
-    are the loop's inner puts (which never wait) and single attempts (`tryput`, `tryget`)."""
+    are the loop's inner puts (which never wait) and single attempts (`tryput`, `tryget`), but
+    not a `while` loop that retries one (the analyses judge it as the wait it stands for)."""
     for n in walk(loop.body):
         what = _WAITING_STMTS.get(type(n))
         if what is None and isinstance(n, A.PrimOp):
             what = _WAITING_OPS.get(n.op)
+        if what is None and isinstance(n, A.While) and any(isinstance(m, _TRIES) for m in walk(n.body)):
+            what = "a `while` loop around a single attempt (a wait written by hand)"
         if what is None and isinstance(n, A.Get):
             what = "a `get`"
         if what is None and isinstance(n, A.Put) and not any(n is p for p in inner) and _is_queue(refs, n.target):
