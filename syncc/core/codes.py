@@ -68,6 +68,9 @@ CODES: dict[str, str] = {
     "E0420": "permits on an operation that takes none",
     "E0421": "several permits on a semaphore that takes one at a time",
     "E0422": "a number of permits below one",
+    "E0423": "work pool on a queue that cannot be one",
+    "E0424": "work pool whose body can wait or leave",
+    "E0425": "work pool's queue full at run time",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -3149,24 +3149,28 @@ METHODS['syncc.ir.context.PassContext'] = (
 # syncc.ir.faults.CheckSite
 def syncc_ir_faults_CheckSite(dflt, fact):
     d_permits = dflt['permits']
+    d_queue = dflt['queue']
+    d_capacity = dflt['capacity']
 
-    def __init__(self, site, array, length, span, permits=d_permits):
+    def __init__(self, site, array, length, span, permits=d_permits, queue=d_queue, capacity=d_capacity):
         _set(self, 'site', site)
         _set(self, 'array', array)
         _set(self, 'length', length)
         _set(self, 'span', span)
         _set(self, 'permits', permits)
+        _set(self, 'queue', queue)
+        _set(self, 'capacity', capacity)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r}, permits={self.permits!r})"
+        return f"{self.__class__.__qualname__}(site={self.site!r}, array={self.array!r}, length={self.length!r}, span={self.span!r}, permits={self.permits!r}, queue={self.queue!r}, capacity={self.capacity!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.site, self.array, self.length, self.span, self.permits) == (other.site, other.array, other.length, other.span, other.permits)
+            return (self.site, self.array, self.length, self.span, self.permits, self.queue, self.capacity) == (other.site, other.array, other.length, other.span, other.permits, other.queue, other.capacity)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.site, self.array, self.length, self.span, self.permits))
+        return hash((self.site, self.array, self.length, self.span, self.permits, self.queue, self.capacity))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3174,9 +3178,10 @@ def syncc_ir_faults_CheckSite(dflt, fact):
 METHODS['syncc.ir.faults.CheckSite'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
      (('site', 'int', False), ('array', 'str', False), ('length', 'int | None', False),
-      ('span', 'Span | None', False), ('permits', 'bool', True)),
+      ('span', 'Span | None', False), ('permits', 'bool', True), ('queue', 'str | None', True),
+      ('capacity', 'int | None', True)),
      (), (), False),
-    'CheckSite(site: int, array: str, length: int | None, span: Span | None, permits: bool = False)',
+    'CheckSite(site: int, array: str, length: int | None, span: Span | None, permits: bool = False, queue: str | None = None, capacity: int | None = None)',
     syncc_ir_faults_CheckSite)
 
 
@@ -3185,8 +3190,9 @@ def syncc_ir_impls_queue_base_QueueParts(dflt, fact):
     d_granularity = dflt['granularity']
     d_members = dflt['members']
     d_wide = dflt['wide']
+    d_pool = dflt['pool']
 
-    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members, wide=d_wide):
+    def __init__(self, name, capacity, elem, dims, impl, placement, writers, span, granularity=d_granularity, members=d_members, wide=d_wide, pool=d_pool):
         _set(self, 'name', name)
         _set(self, 'capacity', capacity)
         _set(self, 'elem', elem)
@@ -3198,17 +3204,18 @@ def syncc_ir_impls_queue_base_QueueParts(dflt, fact):
         _set(self, 'granularity', granularity)
         _set(self, 'members', members)
         _set(self, 'wide', wide)
+        _set(self, 'pool', pool)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r}, wide={self.wide!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, capacity={self.capacity!r}, elem={self.elem!r}, dims={self.dims!r}, impl={self.impl!r}, placement={self.placement!r}, writers={self.writers!r}, span={self.span!r}, granularity={self.granularity!r}, members={self.members!r}, wide={self.wide!r}, pool={self.pool!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members, other.wide)
+            return (self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide, self.pool) == (other.name, other.capacity, other.elem, other.dims, other.impl, other.placement, other.writers, other.span, other.granularity, other.members, other.wide, other.pool)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide))
+        return hash((self.name, self.capacity, self.elem, self.dims, self.impl, self.placement, self.writers, self.span, self.granularity, self.members, self.wide, self.pool))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3218,9 +3225,9 @@ METHODS['syncc.ir.impls.queue.base.QueueParts'] = (
      (('name', 'str', False), ('capacity', 'int', False), ('elem', 'ScalarType', False),
       ('dims', 'tuple[int, ...]', False), ('impl', 'str', False), ('placement', 'str', False),
       ('writers', 'int', False), ('span', 'object', False), ('granularity', 'str', True),
-      ('members', 'int', True), ('wide', 'bool', True)),
+      ('members', 'int', True), ('wide', 'bool', True), ('pool', 'bool', True)),
      (), (), False),
-    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1, wide: bool = False)",
+    "QueueParts(name: str, capacity: int, elem: ScalarType, dims: tuple[int, ...], impl: str, placement: str, writers: int, span: object, granularity: str = 'thread', members: int = 1, wide: bool = False, pool: bool = False)",
     syncc_ir_impls_queue_base_QueueParts)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..core.diagnostics import Note, did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
+from . import pools
 from .check_context import CheckContext
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
@@ -423,6 +424,39 @@ class PrimitiveRules:
         elem = info.elem if info is not None else ERROR
         self.cx.declare(body_pos.scope, Symbol(s.var.text, "binding", elem, s))
         self.cx.stmts.block(s.body, body_pos, new_scope=False)
+        inner = pools.inner_puts(s, self.cx.refs)
+        if info is not None and inner:
+            self._pool(s, info, inner, pos)
+
+    def _pool(self, s: A.ForEach, info: PrimInfo, inner: list, pos) -> None:
+        """A work pool: `for v in q` with puts into `q` in its body (frontend/pools.py). One `@thread`
+        queue (E0423), whose loop is not inside a held section and whose body waits for no other
+        thread and does not return (E0424): the loops' end waits for every body, which the
+        analyses do not see."""
+        name = s.source.name.text
+        if info.granularity != "thread" or info.dims:
+            what = f"a @{info.granularity} queue" if info.granularity != "thread" else "an array of queues"
+            self.cx.error("E0423", f"this `put` into `{name}` inside a `for` loop over it makes a work pool, and "
+                          f"`{name}` is {what}: a work pool is one @thread queue", inner[0].span,
+                          notes=[Note("the pool's loop", s.source.span), Note("declared here", info.decl.span)],
+                          help=f"declare `{name}` as one `@thread` queue, or put into a different queue")
+            return
+        if pos.region is not None:
+            self.cx.error("E0424", f"this work pool's loop is inside a {pos.region}: its end waits until no worker "
+                          "holds an item, and a worker may need what this thread holds", s.source.span,
+                          notes=[Note("an inner put, which makes the loop a work pool", inner[0].span)],
+                          help="run the pool's loop outside the section")
+            return
+        found = pools.waits_in_body(s, inner, self.cx.refs)
+        if found is not None:
+            node, what = found
+            self.cx.error("E0424", f"{what} inside the body of a work pool's loop: the loops over `{name}` end "
+                          "only once no worker is inside a body, so a worker must never wait for another thread "
+                          "there, nor leave without finishing its item", node.span,
+                          notes=[Note("the pool's loop", s.source.span),
+                                 Note("an inner put, which makes the loop a work pool", inner[0].span)],
+                          help="keep a pool's body to computing, atomics, critical sections, single attempts "
+                               "(`tryput`, `tryget`) and puts into its own queue")
 
     @statements.on(A.TryGet)
     def tryget(self, s: A.TryGet, pos):

@@ -1,5 +1,7 @@
 """What a failed bounds check does, as IR the back ends compile: compares, one branch, and a cold
-path that records the failure and stops the kernel.
+path that records the failure and stops the kernel. A work pool's inner put that finds its slot
+full is such a check too (`bounds.check %full len=1 queue=q capacity=C`, impls/queue/pool.py),
+which the runtime reports as E0425 instead of E0913.
 
     kernel = expand_bounds_checks(kernel)               # the Fermi back end, before its own work
     kernel = with_fault_record(kernel)                  # the PTX back end, which expands each check itself
@@ -73,11 +75,13 @@ class CheckSite:
     length: int | None     # None: the launch gives it (the message then has no count)
     span: Span | None
     permits: bool = False  # a semaphore operation's number of permits k, checked as the index k - 1
+    queue: str | None = None    # a work pool's inner put (impls/queue/pool.py): its queue, whose slot was full
+    capacity: int | None = None
 
 
 def check_sites(k: Kernel) -> dict[int, CheckSite]:
     return {ins.attr("site"): CheckSite(ins.attr("site"), ins.attr("array"), ins.attr("len"), ins.span,
-                                        bool(ins.attr("permits")))
+                                        bool(ins.attr("permits")), ins.attr("queue"), ins.attr("capacity"))
             for _, _, ins in k.instructions() if ins.op == "bounds.check"}
 
 

@@ -105,6 +105,9 @@ _TABLE: list[OpInfo] = [
     *_queue_ops("reserve/1:1:sem.wait claim/1:1:sem.wait publish/0:2:sem.post free/0:2:sem.post "
                 "tryreserve/2:1:sem.trywait tryclaim/2:1:sem.trywait enter/1:1:sem.enter poll/1:2:sem.poll "
                 "next/2:1:sem.wait pollnext/2:2:sem.poll"),
+    # A work pool's put inside its own `for` loop (ir/impls/queue/pool.py): a tail ticket and one look
+    # at its slot, never a wait (a flag: the slot was free, and the ticket); a single try to the analyses.
+    *_queue_ops("push/2:1:sem.trywait"),
     # A @thread ring whose slot is one 64-bit word, value and sequence word (the target's
     # wide_slots, impls/queue/ring.py): take is a claim that returns the value too, give a publish that
     # stores it; their structured and single-attempt forms carry the value as well.

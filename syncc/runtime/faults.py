@@ -33,7 +33,12 @@ class IndexOutOfBounds(Exception):
         self.check = check
         self.span: Span | None = check.span if check is not None else None
         who = f"in thread {_coords(thread, block_shape)} of block {_coords(block, grid_shape)}"
-        if check is not None and check.permits:
+        self.code = "E0913"
+        if check is not None and check.queue is not None:
+            self.code = "E0425"
+            self.message = (f"queue `{check.queue}` is full (capacity {check.capacity}): an inner put of a work "
+                            f"pool cannot wait, {who}")
+        elif check is not None and check.permits:
             name = check.array.split(".")[0]
             k = (index + 1 + (1 << 31)) % (1 << 32) - (1 << 31)      # the i32 k, from its k - 1
             self.message = (f"a wait or post of `{name}` takes {k} permits, fewer than one (the run-time "
@@ -66,7 +71,7 @@ def located(fault: IndexOutOfBounds, sources: SourceMap) -> tuple[str, Span | No
     if fault.check is None or span is None or fault.check.permits:
         return fault.message, span
     source = sources.get(span.file)
-    if source is None:
+    if source is None or fault.check.queue is not None:
         return fault.message, span
     name = re.escape(fault.check.array.split(".")[0])
     text = source.text

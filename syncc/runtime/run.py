@@ -15,6 +15,7 @@ Run-time problems are reported like compile errors, located in the program:
            budget spent, explained (exit status 3)
     E0911, E0912  on the simulator: an invalid memory access, an instruction that cannot run
     E0913  an index outside its array: a run-time bounds check stopped the kernel (both targets)
+    E0425  a work pool's inner put found its queue full: the kernel stopped there (both targets)
 
 The launcher is made only when the first kernel is launched (the GPU is set up then), so a host
 block that launches nothing runs anywhere.
@@ -116,7 +117,12 @@ def _run(comp: Runnable, launcher: "_LazyLauncher", write) -> RunOutcome:
         return RunOutcome(False, deadlock=e.stuck, device_held=launcher.leaves_kernels_running)
     except IndexOutOfBounds as e:
         message, span = located(e, comp.sources)
-        if e.check is not None and e.check.permits:
+        if e.code == "E0425":
+            comp.sink.error("E0425", message, span,
+                            notes=[Note(f"kernel `{e.kernel}` stopped here: the slot this put needs still holds a "
+                                        "value no worker has taken")],
+                            help="declare the queue with room for the most items waiting in it at once")
+        elif e.check is not None and e.check.permits:
             comp.sink.error("E0913", message, span,
                             notes=[Note(f"kernel `{e.kernel}` stopped here, before the wait or post: its run-time "
                                         "check of the number of permits failed")],

@@ -36,7 +36,7 @@ NOT_INLINE = re.compile(r"<!--\s*example not inline:\s*(.+?)\s*-->", re.S)
 
 # The codes found when a program runs: a wrong example checks cleanly and reports its code when
 # `syncc run` runs it on the simulator; a right example runs.
-RUN_CODES = {"E0913"}
+RUN_CODES = {"E0913", "E0425"}
 
 # The codes that cannot be shown as a program on the page; each has a test below.
 NOT_INLINE_CODES = {"E0004", "E0005", "E0007", "E0008", "E0009", "E0107", "E0108", "E0110",

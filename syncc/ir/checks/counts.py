@@ -313,7 +313,10 @@ def never_blocks(facts: Facts, name: str) -> bool:
     most, per instance), it is taken no more often than its initial permits: each wait then
     finds one of those, whatever the posts do (a thread that fills its own queue to capacity and
     then drains it). Tries count as takes; a loop retrying one until it succeeds, once each time
-    it runs. False where the takes cannot be counted."""
+    it runs. False where the takes cannot be counted. A work pool's inner puts (`queue.push`,
+    impls/queue/pool.py) do not count: they take a slot only from an item a worker took, and a
+    seed that then finds no room waits for workers outside its warp, which never wait
+    (the workers of its own warp are still behind it, and put nothing)."""
     memo = facts.memo.setdefault("never_blocks", {})
     if name not in memo:
         prim = facts.k.prim(name)
@@ -322,7 +325,7 @@ def never_blocks(facts: Facts, name: str) -> bool:
         entry = {id(r.attempt): r.entry for r in retries(facts) if r.once}
         takes = [(entry.get(id(i), b.label), i) for b, _, i in facts.k.instructions()
                  if i.judged_as in ("sem.wait", "sem.trywait", "sem.tryfor") and i.ref.name == name
-                 and b.label in facts.cfg.reachable] if known else []
+                 and i.op != "queue.push" and b.label in facts.cfg.reachable] if known else []
         per = per_instance(facts, prim, takes, upper=True) if known else None
         memo[name] = per is not None and all(n <= (prim.count or 0) for n in per.values())
     return memo[name]

@@ -28,7 +28,7 @@ def declare_queue(sync, d, info, name: str) -> tuple[type, QueueParts]:
         why = f"the {target.name} default: {choice.reason}"
     parts = QueueParts(name, info.count, info.elem, info.dims, impl.about.name, info.placement, info.writers, d.span,
                        info.granularity, party_members(b, info.granularity),
-                       impl.wide(info.granularity, info.elem, target))
+                       impl.wide(info.granularity, info.elem, target), d in sync.pool_decls)
     if info.impl is None and d not in sync.preferred and not info.top_level:
         sync.queue_candidates[name] = (d, parts)    # one party each side would make it count its own tickets
     how = impl.declare(sync, parts, prod(info.dims), params)

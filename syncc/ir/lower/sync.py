@@ -21,6 +21,7 @@ from math import prod
 from ...core.handlers import HandlerTable
 from ...core.types import BOOL, I32, U32
 from ...frontend import ast as A
+from ...frontend import pools
 from ..impls.registry import default_implementation, implementations
 from ..nodes import Imm, Prim, Ref, imm
 from .context import LoweringContext
@@ -43,6 +44,11 @@ class SyncLowering:
         # primitives used with `trylock`: their default implementation must let a waiter give up
         # (every `trylock` is an expression the checker typed)
         self.tried = {self.cx.symbol(e.place).decl for e in self.cx.types if isinstance(e, A.TryLock)}
+        # work pools (frontend/pools.py): the queues `for` loops take from and put into, and those puts
+        loops = pools.find_pools(cx.info.decl.body, cx.refs)
+        self.pool_decls = pools.pool_queues(loops, cx.refs)
+        self.inner_puts = {id(put) for puts in loops.values() for put in puts}
+        self.fault_sites = 0          # the run-time checks lowering adds itself (a pool's full queue)
 
     def prim_name(self, sym) -> str:
         return self.prims_of[sym.decl]
@@ -239,7 +245,11 @@ class SyncLowering:
         queue = self.queue_place(s.target)
         if queue is not None:
             impl, parts, index = queue
-            impl.put(self, parts, index, self.cx.exprs.expr(s.value, parts.elem), s.span)
+            value = self.cx.exprs.expr(s.value, parts.elem)
+            if id(s) in self.inner_puts:
+                impl.inner_put(self, parts, index, value, s.span)
+            else:
+                impl.put(self, parts, index, value, s.span)
             return
         prim, ref = self.place(s.target)
         value = self.cx.exprs.expr(s.value, prim.elem)
@@ -318,6 +328,11 @@ class SyncLowering:
         if n.type != I32:    # clamp to 0..2^31-1 before narrowing: more attempts than that never end anyway
             n = self.b.op("cvt", I32, self.clamp(n, 0, 0x7FFF_FFFF, e.span), span=e.span)
         return self.try_as_party(prim, "sem.tryfor", (ref, n, *more), e.span, dest)
+
+    def new_fault_site(self) -> int:
+        """A site number for a run-time check lowering adds (the bounds pass numbers its own after)."""
+        self.fault_sites += 1
+        return self.fault_sites - 1
 
     def clamp(self, n, low: int, high: int, span):
         """n limited to low .. high, in n's type (a bound the type cannot pass is left out)."""

@@ -32,6 +32,7 @@ class QueueParts:
     granularity: str = "thread"     # who puts and gets: a thread, or a warp or block as one party
     members: int = 1                # values per slot: one per member of the party (ring_party.py)
     wide: bool = False              # a @thread ring whose slot is one 64-bit word: value and sequence word
+    pool: bool = False              # a work pool's queue: puts inside its own `for` loops (frontend/pools.py)
 
     def part(self, role: str) -> str:
         return f"{self.name}.{role}"
@@ -50,6 +51,7 @@ class QueueImplementation(Expansion):
         tryget(sync, parts, index, got, span) -> the bool register: did it take (the value into `got`)
         close(sync, parts, index, span)
         for_each(sync, parts, index, var, body, span)
+        inner_put(sync, parts, index, value, span)        a work pool's put inside its own loop
 
     `sync` is lowering's SyncLowering (its builder `sync.b`, its helpers for parties and for
     conditional code, `sync.default_implementation` for the target's defaults). An operation the
@@ -86,6 +88,10 @@ class QueueImplementation(Expansion):
     @classmethod
     def get(cls, sync, parts: QueueParts, index, span):
         raise NotImplementedError
+
+    @classmethod
+    def inner_put(cls, sync, parts: QueueParts, index, value, span) -> None:
+        raise AssertionError(f"a work pool's put on a {parts.impl} queue reached lowering")
 
     @classmethod
     def tryput(cls, sync, parts: QueueParts, index, value, dest, span):

@@ -33,6 +33,7 @@ from ....core.types import BOOL, I32, U64
 from ...nodes import Array, Prim, Ref, imm
 from ..entry import default, entry
 from . import ring_party as party
+from . import pool
 from .base import QueueImplementation, add_data, ring_slot
 from .ring_side import RingSide
 
@@ -75,6 +76,8 @@ class Ring(QueueImplementation):
         b.add_array(Array(parts.part("ends"), parts.placement, I32, (instances * 2,), "state", 0))
         if not parts.wide:
             b.add_array(Array(parts.part("seq"), parts.placement, I32, (instances * parts.capacity,), "state", 0))
+        if parts.pool:      # a work pool's items put and not yet done (pool.py)
+            b.add_array(Array(parts.part("pending"), parts.placement, I32, (instances,), "state", 0))
         for role, count in (("space", parts.capacity), ("items", 0)):
             b.prims.append(Prim(parts.part(role), "semaphore", parts.dims, parts.placement, parts.granularity, "ring",
                                 (("capacity", parts.capacity), ("delay", params.get("delay", 0))), None, count, (),
@@ -84,7 +87,9 @@ class Ring(QueueImplementation):
                 + (", each slot's value and sequence word in one 64-bit word, read and written together"
                    if parts.wide else "")
                 + (f", sleeping {params['delay']} ns per step its slot has to go through between polls"
-                   if params.get("delay") else ""))
+                   if params.get("delay") else "")
+                + (f"; a work pool, counting its items not yet done in `{parts.part('pending')}`"
+                   if parts.pool else ""))
 
     @classmethod
     def put(cls, sync, parts, index, value, span):
@@ -92,7 +97,13 @@ class Ring(QueueImplementation):
             party.put(sync, parts, index, value, span)
             return
         ticket = sync.b.op("queue.reserve", I32, Ref(parts.part("space"), index), hint="ticket", span=span)
+        if parts.pool:
+            pool.count_item(sync, parts, index, +1, span)
         _publish(sync, parts, index, ticket, value, span)
+
+    @classmethod
+    def inner_put(cls, sync, parts, index, value, span):
+        pool.inner_put(sync, parts, index, value, span, _publish)
 
     @classmethod
     def get(cls, sync, parts, index, span):
@@ -103,9 +114,12 @@ class Ring(QueueImplementation):
             ticket, got = b.reg(I32, "ticket"), b.reg(parts.elem, "got")
             b.emit("queue.take", (ticket, got), (Ref(parts.part("items"), index),), span)
             b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
-            return got
-        ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)
-        return _consume(sync, parts, index, ticket, span)
+        else:
+            ticket = b.op("queue.claim", I32, Ref(parts.part("items"), index), hint="ticket", span=span)
+            got = _consume(sync, parts, index, ticket, span)
+        if parts.pool:          # a work pool's item taken by a `get` is done once taken
+            pool.count_item(sync, parts, index, -1, span)
+        return got
 
     @classmethod
     def tryput(cls, sync, parts, index, value, dest, span):
@@ -115,7 +129,11 @@ class Ring(QueueImplementation):
             return sync.cx.exprs.emit_value(dest, "mov", BOOL, party.tryput(sync, parts, index, value, span), span=span)
         ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
         b.emit("queue.tryreserve", (ok, ticket), (Ref(parts.part("space"), index),), span)
-        sync.only_where(ok, lambda: _publish(sync, parts, index, ticket, value, span), span, "tryput")
+        def publish():
+            if parts.pool:
+                pool.count_item(sync, parts, index, +1, span)
+            _publish(sync, parts, index, ticket, value, span)
+        sync.only_where(ok, publish, span, "tryput")
         return sync.cx.exprs.emit_value(dest, "mov", BOOL, ok, span=span)
 
     @classmethod
@@ -132,11 +150,18 @@ class Ring(QueueImplementation):
             def take():
                 b.assign(got, value, span)
                 b.emit("queue.free", (), (Ref(parts.part("space"), index), ticket), span)
+                if parts.pool:
+                    pool.count_item(sync, parts, index, -1, span)
             sync.only_where(ok, take, span, "tryget")
             return ok
         ok, ticket = b.reg(BOOL, "took"), b.reg(I32, "ticket")
         b.emit("queue.tryclaim", (ok, ticket), (Ref(parts.part("items"), index),), span)
-        sync.only_where(ok, lambda: b.assign(got, _consume(sync, parts, index, ticket, span), span), span, "tryget")
+
+        def claim():
+            b.assign(got, _consume(sync, parts, index, ticket, span), span)
+            if parts.pool:
+                pool.count_item(sync, parts, index, -1, span)
+        sync.only_where(ok, claim, span, "tryget")
         return ok
 
     @classmethod
@@ -163,8 +188,11 @@ class Ring(QueueImplementation):
         loop: a lane that got its value frees its slot before its warp reconverges (Fermi), where a
         lane of the same warp may be polling for that slot's next round. The wait on the latch costs
         one look: it is there so that the analyses see that the loop ends only once every writer
-        has closed the queue (E0705 when they cannot all)."""
+        has closed the queue (E0705 when they cannot all). A work pool's loop is pool.py's."""
         b = sync.b
+        if parts.pool:
+            pool.for_each(sync, parts, index, var, body, span, closed_latch(sync, parts), _consume)
+            return
         closed = closed_latch(sync, parts)
         head = b.new_block("foreach")
         take, none = (b.new_block(h) for h in ("take", "none")) if parts.granularity == "thread" else (None, None)

@@ -39,7 +39,7 @@ class RingSide(Acquirable):
         return {"queue.enter": cls.do_enter, "queue.poll": cls.do_poll, "queue.reserve": cls.do_wait,
                 "queue.claim": cls.do_wait, "queue.publish": cls.do_post, "queue.free": cls.do_post,
                 "queue.tryreserve": cls.do_try, "queue.tryclaim": cls.do_try,
-                "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext,
+                "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext, "queue.push": cls.do_push,
                 # a wide slot's (value and sequence word in one 64-bit word): the value comes with the look
                 "queue.take": cls.do_wait, "queue.polltake": cls.do_poll, "queue.trytake": cls.do_try,
                 "queue.nexttake": cls.do_next, "queue.pollnexttake": cls.do_pollnext, "queue.give": cls.do_post}
@@ -85,9 +85,10 @@ class RingSide(Acquirable):
         return any(a.name == f"{queue}.slots" for a in em.b.arrays)
 
     @classmethod
-    def attempt(cls, em, prim, ins, ticket, value=None):
+    def attempt(cls, em, prim, ins, ticket, value=None, backoff=True):
         """One look at the ticket's slot: ready for this side? Where the slot is wide, the look
-        brings the value too, into `value` (a get's)."""
+        brings the value too, into `value` (a get's). `backoff`: sleep after a look that failed,
+        where the side has a `delay` (a waiter's, not a work pool's put, which looks once)."""
         queue, _, _ = cls.layout(prim)
         at, round_ = cls.slot(em, prim, ins.ref.index, ticket)
         if cls.wide(em, queue):
@@ -105,7 +106,7 @@ class RingSide(Acquirable):
         want = cls.ready(em, prim, round_)
         ok = em.op("cmp.eq", BOOL, seen, want, hint="ready")
         delay = dict(prim.params).get("delay", 0)
-        if delay:
+        if delay and backoff:
             em.between_polls(lambda: cls.back_off(em, delay, want, seen), unless=ok)
         return ok
 
@@ -149,8 +150,15 @@ class RingSide(Acquirable):
             queue, _, _ = cls.layout(prim)
             closed = em.prims[f"{queue}.closed"]
             tail, at = f"{queue}.ends", _affine(em, ins.ref.index, 2, 0)
+            pending = f"{queue}.pending"
 
             def past_the_last():
+                if any(a.name == pending for a in em.b.arrays):
+                    # a work pool (pool.py): closed, and no item left that is not done
+                    left = em.ld(pending, _affine(em, ins.ref.index, 1, 0), hint="pending", order="acquire",
+                                 **em.poll_cache(pending))
+                    em.b.emit("cmp.eq", (ready,), (left, imm(0)))
+                    return
                 puts = em.ld(tail, at, hint="puts", **em.poll_cache(tail))
                 em.b.emit("cmp.ge", (ready,), (ticket, puts))
             em.either(em.expansion_of(closed).is_open(em, closed, ins), past_the_last,
@@ -171,6 +179,15 @@ class RingSide(Acquirable):
         value = ins.dests[2] if len(ins.dests) > 2 else None
         em.b.assign(ticket, cls.enter(em, prim, ins))
         em.spin(lambda: cls.attempt_next(em, prim, ins, ticket, more, value), hint="next")
+
+    @classmethod
+    def do_push(cls, em, prim, ins):
+        """queue.push, a work pool's inner put (pool.py): a tail ticket, and one look at its slot,
+        no wait; the flag says whether the slot was free (acquire where it was)."""
+        ok, ticket = ins.dests[:2]
+        em.b.assign(ticket, cls.enter(em, prim, ins))
+        em.b.assign(ok, cls.attempt(em, prim, ins, ticket, backoff=False))
+        em.when(ok, lambda: em.fence_if_needed(ins), hint="free")
 
     @classmethod
     def do_post(cls, em, prim, ins):
