@@ -185,9 +185,16 @@ class ScalarTypeExpr:
 
 
 @node
+class RecordTypeExpr:
+    """A record's name where a type is due: an array's element (`global Entry[n]`)."""
+    name: str
+    span: Span
+
+
+@node
 class ArrayTypeExpr:
     space: str  # global | shared
-    elem: ScalarTypeExpr
+    elem: ScalarTypeExpr | RecordTypeExpr
     dims: tuple[Expr, ...]
     span: Span
 
@@ -453,6 +460,21 @@ class Const:
 
 
 @node
+class StructField:
+    name: Ident
+    type: ScalarTypeExpr
+    span: Span
+
+
+@node
+class StructDecl:
+    """`struct Entry { key: u32, value: f32 }`: a record type of scalar fields."""
+    name: Ident
+    fields: tuple[StructField, ...]
+    span: Span
+
+
+@node
 class Param:
     name: Ident
     type: TypeExpr
@@ -484,7 +506,7 @@ class Host:
     span: Span
 
 
-Item = Union[Import, Const, Fn, Kernel, Host]
+Item = Union[Import, Const, Fn, Kernel, Host, StructDecl]
 
 
 @node

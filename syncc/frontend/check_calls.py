@@ -12,6 +12,7 @@ from .builtins import BuiltinFn
 from .check_context import CheckContext
 from .check_expr import sym_kind
 from .symbols import Symbol
+from ..core.records import RecordType
 from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType,
                           ScalarType, common_number, is_float, is_int, is_number)
 
@@ -177,6 +178,10 @@ class CallRules:
 
     def _match_dtype(self, arg, bound, fn, pos) -> bool:
         t = self.cx.exprs.expr(arg, pos)
+        if isinstance(t, DType) and isinstance(t.scalar, RecordType) and fn.name != "zeros":
+            self.cx.error("E0214", f"`{fn.name}` makes arrays of scalars; an array of `{t.scalar.name}` records "
+                          "starts as `zeros`", arg.span, help=f"`zeros({t.scalar.name}, n)`, then set its fields")
+            return False
         if isinstance(t, DType):
             bound["D"] = t
             return True
@@ -277,7 +282,15 @@ class CallRules:
 
     def memory_word(self, e, pos, what: str):
         """A global or shared array element, as atomics and load_cg need."""
-        if isinstance(e, A.Index):
+        if isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].next`
+            base, _ = self.cx.exprs.flatten_index(e.base)
+            t = self.cx.exprs.expr(e, pos)
+            bt = self.cx.types.get(base)
+            if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
+                return t
+            if t is ERROR:
+                return ERROR
+        elif isinstance(e, A.Index):
             base, _ = self.cx.exprs.flatten_index(e)
             t = self.cx.exprs.expr(e, pos)
             bt = self.cx.types.get(base)

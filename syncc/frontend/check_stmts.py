@@ -103,6 +103,11 @@ class StatementRules:
             bt = self.cx.types.get(base)
             if t is ERROR or isinstance(bt, ArrayType):
                 return t
+        elif isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].key = k`
+            t = self.cx.exprs.expr(e, pos)
+            base, _ = self.cx.exprs.flatten_index(e.base)
+            if t is ERROR or isinstance(self.cx.types.get(base), ArrayType):
+                return t
         else:
             self.cx.exprs.expr(e, pos)
         self.cx.error("E0204", "cannot assign to this expression", e.span,
@@ -219,7 +224,8 @@ class StatementRules:
             self.cx.error("E0412", f"declare the shared array `{s.name.text}` at the top level of the kernel body",
                           s.span)
         dims = self.cx.exprs.dims(s.dims, pos, "an array size")
-        t = ArrayType(self.cx.scalar_of(s.elem.name), dims, "shared") if dims is not None else ERROR
+        elem = self.cx.elem_of(s.elem)
+        t = ArrayType(elem, dims, "shared") if dims is not None and elem is not ERROR else ERROR
         if dims is not None:
             pos.kernel.shared.append(SharedInfo(s, t))
         self.cx.declare(pos.scope, Symbol(s.name.text, "shared", t, s))

@@ -31,6 +31,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.records import numpy_dtype
+
 from ..core import floats, mathlib
 from ..core.handlers import HandlerTable
 from ..frontend import ast as A
@@ -143,8 +145,11 @@ class HostRunner:
                 t = self.types.get(target)
                 self.env[decl] = self.arith(s.op[:-1], self.env[decl], self.eval(s.value), t, s.span)
             return
-        array, index = self.element(target)
-        t = self.elem_type(array)
+        if isinstance(target, A.Field):
+            array, index, t = self.field_element(target)
+        else:
+            array, index = self.element(target)
+            t = self.elem_type(array)
         if s.op == "=":
             value = self.fit(self.eval(s.value), t)
         else:
@@ -282,6 +287,9 @@ class HostRunner:
 
     @expressions.on(A.Field)
     def field(self, e):
+        if isinstance(e.base, A.Index):          # a field of a record in a host array: `t[0].key`
+            array, index, t = self.field_element(e)
+            return self.scalar(array[index], t)
         sym = self.refs.get(e)
         if sym is not None and sym.kind == "const":
             return sym.info.value
@@ -334,6 +342,12 @@ class HostRunner:
         array, index = self.element(e)
         return self.scalar(array[index], self.elem_type(array))
 
+    def field_element(self, e: A.Field) -> tuple[np.ndarray, tuple, ScalarType]:
+        """A record's field in a host array of records: (the field's view of the array, the index,
+        the field's type)."""
+        array, index = self.element(e.base)
+        return array[e.name.text], index, self.types[e]
+
     def element(self, e) -> tuple[np.ndarray, tuple]:
         indices = []
         while isinstance(e, A.Index):
@@ -377,7 +391,8 @@ class HostRunner:
     def _dtype_shape(self, e):
         """The dtype and the shape, whose sizes the host may compute: each at least 1, and fewer
         than 2^31 elements in all (as a constant shape must be: E0306)."""
-        dtype = DTYPES[e.args[0].name]
+        sym = self.refs.get(e.args[0]) if isinstance(e.args[0], A.Name) else None
+        dtype = numpy_dtype(sym.info) if sym is not None and sym.kind == "struct" else DTYPES[e.args[0].name]
         shape = self.eval(e.args[1])
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if any(n < 1 for n in shape) or prod(shape) > (1 << 31) - 1:

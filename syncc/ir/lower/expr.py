@@ -85,6 +85,9 @@ class ExpressionLowering:
 
     @expressions.on(A.Field)
     def field(self, e, want, dest):
+        if isinstance(e.base, A.Index):           # a field of an array's record
+            ref, t = self.place(e)
+            return self.emit_value(dest, "ld", t, ref, span=e.span)
         sym = self.cx.refs.get(e)
         if sym is not None:      # a module's constant
             return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
@@ -165,6 +168,15 @@ class ExpressionLowering:
         else:
             self.b.branch(c, if_true, if_false, e.span)
 
+    def place(self, e) -> tuple[Ref, ScalarType]:
+        """An indexed array or channel element, or a field of an array's record (`table[i].key`):
+        its reference and type."""
+        if isinstance(e, A.Field):
+            name, index, record = self.element(e.base)
+            return Ref(name, index, e.name.text), record.field(e.name.text).type
+        name, index, elem = self.element(e)
+        return Ref(name, index), elem
+
     def element(self, e) -> tuple[str, object, ScalarType]:
         """An indexed array or channel element: (name, linear index, element type)."""
         base, indices = _flatten(e)
@@ -237,16 +249,16 @@ class ExpressionLowering:
 
     @builtins.on(*ATOMIC)
     def atomic(self, name, e, t, dest):
-        elem_name, index, elem = self.element(e.args[0])
+        ref, elem = self.place(e.args[0])
         values = [self.expr(a, elem) for a in e.args[1:]]
-        return self.emit_value(dest, ATOMIC[name], elem, Ref(elem_name, index), *values, span=e.span,
-                               order="relaxed", scope="gpu" if self.b_array(elem_name).space == "global"
+        return self.emit_value(dest, ATOMIC[name], elem, ref, *values, span=e.span,
+                               order="relaxed", scope="gpu" if self.b_array(ref.name).space == "global"
                                else "cta")
 
     @builtins.on("load_cg")
     def load_cg(self, name, e, t, dest):
-        elem_name, index, elem = self.element(e.args[0])
-        return self.emit_value(dest, "ld", elem, Ref(elem_name, index), span=e.span, cache="cg")
+        ref, elem = self.place(e.args[0])
+        return self.emit_value(dest, "ld", elem, ref, span=e.span, cache="cg")
 
     @builtins.on("min", "max")
     def min_max(self, name, e, t, dest):

@@ -46,14 +46,14 @@ class StatementLowering:
                 self.cx.exprs.binop_into(reg, BINARY[s.op[:-1]], reg.type, reg, self.shift_amount(s.op, value, reg.type),
                                          span=s.span)
             return
-        name, index, elem = self.cx.exprs.element(target)
+        ref, elem = self.cx.exprs.place(target)
         if s.op == "=":
             value = self.cx.exprs.expr(s.value, elem)
         else:
-            old = self.b.op("ld", elem, Ref(name, index), span=s.span)
+            old = self.b.op("ld", elem, ref, span=s.span)
             value = self.cx.exprs.binop_into(None, BINARY[s.op[:-1]], elem, old,
                                              self.shift_amount(s.op, self.cx.exprs.expr(s.value, elem), elem), span=s.span)
-        self.b.emit("st", (), (Ref(name, index), value), s.span)
+        self.b.emit("st", (), (ref, value), s.span)
 
     def shift_amount(self, op, value, t):
         if op in ("<<=", ">>=") and value.type != t:

@@ -39,7 +39,7 @@ def allocate_lock_bits(k: Kernel, ctx: PassContext) -> Kernel:
     offset, placed = 0, {}
     for a in held + brief + rest:
         placed[a.name] = offset
-        offset += a.length
+        offset += a.words
     held_words = sum(a.length for a in held)
     if held_words > target.lock_bits:
         _too_many(k, held, held_words, ctx)

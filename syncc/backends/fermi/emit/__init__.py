@@ -72,7 +72,8 @@ def params(k: Kernel) -> tuple[SassParam, ...]:
         if p.kind in ("state", "fault"):     # (the simulator reads the fault record by its name)
             out.append(SassParam(p.name, "state", p.elem.name, p.dims, Init("fill", p.init or 0), p.per))
         else:
-            out.append(SassParam(p.name, p.kind, p.elem.name, p.dims))
+            # (an array of records keeps its RecordType: the launcher lays host records out by it)
+            out.append(SassParam(p.name, p.kind, p.elem if p.elem.kind == "record" else p.elem.name, p.dims))
     return tuple(out)
 
 
@@ -82,4 +83,4 @@ def shared_arrays(k: Kernel) -> tuple[SharedArray, ...]:
 
 
 def shared_bytes(k: Kernel) -> int:
-    return max((4 * (a.offset + a.length) for a in k.arrays if a.space == "shared"), default=0)
+    return max((4 * (a.offset + a.words) for a in k.arrays if a.space == "shared"), default=0)

@@ -52,7 +52,14 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 def check_kernel(k: Kernel) -> list[Diagnostic]:
     """E0801 for a kernel that uses 64-bit integers or floats (one diagnostic, at the first use)."""
     def wide(t) -> bool:
-        return t is not None and getattr(t, "bits", 0) == 64
+        return t is not None and getattr(t, "kind", "") != "record" and getattr(t, "bits", 0) == 64
+
+    for a in (*(p for p in k.params if not isinstance(p, Reg)), *k.arrays):
+        narrow = [f for f in a.elem.fields if f.type.bits != 32] if a.elem.kind == "record" else ()
+        if narrow:
+            return [_e0801(f"`{a.name}` holds `{a.elem.name}` records, whose field `{narrow[0].name}` is "
+                           f"{narrow[0].type}: a record on Fermi holds 32-bit fields (i32, u32, f32) only",
+                           a.span or _first_use(k, a) or k.span)]
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
@@ -129,7 +136,7 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
     if ins.info.group == "atomic":
-        a = k.array(ins.ref.name)
+        a = k.accessed(ins.ref)
         return a is not None and (a.space == "shared" or _float_min_max(ins, a))
     return False
 
@@ -168,7 +175,7 @@ class _Rewriter:
         self.dispatch()
 
     def _space(self) -> str | None:
-        a = self.k.array(self.ins.ref.name) if self.ins.ref is not None else None
+        a = self.k.accessed(self.ins.ref) if self.ins.ref is not None else None
         return a.space if a is not None else None
 
     def dispatch(self) -> None:
@@ -179,7 +186,7 @@ class _Rewriter:
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()
-        elif ins.info.group == "atomic" and _float_min_max(ins, self.k.array(ins.ref.name)):
+        elif ins.info.group == "atomic" and _float_min_max(ins, self.k.accessed(ins.ref)):
             self.compare_and_swap()
         else:
             self.b.code[self.b.current].append(ins)
@@ -187,7 +194,7 @@ class _Rewriter:
     # seed 000 Listing 1: LDSLK P0, R1, [R0]; @P0 op; @P0 STSUL [R0], R4; @!P0 BRA back
     def shared_atomic(self) -> None:
         ins, b = self.ins, self.b
-        ref, elem = ins.ref, self.k.array(ins.ref.name).elem
+        ref, elem = ins.ref, self.k.accessed(ins.ref).elem
         retry, apply, test, done = self.block("atomic.retry"), self.block("atomic.apply"), \
             self.block("atomic.test"), self.block("atomic.done")
         b.jump(retry)

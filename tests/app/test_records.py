@@ -1,0 +1,189 @@
+"""Records (`struct` types): one layout (core/records.py) shared by numpy, the C++ header, PTX and
+Fermi SASS; arrays of records in kernels, the host block and the Python API, end to end on the
+simulator; the hazard analyses reading a field as its record. GPU runs are marked `gpu`."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import syncc as api
+from helpers import ROOT, no_gpu, syncc
+from syncc.core.records import layout, numpy_dtype
+from syncc.core.types import BOOL, F32, F64, I32, I64, U32, U64
+from syncc.driver import check_file
+
+PROGRAM = """
+struct Entry { key: u32, value: f32, next: i32 }
+
+kernel fill(table: global Entry[n], n: i32) launch grid(2) block(32) {
+    shared loc: Entry[32]
+    loc[tid].key = u32(tid) * 3
+    loc[tid].next = tid - 1
+    barrier
+    let j = (tid + 1) % 32
+    if gtid < n {
+        table[gtid].key = loc[j].key
+        table[gtid].next = loc[j].next
+        table[gtid].value += f32(gtid) * 0.5
+    }
+    atomic_add(table[0].value, 1.0)
+}
+host {
+    let t = zeros(Entry, 64)
+    t[5].value = 2.0
+    launch fill(t, 64)
+    check t[3].key == 12 && t[3].next == 3 && t[3].value == 1.5
+    check t[63].next == -1 && t[0].value == 64.0 && t[5].value == 4.5
+    print t[30].key, t[0].value
+}
+"""
+
+
+@pytest.mark.parametrize("fields", [
+    (("key", U32), ("value", F32), ("next", I32)),
+    (("flag", BOOL), ("big", I64), ("x", F32)),
+    (("a", F64), ("b", BOOL), ("c", BOOL), ("d", U32)),
+    (("only", U64),),
+])
+def test_the_layout_is_numpys_aligned_layout(fields):
+    r = layout("R", fields)
+    fmt = {"i32": "<i4", "u32": "<u4", "i64": "<i8", "u64": "<u8", "f32": "<f4", "f64": "<f8", "bool": "?"}
+    want = np.dtype([(n, fmt[t.name]) for n, t in fields], align=True)
+    assert numpy_dtype(r) == want
+    assert r.size == want.itemsize and [f.offset for f in r.fields] == [want.fields[n][1] for n, _ in fields]
+
+
+def test_a_bool_before_an_i64_is_padded():
+    r = layout("R", (("flag", BOOL), ("big", I64), ("x", F32)))
+    assert [f.offset for f in r.fields] == [0, 8, 16] and r.size == 24 and r.align == 8
+
+
+def write(tmp_path, text: str, name: str = "rec.sync"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_fields_of_global_and_shared_records_run_on_the_simulator(tmp_path):
+    r = syncc("run", str(write(tmp_path, PROGRAM)), "--target", "fermi-sim")
+    assert r.code == 0, r.err
+    assert r.out.split() == ["93", "64.0"]
+
+
+def test_the_python_api_takes_a_structured_array(tmp_path):
+    prog = api.compile(str(write(tmp_path, PROGRAM)), target="fermi-sim")
+    dt = prog.dtype("Entry")
+    assert dt == np.dtype([("key", "<u4"), ("value", "<f4"), ("next", "<i4")], align=True)
+    t = np.zeros(64, dt)
+    t["value"][7] = 1.0
+    prog.fill(t, 64)
+    j = (np.arange(64) + 1) % 32
+    assert t["key"].tolist() == (j * 3).tolist()
+    assert t["next"].tolist() == (j - 1).tolist()
+    assert t["value"][1:].tolist() == (np.arange(1, 64) * 0.5 + (np.arange(1, 64) == 7)).tolist()
+    assert t["value"][0] == 64.0
+    with pytest.raises(KeyError):
+        prog.dtype("Nope")
+
+
+def test_a_plain_array_is_refused_where_records_are_due(tmp_path):
+    prog = api.compile(str(write(tmp_path, PROGRAM)), target="fermi-sim")
+    with pytest.raises(Exception, match="Entry"):
+        prog.fill(np.zeros(64, np.int32), 64)
+
+
+def test_the_cuda_header_declares_the_struct_and_asserts_its_layout(tmp_path):
+    r = syncc("build", str(write(tmp_path, PROGRAM)), "--target", "cuda")
+    assert r.code == 0, r.err
+    out = r.out
+    assert "struct Entry {\n    uint32_t key;\n    float value;\n    int32_t next;\n};" in out
+    assert "static_assert(sizeof(Entry) == 12" in out
+    assert "static_assert(offsetof(Entry, next) == 8" in out and "#include <cstddef>" in out
+    assert "Entry* __restrict__ a_table" in out and "__shared__ Entry a_loc_" in out.replace("a_loc[", "a_loc_[")
+    assert "a_table[r_gtid].next = " in out.replace("r_gtid_1", "r_gtid") or ".next = " in out
+    assert "&a_table[(int32_t)0].value" in out
+
+
+def test_ptx_addresses_a_field_at_its_offset(tmp_path):
+    r = syncc("build", str(write(tmp_path, PROGRAM)), "--target", "ptx")
+    assert r.code == 0, r.err
+    assert "12" in r.out and "red.relaxed.gpu.global.add.f32" in r.out
+
+
+def test_fermi_refuses_a_record_with_a_64_bit_field(tmp_path):
+    text = """
+struct Wide { key: u32, big: i64 }
+kernel k(t: global Wide[64]) launch grid(1) block(64) { t[tid].key = 1 }
+"""
+    r = syncc("build", str(write(tmp_path, text)), "--target", "fermi-sass")
+    assert r.code != 0 and "E0801" in r.err and "big" in r.err
+    assert syncc("build", str(write(tmp_path, text)), "--target", "ptx").code == 0
+
+
+SPIN = """
+struct Node { value: f32, next: i32 }
+kernel walk(pool: global Node[64], out: global i32[64]) launch grid(1) block(64) {
+    var k = tid
+    var steps = 0
+    while k >= 0 && k < 64 && steps < 64 {
+        k = pool[k].next
+        steps += 1
+    }
+    out[tid] = k
+    WRITE
+}
+"""
+
+
+def test_a_write_to_another_field_cannot_end_a_wait(tmp_path):
+    """The neighbour of E0701: the loop waits on `.next`, the write after it is to `.value`."""
+    p = write(tmp_path, SPIN.replace("WRITE", "atomic_add(pool[tid].value, 1.0)"))
+    r = syncc("check", str(p))
+    assert r.code == 0, r.err
+
+
+def test_a_write_to_the_same_field_after_the_loop_is_a_simt_deadlock(tmp_path):
+    p = write(tmp_path, SPIN.replace("WRITE", "pool[(tid + 1) % 64].next = -1"))
+    r = syncc("check", str(p))
+    assert r.code != 0 and "E0701" in r.err
+
+
+def test_a_field_index_is_bounds_checked_per_record(tmp_path):
+    text = """
+struct Entry { key: u32, value: f32 }
+kernel k(t: global Entry[n], n: i32) launch grid(1) block(64) { t[tid].key = 1 }
+host {
+    let t = zeros(Entry, 32)
+    launch k(t, 32)
+}
+"""
+    r = syncc("run", str(write(tmp_path, text)), "--target", "fermi-sim")
+    assert r.code != 0 and ("E0726" in r.err or "E0913" in r.err), r.err  # the launch check, or at run time
+
+
+def test_the_example_hash_table_verifies_itself_on_the_simulator():
+    r = syncc("run", "examples/hash.sync", "--target", "fermi-sim")
+    assert r.code == 0, r.err
+    assert "all exact" in r.out
+
+
+def test_the_checker_records_the_struct():
+    module = check_file(str(ROOT / "examples/hash.sync")).module
+    entry = module.records["Entry"]
+    assert entry.field_names == ("key", "value", "next") and entry.size == 12
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
+def test_records_on_the_gpu(tmp_path):
+    r = syncc("run", str(write(tmp_path, PROGRAM)), "--target", "gpu", "--timeout", "60")
+    assert r.code == 0, r.err + r.out
+    r = syncc("run", "examples/hash.sync", "--target", "gpu", "--timeout", "60")
+    assert r.code == 0, r.err + r.out
+    prog = api.compile(str(write(tmp_path, PROGRAM)))
+    import cupy
+    t = np.zeros(64, prog.dtype("Entry"))
+    d = cupy.asarray(t)
+    prog.fill(d, 64)
+    t = cupy.asnumpy(d)
+    assert t["key"][3] == 12 and t["value"][0] == 64.0
