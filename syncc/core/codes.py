@@ -42,6 +42,7 @@ CODES: dict[str, str] = {
     "E0213": "no such record field",
     "E0214": "a whole record where it cannot be",
     "E0215": "not a type",
+    "E0216": "bad record literal",
     # constants
     "E0301": "not a constant",
     "E0302": "division by zero in a constant",

@@ -10,6 +10,7 @@ from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
 from .symbols import Position, SharedInfo, Symbol
+from ..core.records import RecordType
 from ..core.types import ERROR, INT_LIT, ArrayType, is_float, is_int
 
 statements = HandlerTable()
@@ -31,7 +32,8 @@ class StatementRules:
             t = self.cx.exprs.get_value(s.value, pos)
         else:
             t = self.cx.exprs.expr(s.value, pos)
-        if isinstance(t, ArrayType) and pos.where == "host" and s.type is None:
+        if isinstance(t, ArrayType) and pos.where == "host" and s.type is None or \
+                isinstance(t, RecordType) and s.type is None:      # (a record: one value per field)
             self.cx.declare(pos.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
             return
         t = self.cx.exprs.as_value(s.value, t)
@@ -50,8 +52,12 @@ class StatementRules:
             if s.op != "=":
                 self.cx.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
             t = self.cx.exprs.get_value(s.value, pos)
-        elif isinstance(target_t, ArrayType):
+        elif isinstance(target_t, (ArrayType, RecordType)):
             t = self.cx.exprs.expr(s.value, pos)
+            if isinstance(target_t, RecordType) and s.op != "=" and t is not ERROR:
+                self.cx.error("E0214", f"a whole `{target_t.name}` record takes only `=`", s.span,
+                              help="update one field at a time: `x.field += ...`")
+                return
         else:
             t = self.cx.exprs.value(s.value, pos)
         if target_t is ERROR or t is ERROR:
@@ -103,6 +109,16 @@ class StatementRules:
             bt = self.cx.types.get(base)
             if t is ERROR or isinstance(bt, ArrayType):
                 return t
+        elif isinstance(e, A.Field) and isinstance(e.base, A.Name) and \
+                isinstance(getattr(pos.scope.lookup(e.base.id), "type", None), RecordType):   # `e.key = k`
+            sym = pos.scope.lookup(e.base.id)
+            t = self.cx.exprs.expr(e, pos)
+            if sym.kind == "local" and sym.mutable or t is ERROR:
+                return t
+            self.cx.error("E0204", f"cannot assign to a field of `{sym.name}`: it is declared with `let`", e.span,
+                          notes=[Note("declared here", sym.span)] if sym.span else (),
+                          help="declare it with `var` to change it")
+            return ERROR
         elif isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].key = k`
             t = self.cx.exprs.expr(e, pos)
             base, _ = self.cx.exprs.flatten_index(e.base)

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.records import numpy_dtype
+from ..core.records import RecordType, numpy_dtype
 
 from ..core import floats, mathlib
 from ..core.handlers import HandlerTable
@@ -144,6 +144,17 @@ class HostRunner:
             else:
                 t = self.types.get(target)
                 self.env[decl] = self.arith(s.op[:-1], self.env[decl], self.eval(s.value), t, s.span)
+            return
+        target_t = self.types.get(target)
+        if isinstance(target_t, RecordType) and not isinstance(target, A.Name):    # a whole record
+            array, index = self.element(target)
+            value = self.eval(s.value)
+            array[index] = tuple(value[f.name] for f in target_t.fields)
+            return
+        if isinstance(target, A.Field) and isinstance(target.base, A.Name):       # a field of a `var` record
+            self.env[self.refs[target.base].decl][target.name.text] = self.fit(
+                self.eval(s.value) if s.op == "=" else self.arith(s.op[:-1], self.eval(target), self.eval(s.value),
+                                                                  target_t, s.span), target_t)
             return
         if isinstance(target, A.Field):
             array, index, t = self.field_element(target)
@@ -282,7 +293,8 @@ class HostRunner:
         if sym.kind == "const":
             return sym.info.value
         if sym.decl in self.env:
-            return self.env[sym.decl]
+            value = self.env[sym.decl]
+            return dict(value) if isinstance(value, dict) else value     # (a record is copied, as a value)
         raise HostError(f"`{sym.name}` has no value here", e.span)
 
     @expressions.on(A.Field)
@@ -290,6 +302,8 @@ class HostRunner:
         if isinstance(e.base, A.Index):          # a field of a record in a host array: `t[0].key`
             array, index, t = self.field_element(e)
             return self.scalar(array[index], t)
+        if isinstance(self.types.get(e.base), RecordType):       # a field of a record value
+            return self.eval(e.base)[e.name.text]
         sym = self.refs.get(e)
         if sym is not None and sym.kind == "const":
             return sym.info.value
@@ -340,6 +354,9 @@ class HostRunner:
     @expressions.on(A.Index)
     def index(self, e):
         array, index = self.element(e)
+        record = self.types.get(e)
+        if isinstance(record, RecordType):       # a whole record: field → value
+            return {f.name: self.scalar(array[f.name][index], f.type) for f in record.fields}
         return self.scalar(array[index], self.elem_type(array))
 
     def field_element(self, e: A.Field) -> tuple[np.ndarray, tuple, ScalarType]:
@@ -368,6 +385,9 @@ class HostRunner:
         sym = self.refs[func]
         if sym.kind == "fn":
             return self.call_fn(sym, e)
+        if sym.kind == "struct":                 # a record literal: field → value
+            given = {k.name.text: k.value for k in e.kwargs}
+            return {f.name: self.convert(self.eval(given[f.name]), f.type) for f in sym.info.fields}
         return self.builtins[sym.info.name](e)
 
     def call_fn(self, sym, e):

@@ -16,6 +16,7 @@ from ...frontend.consts import NotConstant, fold
 from ..fold import bitcast, fold as fold_op
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
+from ...core.records import RecordType
 from ..nodes import Array, Imm, Ref, Reg, imm
 from .context import LoweringContext, LoweringError
 
@@ -88,6 +89,10 @@ class ExpressionLowering:
         if isinstance(e.base, A.Index):           # a field of an array's record
             ref, t = self.place(e)
             return self.emit_value(dest, "ld", t, ref, span=e.span)
+        if isinstance(e.base, A.Name):
+            local = self.cx.vars.get(self.cx.symbol(e.base).decl)
+            if isinstance(local, dict):           # a field of a record value: its register
+                return local[e.name.text]
         sym = self.cx.refs.get(e)
         if sym is not None:      # a module's constant
             return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
@@ -167,6 +172,36 @@ class ExpressionLowering:
             self.b.jump(if_true if c.value else if_false, e.span)
         else:
             self.b.branch(c, if_true, if_false, e.span)
+
+    # ---- record values: one operand per field (scalarized; back ends see only scalars) ------
+
+    def record(self, e, dests: dict[str, Reg] | None = None) -> dict[str, object]:
+        """The fields of a record-valued expression, field name → operand: an array's element (one
+        load per field), a local record (its registers), or a literal `Entry(key = k, ...)`. With
+        `dests`, each field is computed into its register there."""
+        record: RecordType = self.cx.types[e]
+        dests = dests or {}
+        if isinstance(e, A.Index):
+            name, index, _ = self.element(e)
+            return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)
+                    for f in record.fields}
+        if isinstance(e, A.Call):
+            given = {k.name.text: k.value for k in e.kwargs}
+            return {f.name: self.expr(given[f.name], f.type, dests.get(f.name)) for f in record.fields}
+        local = self.cx.vars[self.cx.symbol(e).decl]
+        out = {}
+        for f in record.fields:
+            d = dests.get(f.name)
+            if d is not None and d != local[f.name]:
+                self.b.emit("mov", (d,), (local[f.name],), e.span)
+                out[f.name] = d
+            else:
+                out[f.name] = local[f.name]
+        return out
+
+    def record_registers(self, record: RecordType, name: str) -> dict[str, Reg]:
+        """Fresh registers for a local record, one per field (`e.key`, `e.value`, ...)."""
+        return {f.name: self.b.reg(f.type, f"{name}.{f.name}") for f in record.fields}
 
     def place(self, e) -> tuple[Ref, ScalarType]:
         """An indexed array or channel element, or a field of an array's record (`table[i].key`):
