@@ -255,6 +255,10 @@ class HostRunner:
         """A value as `print` writes it: a float in the fewest digits that read back as it, in its type."""
         if isinstance(value, bool):
             return "true" if value else "false"
+        if isinstance(value, dict):             # a record value: `W(flag = true, big = 5, ...)`
+            fields = ", ".join(f"{k} = {HostRunner.show(v, t.field(k).type if isinstance(t, RecordType) else None)}"
+                               for k, v in value.items())
+            return f"{t.name if isinstance(t, RecordType) else ''}({fields})"
         if isinstance(value, np.ndarray):
             return np.array2string(value, separator=" ", threshold=64)
         if isinstance(value, Fraction):

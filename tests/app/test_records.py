@@ -116,7 +116,7 @@ struct Wide { key: u32, big: i64 }
 kernel k(t: global Wide[64]) launch grid(1) block(64) { t[tid].key = 1 }
 """
     r = syncc("build", str(write(tmp_path, text)), "--target", "fermi-sass")
-    assert r.code != 0 and "E0801" in r.err and "big" in r.err
+    assert r.code != 0 and "E0801" in r.err and "field `big` is i64" in r.err
     assert syncc("build", str(write(tmp_path, text)), "--target", "ptx").code == 0
 
 
@@ -247,3 +247,61 @@ def test_record_values_misused(tmp_path, body, code):
     text = f"struct Entry {{ key: u32, value: f32 }}\nkernel k(t: global Entry[64]) launch grid(1) block(64) {{\n    {body}\n}}\n"
     r = syncc("check", str(write(tmp_path, text)))
     assert r.code != 0 and code in r.err, r.err
+
+
+WIDE = """
+struct W { flag: bool, big: i64, x: f64, y: u64, z: f32 }
+kernel k(t: global W[n], n: i32) launch grid(1) block(64) {
+    shared s: W[64]
+    if tid < n {
+        s[tid] = t[tid]
+        s[tid].flag = !s[tid].flag
+        atomic_add(t[tid].big, i64(1))
+        atomic_max(t[tid].y, u64(7))
+        let w = s[tid]
+        t[tid].x = w.x + 1.0
+        t[tid].flag = w.flag
+    }
+}
+host {
+    var t = zeros(W, 64)
+    t[2].big = 5
+    t[2].flag = true
+    let e = t[2]
+    print e
+}
+"""
+
+
+def test_records_of_every_field_type_build_for_the_gpu(tmp_path):
+    """bool (a byte), i64/u64/f64 (8-byte aligned): the PTX stores a bool field as a byte at its
+    offset, the header declares the same struct."""
+    p = write(tmp_path, WIDE)
+    ptx = syncc("build", str(p), "--target", "ptx")
+    assert ptx.code == 0, ptx.err
+    assert "st.global.b8" in ptx.out or "st.global.u8" in ptx.out
+    cuda = syncc("build", str(p), "--target", "cuda")
+    assert cuda.code == 0, cuda.err
+    assert "static_assert(sizeof(W) == 40" in cuda.out and "static_assert(offsetof(W, big) == 8" in cuda.out
+    assert "__shared__ W a_s" in cuda.out
+
+
+def test_the_host_prints_a_record_value(tmp_path):
+    p = write(tmp_path, WIDE[:WIDE.index("kernel")] + WIDE[WIDE.index("host {"):])      # the host block alone
+    r = syncc("run", str(p), "--target", "fermi-sim")
+    assert r.code == 0, r.err
+    assert r.out.strip() == "W(flag = true, big = 5, x = 0.0, y = 0, z = 0.0)"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
+def test_records_of_every_field_type_on_the_gpu(tmp_path):
+    prog = api.compile(str(write(tmp_path, WIDE)))
+    t = np.zeros(64, prog.dtype("W"))
+    t["flag"][::2] = True
+    t["x"] = np.arange(64) * 0.25
+    t["y"][3] = 9
+    prog.k(t, 64)
+    assert t["flag"].tolist() == [i % 2 == 1 for i in range(64)]
+    assert t["big"].tolist() == [1] * 64 and t["y"][3] == 9 and t["y"][4] == 7
+    assert t["x"].tolist() == (np.arange(64) * 0.25 + 1.0).tolist()

@@ -57,9 +57,12 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
     for a in (*(p for p in k.params if not isinstance(p, Reg)), *k.arrays):
         narrow = [f for f in a.elem.fields if f.type.bits != 32] if a.elem.kind == "record" else ()
         if narrow:
-            return [_e0801(f"`{a.name}` holds `{a.elem.name}` records, whose field `{narrow[0].name}` is "
-                           f"{narrow[0].type}: a record on Fermi holds 32-bit fields (i32, u32, f32) only",
-                           a.span or _first_use(k, a) or k.span)]
+            f = narrow[0]
+            return [Diagnostic(Severity.ERROR, "E0801", f"a record field of {f.type} is not supported on Fermi "
+                               f"SASS: `{a.name}` holds `{a.elem.name}` records, whose field `{f.name}` is {f.type} "
+                               "(the simulated Fermi's memory is 32-bit words)", a.span or _first_use(k, a) or k.span,
+                               help="give a record in kernels compiled for `--target fermi-sass` / `fermi-sim` "
+                                    "32-bit fields only (i32, u32, f32; a flag as an i32); the PTX targets take any")]
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
