@@ -283,6 +283,10 @@ class AstBuilder:
                           granularity, impl, span)
 
     @rule
+    def slot_type(self, span, type_):
+        return type_
+
+    @rule
     def prim_args(self, span, args):
         return args or ()
 

@@ -549,7 +549,8 @@ class ExpressionRules:
     @expressions.on(A.TryPut)
     def tryput(self, e, pos):
         info = self.cx.prims.prim_place(e.place, "tryput", pos)
-        t = self.value(e.value, pos)
+        t = self.expr(e.value, pos) if info is not None and isinstance(info.elem, RecordType) else \
+            self.value(e.value, pos)
         if info is not None and info.elem is not None:
             self.coerce(e.value, t, info.elem, "for the queue")
         return BOOL

@@ -79,9 +79,22 @@ class Attributed:
         return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
 
 
+class RecordValue(dict):
+    """A record value as lowering and the queue implementations handle it: field name → operand,
+    one register or immediate per field. It never reaches a kernel: KernelBuilder.emit writes
+    each instruction that moves one (`mov`, `ld`, `st` of a whole record) as one per field."""
+    __slots__ = ("type",)
+
+    def __init__(self, fields, type):
+        super().__init__(fields)
+        self.type = type
+
+
 def imm(value, type: ScalarType = I32) -> Imm:
     """An immediate of `type`: a bool, an integer wrapped to its width, or a float rounded to its type
-    (`value` may be exact: an int or a Fraction)."""
+    (`value` may be exact: an int or a Fraction); for a record, that value in every field."""
+    if type.kind == "record":
+        return RecordValue({f.name: imm(value, f.type) for f in type.fields}, type)
     if type == BOOL:
         return Imm(bool(value), type)
     if type.is_float:

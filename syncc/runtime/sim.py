@@ -108,6 +108,7 @@ class SimLauncher:
                 words.append(int(value.view(np.uint32)) if isinstance(value, np.float32) else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
+                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" else 1    # (records: words)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
                 if p.name == FAULT_RECORD:
                     record = words[-1]

@@ -17,7 +17,7 @@ from ..fold import bitcast, fold as fold_op
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
 from ...core.records import RecordType
-from ..nodes import Array, Imm, Ref, Reg, imm
+from ..nodes import Array, Imm, RecordValue, Ref, Reg, imm
 from .context import LoweringContext, LoweringError
 
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or", "^": "xor",
@@ -45,7 +45,11 @@ class ExpressionLowering:
         return fold(e, lookup)
 
     def expr(self, e, want: ScalarType | None = None, dest: Reg | None = None):
-        """Lower an expression to an operand (into `dest` when given)."""
+        """Lower an expression to an operand (into `dest` when given); a record-valued one to a
+        RecordValue, one operand per field."""
+        t = self.cx.types.get(e)
+        if isinstance(t, RecordType) and not isinstance(e, A.Get):
+            return RecordValue(self.record(e, dest), t)
         result = None
         if self.cx.types.get(e) in (INT_LIT, FLOAT_LIT):   # an untyped constant, unless it has a runtime part
             try:                              # (`select(x > 0, 10, 100)` is untyped, not constant)
@@ -181,6 +185,9 @@ class ExpressionLowering:
         `dests`, each field is computed into its register there."""
         record: RecordType = self.cx.types[e]
         dests = dests or {}
+        if isinstance(e, A.Get):                  # a queue's value: its implementation's registers
+            into = RecordValue(dests, record) if dests else None
+            return dict(self.cx.expression_handlers[A.Get](e, record, into))
         if isinstance(e, A.Index):
             name, index, _ = self.element(e)
             return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)

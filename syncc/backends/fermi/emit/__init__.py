@@ -70,7 +70,8 @@ def params(k: Kernel) -> tuple[SassParam, ...]:
     out = []
     for p in kernel_abi(k).params:
         if p.kind in ("state", "fault"):     # (the simulator reads the fault record by its name)
-            out.append(SassParam(p.name, "state", p.elem.name, p.dims, Init("fill", p.init or 0), p.per))
+            elem = p.elem if p.elem.kind == "record" else p.elem.name    # (a queue's records: sized by it)
+            out.append(SassParam(p.name, "state", elem, p.dims, Init("fill", p.init or 0), p.per))
         else:
             # (an array of records keeps its RecordType: the launcher lays host records out by it)
             out.append(SassParam(p.name, p.kind, p.elem if p.elem.kind == "record" else p.elem.name, p.dims))
