@@ -95,6 +95,16 @@ class Program:
         k = self._first.ir.kernel(name)             # (the launch shape the source declares, on any target)
         return Kernel(self, name, k.grid, k.block)
 
+    def dtype(self, name: str):
+        """The numpy dtype of the program's record type `name` (`struct NAME { ... }`): a structured
+        dtype with syncc's layout, the same as `np.dtype([...], align=True)`, for the host arrays
+        its kernels take (`np.zeros(n, prog.dtype("Entry"))`)."""
+        from .core.records import numpy_dtype
+        records = self._first.module.records if self._first.module is not None else {}
+        if name not in records:
+            raise KeyError(f"the program has no record type `{name}` (it has: {', '.join(records) or 'none'})")
+        return numpy_dtype(records[name])
+
     def _runner(self, target: str | None):
         """The table's entry for a target that runs programs; a ValueError for any other."""
         entry = BACKENDS.get(target) if target is not None else None

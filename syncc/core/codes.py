@@ -38,6 +38,11 @@ CODES: dict[str, str] = {
     "E0209": "expression does nothing",
     "E0210": "not a value here",
     "E0211": "`get` in the wrong place",
+    "E0212": "bad record declaration",
+    "E0213": "no such record field",
+    "E0214": "a whole record where it cannot be",
+    "E0215": "not a type",
+    "E0216": "bad record literal",
     # constants
     "E0301": "not a constant",
     "E0302": "division by zero in a constant",

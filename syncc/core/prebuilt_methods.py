@@ -385,6 +385,67 @@ METHODS['syncc.core.diagnostics.DiagnosticSink'] = (
     syncc_core_diagnostics_DiagnosticSink)
 
 
+# syncc.core.records.RecordField
+def syncc_core_records_RecordField(dflt, fact):
+
+    def __init__(self, name, type, offset):
+        _set(self, 'name', name)
+        _set(self, 'type', type)
+        _set(self, 'offset', offset)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, type={self.type!r}, offset={self.offset!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.type, self.offset) == (other.name, other.type, other.offset)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name, self.type, self.offset))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.core.records.RecordField'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'str', False), ('type', 'ScalarType', False), ('offset', 'int', False)), (), (), False),
+    'RecordField(name: str, type: ScalarType, offset: int)',
+    syncc_core_records_RecordField)
+
+
+# syncc.core.records.RecordType
+def syncc_core_records_RecordType(dflt, fact):
+
+    def __init__(self, name, fields, size, align):
+        _set(self, 'name', name)
+        _set(self, 'fields', fields)
+        _set(self, 'size', size)
+        _set(self, 'align', align)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, fields={self.fields!r}, size={self.size!r}, align={self.align!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.name, self.fields, self.size, self.align) == (other.name, other.fields, other.size, other.align)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.name, self.fields, self.size, self.align))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.core.records.RecordType'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'str', False), ('fields', 'tuple[RecordField, ...]', False), ('size', 'int', False),
+      ('align', 'int', False)),
+     (), (), False),
+    'RecordType(name: str, fields: tuple[RecordField, ...], size: int, align: int)',
+    syncc_core_records_RecordType)
+
+
 # syncc.core.source.Span
 def syncc_core_source_Span(dflt, fact):
 
@@ -1218,6 +1279,26 @@ METHODS['syncc.frontend.ast.ScalarTypeExpr'] = (
     syncc_frontend_ast_ScalarTypeExpr)
 
 
+# syncc.frontend.ast.RecordTypeExpr
+def syncc_frontend_ast_RecordTypeExpr(dflt, fact):
+
+    def __init__(self, name, span):
+        _set(self, 'name', name)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.RecordTypeExpr'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'str', False), ('span', 'Span', False)), (), (), False),
+    'RecordTypeExpr(name: str, span: Span)',
+    syncc_frontend_ast_RecordTypeExpr)
+
+
 # syncc.frontend.ast.ArrayTypeExpr
 def syncc_frontend_ast_ArrayTypeExpr(dflt, fact):
 
@@ -1235,10 +1316,10 @@ def syncc_frontend_ast_ArrayTypeExpr(dflt, fact):
 
 METHODS['syncc.frontend.ast.ArrayTypeExpr'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('space', 'str', False), ('elem', 'ScalarTypeExpr', False), ('dims', 'tuple[Expr, ...]', False),
-      ('span', 'Span', False)),
+     (('space', 'str', False), ('elem', 'ScalarTypeExpr | RecordTypeExpr', False),
+      ('dims', 'tuple[Expr, ...]', False), ('span', 'Span', False)),
      (), (), False),
-    'ArrayTypeExpr(space: str, elem: ScalarTypeExpr, dims: tuple[Expr, ...], span: Span)',
+    'ArrayTypeExpr(space: str, elem: ScalarTypeExpr | RecordTypeExpr, dims: tuple[Expr, ...], span: Span)',
     syncc_frontend_ast_ArrayTypeExpr)
 
 
@@ -1945,6 +2026,50 @@ METHODS['syncc.frontend.ast.Const'] = (
     syncc_frontend_ast_Const)
 
 
+# syncc.frontend.ast.StructField
+def syncc_frontend_ast_StructField(dflt, fact):
+
+    def __init__(self, name, type, span):
+        _set(self, 'name', name)
+        _set(self, 'type', type)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, type={self.type!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.StructField'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'Ident', False), ('type', 'ScalarTypeExpr', False), ('span', 'Span', False)), (), (),
+     False),
+    'StructField(name: Ident, type: ScalarTypeExpr, span: Span)',
+    syncc_frontend_ast_StructField)
+
+
+# syncc.frontend.ast.StructDecl
+def syncc_frontend_ast_StructDecl(dflt, fact):
+
+    def __init__(self, name, fields, span):
+        _set(self, 'name', name)
+        _set(self, 'fields', fields)
+        _set(self, 'span', span)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(name={self.name!r}, fields={self.fields!r}, span={self.span!r})"
+
+    return {'__init__': __init__, '__repr__': __repr__}
+
+
+METHODS['syncc.frontend.ast.StructDecl'] = (
+    ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
+     (('name', 'Ident', False), ('fields', 'tuple[StructField, ...]', False), ('span', 'Span', False)),
+     (), (), False),
+    'StructDecl(name: Ident, fields: tuple[StructField, ...], span: Span)',
+    syncc_frontend_ast_StructDecl)
+
+
 # syncc.frontend.ast.Param
 def syncc_frontend_ast_Param(dflt, fact):
     d_values = dflt['values']
@@ -2492,11 +2617,12 @@ def syncc_frontend_symbols_CheckedModule(dflt, fact):
     f_fns = fact['fns']
     f_kernels = fact['kernels']
     f_prims = fact['prims']
+    f_records = fact['records']
     f_imports = fact['imports']
     f_types = fact['types']
     f_refs = fact['refs']
 
-    def __init__(self, path, program, is_module, consts=_FACTORY, fns=_FACTORY, kernels=_FACTORY, prims=_FACTORY, host=d_host, imports=_FACTORY, scope=d_scope, types=_FACTORY, refs=_FACTORY):
+    def __init__(self, path, program, is_module, consts=_FACTORY, fns=_FACTORY, kernels=_FACTORY, prims=_FACTORY, records=_FACTORY, host=d_host, imports=_FACTORY, scope=d_scope, types=_FACTORY, refs=_FACTORY):
         self.path = path
         self.program = program
         self.is_module = is_module
@@ -2504,6 +2630,7 @@ def syncc_frontend_symbols_CheckedModule(dflt, fact):
         self.fns = f_fns() if fns is _FACTORY else fns
         self.kernels = f_kernels() if kernels is _FACTORY else kernels
         self.prims = f_prims() if prims is _FACTORY else prims
+        self.records = f_records() if records is _FACTORY else records
         self.host = host
         self.imports = f_imports() if imports is _FACTORY else imports
         self.scope = scope
@@ -2511,7 +2638,7 @@ def syncc_frontend_symbols_CheckedModule(dflt, fact):
         self.refs = f_refs() if refs is _FACTORY else refs
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(path={self.path!r}, program={self.program!r}, is_module={self.is_module!r}, consts={self.consts!r}, fns={self.fns!r}, kernels={self.kernels!r}, prims={self.prims!r}, host={self.host!r}, imports={self.imports!r}, scope={self.scope!r}, types={self.types!r}, refs={self.refs!r})"
+        return f"{self.__class__.__qualname__}(path={self.path!r}, program={self.program!r}, is_module={self.is_module!r}, consts={self.consts!r}, fns={self.fns!r}, kernels={self.kernels!r}, prims={self.prims!r}, records={self.records!r}, host={self.host!r}, imports={self.imports!r}, scope={self.scope!r}, types={self.types!r}, refs={self.refs!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
@@ -2523,13 +2650,14 @@ METHODS['syncc.frontend.symbols.CheckedModule'] = (
       ('fns', 'dict[str, FnInfo]', (False, True, True, True, None, True, False)),
       ('kernels', 'dict[str, KernelInfo]', (False, True, True, True, None, True, False)),
       ('prims', 'dict[str, PrimInfo]', (False, True, True, True, None, True, False)),
+      ('records', 'dict[str, Any]', (False, True, True, True, None, True, False)),
       ('host', 'A.Host | None', True),
       ('imports', "dict[str, 'CheckedModule']", (False, True, True, True, None, True, False)),
       ('scope', 'Scope | None', True),
       ('types', 'dict[Any, Any]', (False, True, True, True, None, True, False)),
       ('refs', 'dict[Any, Symbol]', (False, True, True, True, None, True, False))),
      (), (), False),
-    "CheckedModule(path: str, program: A.Program, is_module: bool, consts: dict[str, ConstInfo] = <factory>, fns: dict[str, FnInfo] = <factory>, kernels: dict[str, KernelInfo] = <factory>, prims: dict[str, PrimInfo] = <factory>, host: A.Host | None = None, imports: dict[str, 'CheckedModule'] = <factory>, scope: Scope | None = None, types: dict[Any, Any] = <factory>, refs: dict[Any, Symbol] = <factory>)",
+    "CheckedModule(path: str, program: A.Program, is_module: bool, consts: dict[str, ConstInfo] = <factory>, fns: dict[str, FnInfo] = <factory>, kernels: dict[str, KernelInfo] = <factory>, prims: dict[str, PrimInfo] = <factory>, records: dict[str, Any] = <factory>, host: A.Host | None = None, imports: dict[str, 'CheckedModule'] = <factory>, scope: Scope | None = None, types: dict[Any, Any] = <factory>, refs: dict[Any, Symbol] = <factory>)",
     syncc_frontend_symbols_CheckedModule)
 
 
@@ -3390,29 +3518,32 @@ METHODS['syncc.ir.nodes.Imm'] = (
 
 # syncc.ir.nodes.Ref
 def syncc_ir_nodes_Ref(dflt, fact):
+    d_field = dflt['field']
 
-    def __init__(self, name, index):
+    def __init__(self, name, index, field=d_field):
         _set(self, 'name', name)
         _set(self, 'index', index)
+        _set(self, 'field', field)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, index={self.index!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, index={self.index!r}, field={self.field!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.index) == (other.name, other.index)
+            return (self.name, self.index, self.field) == (other.name, other.index, other.field)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.index))
+        return hash((self.name, self.index, self.field))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
 METHODS['syncc.ir.nodes.Ref'] = (
     ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('name', 'str', False), ('index', 'Union[Reg, Imm]', False)), (), (), False),
-    'Ref(name: str, index: Union[Reg, Imm])',
+     (('name', 'str', False), ('index', 'Union[Reg, Imm]', False), ('field', 'str | None', True)), (),
+     (), False),
+    'Ref(name: str, index: Union[Reg, Imm], field: str | None = None)',
     syncc_ir_nodes_Ref)
 
 

@@ -195,9 +195,16 @@ class ScalarTypeExpr:
 
 
 @node
+class RecordTypeExpr:
+    """A record's name where a type is due: an array's element (`global Entry[n]`)."""
+    name: str
+    span: Span
+
+
+@node
 class ArrayTypeExpr:
     space: str  # global | shared
-    elem: ScalarTypeExpr
+    elem: ScalarTypeExpr | RecordTypeExpr
     dims: tuple[Expr, ...]
     span: Span
 
@@ -466,6 +473,21 @@ class Const:
 
 
 @node
+class StructField:
+    name: Ident
+    type: ScalarTypeExpr
+    span: Span
+
+
+@node
+class StructDecl:
+    """`struct Entry { key: u32, value: f32 }`: a record type of scalar fields."""
+    name: Ident
+    fields: tuple[StructField, ...]
+    span: Span
+
+
+@node
 class Param:
     name: Ident
     type: TypeExpr
@@ -499,7 +521,7 @@ class Host:
     span: Span
 
 
-Item = Union[Import, Const, Fn, Kernel, Host]
+Item = Union[Import, Const, Fn, Kernel, Host, StructDecl]
 
 
 @node

@@ -185,6 +185,18 @@ class AstBuilder:
         return A.Host(self.opt_ident(name), body, span)
 
     @rule
+    def struct_decl(self, span, name, *fields):
+        return A.StructDecl(self.ident(name), tuple(f for f in fields if f is not None), span)
+
+    @rule
+    def struct_field(self, span, name, type_):
+        return A.StructField(self.ident(name), type_, span)
+
+    @rule
+    def record_type(self, span, name):
+        return A.RecordTypeExpr(str(name), span)
+
+    @rule
     def params(self, span, *params):
         return tuple(params)
 
@@ -280,6 +292,10 @@ class AstBuilder:
         granularity = A.Ident(str(gran)[1:], self.tok_span(gran))
         return A.PrimDecl(str(kind), self.ident(name), dims or (), positional, kwargs, elem, str(placement),
                           granularity, impl, span)
+
+    @rule
+    def slot_type(self, span, type_):
+        return type_
 
     @rule
     def prim_args(self, span, args):

@@ -27,7 +27,8 @@ from .check_context import CheckContext
 from .consts import kernel_constants
 from .symbols import CheckedModule, ConstInfo, Position, FnInfo, KernelInfo, Scope, Symbol
 from ..core.configs import MAX_CONFIGURATIONS, Supported, ValueSet
-from ..core.types import ERROR, ArrayType, ScalarType
+from ..core.records import layout
+from ..core.types import ERROR, ArrayType, DType, ScalarType
 
 declarations = HandlerTable()    # top-level item class → how it is declared
 
@@ -105,6 +106,24 @@ class Checker:
         self.cx.declare(self.cx.scope, Symbol(item.name.text, "kernel", None, item, info=info))
         m.kernels.setdefault(item.name.text, info)
 
+    @declarations.on(A.StructDecl)
+    def declare_struct(self, item: A.StructDecl) -> None:
+        """A record type: its fields' names once each (E0212), laid out by core/records.py."""
+        fields, seen = [], {}
+        for f in item.fields:
+            if f.name.text in seen:
+                self.cx.error("E0212", f"`{item.name.text}` has two fields named `{f.name.text}`", f.name.span,
+                              notes=[Note("the first one is here", seen[f.name.text])])
+                continue
+            seen[f.name.text] = f.name.span
+            fields.append((f.name.text, self.cx.scalar_of(f.type.name)))
+        if not item.fields:
+            self.cx.error("E0212", f"`{item.name.text}` has no fields", item.span,
+                          help="a record holds at least one scalar field: `struct NAME { field: i32 }`")
+        record = layout(item.name.text, fields)
+        self.cx.declare(self.cx.scope, Symbol(item.name.text, "struct", DType(record), item, info=record))
+        self.cx.module.records.setdefault(item.name.text, record)
+
     @declarations.on(A.Host)
     def declare_host(self, item: A.Host) -> None:
         m = self.cx.module
@@ -144,7 +163,8 @@ class Checker:
                     self.cx.error("E0605", "kernel arrays come from the host and live in global memory",
                                   p.type.span, help="write `global` here; declare shared arrays in the body")
                 dims = self.cx.exprs.param_dims(p.type.dims, const_pos, sizes)
-                t = ArrayType(self.cx.scalar_of(p.type.elem.name), dims, "global") if dims is not None else ERROR
+                elem = self.cx.elem_of(p.type.elem)
+                t = ArrayType(elem, dims, "global") if dims is not None and elem is not ERROR else ERROR
             else:
                 t = self.cx.scalar_of(p.type.name)
             info.params.append((p.name.text, t))

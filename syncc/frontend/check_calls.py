@@ -5,13 +5,14 @@ the arguments.
 """
 from __future__ import annotations
 
-from ..core.diagnostics import Note
+from ..core.diagnostics import Note, did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .builtins import BuiltinFn
 from .check_context import CheckContext
 from .check_expr import sym_kind
 from .symbols import Symbol
+from ..core.records import RecordType
 from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, VOID, ArrayType, DType, ListType,
                           ScalarType, common_number, is_float, is_int, is_number)
 
@@ -60,10 +61,46 @@ class CallRules:
             return self.builtin_call(callee.info, e, pos)
         if callee.kind == "fn":
             return self.fn_call(callee, e, pos)
+        if callee.kind == "struct":
+            return self.record_literal(callee.info, e, pos)
         what = "a kernel; start it with `launch` in a host block" if callee.kind == "kernel" else \
             f"not a function (it is a {sym_kind(callee)})"
         self.cx.error("E0206", f"`{callee.name}` is {what}", func.span)
         return self._args_unchecked(e, pos)
+
+    def record_literal(self, record: RecordType, e, pos):
+        """`Entry(key = k, value = v, next = -1)`: every field once, by name (E0216), each value of
+        its field's type."""
+        ok = True
+        for a in e.args:
+            self.cx.exprs.expr(a, pos)
+            self.cx.error("E0216", f"a `{record.name}` record names each field: `{record.name}("
+                          + ", ".join(f"{n} = ..." for n in record.field_names) + ")`", a.span)
+            ok = False
+        given = {}
+        for k in e.kwargs:
+            f = record.field(k.name.text)
+            if f is None:
+                self.cx.exprs.expr(k.value, pos)
+                self.cx.error("E0213", f"`{record.name}` has no field `{k.name.text}`", k.name.span,
+                              help=did_you_mean(k.name.text, record.field_names))
+                ok = False
+                continue
+            if k.name.text in given:
+                self.cx.error("E0216", f"field `{k.name.text}` is given twice", k.name.span,
+                              notes=[Note("first given here", given[k.name.text])])
+                ok = False
+            given[k.name.text] = k.name.span
+            t = self.cx.exprs.value(k.value, pos)
+            if t is not ERROR and not self.cx.exprs.coerce(k.value, t, f.type, f"for field `{f.name}`"):
+                ok = False
+        missing = [n for n in record.field_names if n not in given]
+        if missing and not e.args:
+            self.cx.error("E0216", f"the `{record.name}` record needs a value for "
+                          + ", ".join(f"`{n}`" for n in missing), e.span,
+                          help="a record literal gives every field: " + ", ".join(f"`{n} = ...`" for n in missing))
+            ok = False
+        return record if ok else ERROR
 
     def _args_unchecked(self, e, pos):
         for a in e.args:
@@ -177,6 +214,10 @@ class CallRules:
 
     def _match_dtype(self, arg, bound, fn, pos) -> bool:
         t = self.cx.exprs.expr(arg, pos)
+        if isinstance(t, DType) and isinstance(t.scalar, RecordType) and fn.name != "zeros":
+            self.cx.error("E0214", f"`{fn.name}` makes arrays of scalars; an array of `{t.scalar.name}` records "
+                          "starts as `zeros`", arg.span, help=f"`zeros({t.scalar.name}, n)`, then set its fields")
+            return False
         if isinstance(t, DType):
             bound["D"] = t
             return True
@@ -277,7 +318,15 @@ class CallRules:
 
     def memory_word(self, e, pos, what: str):
         """A global or shared array element, as atomics and load_cg need."""
-        if isinstance(e, A.Index):
+        if isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].next`
+            base, _ = self.cx.exprs.flatten_index(e.base)
+            t = self.cx.exprs.expr(e, pos)
+            bt = self.cx.types.get(base)
+            if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
+                return t
+            if t is ERROR:
+                return ERROR
+        elif isinstance(e, A.Index):
             base, _ = self.cx.exprs.flatten_index(e)
             t = self.cx.exprs.expr(e, pos)
             bt = self.cx.types.get(base)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..core.diagnostics import DiagnosticSink, Note
+from ..core.diagnostics import DiagnosticSink, Note, did_you_mean
+from . import ast as A
 from .builtins import BUILTIN_FNS, BUILTIN_VALUES
 from .catalogue import Implementation
 from .symbols import CheckedModule, Position, Scope, Symbol
-from ..core.types import SCALARS, ScalarType
+from ..core.types import ERROR, SCALARS, ScalarType
 
 SUGGESTION_BUDGET = 100_000   # names compared for "did you mean" hints per file (keeps 10 000 typos fast)
 
@@ -108,3 +109,17 @@ class CheckContext:
 
     def scalar_of(self, name: str) -> ScalarType:
         return SCALARS[name]
+
+    def elem_of(self, t):
+        """An array's element type: a scalar (`ScalarTypeExpr`) or a declared record
+        (`RecordTypeExpr`); a name that is no record is E0215 (and ERROR)."""
+        if not isinstance(t, A.RecordTypeExpr):
+            return SCALARS[t.name]
+        sym = self.scope.names.get(t.name)
+        if sym is not None and sym.kind == "struct":
+            return sym.info
+        records = [n for n, s in self.scope.names.items() if s.kind == "struct"]
+        what = f"`{t.name}` is not a type" if sym is not None else f"there is no type `{t.name}`"
+        self.error("E0215", what + ": an array's element is a scalar type or a `struct`", t.span,
+                   help=did_you_mean(t.name, records) or "declare it: `struct NAME { field: i32, ... }`")
+        return ERROR

@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 
 from ..core.diagnostics import did_you_mean
+from ..core.records import RecordType
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .ast import MAX_TRYWAIT_NS, TIME_UNITS
@@ -104,6 +105,10 @@ class ExpressionRules:
     def as_value(self, e: A.Expr, t):
         if t is ERROR or isinstance(t, ScalarType) or t in UNTYPED:
             return t
+        if isinstance(t, RecordType):
+            self.cx.error("E0214", f"a whole `{t.name}` record is not a value here", e.span,
+                          help=f"use one field at a time: `{_name_of(e)}[...].{t.fields[0].name}`")
+            return ERROR
         self.cx.error("E0210", f"expected a value, found {self.kind_of(e, t)}", e.span,
                       help=self.value_help(t))
         return ERROR
@@ -483,9 +488,21 @@ class ExpressionRules:
                 self.cx.types[base] = I32
                 return I32
         t = self.expr(base, pos)
+        if isinstance(t, RecordType):
+            return self.record_field(t, e)
         if t is not ERROR:
             self.cx.error("E0208", f"{self.kind_of(base, t)} has no field `{e.name.text}`", e.name.span)
         return ERROR
+
+    def record_field(self, record: RecordType, e: A.Field):
+        """The type of field `e.name` of a record (E0213 if it has none of that name)."""
+        f = record.field(e.name.text)
+        if f is None:
+            self.cx.error("E0213", f"`{record.name}` has no field `{e.name.text}`", e.name.span,
+                          help=did_you_mean(e.name.text, record.field_names) or
+                          "its fields are " + ", ".join(f"`{n}`" for n in record.field_names))
+            return ERROR
+        return f.type
 
     def module_member(self, module_sym: Symbol, name: A.Ident) -> Symbol | None:
         module = module_sym.info
@@ -539,7 +556,8 @@ class ExpressionRules:
     @expressions.on(A.TryPut)
     def tryput(self, e, pos):
         info = self.cx.prims.prim_place(e.place, "tryput", pos)
-        t = self.value(e.value, pos)
+        t = self.expr(e.value, pos) if info is not None and isinstance(info.elem, RecordType) else \
+            self.value(e.value, pos)
         if info is not None and info.elem is not None:
             self.coerce(e.value, t, info.elem, "for the queue")
         return BOOL

@@ -12,6 +12,7 @@ from ..core.diagnostics import Note
 from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
+from ..core.records import RecordType
 from ..core.types import ERROR, FLOAT_LIT, INT_LIT, STR, VOID, ArrayType, ScalarType, is_int
 
 MAX_BLOCK_THREADS = 1024
@@ -192,7 +193,7 @@ class HostRules:
             t = self.cx.exprs.expr(item, pos)
             if t is STR or t is ERROR or t is INT_LIT or t is FLOAT_LIT or isinstance(t, ScalarType):
                 continue
-            if isinstance(t, ArrayType) and t.space == "host":
+            if isinstance(t, ArrayType) and t.space == "host" or isinstance(t, RecordType):
                 continue
             self.cx.error("E0210", f"cannot print {self.cx.exprs.kind_of(item, t)}", item.span,
                           help=self.cx.exprs.value_help(t) if t is not VOID else None)

@@ -22,6 +22,7 @@ from .check_context import CheckContext
 from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
 from .symbols import PrimInfo, Symbol
+from ..core.records import RecordType
 from ..core.types import ERROR, PrimType, is_int
 
 # statement → the primitive kind it works on
@@ -228,7 +229,12 @@ class PrimitiveRules:
                               d.name.span)
                 info.elem = ERROR
             else:
-                info.elem = self.cx.scalar_of(d.elem.name)
+                info.elem = self.cx.elem_of(d.elem)
+                if isinstance(info.elem, RecordType) and d.kind != "queue":
+                    self.cx.error("E0214", f"a {d.kind} carries scalars; a queue carries `{info.elem.name}` records",
+                                  d.elem.span, help=f"declare a queue of them: `queue q(N): {info.elem.name} in ...`, "
+                                                    "or give each field a slot of its own")
+                    info.elem = ERROR
                 if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
                     self.cx.error("E0406", f"a scan adds numbers ({', '.join(SCAN_TYPES)}), not {info.elem}",
                                   d.elem.span, help="scan a count instead: `u32(flag)` is 1 or 0")
@@ -471,7 +477,8 @@ class PrimitiveRules:
     @statements.on(A.Put)
     def put(self, s: A.Put, pos):
         info = self.prim_place(s.target, "put", pos)
-        t = self.cx.exprs.value(s.value, pos)
+        t = self.cx.exprs.expr(s.value, pos) if info is not None and isinstance(info.elem, RecordType) else \
+            self.cx.exprs.value(s.value, pos)
         if info is not None and info.elem is not None:
             self.cx.exprs.coerce(s.value, t, info.elem, "for the channel slot")
 

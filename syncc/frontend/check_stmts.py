@@ -10,6 +10,7 @@ from ..core.handlers import HandlerTable
 from . import ast as A
 from .check_context import CheckContext
 from .symbols import Position, SharedInfo, Symbol
+from ..core.records import RecordType
 from ..core.types import ERROR, INT_LIT, ArrayType, is_float, is_int
 
 statements = HandlerTable()
@@ -31,7 +32,8 @@ class StatementRules:
             t = self.cx.exprs.get_value(s.value, pos)
         else:
             t = self.cx.exprs.expr(s.value, pos)
-        if isinstance(t, ArrayType) and pos.where == "host" and s.type is None:
+        if isinstance(t, ArrayType) and pos.where == "host" and s.type is None or \
+                isinstance(t, RecordType) and s.type is None:      # (a record: one value per field)
             self.cx.declare(pos.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
             return
         t = self.cx.exprs.as_value(s.value, t)
@@ -50,8 +52,12 @@ class StatementRules:
             if s.op != "=":
                 self.cx.error("E0211", f"`get` cannot be combined with `{s.op}`", s.value.span)
             t = self.cx.exprs.get_value(s.value, pos)
-        elif isinstance(target_t, ArrayType):
+        elif isinstance(target_t, (ArrayType, RecordType)):
             t = self.cx.exprs.expr(s.value, pos)
+            if isinstance(target_t, RecordType) and s.op != "=" and t is not ERROR:
+                self.cx.error("E0214", f"a whole `{target_t.name}` record takes only `=`", s.span,
+                              help="update one field at a time: `x.field += ...`")
+                return
         else:
             t = self.cx.exprs.value(s.value, pos)
         if target_t is ERROR or t is ERROR:
@@ -102,6 +108,21 @@ class StatementRules:
             t = self.cx.exprs.expr(e, pos)
             bt = self.cx.types.get(base)
             if t is ERROR or isinstance(bt, ArrayType):
+                return t
+        elif isinstance(e, A.Field) and isinstance(e.base, A.Name) and \
+                isinstance(getattr(pos.scope.lookup(e.base.id), "type", None), RecordType):   # `e.key = k`
+            sym = pos.scope.lookup(e.base.id)
+            t = self.cx.exprs.expr(e, pos)
+            if sym.kind == "local" and sym.mutable or t is ERROR:
+                return t
+            self.cx.error("E0204", f"cannot assign to a field of `{sym.name}`: it is declared with `let`", e.span,
+                          notes=[Note("declared here", sym.span)] if sym.span else (),
+                          help="declare it with `var` to change it")
+            return ERROR
+        elif isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].key = k`
+            t = self.cx.exprs.expr(e, pos)
+            base, _ = self.cx.exprs.flatten_index(e.base)
+            if t is ERROR or isinstance(self.cx.types.get(base), ArrayType):
                 return t
         else:
             self.cx.exprs.expr(e, pos)
@@ -219,7 +240,8 @@ class StatementRules:
             self.cx.error("E0412", f"declare the shared array `{s.name.text}` at the top level of the kernel body",
                           s.span)
         dims = self.cx.exprs.dims(s.dims, pos, "an array size")
-        t = ArrayType(self.cx.scalar_of(s.elem.name), dims, "shared") if dims is not None else ERROR
+        elem = self.cx.elem_of(s.elem)
+        t = ArrayType(elem, dims, "shared") if dims is not None and elem is not ERROR else ERROR
         if dims is not None:
             pos.kernel.shared.append(SharedInfo(s, t))
         self.cx.declare(pos.scope, Symbol(s.name.text, "shared", t, s))

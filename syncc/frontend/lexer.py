@@ -29,7 +29,7 @@ _ENDS_STATEMENT = {"NAME", "INT", "FLOAT", "STRING", "GRANULARITY", "true", "fal
                    "mutex", "semaphore", "channel", "rwlock", "latch", "queue"}  # (the end of `import std.mutex`)
 
 # A line that starts with one of these starts a new item (outside braces) ...
-_STARTS_ITEM = {"import", "const", "fn", "kernel", "host",
+_STARTS_ITEM = {"import", "const", "fn", "kernel", "host", "struct",
                 "mutex", "semaphore", "barrier", "channel", "rwlock", "latch", "queue",
                 "scan"}       # (contextual: it arrives as NAME, and its text says it may start an item)
 # ... or a new statement (inside braces).

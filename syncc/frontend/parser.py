@@ -91,7 +91,7 @@ _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 _OPS = {"+", "-", "*", "/", "%", "|", "^", "&", "<<", ">>", "&&", "||", "[", ".", "("} | _COMPARE
 _GROUPS = [
-    (_STARTS_ITEM, _STARTS_ITEM, "an item (`import`, `const`, `fn`, `kernel` or `host`)"),
+    (_STARTS_ITEM, _STARTS_ITEM, "an item (`import`, `const`, `fn`, `kernel`, `host` or `struct`)"),
     ({"let", "if", "critical"}, _STARTS_STATEMENT, "a statement"),
     ({"NAME", "INT", "(", "-"}, _EXPR, "an expression"),
     (_TYPE, _TYPE | {"global", "shared"}, "a type"),

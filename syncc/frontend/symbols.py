@@ -14,7 +14,7 @@ from .catalogue import Implementation
 @dataclass(eq=False)
 class Symbol:
     name: str
-    kind: str        # const fn kernel param local loopvar binding shared prim module builtin-fn builtin-value
+    kind: str        # const fn kernel struct param local loopvar binding shared prim module builtin-fn builtin-value
     type: Any
     decl: Any = None             # the AST node that declared it (None for built-ins)
     mutable: bool = False
@@ -158,6 +158,7 @@ class CheckedModule:
     fns: dict[str, FnInfo] = field(default_factory=dict)
     kernels: dict[str, KernelInfo] = field(default_factory=dict)
     prims: dict[str, PrimInfo] = field(default_factory=dict)    # top-level declarations
+    records: dict[str, Any] = field(default_factory=dict)      # name → core.records.RecordType
     host: A.Host | None = None
     imports: dict[str, "CheckedModule"] = field(default_factory=dict)
     scope: Scope | None = None

@@ -13,7 +13,7 @@ from math import prod
 
 from ..core.types import BOOL, I32, U32, ScalarType
 from ..core.source import Span
-from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, Ref, Reg, Return, Terminator, imm
+from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, RecordValue, Ref, Reg, Return, Terminator, imm
 
 
 class KernelBuilder:
@@ -81,6 +81,8 @@ class KernelBuilder:
         return name
 
     def reg(self, type: ScalarType, hint: str = "t") -> Reg:
+        if type.kind == "record":          # one register per field (nodes.RecordValue)
+            return RecordValue({f.name: Reg(self.fresh(f"{hint}.{f.name}"), f.type) for f in type.fields}, type)
         return Reg(self.fresh(hint), type)
 
     # ---- blocks
@@ -104,12 +106,30 @@ class KernelBuilder:
 
     # ---- instructions
     def emit(self, op: str, dests=(), args=(), span: Span | None = None, **attrs) -> Instr:
+        if any(isinstance(v, RecordValue) for v in (*dests, *args)):
+            return self._emit_record(op, tuple(dests), tuple(args), span, attrs)
         if not self.open:   # code after a return/break: keep it, in a block nothing reaches
             self.at(self.new_block("dead"))
         ins = Instr(op, tuple(dests), tuple(args), tuple((k, v) for k, v in attrs.items() if v is not None),
                     span or self.span_now)
         self.code[self.current].append(ins)
         return ins
+
+    def _emit_record(self, op: str, dests, args, span, attrs) -> Instr:
+        """A whole record moved (`mov`), loaded (`ld` of @a[i] into a RecordValue) or stored (`st` of
+        one to @a[i]): one instruction per field; the last is returned."""
+        if op == "mov" and len(dests) == 1 and len(args) == 1:
+            pairs = [((dests[0][f],), (args[0][f],)) for f in dests[0]]
+        elif op == "ld" and len(dests) == 1 and len(args) == 1 and isinstance(args[0], Ref):
+            pairs = [((d,), (Ref(args[0].name, args[0].index, f),)) for f, d in dests[0].items()]
+        elif op == "st" and not dests and len(args) == 2 and isinstance(args[0], Ref):
+            pairs = [((), (Ref(args[0].name, args[0].index, f), v)) for f, v in args[1].items()]
+        else:
+            raise ValueError(f"`{op}` does not take a whole record")
+        last = None
+        for d, a in pairs:
+            last = self.emit(op, d, a, span, **attrs)
+        return last
 
     def op(self, op: str, type: ScalarType, *args, hint: str = "t", span: Span | None = None, **attrs) -> Reg:
         dest = self.reg(type, hint)

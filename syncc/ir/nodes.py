@@ -49,12 +49,14 @@ class Imm:
 
 @node
 class Ref:
-    """One element of an array or one instance of a primitive: @name[index]."""
+    """One element of an array or one instance of a primitive: @name[index]; in an array of records,
+    one field of one record: @name[index].field (the index counts records)."""
     name: str
     index: Union[Reg, Imm]
+    field: str | None = None
 
     def __str__(self) -> str:
-        return f"@{self.name}[{self.index}]"
+        return f"@{self.name}[{self.index}]" + (f".{self.field}" if self.field is not None else "")
 
 
 Operand = Union[Reg, Imm, Ref]
@@ -77,9 +79,22 @@ class Attributed:
         return replace(self, attrs=tuple((k, v) for k, v in attrs.items() if v is not None))
 
 
+class RecordValue(dict):
+    """A record value as lowering and the queue implementations handle it: field name → operand,
+    one register or immediate per field. It never reaches a kernel: KernelBuilder.emit writes
+    each instruction that moves one (`mov`, `ld`, `st` of a whole record) as one per field."""
+    __slots__ = ("type",)
+
+    def __init__(self, fields, type):
+        super().__init__(fields)
+        self.type = type
+
+
 def imm(value, type: ScalarType = I32) -> Imm:
     """An immediate of `type`: a bool, an integer wrapped to its width, or a float rounded to its type
-    (`value` may be exact: an int or a Fraction)."""
+    (`value` may be exact: an int or a Fraction); for a record, that value in every field."""
+    if type.kind == "record":
+        return RecordValue({f.name: imm(value, f.type) for f in type.fields}, type)
     if type == BOOL:
         return Imm(bool(value), type)
     if type.is_float:
@@ -182,12 +197,13 @@ class Block:
 
 @node
 class Array:
-    """Memory a kernel addresses: a parameter, a shared array, or primitive state. A parameter's
+    """Memory a kernel addresses: a parameter, a shared array, or primitive state. An array of
+    records (`elem` a core.records.RecordType) is read and written a field at a time. A parameter's
     size may be given at launch: a dimension that is a string names the kernel's scalar parameter
     register that holds it (`@x: global f32[n]`)."""
     name: str
     space: str                      # global | shared
-    elem: ScalarType
+    elem: ScalarType                # or a RecordType
     dims: tuple[int | str, ...]
     kind: str = "data"              # param | data | state
     init: int | str | None = None   # every word starts at this value; "locked": its lock bit taken
@@ -199,6 +215,13 @@ class Array:
     def length(self) -> int | None:
         """The number of elements; None for a size given at launch (`sized`)."""
         return None if self.sized else prod(self.dims)
+
+    @property
+    def words(self) -> int | None:
+        """The 32-bit words it takes where every element is a word (Fermi's shared memory): a record
+        of n 32-bit fields takes n."""
+        n = self.length
+        return n * (self.elem.size // 4) if n is not None and self.elem.kind == "record" else n
 
     @property
     def sized(self) -> bool:
@@ -255,6 +278,15 @@ class Kernel:
                 return p
         return None
 
+    def accessed(self, ref: Ref) -> Array | None:
+        """The array `ref` addresses, as the access sees it: for a field of a record, the array with
+        that field's type as its element (`elem`); `record_offset(ref)` says where the field lies."""
+        a = self.array(ref.name)
+        if a is None or ref.field is None:
+            return a
+        f = a.elem.field(ref.field)
+        return replace(a, elem=f.type) if f is not None else None
+
     def prim(self, name: str) -> Prim | None:
         for p in self.prims:
             if p.name == name:
@@ -285,3 +317,11 @@ class Module:
             if k.name == name:
                 return k
         return None
+
+
+def field_place(array: Array, ref: Ref) -> tuple[int, int]:
+    """(the record's size, the field's offset), in bytes, of a field reference into an array of
+    records; (the element's size, 0) for any other reference. Layout: core/records.py."""
+    if ref.field is None:
+        return max(1, array.elem.bits // 8), 0
+    return array.elem.size, array.elem.field(ref.field).offset

@@ -12,6 +12,7 @@ from pathlib import Path
 from lark import Lark, Transformer, v_args
 
 from ..core import floats
+from ..core.records import layout
 from ..core.types import SCALARS
 from ..core.source import Span
 from .nodes import Array, Block, Branch, Imm, Instr, Jump, Kernel, Module, Prim, Ref, Reg, Return
@@ -68,8 +69,22 @@ class _PendingReg:
 class _Build(Transformer):
     source = None
 
-    def start(self, header, *kernels):
-        return Module(tuple(kernels), header)
+    def __init__(self):
+        super().__init__()
+        self.records = {}          # the module's record types, by name (its `record` lines)
+
+    def _elem(self, name: str):
+        """An array's element type: a scalar, or a record declared above."""
+        return self.records[name] if name in self.records else _type(name)
+
+    def start(self, header, *items):
+        return Module(tuple(i for i in items if isinstance(i, Kernel)), header)
+
+    def record_decl(self, name, *parts):
+        """`record Entry { key: u32, ... }`: a record type the kernels below may name."""
+        names, types = parts[0::2], parts[1::2]
+        self.records[str(name)] = layout(str(name), [(str(n), _type(str(t))) for n, t in zip(names, types)])
+        return None
 
     def module_header(self, s):
         self.source = str(s)[1:-1]
@@ -80,7 +95,7 @@ class _Build(Transformer):
         return Reg(str(reg)[1:], _type(str(type_)))
 
     def array_param(self, name, elem, dims):
-        return Array(str(name)[1:], "global", _type(str(elem)), dims, "param")
+        return Array(str(name)[1:], "global", self._elem(str(elem)), dims, "param")
 
     def coresident(self):
         return "coresident", True
@@ -129,12 +144,12 @@ class _Build(Transformer):
 
     def shared_decl(self, name, elem, dims, *attrs):
         a = dict(attrs)
-        return Array(str(name)[1:], "shared", _type(str(elem)), dims, "data", a.get("init"), a.get("per"),
+        return Array(str(name)[1:], "shared", self._elem(str(elem)), dims, "data", a.get("init"), a.get("per"),
                      a.get("offset"))
 
     def state_decl(self, name, elem, dims, placement, *attrs):
         a = dict(attrs)
-        return Array(str(name)[1:], placement, _type(str(elem)), dims, "state", a.get("init"), a.get("per"),
+        return Array(str(name)[1:], placement, self._elem(str(elem)), dims, "state", a.get("init"), a.get("per"),
                      a.get("offset"))
 
     # ---- code
@@ -198,7 +213,7 @@ class _Build(Transformer):
                 raise IRSyntaxError(f"%{a.name} is used but never defined", a.line, a.col)
             return Reg(a.name, types[a.name])
         if isinstance(a, tuple) and a[0] == "ref":
-            return Ref(a[1], self._operand(a[2], types))
+            return Ref(a[1], self._operand(a[2], types), a[3])
         return a
 
     def _term(self, raw, types):
@@ -219,8 +234,8 @@ class _Build(Transformer):
     def reg(self, tok):
         return _PendingReg(str(tok)[1:], tok.line, tok.column)
 
-    def ref(self, name, index):
-        return ("ref", str(name)[1:], index)
+    def ref(self, name, index, field=None):
+        return ("ref", str(name)[1:], index, None if field is None else str(field))
 
     def imm(self, value, type_):
         t = _type(str(type_))

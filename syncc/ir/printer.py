@@ -23,6 +23,13 @@ def print_module(module: Module, locations: bool = True) -> str:
     out = []
     if module.source:
         out.append(f'module "{module.source}"')
+    records = {}
+    for k in module.kernels:
+        for a in (*k.params, *k.arrays):
+            if isinstance(a, Array) and a.elem.kind == "record":
+                records.setdefault(a.elem.name, a.elem)
+    for r in records.values():       # (parser.py lays each out again, as core/records.py does)
+        out.append(f"record {r.name} {{ " + ", ".join(f"{f.name}: {f.type}" for f in r.fields) + " }")
     for k in module.kernels:
         out.append(print_kernel(k, locations))
     return "\n".join(out) + ("\n" if out else "")

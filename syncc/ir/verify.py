@@ -150,11 +150,19 @@ class _Checker:
             self.bad(where, f"lock bits exist only in shared memory, @{ref.name} is {target.space}")
         if group == "mbarrier" and isinstance(target, Array) and (target.space != "shared" or target.elem.bits != 64):
             self.bad(where, f"an mbarrier is a 64-bit word in shared memory, @{ref.name} is not")
+        is_record = isinstance(target, Array) and target.elem.kind == "record"
+        if ref.field is not None and not (is_record and target.elem.field(ref.field) is not None):
+            self.bad(where, f"@{ref.name} has no record field `{ref.field}`")
+        elif is_record and ref.field is None and group not in ("check",):
+            self.bad(where, f"@{ref.name} holds records: an access names a field")
 
     def elem_of(self, ins: Instr) -> ScalarType | None:
         if ins.ref is None:
             return None
         target = self.arrays.get(ins.ref.name) or self.prims.get(ins.ref.name)
+        if target is not None and ins.ref.field is not None:
+            f = target.elem.field(ins.ref.field) if target.elem.kind == "record" else None
+            return f.type if f is not None else None
         return target.elem if target is not None else None
 
     def types(self, where, ins: Instr, group: str) -> None:

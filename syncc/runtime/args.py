@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.records import numpy_dtype
 from ..core.source import Span
 
 DTYPES = {"i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64, "f32": np.float32,
@@ -92,7 +93,8 @@ def check_arguments(kernel: str, params, args: list, span: Span | None, scalar_t
     for p, a in zip(params, args):
         elem = _elem(p)
         if p.kind == "array":
-            want = np.dtype(DTYPES[elem])
+            record = getattr(p.elem, "kind", None) == "record"
+            want = numpy_dtype(p.elem) if record else np.dtype(DTYPES[elem])
             dims = tuple(sizes[d] if isinstance(d, str) else d for d in p.dims)
             on_device = hasattr(a, "__cuda_array_interface__")
             if not (isinstance(a, np.ndarray) or on_device):

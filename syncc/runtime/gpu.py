@@ -93,7 +93,20 @@ def device() -> Device:
 
 
 def numpy_type(p: Param):
-    return np.uint8 if p.elem == BOOL else DTYPES[p.elem.name]
+    """The dtype of a state array on the device (records: their bytes, cupy has no structured dtype)."""
+    return np.uint8 if p.elem == BOOL or p.elem.kind == "record" else DTYPES[p.elem.name]
+
+
+def _state_length(p: Param, blocks: int, threads: int) -> int:
+    n = p.length(blocks, threads)
+    return n * p.elem.size if p.elem.kind == "record" else n
+
+
+def _to_device(cupy, v):
+    """A host argument on the device: an array of records as its bytes (cupy has no structured dtype)."""
+    if not isinstance(v, np.ndarray):
+        return v
+    return cupy.asarray(v.view(np.uint8) if v.dtype.names else v)
 
 
 class GpuLauncher:
@@ -202,9 +215,9 @@ class GpuLauncher:
         function, abi = self._function(name, grid, block)
         blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
         values = self._arguments(abi, args, span)
-        state = [self.cupy.empty(p.length(blocks, threads), dtype=numpy_type(p)) if p.kind == "state"
+        state = [self.cupy.empty(_state_length(p, blocks, threads), dtype=numpy_type(p)) if p.kind == "state"
                  else self.fault_record() for p in abi.params if p.kind in ("state", "fault")]
-        device_args = [self.cupy.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+        device_args = [_to_device(self.cupy, v) for v in values]
         if abi.dynamic_shared:
             if abi.dynamic_shared > self.device.shared_per_block:
                 raise LaunchError(f"`{name}`'s shared arrays take {abi.dynamic_shared} bytes, but a block on "
@@ -348,7 +361,7 @@ class _Launch:
     def copy_back(self) -> None:
         for host, dev in zip(self.values, self.device_args):
             if isinstance(host, np.ndarray):
-                host[...] = dev.get()
+                (host.view(np.uint8) if host.dtype.names else host)[...] = dev.get()
 
 
 _STUCK: list = []      # what a hung kernel uses (see GpuLauncher._wait)

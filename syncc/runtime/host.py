@@ -31,6 +31,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.records import RecordType, numpy_dtype
+
 from ..core import floats, mathlib
 from ..core.handlers import HandlerTable
 from ..frontend import ast as A
@@ -143,8 +145,22 @@ class HostRunner:
                 t = self.types.get(target)
                 self.env[decl] = self.arith(s.op[:-1], self.env[decl], self.eval(s.value), t, s.span)
             return
-        array, index = self.element(target)
-        t = self.elem_type(array)
+        target_t = self.types.get(target)
+        if isinstance(target_t, RecordType) and not isinstance(target, A.Name):    # a whole record
+            array, index = self.element(target)
+            value = self.eval(s.value)
+            array[index] = tuple(value[f.name] for f in target_t.fields)
+            return
+        if isinstance(target, A.Field) and isinstance(target.base, A.Name):       # a field of a `var` record
+            self.env[self.refs[target.base].decl][target.name.text] = self.fit(
+                self.eval(s.value) if s.op == "=" else self.arith(s.op[:-1], self.eval(target), self.eval(s.value),
+                                                                  target_t, s.span), target_t)
+            return
+        if isinstance(target, A.Field):
+            array, index, t = self.field_element(target)
+        else:
+            array, index = self.element(target)
+            t = self.elem_type(array)
         if s.op == "=":
             value = self.fit(self.eval(s.value), t)
         else:
@@ -239,6 +255,10 @@ class HostRunner:
         """A value as `print` writes it: a float in the fewest digits that read back as it, in its type."""
         if isinstance(value, bool):
             return "true" if value else "false"
+        if isinstance(value, dict):             # a record value: `W(flag = true, big = 5, ...)`
+            fields = ", ".join(f"{k} = {HostRunner.show(v, t.field(k).type if isinstance(t, RecordType) else None)}"
+                               for k, v in value.items())
+            return f"{t.name if isinstance(t, RecordType) else ''}({fields})"
         if isinstance(value, np.ndarray):
             return np.array2string(value, separator=" ", threshold=64)
         if isinstance(value, Fraction):
@@ -277,11 +297,17 @@ class HostRunner:
         if sym.kind == "const":
             return sym.info.value
         if sym.decl in self.env:
-            return self.env[sym.decl]
+            value = self.env[sym.decl]
+            return dict(value) if isinstance(value, dict) else value     # (a record is copied, as a value)
         raise HostError(f"`{sym.name}` has no value here", e.span)
 
     @expressions.on(A.Field)
     def field(self, e):
+        if isinstance(e.base, A.Index):          # a field of a record in a host array: `t[0].key`
+            array, index, t = self.field_element(e)
+            return self.scalar(array[index], t)
+        if isinstance(self.types.get(e.base), RecordType):       # a field of a record value
+            return self.eval(e.base)[e.name.text]
         sym = self.refs.get(e)
         if sym is not None and sym.kind == "const":
             return sym.info.value
@@ -332,7 +358,16 @@ class HostRunner:
     @expressions.on(A.Index)
     def index(self, e):
         array, index = self.element(e)
+        record = self.types.get(e)
+        if isinstance(record, RecordType):       # a whole record: field → value
+            return {f.name: self.scalar(array[f.name][index], f.type) for f in record.fields}
         return self.scalar(array[index], self.elem_type(array))
+
+    def field_element(self, e: A.Field) -> tuple[np.ndarray, tuple, ScalarType]:
+        """A record's field in a host array of records: (the field's view of the array, the index,
+        the field's type)."""
+        array, index = self.element(e.base)
+        return array[e.name.text], index, self.types[e]
 
     def element(self, e) -> tuple[np.ndarray, tuple]:
         indices = []
@@ -354,6 +389,9 @@ class HostRunner:
         sym = self.refs[func]
         if sym.kind == "fn":
             return self.call_fn(sym, e)
+        if sym.kind == "struct":                 # a record literal: field → value
+            given = {k.name.text: k.value for k in e.kwargs}
+            return {f.name: self.convert(self.eval(given[f.name]), f.type) for f in sym.info.fields}
         return self.builtins[sym.info.name](e)
 
     def call_fn(self, sym, e):
@@ -377,7 +415,8 @@ class HostRunner:
     def _dtype_shape(self, e):
         """The dtype and the shape, whose sizes the host may compute: each at least 1, and fewer
         than 2^31 elements in all (as a constant shape must be: E0306)."""
-        dtype = DTYPES[e.args[0].name]
+        sym = self.refs.get(e.args[0]) if isinstance(e.args[0], A.Name) else None
+        dtype = numpy_dtype(sym.info) if sym is not None and sym.kind == "struct" else DTYPES[e.args[0].name]
         shape = self.eval(e.args[1])
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if any(n < 1 for n in shape) or prod(shape) > (1 << 31) - 1:

@@ -99,7 +99,8 @@ class SimLauncher:
             if p.kind == "array":
                 host = next(given)
                 data = _to_host(host)
-                words.append(gmem.allocate(p.name, _as_words(data, p.name, span), p.dims))
+                memory = _as_words(data, p.name, span)
+                words.append(gmem.allocate(p.name, memory, (len(memory),) if data.dtype.names else p.dims))
                 arrays.append((host, data, words[-1]))
             elif p.kind == "scalar":
                 value = next(given)
@@ -112,6 +113,7 @@ class SimLauncher:
                                  else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
+                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" else 1    # (records: words)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
                 if p.name == FAULT_RECORD:
                     record = words[-1]
@@ -123,9 +125,12 @@ class SimLauncher:
         if outcome.status == "fault" and outcome.fault and outcome.fault.kind == "launch":
             raise LaunchError(f"cannot launch `{name}` on the simulated Fermi: {outcome.fault.message}", span)
         for host, data, base in arrays:          # also from a run that stopped: memory as it was then
-            back = gmem.read_back(base, data.size * (data.itemsize // 4 if data.dtype == np.float64 else 1)) \
-                .view(_WORD_VIEW.get(data.dtype, np.int32))
-            data[...] = back.reshape(data.shape).astype(data.dtype)
+            if data.dtype.names:                                 # records: their bytes, as they lie
+                data[...] = gmem.read_back(base, data.nbytes // 4).view(data.dtype).reshape(data.shape)
+            else:
+                back = gmem.read_back(base, data.size * (data.itemsize // 4 if data.dtype == np.float64 else 1)) \
+                    .view(_WORD_VIEW.get(data.dtype, np.int32))
+                data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
                 host[...] = _device_copy(host, data)
         if not outcome.ok and record is not None:

@@ -28,7 +28,7 @@ def disjoint_union(*tables) -> set:
 def test_checker_handles_every_statement_and_expression():
     assert disjoint_union(check_stmts.statements, check_prims.statements, check_host.statements) == STATEMENTS
     assert disjoint_union(check_expr.expressions, check_calls.expressions) == EXPRESSIONS
-    assert set(check.declarations.handlers) == {A.Import, A.Const, A.Fn, A.Kernel, A.Host}
+    assert set(check.declarations.handlers) == {A.Import, A.Const, A.Fn, A.Kernel, A.Host, A.StructDecl}
 
 
 def test_lowering_handles_every_kernel_statement_and_expression():

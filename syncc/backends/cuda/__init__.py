@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ...core.version import VERSION
+from ...core.records import cpp_struct
 from ...core.types import BOOL, ScalarType
 from ...ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Module, Ref, Reg
 from .. import inline_ptx
@@ -73,6 +75,21 @@ def float_literal(value: float, t: ScalarType) -> str:
     to_bits, from_bits = FLOAT_BITS[t.bits]
     return f"{from_bits}({floats.bits(value, t):#x}{'u' if t.bits == 32 else 'ull'})"
 MEMORY = {**CTYPE, "bool": "uint8_t"}
+
+
+def memory_ctype(elem) -> str:
+    """The C++ type of an array's element: a record is the struct the header declares for it."""
+    return elem.name if elem.kind == "record" else MEMORY[elem.name]
+
+
+def module_records(module: Module) -> list:
+    """The record types the module's kernels' arrays hold, each once, in order of first use."""
+    out = {}
+    for k in module.kernels:
+        for a in (*k.params, *k.arrays):
+            if isinstance(a, Array) and a.elem.kind == "record":
+                out.setdefault(a.elem.name, a.elem)
+    return list(out.values())
 WRAPPING = {"add": "+", "sub": "-", "mul": "*", "and": "&", "or": "|", "xor": "^", "shl": "<<"}
 PLAIN = {"div": "/", "rem": "%", "shr": ">>"}
 COMPARE = {"cmp.eq": "==", "cmp.ne": "!=", "cmp.lt": "<", "cmp.le": "<=", "cmp.gt": ">", "cmp.ge": ">="}
@@ -103,6 +120,7 @@ def build_cuda(module: Module, vended=(), output: str | None = None, supports=No
     return env.get_template("header.cuh.j2").render(
         banner=f"{os.path.basename(source)}: syncc {'primitives' if types else 'kernels'} as CUDA C++", version=VERSION, source=source,
         guard=stem, namespace=f"syncc_{stem}", kernels=kernels, types=types,
+        records=[cpp_struct(r) for r in module_records(module)],
         bounds=any(ins.op == "bounds.check" for k in module.kernels for _, _, ins in k.instructions()),
         output=output or f"{stem.lower()}.cuh")
 
@@ -152,7 +170,7 @@ class KernelWriter:
                 params.append(f"{CTYPE[p.elem.name]} {self.reg_name(p.name)}")
                 docs.append(f"{p.name}: {p.elem}")
             else:
-                params.append(f"{MEMORY[p.elem.name]}* __restrict__ {self.array_name(p.name)}")
+                params.append(f"{memory_ctype(p.elem)}* __restrict__ {self.array_name(p.name)}")
                 dims = "".join(f"[{d}]" for d in p.dims)
                 per = {None: "", "block": " per block", "thread": " per thread"}[p.per]
                 docs.append(f"{p.name}: {p.elem}{dims}" if p.kind == "array" else
@@ -192,7 +210,7 @@ class KernelWriter:
         for a in self.k.arrays:
             if a.space == "shared" and self.declares(a):
                 n = a.length
-                out.append(f"    __shared__ {MEMORY[a.elem.name]} {self.array_name(a.name)}[{n}];")
+                out.append(f"    __shared__ {memory_ctype(a.elem)} {self.array_name(a.name)}[{n}];")
         params = {p.name for p in self.k.params if isinstance(p, Reg)}
         seen = set()
         for _, _, ins in self.k.instructions():
@@ -235,7 +253,13 @@ class KernelWriter:
         raise CudaError(f"not a value: {v}")
 
     def element(self, ref: Ref) -> str:
-        return f"{self.array_name(ref.name)}[{self.value(ref.index)}]"
+        field = f".{ref.field}" if ref.field is not None else ""
+        return f"{self.array_name(ref.name)}[{self.value(ref.index)}]{field}"
+
+    def array_of(self, ref: Ref) -> Array:
+        """The array `ref` addresses, as the access sees it (a record's field: the field's type)."""
+        a = self.arrays[ref.name]
+        return a if ref.field is None else replace(a, elem=a.elem.field(ref.field).type)
 
     def instr(self, ins: Instr) -> None:
         handler = getattr(self, "_" + ins.op.replace(".", "_"), None) or getattr(self, "_" + ins.info.group, None)
@@ -293,7 +317,7 @@ class KernelWriter:
         self.emit(f"{self.dest(ins)} = ({CTYPE[ins.dests[0].type.name]}){SREG[ins.attr('reg')]};")
 
     def _ld(self, ins: Instr) -> None:
-        array = self.arrays[ins.ref.name]
+        array = self.array_of(ins.ref)
         if ins.attr("order") is None and ins.attr("cache") is None:
             value = self.element(ins.ref)
             self.emit(f"{self.dest(ins)} = {value}{' != 0' if array.elem == BOOL else ''};")
@@ -305,7 +329,7 @@ class KernelWriter:
                   f"{self.dest(ins)} = {value}; }}")
 
     def _st(self, ins: Instr) -> None:
-        array = self.arrays[ins.ref.name]
+        array = self.array_of(ins.ref)
         value = self.value(ins.args[1])
         if ins.attr("order") is None:
             self.emit(f"{self.element(ins.ref)} = {value};")
@@ -316,7 +340,7 @@ class KernelWriter:
         self.emit(self.asm(asm, [], [self.address(ins.ref, array), bits]))
 
     def _atomic(self, ins: Instr) -> None:
-        array = self.arrays[ins.ref.name]
+        array = self.array_of(ins.ref)
         if array.elem.is_float:
             self._float_atomic(ins, array)
             return
@@ -409,15 +433,15 @@ class KernelWriter:
     # An mbarrier queue's stages: the same PTX as the PTX back end's, for the architecture the
     # code is compiled for: try_wait on sm_90, test_wait on sm_80 to sm_89, two words before
     def _mbar_init(self, ins: Instr) -> None:
-        args = [self.address(ins.ref, self.arrays[ins.ref.name]), f"(uint32_t){self.value(ins.args[1])}"]
+        args = [self.address(ins.ref, self.array_of(ins.ref)), f"(uint32_t){self.value(ins.args[1])}"]
         self._by_arch(lambda how: self.asm(inline_ptx.mbar_init(how is not None), [], args))
 
     def _mbar_arrive(self, ins: Instr) -> None:
-        args = [self.address(ins.ref, self.arrays[ins.ref.name])]
+        args = [self.address(ins.ref, self.array_of(ins.ref))]
         self._by_arch(lambda how: self.asm(inline_ptx.mbar_arrive(how is not None), [], args))
 
     def _mbar_test(self, ins: Instr) -> None:
-        args = [self.address(ins.ref, self.arrays[ins.ref.name]), f"(uint32_t){self.value(ins.args[1])}"]
+        args = [self.address(ins.ref, self.array_of(ins.ref)), f"(uint32_t){self.value(ins.args[1])}"]
         self.emit("{ uint32_t done;")
         self._by_arch(lambda how: self.asm(inline_ptx.mbar_test(how), ["done"], args))
         self.emit(f"{self.dest(ins)} = done != 0; }}")

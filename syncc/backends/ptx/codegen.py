@@ -15,6 +15,8 @@ thread there (KernelCodegen._bounds_check).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from llvmlite import ir
 
 from ...core.types import BOOL, ScalarType
@@ -37,7 +39,10 @@ def value_type(t: ScalarType) -> ir.Type:
 
 
 def memory_type(t: ScalarType) -> ir.Type:
-    """How an element is stored: a bool takes a byte, as numpy's does."""
+    """How an element is stored: a bool takes a byte, as numpy's does; a record its bytes (its fields
+    are addressed at their offsets, core/records.py)."""
+    if t.kind == "record":
+        return ir.ArrayType(I8, t.size)
     return I8 if t == BOOL else value_type(t)
 
 
@@ -247,9 +252,17 @@ class KernelCodegen:
         base, array = self.arrays[ref.name]
         index = self.value(ref.index)
         index = self.b.sext(index, I64) if index.type.width < 64 else index
-        if isinstance(base.type.pointee, ir.ArrayType):      # a shared array: element `index` of it
-            return self.b.gep(base, [ir.Constant(I64, 0), index], inbounds=True), array
-        return self.b.gep(base, [index]), array
+        if isinstance(base.type.pointee, ir.ArrayType) and array.elem.kind != "record" or \
+                isinstance(base.type.pointee, ir.ArrayType) and isinstance(base.type.pointee.element, ir.ArrayType):
+            ptr = self.b.gep(base, [ir.Constant(I64, 0), index], inbounds=True)   # a shared array: element `index`
+        else:
+            ptr = self.b.gep(base, [index])
+        if ref.field is None:
+            return ptr, array
+        field = array.elem.field(ref.field)               # a record's field: its bytes at the field's offset
+        space = ptr.type.addrspace
+        byte = self.b.gep(self.b.bitcast(ptr, I8.as_pointer(space)), [ir.Constant(I64, field.offset)], inbounds=True)
+        return self.b.bitcast(byte, memory_type(field.type).as_pointer(space)), replace(array, elem=field.type)
 
     def define(self, ins: Instr, value: ir.Value) -> None:
         name = ins.dests[0].name

@@ -208,6 +208,8 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
     for b, _, ins in k.instructions():
         if ins.ref is None or ins.ref.name != target or b.label not in facts.cfg.reachable:
             continue
+        if ins.ref.field != wait.site.ref.field:     # another field of a record: other bytes, never the word
+            continue
         if not (ins.judged_as in wait.releases or ins.op.split(".")[0] in wait.releases):
             continue
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site) \

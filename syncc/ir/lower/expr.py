@@ -16,7 +16,8 @@ from ...frontend.consts import NotConstant, fold
 from ..fold import bitcast, fold as fold_op
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
-from ..nodes import Array, Imm, Ref, Reg, imm
+from ...core.records import RecordType
+from ..nodes import Array, Imm, RecordValue, Ref, Reg, imm
 from .context import LoweringContext, LoweringError
 
 BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem", "&": "and", "|": "or", "^": "xor",
@@ -44,7 +45,11 @@ class ExpressionLowering:
         return fold(e, lookup)
 
     def expr(self, e, want: ScalarType | None = None, dest: Reg | None = None):
-        """Lower an expression to an operand (into `dest` when given)."""
+        """Lower an expression to an operand (into `dest` when given); a record-valued one to a
+        RecordValue, one operand per field."""
+        t = self.cx.types.get(e)
+        if isinstance(t, RecordType) and not isinstance(e, A.Get):
+            return RecordValue(self.record(e, dest), t)
         result = None
         if self.cx.types.get(e) in (INT_LIT, FLOAT_LIT):   # an untyped constant, unless it has a runtime part
             try:                              # (`select(x > 0, 10, 100)` is untyped, not constant)
@@ -85,6 +90,13 @@ class ExpressionLowering:
 
     @expressions.on(A.Field)
     def field(self, e, want, dest):
+        if isinstance(e.base, A.Index):           # a field of an array's record
+            ref, t = self.place(e)
+            return self.emit_value(dest, "ld", t, ref, span=e.span)
+        if isinstance(e.base, A.Name):
+            local = self.cx.vars.get(self.cx.symbol(e.base).decl)
+            if isinstance(local, dict):           # a field of a record value: its register
+                return local[e.name.text]
         sym = self.cx.refs.get(e)
         if sym is not None:      # a module's constant
             return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
@@ -165,6 +177,48 @@ class ExpressionLowering:
         else:
             self.b.branch(c, if_true, if_false, e.span)
 
+    # ---- record values: one operand per field (scalarized; back ends see only scalars) ------
+
+    def record(self, e, dests: dict[str, Reg] | None = None) -> dict[str, object]:
+        """The fields of a record-valued expression, field name → operand: an array's element (one
+        load per field), a local record (its registers), or a literal `Entry(key = k, ...)`. With
+        `dests`, each field is computed into its register there."""
+        record: RecordType = self.cx.types[e]
+        dests = dests or {}
+        if isinstance(e, A.Get):                  # a queue's value: its implementation's registers
+            into = RecordValue(dests, record) if dests else None
+            return dict(self.cx.expression_handlers[A.Get](e, record, into))
+        if isinstance(e, A.Index):
+            name, index, _ = self.element(e)
+            return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)
+                    for f in record.fields}
+        if isinstance(e, A.Call):
+            given = {k.name.text: k.value for k in e.kwargs}
+            return {f.name: self.expr(given[f.name], f.type, dests.get(f.name)) for f in record.fields}
+        local = self.cx.vars[self.cx.symbol(e).decl]
+        out = {}
+        for f in record.fields:
+            d = dests.get(f.name)
+            if d is not None and d != local[f.name]:
+                self.b.emit("mov", (d,), (local[f.name],), e.span)
+                out[f.name] = d
+            else:
+                out[f.name] = local[f.name]
+        return out
+
+    def record_registers(self, record: RecordType, name: str) -> dict[str, Reg]:
+        """Fresh registers for a local record, one per field (`e.key`, `e.value`, ...)."""
+        return {f.name: self.b.reg(f.type, f"{name}.{f.name}") for f in record.fields}
+
+    def place(self, e) -> tuple[Ref, ScalarType]:
+        """An indexed array or channel element, or a field of an array's record (`table[i].key`):
+        its reference and type."""
+        if isinstance(e, A.Field):
+            name, index, record = self.element(e.base)
+            return Ref(name, index, e.name.text), record.field(e.name.text).type
+        name, index, elem = self.element(e)
+        return Ref(name, index), elem
+
     def element(self, e) -> tuple[str, object, ScalarType]:
         """An indexed array or channel element: (name, linear index, element type)."""
         base, indices = _flatten(e)
@@ -237,16 +291,16 @@ class ExpressionLowering:
 
     @builtins.on(*ATOMIC)
     def atomic(self, name, e, t, dest):
-        elem_name, index, elem = self.element(e.args[0])
+        ref, elem = self.place(e.args[0])
         values = [self.expr(a, elem) for a in e.args[1:]]
-        return self.emit_value(dest, ATOMIC[name], elem, Ref(elem_name, index), *values, span=e.span,
-                               order="relaxed", scope="gpu" if self.b_array(elem_name).space == "global"
+        return self.emit_value(dest, ATOMIC[name], elem, ref, *values, span=e.span,
+                               order="relaxed", scope="gpu" if self.b_array(ref.name).space == "global"
                                else "cta")
 
     @builtins.on("load_cg")
     def load_cg(self, name, e, t, dest):
-        elem_name, index, elem = self.element(e.args[0])
-        return self.emit_value(dest, "ld", elem, Ref(elem_name, index), span=e.span, cache="cg")
+        ref, elem = self.place(e.args[0])
+        return self.emit_value(dest, "ld", elem, ref, span=e.span, cache="cg")
 
     @builtins.on("min", "max")
     def min_max(self, name, e, t, dest):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...core.handlers import HandlerTable
 from ...core.types import BOOL, I32, ScalarType
 from ...frontend import ast as A
+from ...core.records import RecordType
 from ..nodes import Array, Imm, Ref, Reg, imm
 from .context import LoweringContext
 from .expr import BINARY
@@ -29,6 +30,10 @@ class StatementLowering:
     @statements.on(A.Let)
     def let(self, s: A.Let) -> None:
         t = self.cx.types.get(s.value)
+        if isinstance(t, RecordType) and s.type is None:      # a record: one register per field
+            regs = self.cx.vars[s] = self.cx.exprs.record_registers(t, s.name.text)
+            self.cx.exprs.record(s.value, regs)
+            return
         t = self.cx.scalar_of(s.type.name) if s.type is not None else (t if isinstance(t, ScalarType) else I32)
         reg = self.b.reg(t, s.name.text)
         self.cx.vars[s] = reg
@@ -37,8 +42,22 @@ class StatementLowering:
     @statements.on(A.Assign)
     def assign(self, s: A.Assign) -> None:
         target = s.target
-        if isinstance(target, A.Name):
+        if isinstance(self.cx.types.get(target), RecordType):      # a whole record, field by field
+            if isinstance(target, A.Name):
+                self.cx.exprs.record(s.value, self.cx.vars[self.cx.symbol(target).decl])
+                return
+            name, index, record = self.cx.exprs.element(target)
+            values = self.cx.exprs.record(s.value)
+            for f in record.fields:
+                self.b.emit("st", (), (Ref(name, index, f.name), values[f.name]), s.span)
+            return
+        if isinstance(target, A.Field) and isinstance(target.base, A.Name):        # a field of a `var` record
+            reg = self.cx.vars[self.cx.symbol(target.base).decl][target.name.text]
+        elif isinstance(target, A.Name):
             reg = self.cx.vars[self.cx.symbol(target).decl]
+        else:
+            reg = None
+        if reg is not None:
             if s.op == "=":
                 self.cx.exprs.expr(s.value, reg.type, reg)
             else:
@@ -46,14 +65,14 @@ class StatementLowering:
                 self.cx.exprs.binop_into(reg, BINARY[s.op[:-1]], reg.type, reg, self.shift_amount(s.op, value, reg.type),
                                          span=s.span)
             return
-        name, index, elem = self.cx.exprs.element(target)
+        ref, elem = self.cx.exprs.place(target)
         if s.op == "=":
             value = self.cx.exprs.expr(s.value, elem)
         else:
-            old = self.b.op("ld", elem, Ref(name, index), span=s.span)
+            old = self.b.op("ld", elem, ref, span=s.span)
             value = self.cx.exprs.binop_into(None, BINARY[s.op[:-1]], elem, old,
                                              self.shift_amount(s.op, self.cx.exprs.expr(s.value, elem), elem), span=s.span)
-        self.b.emit("st", (), (Ref(name, index), value), s.span)
+        self.b.emit("st", (), (ref, value), s.span)
 
     def shift_amount(self, op, value, t):
         if op in ("<<=", ">>=") and value.type != t:

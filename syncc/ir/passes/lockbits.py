@@ -39,10 +39,10 @@ def allocate_lock_bits(k: Kernel, ctx: PassContext) -> Kernel:
     rest = [a for a in shared if a.name not in held_names | atomic_names]
     offset, placed = 0, {}
     for a in held + brief + rest:
-        words = a.elem.bits // 32 if a.elem.bits == 64 else 1     # a 64-bit element: two aligned words
+        words = 2 if getattr(a.elem, "bits", 32) == 64 else 1     # a 64-bit element: two aligned words
         offset += offset % words
         placed[a.name] = offset
-        offset += a.length * words
+        offset += a.words * words
     held_words = sum(a.length for a in held)
     if held_words > target.lock_bits:
         _too_many(k, held, held_words, ctx)

@@ -70,9 +70,11 @@ def params(k: Kernel) -> tuple[SassParam, ...]:
     out = []
     for p in kernel_abi(k).params:
         if p.kind in ("state", "fault"):     # (the simulator reads the fault record by its name)
-            out.append(SassParam(p.name, "state", p.elem.name, p.dims, Init("fill", p.init or 0), p.per))
+            elem = p.elem if p.elem.kind == "record" else p.elem.name    # (a queue's records: sized by it)
+            out.append(SassParam(p.name, "state", elem, p.dims, Init("fill", p.init or 0), p.per))
         else:
-            out.append(SassParam(p.name, p.kind, p.elem.name, p.dims))
+            # (an array of records keeps its RecordType: the launcher lays host records out by it)
+            out.append(SassParam(p.name, p.kind, p.elem if p.elem.kind == "record" else p.elem.name, p.dims))
     return tuple(out)
 
 
@@ -82,5 +84,5 @@ def shared_arrays(k: Kernel) -> tuple[SharedArray, ...]:
 
 
 def shared_bytes(k: Kernel) -> int:
-    return max((4 * a.offset + a.length * (8 if a.elem.bits == 64 else 4) for a in k.arrays if a.space == "shared"),
-               default=0)
+    return max((4 * (a.offset + a.words * (2 if getattr(a.elem, "bits", 32) == 64 else 1))
+                for a in k.arrays if a.space == "shared"), default=0)

@@ -56,10 +56,20 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers, or f64 where the emitter has no code for it (one
-    diagnostic, at the first use)."""
+    """E0801 for a kernel that uses 64-bit integers, or f64 where the emitter has no code for it, or
+    records with fields that are not 32 bits (one diagnostic, at the first use)."""
     def integer64(t) -> bool:
-        return t is not None and getattr(t, "bits", 0) == 64 and t != F64
+        return t is not None and getattr(t, "kind", "") != "record" and getattr(t, "bits", 0) == 64 and t != F64
+
+    for a in (*(p for p in k.params if not isinstance(p, Reg)), *k.arrays):
+        narrow = [f for f in a.elem.fields if f.type.bits != 32] if a.elem.kind == "record" else ()
+        if narrow:
+            f = narrow[0]
+            return [Diagnostic(Severity.ERROR, "E0801", f"a record field of {f.type} is not supported on Fermi "
+                               f"SASS: `{a.name}` holds `{a.elem.name}` records, whose field `{f.name}` is {f.type} "
+                               "(the simulated Fermi's memory is 32-bit words)", a.span or _first_use(k, a) or k.span,
+                               help="give a record in kernels compiled for `--target fermi-sass` / `fermi-sim` "
+                                    "32-bit fields only (i32, u32, f32; a flag as an i32); the PTX targets take any")]
 
     for p in k.params:
         t = p.type if isinstance(p, Reg) else p.elem
@@ -168,7 +178,7 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
     if ins.info.group == "atomic":
-        a = k.array(ins.ref.name)
+        a = k.accessed(ins.ref)
         return a is not None and (a.space == "shared" or _float_min_max(ins, a))
     return False
 
@@ -210,7 +220,7 @@ class _Rewriter:
         self.dispatch()
 
     def _space(self) -> str | None:
-        a = self.k.array(self.ins.ref.name) if self.ins.ref is not None else None
+        a = self.k.accessed(self.ins.ref) if self.ins.ref is not None else None
         return a.space if a is not None else None
 
     def dispatch(self) -> None:
@@ -221,7 +231,7 @@ class _Rewriter:
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()
-        elif ins.info.group == "atomic" and _float_min_max(ins, self.k.array(ins.ref.name)):
+        elif ins.info.group == "atomic" and _float_min_max(ins, self.k.accessed(ins.ref)):
             self.compare_and_swap()
         else:
             self.b.code[self.b.current].append(ins)
@@ -229,7 +239,7 @@ class _Rewriter:
     # seed 000 Listing 1: LDSLK P0, R1, [R0]; @P0 op; @P0 STSUL [R0], R4; @!P0 BRA back
     def shared_atomic(self) -> None:
         ins, b = self.ins, self.b
-        ref, elem = ins.ref, self.k.array(ins.ref.name).elem
+        ref, elem = ins.ref, self.k.accessed(ins.ref).elem
         retry, apply, test, done = self.block("atomic.retry"), self.block("atomic.apply"), \
             self.block("atomic.test"), self.block("atomic.done")
         b.jump(retry)

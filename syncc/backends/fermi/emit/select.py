@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from ....core import floats
 from ....core.types import BOOL, F32, F64, I32 as _I32, ScalarType
-from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return
+from ....ir.nodes import Array, Branch, Imm, Instr, Jump, Kernel, Ref, Reg, Return, field_place
 from ....ir.ops import OPS as _IR_OPS
 from ....ir.abi import kernel_abi
 from ..isa import CBANK, OPCODES, PARAM_BASE, PT, RZ, ConstBankWord, Pred, SassImm, SassReg, Special
@@ -564,6 +564,8 @@ class Selector:
         array = self.k.array(ref.name)
         if array is None:
             raise EmitterError(f"@{ref.name} is not declared")
+        if ref.field is not None:
+            return self.field_address(ref, array)
         idx = ref.index
         shift = 3 if array.elem.bits == 64 else 2              # an element's bytes: 8 (a pair) or 4
         if array.space == "shared":
@@ -583,6 +585,30 @@ class Selector:
         t = self.emit("ISCADD", Use(self.temp()), self.value(idx, "R"), ConstBankWord(0, word), SassImm(shift),
                       guard=None)
         return VMem(self.result(t), 0), array
+
+    def field_address(self, ref: Ref, array: Array) -> tuple[VMem, Array]:
+        """A field of a record: byte (record size) * index + (the field's offset) from the array's
+        start (core/records.py's layout; legalize.py refuses records with fields not 32 bits)."""
+        size, offset = field_place(array, ref)
+        view = self.k.accessed(ref)
+        idx = ref.index
+        if array.space == "shared":
+            if array.offset is None:
+                raise EmitterError(f"shared @{ref.name} has no offset: allocate_lock_bits did not run")
+            base = 4 * array.offset + offset
+            if isinstance(idx, Imm):
+                return VMem(None, base + size * int(idx.value)), view
+            t = self.emit("IMUL", Use(self.temp()), self.value(idx, "R"), self.value(Imm(size, _I32), "RIC"), guard=None)
+            return VMem(self.result(t), base), view
+        word = self.param_word.get(ref.name)
+        if word is None:
+            raise EmitterError(f"global @{ref.name} is neither a parameter nor global state")
+        if isinstance(idx, Imm):
+            t = self.emit("MOV", Use(self.temp()), ConstBankWord(0, word), guard=None)
+            return VMem(self.result(t), size * int(idx.value) + offset), view
+        scaled = self.emit("IMUL", Use(self.temp()), self.value(idx, "R"), self.value(Imm(size, _I32), "RIC"), guard=None)
+        t = self.emit("IADD", Use(self.temp()), Use(self.result(scaled)), ConstBankWord(0, word), guard=None)
+        return VMem(self.result(t), offset), view
 
     def load(self, ins: Instr) -> None:
         mem, array = self.address(ins.ref)

@@ -62,7 +62,7 @@ class Ring(QueueImplementation):
 
     @classmethod
     def wide(cls, granularity, elem, target):
-        return granularity == "thread" and target.wide_slots and elem.bits == 32
+        return granularity == "thread" and target.wide_slots and elem.bits == 32 and elem.kind != "record"
 
     @classmethod
     def declare(cls, sync, parts, instances, params):
