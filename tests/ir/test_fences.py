@@ -76,6 +76,11 @@ PINNED = {
     ("bfs.sync", "ptx"): (0, 0, 0),
     ("bfs.sync", "fermi"): (0, 0, 0),
     ("scan.sync", "fermi"): (4, 0, 0),
+    # task: a work pool (ir/impls/queue/pool.py): the seed's reserve and publication, the close,
+    # each round's look, free and end (the count's decrement, with release), the inner puts' single
+    # looks and publications, the loop end's acquires (the close latch, the count)
+    ("task.sync", "ptx"): (0, 0, 13),
+    ("task.sync", "fermi"): (12, 0, 0),
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic

@@ -20,7 +20,7 @@ The pool counts its items put and not yet done in `q.pending[i]`:
         take:   v = (the value); queue.free @q.space[i], %t;  %holding = false
                 body                                           (`continue`: to tail, `break`: to leave)
         tail:   br %took, done1, again
-        done1:  atom.add @q.pending[i], -1 order=release
+        done1:  atom.add @q.pending[i], -1 order=release          (where atomics carry no order: a fence, then a relaxed one)
         again:  br (%ready and not %more), ended, head          the loop's one edge back
         leave:  atom.add @q.pending[i], -1 order=release;  jmp endpool
         ended:  latch.wait @q.closed[i] queue=for;  jmp endpool    (open already)
@@ -51,8 +51,15 @@ def count_item(sync, parts, index, delta: int, span) -> None:
     """q.pending[i] += delta: an item put (before its value is published) or done (with release,
     after everything the body wrote)."""
     scope = "cta" if parts.placement == "shared" else "gpu"
+    ctx = sync.cx.ctx
+    order = "relaxed"
+    if delta < 0 and ctx.fences:      # the release: on the atomic where the target's carry one, else a fence
+        if ctx.target.ordered_atomics and ctx.minimize_fences:
+            order = "release"
+        else:
+            sync.b.emit("fence", (), (), span, order="acq_rel", scope=scope)
     sync.b.op("atom.add", I32, Ref(parts.part("pending"), index), imm(delta), hint="pending", span=span,
-              order="relaxed" if delta > 0 else "release", scope=scope)
+              order=order, scope=scope)
 
 
 def inner_put(sync, parts, index, value, span, publish) -> None:
