@@ -21,7 +21,9 @@ need is the caller's whole kernel, which the library cannot see:
     a warp's bodies run by its leader;
   * initialize_shared_state: shared state is the caller's, set up once with the type's `init`;
   * insert_bounds_checks: which element of an array of primitives an operation acts on is the C++
-    caller's index, as unchecked as any C++ subscript (docs/stdlib.md says the caller owes it).
+    caller's index, as unchecked as any C++ subscript (docs/stdlib.md says the caller owes it);
+  * guard_configurations: the grids and sizes a kernel supports are the caller's kernel's, which
+    declares them (or not) in its own code.
 """
 from __future__ import annotations
 

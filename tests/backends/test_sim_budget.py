@@ -21,7 +21,7 @@ EXAMPLES = {
     "barrier": {}, "chain": {}, "counter": {}, "hashtable": {}, "histogram": {}, "primitives": {},
     "sortedlist": {}, "wavefront": {}, "wavefront_tiled": {"TILE": "7", "TILES": "2"}, "ring": {"ITEMS": "512"},
     "queue": {"ITEMS": "512"}, "pipeline": {"BLOCKS": "2", "TILES": "4"},
-    "jacobi": {"ROUNDS": "4"}, "reduction": {}, "scan": {"N": "3000"}, "task": {},
+    "jacobi": {"ROUNDS": "4"}, "reduction": {}, "bfs": {}, "hash": {}, "scan": {"N": "3000"}, "task": {},
 }
 
 

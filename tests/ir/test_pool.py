@@ -17,6 +17,8 @@ lanes holding values waited at its end for lanes that waited for their children 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -154,11 +156,14 @@ def test_on_the_gpu():
 @pytest.mark.gpu
 @pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
 def test_a_full_pool_stops_with_e0425_on_the_gpu(tmp_path):
+    """In a process of its own: the stopped kernel stays on the GPU, and `syncc run` leaves by
+    os._exit rather than wait for it at exit (which would end this test process too)."""
     path = tmp_path / "full.sync"
     path.write_text(FULL)
-    r = syncc("run", str(path), "--target", "gpu", "--timeout", "60", "--error-format=json")
-    records = [json.loads(line) for line in r.err.splitlines() if line.startswith("{")]
-    assert r.code == 1 and [(d["code"], d["line"]) for d in records] == [("E0425", 11)], r.err
+    p = subprocess.run([sys.executable, "-m", "syncc", "run", str(path), "--target", "gpu", "--timeout", "60",
+                        "--error-format=json"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    records = [json.loads(line) for line in p.stderr.splitlines() if line.startswith("{")]
+    assert p.returncode == 1 and [(d["code"], d["line"]) for d in records] == [("E0425", 11)], p.stderr
 
 
 FULL = """kernel tree(count: global i32[1]) launch grid(1) block(32) {

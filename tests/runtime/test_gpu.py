@@ -24,6 +24,11 @@ from helpers import EXAMPLES, ROOT, no_gpu, syncc
 import syncc as syncc_api
 
 
+# the rwlock, latch and trywait tests reuse tests/ir/test_prims_sim.py's programs: importable however
+# pytest was started (run alone, this file would not see tests/ir)
+if str(ROOT / "tests" / "ir") not in sys.path:
+    sys.path.append(str(ROOT / "tests" / "ir"))
+
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")]
 STRESS = sorted(p for p in (ROOT / "tests" / "gpu").glob("*_stress.sync"))
 
