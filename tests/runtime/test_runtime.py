@@ -156,3 +156,22 @@ def test_float_arguments_are_checked_like_the_others():
     for bad in (True, "1.5", None):
         with pytest.raises(LaunchError, match="give it a number"):
             check_arguments("f", [scalar], [bad], None)
+
+
+def test_an_untyped_float_variable_is_f64_in_a_kernel_too(tmp_path):
+    """`var acc = 1.0` is f64 (the checker's default for a float constant); lowering gave its
+    register i32, and the IR verifier stopped the compiler (an internal error)."""
+    path = tmp_path / "acc.sync"
+    path.write_text("""kernel k(x: global f64[64]) launch grid(1) block(64) {
+    var acc = 1.5
+    for i in 0 .. 3 { acc = acc * x[tid] }
+    x[tid] = acc
+}
+host {
+    let x = full(f64, 64, 2.0)
+    launch k(x)
+    check x[5] == 12.0
+}
+""")
+    r = syncc("run", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err

@@ -34,7 +34,9 @@ class StatementLowering:
             regs = self.cx.vars[s] = self.cx.exprs.record_registers(t, s.name.text)
             self.cx.exprs.record(s.value, regs)
             return
-        t = self.cx.scalar_of(s.type.name) if s.type is not None else (t if isinstance(t, ScalarType) else I32)
+        # an untyped constant gets the checker's default: i32, or f64 for a float (`var acc = 1.0`)
+        t = self.cx.scalar_of(s.type.name) if s.type is not None else \
+            (t if isinstance(t, ScalarType) else self.cx.type_of(s.value))
         reg = self.b.reg(t, s.name.text)
         self.cx.vars[s] = reg
         self.cx.exprs.expr(s.value, t, reg)
