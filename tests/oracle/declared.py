@@ -30,7 +30,7 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .launch_shapes import run_one, with_runtime_grid
+from .launch_shapes import accepted_programs, run_one, with_runtime_grid
 
 FINDINGS = ("premise", "hang", "fault", "internal", "timeout")
 _HEADER_GRID = re.compile(r"\bgrid\(([^()]*)\)")
@@ -112,11 +112,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     batch, out = Path(args.batch), Path(args.out)
     (out / "programs").mkdir(parents=True, exist_ok=True)
-    accepted: dict[str, set[str]] = {}
-    for line in (batch / "results.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r["verdict"] == "accepted-ok":
-            accepted.setdefault(r["program"], set()).add(r["target"])
+    accepted = accepted_programs(batch)
     names = sorted(accepted)[: args.limit or None]
     work = [(name, hi, target) for name in names for hi in (int(h) for h in args.ranges.split(","))
             for target in args.targets.split(",") if target in accepted[name]]

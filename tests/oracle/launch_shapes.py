@@ -96,6 +96,16 @@ def run_one(path: Path, target: str, max_cycles: int, timeout: float) -> tuple[s
     return classify(p.returncode, p.stderr), " ".join(command)
 
 
+def accepted_programs(batch: Path) -> dict[str, set[str]]:
+    """An oracle batch's programs judged accepted-ok, each with the targets it was accepted on."""
+    accepted: dict[str, set[str]] = {}
+    for line in (batch / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["verdict"] == "accepted-ok":
+            accepted.setdefault(r["program"], set()).add(r["target"])
+    return accepted
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--batch", required=True, help="an oracle run's --out (its programs/ and results.jsonl)")
@@ -109,11 +119,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     batch, out = Path(args.batch), Path(args.out)
     (out / "programs").mkdir(parents=True, exist_ok=True)
-    accepted: dict[str, set[str]] = {}
-    for line in (batch / "results.jsonl").read_text().splitlines():
-        r = json.loads(line)
-        if r["verdict"] == "accepted-ok":
-            accepted.setdefault(r["program"], set()).add(r["target"])
+    accepted = accepted_programs(batch)
     names = sorted(accepted)[: args.limit or None]
     work = []
     for name in names:
