@@ -256,14 +256,12 @@ def undeclared_configurations(comp: Compilation) -> list[Diagnostic]:
         hidden = data_only_params(k)
         names = [n for n, (name, t) in enumerate(info.params)
                  if isinstance(t, ScalarType) and t.is_int and n not in declared and n not in hidden]
-        missing = [f"`{info.params[n][0]}: {info.params[n][1]} in lo .. hi`" for n in names]
-        if info.grid is None and (info.supports is None or info.supports.grid is None):
-            missing.insert(0, "`launch grid(lo .. hi)`")
-        if not missing:
+        no_grid = info.grid is None and (info.supports is None or info.supports.grid is None)
+        if not names and not no_grid:
             continue
-        parts = []
-        if info.grid is None and (info.supports is None or info.supports.grid is None):
-            parts.append("for grid(2) only")
+        missing = ["`launch grid(lo .. hi)`"] * no_grid + [f"`{info.params[n][0]}: {info.params[n][1]} in lo .. hi`"
+                                                           for n in names]
+        parts = ["for grid(2) only"] * no_grid
         if names:
             parts.append("with " + and_list(f"`{info.params[n][0]}`" for n in names) + " left unknown")
         what = " and ".join(parts)

@@ -201,22 +201,20 @@ class Checker:
             self.cx.error("E0606", f"only an integer scalar parameter declares the values it supports; "
                                    f"`{p.name.text}` is {t}", p.values.span)
             return None
-        exprs = (p.values.lo, p.values.hi) if isinstance(p.values, A.Between) else p.values.items
-        values = [self.cx.exprs.int_constant(e, pos, "a supported value") for e in exprs]
-        if any(v is None for v in values) or not values:
-            return None
         lo_type, hi_type = t.range
         if isinstance(p.values, A.Between):
-            lo, hi = values
-            if not lo < hi:
-                self.cx.error("E0606", f"the range {lo} .. {hi} holds no value (its end is not included)",
-                              p.values.span)
+            ends = self.cx.host.declared_ends(p.values, pos)
+            if ends is None:
                 return None
+            lo, hi = ends
             if lo < lo_type or hi - 1 > hi_type:
                 self.cx.error("E0606", f"{lo} .. {hi} is not within {t}'s values", p.values.span)
                 return None
             return ValueSet.between(lo, hi)
-        for e, v in zip(exprs, values):
+        values = [self.cx.exprs.int_constant(e, pos, "a supported value") for e in p.values.items]
+        if any(v is None for v in values) or not values:
+            return None
+        for e, v in zip(p.values.items, values):
             if not lo_type <= v <= hi_type:
                 self.cx.error("E0606", f"{v} is not a value of {t}", e.span)
                 return None

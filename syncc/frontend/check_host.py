@@ -152,7 +152,19 @@ class HostRules:
         return out
 
     def _declared_range(self, e: A.Between, pos, axis: int) -> "ValueSet | None":
-        """`lo .. hi` of a kernel's grid: constants, 1 <= lo < hi <= the axis's limit + 1."""
+        """`lo .. hi` of a kernel's grid: within 1 .. the axis's limit."""
+        ends = self.declared_ends(e, pos)
+        if ends is None:
+            return None
+        lo, hi = ends
+        if lo < 1 or hi - 1 > _GRID_LIMITS[axis]:
+            self.cx.error("E0604", f"grid size {'xyz'[axis]} is within 1..{_GRID_LIMITS[axis]}; this range is "
+                                   f"{lo} .. {hi}", e.span)
+            return None
+        return ValueSet.between(lo, hi)
+
+    def declared_ends(self, e: A.Between, pos) -> tuple[int, int] | None:
+        """The constant ends of a declared range `lo .. hi`, one that holds a value at least."""
         lo = self.cx.exprs.int_constant(e.lo, pos, "a range's end")
         hi = self.cx.exprs.int_constant(e.hi, pos, "a range's end")
         if lo is None or hi is None:
@@ -160,11 +172,7 @@ class HostRules:
         if not lo < hi:
             self.cx.error("E0606", f"the range {lo} .. {hi} holds no value (its end is not included)", e.span)
             return None
-        if lo < 1 or hi - 1 > _GRID_LIMITS[axis]:
-            self.cx.error("E0604", f"grid size {'xyz'[axis]} is within 1..{_GRID_LIMITS[axis]}; this range is "
-                                   f"{lo} .. {hi}", e.span)
-            return None
-        return ValueSet.between(lo, hi)
+        return lo, hi
 
     def _shape_ok(self, name: str, shape, d: A.ShapeDim) -> bool:
         limits = _BLOCK_LIMITS if name == "block" else _GRID_LIMITS

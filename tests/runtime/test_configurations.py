@@ -4,6 +4,7 @@ other hands, by the kernel itself (passes/guard.py) and the CUDA header's `NAME_
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from syncc.core.configs import ONE, Supported, ValueSet
 from syncc.core.diagnostics import DiagnosticSink
 from syncc.ir.analysis.space import Shape
 from syncc.ir.passes.hazards import run_checks
-from helpers import syncc as syncc_cli
+from helpers import no_gpu, syncc as syncc_cli
 
 FILL = """kernel fill(n: i32 in 1 .. 5000, x: global i32[n]) launch grid(1 .. 40) block(128) {
     if gtid < n { x[gtid] = gtid * 2 }
@@ -78,16 +79,20 @@ def test_the_built_kernel_refuses_a_launch_outside_by_itself(tmp_path):
     assert "declared configurations" in r.out and "a launch outside returns" in r.out
 
 
-def test_the_guard_turns_away_a_launch_outside_on_the_simulator(tmp_path):
+@pytest.mark.parametrize("target", ["fermi-sim", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_the_guard_turns_away_a_launch_outside(tmp_path, target):
     """Past the runtime's own refusal (which a raw launch of built code does not have): the kernel
-    returns at its first block, and writes nothing."""
+    returns at its start and writes nothing; a grid inside runs."""
+    if target == "gpu" and no_gpu() is not None:
+        pytest.skip(no_gpu())
     path = tmp_path / "fill.sync"
     path.write_text(FILL)
-    prog = syncc.compile(str(path), target="fermi-sim")
-    checked = prog.launcher("fermi-sim", 10.0)
+    checked = syncc.compile(str(path), target=target).launcher(target, 10.0)
     x = np.zeros(300, np.int32)
-    checked.launcher("fill", [300, x], (41, 1, 1), (128, 1, 1))      # the simulator's own, unchecked
+    checked.launcher("fill", [300, x], (41, 1, 1), (128, 1, 1))      # the target's own launcher, unchecked
     assert not x.any()
+    checked.launcher("fill", [300, x], (3, 1, 1), (128, 1, 1))
+    assert (x == 2 * np.arange(300)).all()
 
 
 # Kernels whose hazards sit in part of a declared range: what any configuration drawn from the range
@@ -124,7 +129,7 @@ def test_what_a_random_configuration_finds_the_covering_ones_found(tmp_path, tex
         (position, values), = supports.params
         value = rng.randrange(values.lo, values.hi)
         sink = DiagnosticSink()
-        run_checks(k, Shape(grid, k.block, ((position, value),)), _with_sink(comp.context, sink))
+        run_checks(k, Shape(grid, k.block, ((position, value),)), replace(comp.context, sink=sink))
         codes = {d.code for d in sink.items if d.is_error}
         assert codes <= found, (grid, value, codes, found)
 
@@ -135,28 +140,6 @@ def syncc_diagnostics(path):
     except syncc.CompileError as e:
         return [d for d in e.diagnostics if d.is_error]
     return []
-
-
-def _with_sink(ctx, sink):
-    from dataclasses import replace
-    return replace(ctx, sink=sink)
-
-
-@pytest.mark.gpu
-def test_the_guard_turns_away_a_launch_outside_on_the_gpu(tmp_path):
-    """The PTX's own guard, past the runtime's refusal: a grid outside writes nothing, one inside runs."""
-    from helpers import no_gpu
-    if no_gpu() is not None:
-        pytest.skip(no_gpu())
-    path = tmp_path / "fill.sync"
-    path.write_text(FILL)
-    prog = syncc.compile(str(path), target="gpu")
-    checked = prog.launcher("gpu", 10.0)
-    x = np.zeros(300, np.int32)
-    checked.launcher("fill", [300, x], (41, 1, 1), (128, 1, 1))       # the GPU's own, unchecked
-    assert not x.any()
-    checked.launcher("fill", [300, x], (3, 1, 1), (128, 1, 1))
-    assert (x == 2 * np.arange(300)).all()
 
 
 def test_a_guarded_kernel_with_shared_state_to_initialize_compiles_and_runs(tmp_path):
