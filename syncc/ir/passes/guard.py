@@ -36,20 +36,13 @@ def guard_configurations(k: Kernel, ctx: PassContext) -> Kernel:
     b.jump(guard)
     b.at(guard)
     b.span_now = k.span
+    checks = [(b.op("sreg", I32, hint=f"nbid.{axis}", reg=f"nctaid.{axis}"), allowed)
+              for axis, allowed in zip("xyz", supports.grid or ())]
+    checks += [(k.params[position], allowed) for position, allowed in supports.params]   # (integer scalars)
     inside = None
-    checks = []
-    if supports.grid is not None:
-        for axis, allowed in zip("xyz", supports.grid):
-            checks.append((b.op("sreg", I32, hint=f"nbid.{axis}", reg=f"nctaid.{axis}"), allowed))
-    for position, allowed in supports.params:
-        p = k.params[position]
-        if isinstance(p, Reg):
-            checks.append((p, allowed))
     for value, allowed in checks:
         ok = _within(b, value, allowed)
         inside = ok if inside is None else b.op("and", BOOL, inside, ok, hint="inside")
-    if inside is None:
-        return k
     refused = b.new_block("refused", after=guard)
     b.branch(inside, body, refused)
     b.at(refused)
@@ -57,7 +50,7 @@ def guard_configurations(k: Kernel, ctx: PassContext) -> Kernel:
     covered = sum(isinstance(s.where, DeclaredConfiguration) for s in ctx.launches.get(k.name, ()))
     ctx.remark(k.name, "guard", f"the hazard analyses covered the {supports.count} configurations the header "
                                 f"declares with {covered} of them (docs/targets.md says how they are chosen); a "
-                                f"launch outside returns at the kernel's first block", k.span)
+                                f"launch outside returns at the kernel's start", k.span)
     return b.freeze()
 
 
