@@ -145,6 +145,14 @@ class Facts:
     def space(self) -> Spaces:
         return Spaces(self.k, self.cfg, self.loops, self.guards, self.threads, self.is_party_branch)
 
+    @cached_property
+    def first_block_space(self) -> Spaces:
+        """The space of the launch's first block alone, for questions every block answers alike."""
+        if self.threads.block_ids == [0]:
+            return self.space
+        return Spaces(self.k, self.cfg, self.loops, self.guards, Threads(self.shape, first_block_only=True),
+                      self.is_party_branch)
+
     def instances(self, label: str):
         """Who runs block `label` (space.Instances), or None when too many to enumerate."""
         return self.space.of(label)

@@ -59,13 +59,44 @@ class Shape:
         return prod(self.block)
 
 
+# recent launch shapes' columns: a declared range checks many configurations that differ only in
+# their arguments (analyses read the columns and never change them)
+_COLUMNS: dict[tuple, dict[str, list[int]]] = {}
+
+
+def _columns(shape: Shape, blocks: list[int]) -> dict[str, list[int]]:
+    """The index columns of the threads of `blocks`: one block's, repeated for every block kept
+    (list repetition and chain run in C)."""
+    nt = shape.threads_per_block
+    bx, by, bz = shape.block
+    gx, gy, _ = shape.grid
+    nwarps, kept = -(-nt // 32), len(blocks)
+    warp = list(chain.from_iterable(repeat(w, 32) for w in range(nwarps)))[:nt]
+
+    def per_block(values):
+        return list(chain.from_iterable(repeat(v, nt) for v in values))
+
+    return {
+        "tid.x": list(range(bx)) * (by * bz * kept),
+        "tid.y": list(chain.from_iterable(repeat(y, bx) for y in range(by))) * (bz * kept),
+        "tid.z": list(chain.from_iterable(repeat(z, bx * by) for z in range(bz))) * kept,
+        "laneid": (list(range(32)) * nwarps)[:nt] * kept,
+        "tid": list(range(nt)) * kept, "warp": warp * kept,
+        "ctaid.x": per_block(b % gx for b in blocks), "ctaid.y": per_block((b // gx) % gy for b in blocks),
+        "ctaid.z": per_block(b // (gx * gy) for b in blocks), "block": per_block(blocks),
+        "gwarp": list(chain.from_iterable(map((b * nwarps).__add__, warp) for b in blocks)),  # a warp of the launch
+    }
+
+
 class Threads:
     """The launch's threads as rows: block by block, thread by thread within a block."""
 
-    def __init__(self, shape: Shape):
+    def __init__(self, shape: Shape, first_block_only: bool = False):
         self.shape = shape
         nb, nt = shape.blocks, shape.threads_per_block
-        if nb * nt <= BUDGET_THREADS:
+        if first_block_only:           # for questions every block answers alike (Spaces.same_in_every_block)
+            blocks = [0]
+        elif nb * nt <= BUDGET_THREADS:
             blocks = list(range(nb))
         else:
             keep = max(2, BUDGET_THREADS // nt)
@@ -74,25 +105,11 @@ class Threads:
         self.block_ids = blocks
         self.per_block = nt
         self.n = len(blocks) * nt
-        bx, by, bz = shape.block
-        gx, gy, _ = shape.grid
-        nwarps, kept = -(-nt // 32), len(blocks)
-        # one block's columns, repeated for every block kept (list repetition and chain run in C)
-        warp = list(chain.from_iterable(repeat(w, 32) for w in range(nwarps)))[:nt]
-
-        def per_block(values):
-            return list(chain.from_iterable(repeat(v, nt) for v in values))
-
-        self.columns: dict[str, list[int]] = {
-            "tid.x": list(range(bx)) * (by * bz * kept),
-            "tid.y": list(chain.from_iterable(repeat(y, bx) for y in range(by))) * (bz * kept),
-            "tid.z": list(chain.from_iterable(repeat(z, bx * by) for z in range(bz))) * kept,
-            "laneid": (list(range(32)) * nwarps)[:nt] * kept,
-            "tid": list(range(nt)) * kept, "warp": warp * kept,
-            "ctaid.x": per_block(b % gx for b in blocks), "ctaid.y": per_block((b // gx) % gy for b in blocks),
-            "ctaid.z": per_block(b // (gx * gy) for b in blocks), "block": per_block(blocks),
-            "gwarp": list(chain.from_iterable(map((b * nwarps).__add__, warp) for b in blocks)),  # a warp of the launch
-        }
+        key = (shape.grid, shape.block, first_block_only)
+        self.columns: dict[str, list[int]] = _COLUMNS.get(key) or _columns(shape, blocks)
+        if len(_COLUMNS) >= 4:
+            _COLUMNS.clear()
+        _COLUMNS[key] = self.columns
 
     def describe(self, row: int) -> str:
         """`thread 5 of block 1` (`thread 5` when the launch has one block)."""
@@ -189,6 +206,7 @@ class Spaces:
         self.args = {k.params[i].name: v for i, v in threads.shape.args
                      if i < len(k.params) and isinstance(k.params[i], Reg)}
         self._spaces: dict[str, Instances | None] = {}
+        self._unknowable: dict[str, bool] = {}
 
     # ---- loops ----------------------------------------------------------------------------
     def loops_around(self, label: str) -> list[Loop]:
@@ -347,6 +365,59 @@ class Spaces:
         return None
 
     # ---- values ---------------------------------------------------------------------------
+    def unknowable(self, v) -> bool:
+        """Is v's value unknown in every block, whatever the launch? True where its definitions lead
+        to memory, a merge of values that is no counted loop's counter, or an operation `_arith`
+        cannot evaluate: a check can then skip listing the instances of an access by v (a launch of
+        2^17 threads lists as many rows only to find nothing). False where it may be known."""
+        if isinstance(v, Imm):
+            return v.type.is_float
+        if not isinstance(v, Reg):
+            return True
+        if v.type.is_float:
+            return True
+        if v.name not in self._unknowable:
+            self._unknowable[v.name] = False        # a cycle through v: may be known
+            self._unknowable[v.name] = self._surely_unknown(v)
+        return self._unknowable[v.name]
+
+    def same_in_every_block(self, v, label: str) -> bool:
+        """Are v's values in block `label`, and who runs it, the same in every block of the launch? True
+        where neither v nor a guard of the block nor a bound of a counted loop around it reaches a
+        block index: the first block's rows then answer for all (a shared array's `buf[k * T + tid]`
+        in a launch of thousands of blocks)."""
+        regs = [v] + [cond for cond, _, _ in self._guards(label)]
+        for lp in self.loops_around(label):
+            c = self.counted.get(lp.head)
+            if c is not None:
+                regs += [c.init, c.bound]
+        return not any(self._reaches_block(r, set()) for r in regs)
+
+    def _reaches_block(self, v, seen: set) -> bool:
+        if not isinstance(v, Reg) or v.name in self.params or v.name in seen:
+            return False
+        seen.add(v.name)
+        for _, d in self.defs.get(v.name, []):
+            if d.op == "sreg" and d.attr("reg") in _PER_BLOCK:
+                return True
+            if any(self._reaches_block(a, seen) for a in d.args):
+                return True
+        return False
+
+    def _surely_unknown(self, v: Reg) -> bool:
+        if v.name in self.params or any(c.var == v.name for c in self.counted.values()):
+            return False
+        defs = self.defs.get(v.name, [])
+        if len(defs) != 1:
+            return True
+        d = defs[0][1]
+        if d.op == "sreg":
+            reg = d.attr("reg")
+            return not (reg in self.threads.columns or reg.startswith(("ntid.", "nctaid.")))
+        if d.op not in _EVALUATED:
+            return True
+        return any(self.unknowable(a) for a in d.args)
+
     def value(self, v, label: str) -> Column | None:
         """v's value in each instance of block `label` (None: unknown)."""
         inst = self.of(label)
@@ -415,6 +486,14 @@ def _rounds(start: list[int], stop: list[int], step: int, op: str) -> list[int] 
         return None
     s = abs(step)
     return [max(0, -(-x // s)) for x in span]
+
+
+# the special registers whose value differs from block to block
+_PER_BLOCK = frozenset({"ctaid.x", "ctaid.y", "ctaid.z", "block", "gwarp"})
+
+# the operations _arith evaluates (Spaces.unknowable: anything else is unknown)
+_EVALUATED = frozenset({"mov", "cvt", "neg", "not", "abs", "select", "add", "sub", "mul", "div", "rem", "shl",
+                        "shr"}) | frozenset(_CMP) | frozenset(_PURE)
 
 
 def _arith(op: str, args: list) -> Column | None:

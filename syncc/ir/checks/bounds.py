@@ -37,10 +37,14 @@ def check_bounds(facts: Facts, ctx: PassContext) -> None:
         if target is None:
             continue
         length, what, span = target
-        inst = facts.instances(b.label)
+        if facts.space.unknowable(ref.index):
+            continue            # from data whatever the launch: the run-time check's
+        # where every block runs the access alike, the first block's threads answer for all
+        space = facts.first_block_space if facts.space.same_in_every_block(ref.index, b.label) else facts.space
+        inst = space.of(b.label)
         if inst is None or not inst.exact:
             continue            # who runs it depends on data: the run-time check's
-        col = facts.value(ref.index, b.label)
+        col = space.value(ref.index, b.label)
         if col is None or col[1]:
             continue
         values = col[0]
@@ -51,7 +55,7 @@ def check_bounds(facts: Facts, ctx: PassContext) -> None:
         reported.add((ref.name, facts.value_key(ref.index)))
         reported_waits(facts).add(id(ins))     # (a wait on it is not reported again as never ending)
         side = "below its first element" if bad < 0 else f"past its last ({length} element{'s' if length != 1 else ''})"
-        ctx.sink.error("E0726", f"{facts.threads.describe(inst.thread[n])} {_rounds(facts, inst, n)}uses element "
+        ctx.sink.error("E0726", f"{space.threads.describe(inst.thread[n])} {_rounds(facts, inst, n)}uses element "
                        f"{bad} of {what} `{ref.name}`, {side}: it would touch the memory beside it", ins.span,
                        notes=[Note(f"`{ref.name}` is declared here", span)] if span is not None else (),
                        help=f"keep the index within 0 .. {length - 1} for every thread the launch runs (a guard "
