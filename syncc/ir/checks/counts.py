@@ -89,7 +89,8 @@ def never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: P
         elif role in _QUEUE_WORDS:     # its free slots (puts wait) or its values (gets wait)
             full, provide, verb = _QUEUE_WORDS[role]
             start = f"`{queue}` {full(prim.count or 0)} and "
-            why = why.replace("posts it", f"{provide} `{queue}`").replace("every post of it", f"every {verb}")
+            why = why.replace("nothing in this kernel posts it", f"{provide} `{queue}`").replace(
+                "every post of it", f"every {verb}")
             help = f"{provide} `{queue}` once for every value that waits for it, from threads that do not wait first"
         ctx.sink.error("E0705", f"{w.what} never ends: {start}{why}", w.site.span,
                        notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
