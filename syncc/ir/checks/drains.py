@@ -19,7 +19,7 @@ every `for` loop over a queue has, a work pool's and a party's too: impls/queue/
 waits on `q.items` that stand for a `get` (waitfor.py), and the retried attempts retries.py
 finds. Instances are compared per instance key (the index, and the block for a shared queue),
 over the threads that can run each operation in the launch's shape; an index that depends on
-data is taken as any instance.
+data, or a launch with more blocks than the analyses enumerate, is taken as any instance.
 """
 from __future__ import annotations
 
@@ -86,8 +86,8 @@ def _instances(facts: Facts, label: str, ins) -> set | None:
     """The instance keys of the queue `ins` can reach over the launch (ANY where its index, or who
     runs it, is not known)."""
     inst = facts.instances(label)
-    if inst is None:
-        return ANY
+    if inst is None or not facts.threads.every_block:
+        return ANY                 # (past the blocks the analyses enumerate, any instance may be reached)
     col = facts.value(ins.ref.index, label)
     if col is None or col[1]:
         return ANY if inst.thread else set()
