@@ -120,6 +120,7 @@ CODES: dict[str, str] = {
     "E0725": "queue that counts its own tickets with more than one producer or consumer",
     "E0726": "index outside its array or primitive",
     "E0727": "wait that only another block can end, beyond co-residency",
+    "E0728": "`get` on a queue that `for` loops also drain",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

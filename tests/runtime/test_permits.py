@@ -14,7 +14,7 @@ ENGINES = ["compiled", "reference"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("name", ["permits_readers_writer", "permits_by_thread"])
+@pytest.mark.parametrize("name", ["permits_readers_writer", "permits_by_thread", "permits_small_passes_large"])
 def test_the_corpus_neighbours_run_and_check_their_counts(name, engine):
     for extra in ([], ["--its"]):
         r = syncc("run", str(CLEAN / f"{name}.sync"), "--target", "fermi-sim", "--engine", engine, *extra)

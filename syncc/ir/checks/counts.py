@@ -4,6 +4,7 @@
            a latch counted down fewer times than its count; a semaphore or latch whose every post
            or count-down comes after a wait that can never end (so none ever comes)
     E0721  a named barrier whose threads per phase, counted over the launch, differ from its count
+           (an element of a block that only `arrive`s reach, and no `sync`, holds no one up)
 
 Counts are taken over the instances of each operation (analysis/space.py): every thread of the launch
 and every round of a counted loop, a party (@warp, @block) counted once. Waits must be counted
@@ -88,7 +89,8 @@ def never_provided(facts: Facts, blocking: list[Blocking], reported: set, ctx: P
         elif role in _QUEUE_WORDS:     # its free slots (puts wait) or its values (gets wait)
             full, provide, verb = _QUEUE_WORDS[role]
             start = f"`{queue}` {full(prim.count or 0)} and "
-            why = why.replace("posts it", f"{provide} `{queue}`").replace("every post of it", f"every {verb}")
+            why = why.replace("nothing in this kernel posts it", f"{provide} `{queue}`").replace(
+                "every post of it", f"every {verb}")
             help = f"{provide} `{queue}` once for every value that waits for it, from threads that do not wait first"
         ctx.sink.error("E0705", f"{w.what} never ends: {start}{why}", w.site.span,
                        notes=[Note(f"`{queue}` is declared here", prim.span)], help=help)
@@ -381,6 +383,7 @@ def _named_barrier_counts(facts: Facts, ctx: PassContext) -> None:
         sites = [(b.label, i) for b, _, i in k.instructions()
                  if i.op in ("prim.sync", "prim.arrive") and i.ref.name == prim.name and b.label in facts.cfg.reachable]
         arrivals: dict[tuple, dict[int, int]] = {}     # (block, element) → thread row → arrivals
+        waited: set[tuple] = set()                     # the (block, element)s some `sync` reaches
         exact = True
         for label, ins in sites:
             inst = facts.instances(label)
@@ -393,9 +396,13 @@ def _named_barrier_counts(facts: Facts, ctx: PassContext) -> None:
             for row, element in zip(inst.thread, col[0]):
                 per = arrivals.setdefault((t.columns["block"][row], element), {})
                 per[row] = per.get(row, 0) + 1
+                if ins.op == "prim.sync":
+                    waited.add((t.columns["block"][row], element))
         if not exact or not arrivals:
             continue
         for (block, element), per in sorted(arrivals.items()):
+            if (block, element) not in waited:
+                continue          # only `arrive`s, which never wait: no phase holds anyone up
             rounds = set(per.values())
             threads = len(per)
             total = sum(per.values())

@@ -18,6 +18,11 @@ set only on its success edge; `!`, `&&`, `||` of those; a flag that starts false
 loop: false implies anything). An exit edge, or a `return` inside the loop, where success is
 not known refuses the loop: it may end without taking anything (a bounded number of rounds,
 `while x < 10`), and then it is no wait.
+
+At `@warp` and `@block` the leader makes the attempt for its party and the members learn its
+answer: a `@warp` semaphore's by a vote (`vote.any` of the flag, false in the other lanes), the
+others through a shared word the leader stores and every member loads once the party has met
+(`_told`). The dataflow follows both, so a party's retry loop is its party's wait too.
 """
 from __future__ import annotations
 
@@ -58,24 +63,26 @@ def _retry(facts: Facts, loop: Loop) -> Retry | None:
         return None                # (several attempts: which one's success ends it?)
     label, attempt = attempts[0]
     if attempt.attr("party") is not None or facts.loop_of(label) != loop:
-        return None                # a @warp/@block leader's attempt; an attempt in an inner loop
+        return None                # (a party's attempt marked as such); an attempt in an inner loop
     prim = facts.k.prim(attempt.ref.name)
-    if prim is None or prim.granularity != "thread":
+    if prim is None:
         return None
     entries = [x for x in cfg.preds[loop.head] if x not in loop.blocks and x in cfg.reachable]
     if len(entries) != 1 or cfg.blocks[entries[0]].term.targets != (loop.head,):
         return None
-    states = _success_states(facts, loop, attempt, entries[0])
+    # a @warp/@block party's attempt is its leader's, and the members learn its answer (told below)
+    told = _told(facts, loop, attempt) if prim.granularity != "thread" else {}
+    states = _success_states(facts, loop, attempt, entries[0], told)
     if states is None:
         return None
     after = frozenset(x for x, state in states.items() if state is None)
-    once = label not in _after_success(facts, loop, attempt, states)
+    once = label not in _after_success(facts, loop, attempt, states, told)
     if not once:
         after = frozenset()       # a success can be followed by another attempt: how often each runs is not known
     return Retry(loop, attempt, label, entries[0], after, once)
 
 
-def _after_success(facts: Facts, loop: Loop, attempt: Instr, states: dict) -> set[str]:
+def _after_success(facts: Facts, loop: Loop, attempt: Instr, states: dict, told: dict) -> set[str]:
     """The loop's blocks a thread can reach after this execution's success, without leaving the
     loop: from each edge on which success becomes known, with the branch's condition known,
     following boolean constants (`got = true`, `!got`) so that a test they decide takes one way."""
@@ -86,7 +93,7 @@ def _after_success(facts: Facts, loop: Loop, attempt: Instr, states: dict) -> se
             continue
         out = state
         for ins in cfg.blocks[x].instrs:
-            out = _step(out, ins, attempt)
+            out = _step(out, ins, attempt, told)
         term = cfg.blocks[x].term
         for (target, edge), value in zip(_edges(out, term), (True, False)):
             if edge is None and target in loop.blocks and isinstance(term, Branch) and isinstance(term.cond, Reg):
@@ -132,7 +139,7 @@ def _propagate(known: dict, ins: Instr) -> None:
 # A state is None (success already seen: every register implies it) or a dict register name →
 # (true implies success, false implies success) for the registers known to say something.
 
-def _success_states(facts: Facts, loop: Loop, attempt: Instr, entry: str) -> dict | None:
+def _success_states(facts: Facts, loop: Loop, attempt: Instr, entry: str, told: dict) -> dict | None:
     """The state at the start of each block of the loop, or None when the loop can end (or its
     thread return) without a success."""
     cfg = facts.cfg
@@ -143,7 +150,7 @@ def _success_states(facts: Facts, loop: Loop, attempt: Instr, entry: str) -> dic
         label = todo.pop()
         state = states[label]
         for ins in cfg.blocks[label].instrs:
-            state = _step(state, ins, attempt)
+            state = _step(state, ins, attempt, told)
         term = cfg.blocks[label].term
         if isinstance(term, Return):
             if state is not None:
@@ -202,7 +209,45 @@ def _reaching_constants(facts: Facts, loop: Loop, entry: str, name: str) -> set 
     return found
 
 
-def _step(state, ins: Instr, attempt: Instr):
+def _told(facts: Facts, loop: Loop, attempt: Instr) -> dict[str, str]:
+    """How a party's leader tells its members the answer of its attempt (ir/lower/sync.py,
+    impls/queue/ring_party.py): array name → "ne0" where every store to it inside the loop is the
+    attempt's flag as an integer (`cvt`: nonzero on success), "ge0" where it is the ticket taken or
+    -1 (`select took, ticket, -1`: a ticket is never negative). A member's `ld` of it after the
+    party meets reads the leader's answer. (A `@warp` semaphore's members vote instead: `_step`.)"""
+    flag = attempt.dests[0].name if attempt.dests else None
+    defs: dict[str, list[Instr]] = {}
+    stores: dict[str, list[Instr]] = {}
+    for x in loop.blocks:
+        for ins in facts.cfg.blocks[x].instrs:
+            for d in ins.dests:
+                defs.setdefault(d.name, []).append(ins)
+            if ins.op == "st":
+                stores.setdefault(ins.ref.name, []).append(ins)
+
+    def kind(v) -> str | None:
+        found = defs.get(v.name, []) if isinstance(v, Reg) else []
+        if len(found) != 1:
+            return None
+        d = found[0]
+        if d.op == "cvt" and isinstance(d.args[0], Reg) and d.args[0].name == flag and all(
+                i is attempt or i.op == "mov" and isinstance(i.args[0], Imm) and not i.args[0].value
+                for i in defs.get(flag, [])):
+            return "ne0"
+        if (d.op == "select" and isinstance(d.args[0], Reg) and d.args[0].name == flag and len(attempt.dests) > 1
+                and isinstance(d.args[1], Reg) and d.args[1].name == attempt.dests[1].name
+                and isinstance(d.args[2], Imm) and d.args[2].value == -1 and defs.get(flag) == [attempt]):
+            return "ge0"
+        return None
+    out = {}
+    for name, sts in stores.items():
+        kinds = {kind(st.args[1]) for st in sts}
+        if len(kinds) == 1 and None not in kinds:
+            out[name] = kinds.pop()
+    return out
+
+
+def _step(state, ins: Instr, attempt: Instr, told: dict | None = None):
     if state is None:
         return None
     if not ins.dests:
@@ -223,9 +268,18 @@ def _step(state, ins: Instr, attempt: Instr):
     elif ins.op in ("and", "or") and ins.dests[0].type.name == "bool":
         (ta, fa), (tb, fb) = says(ins.args[0]), says(ins.args[1])
         flags = (ta or tb, fa and fb) if ins.op == "and" else (ta and tb, fa or fb)
+    elif ins.op == "vote.any" and told is not None:
+        flags = (says(ins.args[0])[0], False)      # some lane's flag: the leader's, for its party
+    elif ins.op == "ld" and told and ins.attr("uniform") and ins.ref.name in told:
+        out = {k: v for k, v in state.items() if k != ins.dests[0].name}
+        out[("told", ins.dests[0].name)] = told[ins.ref.name]
+        return out
+    elif ins.op in ("cmp.ne", "cmp.ge") and isinstance(ins.args[0], Reg) and isinstance(ins.args[1], Imm) \
+            and ins.args[1].value == 0 and state.get(("told", ins.args[0].name)) == ins.op[4:] + "0":
+        flags = (True, False)                      # the member's reading of its leader's success
     else:
         flags = (False, False)
-    out = {k: v for k, v in state.items() if all(k != d.name for d in ins.dests)}
+    out = {k: v for k, v in state.items() if all(k != d.name and k != ("told", d.name) for d in ins.dests)}
     if any(flags):
         out[ins.dests[0].name] = flags
     return out
@@ -244,5 +298,6 @@ def _join(a, b):
         return b
     if b is None:
         return a
-    return {k: (a[k][0] and b[k][0], a[k][1] and b[k][1]) for k in a.keys() & b.keys()
-            if (a[k][0] and b[k][0]) or (a[k][1] and b[k][1])}
+    told = {k: a[k] for k in a.keys() & b.keys() if isinstance(k, tuple) and a[k] == b[k]}
+    return told | {k: (a[k][0] and b[k][0], a[k][1] and b[k][1]) for k in a.keys() & b.keys()
+                   if not isinstance(k, tuple) and ((a[k][0] and b[k][0]) or (a[k][1] and b[k][1]))}

@@ -230,7 +230,8 @@ def _events(facts: Facts, ctx: PassContext) -> Launch | None:
         # on a stack-based GPU the lanes that got through a @thread wait's polling loop wait where
         # it ends for the warp's other lanes (after the release structuring put in its body)
         converge = None
-        if ctx.target.stack_based and attempt:       # (the retrying lanes meet where the loop ends)
+        if ctx.target.stack_based and attempt and party is None:    # (the retrying lanes meet where the loop
+            # ends; a party's leader retries for it, and the party meets at each attempt)
             converge = min(positions[out] for _, out in retry.loop.exits), -0.5
         elif ctx.target.stack_based and waits and kind in ("sem", "latch", "chan") and party is None:
             converge = _convergence_point(facts, label, i, ins, positions)

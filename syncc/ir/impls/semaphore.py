@@ -102,7 +102,9 @@ class Sleeping(Spin):
     @classmethod
     def expand(cls, em, prim, ins) -> None:
         # one permit a ticket: the front end refuses `(k)` on it (E0421), and a default takes
-        # another implementation where a program uses `(k)` (registry.PERMITS)
+        # another implementation where a program uses `(k)` (registry.PERMITS). Taking k tickets at
+        # once would serve waiters in order, not once k permits are there, which the analyses
+        # assume (docs/diagnostics.md, E0421; tests/hazards/clean/permits_small_passes_large.sync)
         if not _one(ins.permits):
             raise AssertionError(f"{ins.op} of {ins.permits} permits reached the sleeping semaphore")
         super().expand(em, prim, ins)

@@ -34,6 +34,7 @@ from ..checks.barriers import check_collectives
 from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
+from ..checks.drains import check_drained_gets
 from ..checks.queue_parties import check_queue_parties
 from ..checks.residency import check_residency, coresident
 from ..analysis.facts import Facts, declared_shape
@@ -52,7 +53,7 @@ from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
-          check_channels, check_waits, check_waits_for, check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
+          check_channels, check_waits, check_waits_for, check_drained_gets, check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
 
 
 @dataclass
