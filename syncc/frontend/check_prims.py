@@ -108,7 +108,7 @@ class PrimitiveRules:
         info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
         if ok:
             self._prim_args(d, rule, info, pos)
-            self._prim_elem(d, rule, info)
+            self._prim_elem(d, rule, info, vended=pos.kernel is None and self.cx.library)
             if d.impl is not None:
                 self._prim_impl(d, info, pos)
         else:
@@ -222,7 +222,8 @@ class PrimitiveRules:
                       help=f"count at most {parties}, or declare it `in global` to count across blocks")
         return False
 
-    def _prim_elem(self, d, rule, info: PrimInfo) -> None:
+    def _prim_elem(self, d, rule, info: PrimInfo, vended: bool = False) -> None:
+        """The slot type of a channel, queue or scan (`vended`: a library's own, vended to C++)."""
         if rule.carries_values:
             if d.elem is None:
                 self.cx.error("E0406", f"a {d.kind} needs a slot type: `{d.kind} {d.name.text}...: i32 in ...`",
@@ -230,10 +231,16 @@ class PrimitiveRules:
                 info.elem = ERROR
             else:
                 info.elem = self.cx.elem_of(d.elem)
-                if isinstance(info.elem, RecordType) and d.kind != "queue":
-                    self.cx.error("E0214", f"a {d.kind} carries scalars; a queue carries `{info.elem.name}` records",
-                                  d.elem.span, help=f"declare a queue of them: `queue q(N): {info.elem.name} in ...`, "
-                                                    "or give each field a slot of its own")
+                if isinstance(info.elem, RecordType) and d.kind == "scan":
+                    self.cx.error("E0214", f"a scan adds numbers; a `{info.elem.name}` record is no number",
+                                  d.elem.span, help="scan one field of it: `scan s: i32 in ...` and add `e.count`")
+                    info.elem = ERROR
+                elif isinstance(info.elem, RecordType) and vended:
+                    self.cx.error("E0217", f"a library does not vend a {d.kind} of `{info.elem.name}` records",
+                                  d.elem.span, notes=[Note("a vended operation's value is a scalar parameter or "
+                                                           "result of its C++ member function")],
+                                  help=f"declare the {d.kind} in the kernel that uses it, or vend one {d.kind} "
+                                       "per field")
                     info.elem = ERROR
                 if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
                     self.cx.error("E0406", f"a scan adds numbers ({', '.join(SCAN_TYPES)}), not {info.elem}",

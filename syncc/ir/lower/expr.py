@@ -91,8 +91,12 @@ class ExpressionLowering:
     @expressions.on(A.Field)
     def field(self, e, want, dest):
         if isinstance(e.base, A.Index):           # a field of an array's record
-            ref, t = self.place(e)
-            return self.emit_value(dest, "ld", t, ref, span=e.span)
+            name, index, record = self.element(e.base)
+            if self.b.prim(name) is not None:     # of a channel slot's: a plain read of the record
+                fields = self.emit_value(None, "chan.read", record, Ref(name, index), span=e.span)
+                return fields[e.name.text]
+            return self.emit_value(dest, "ld", record.field(e.name.text).type, Ref(name, index, e.name.text),
+                                   span=e.span)
         if isinstance(e.base, A.Name):
             local = self.cx.vars.get(self.cx.symbol(e.base).decl)
             if isinstance(local, dict):           # a field of a record value: its register
@@ -190,6 +194,9 @@ class ExpressionLowering:
             return dict(self.cx.expression_handlers[A.Get](e, record, into))
         if isinstance(e, A.Index):
             name, index, _ = self.element(e)
+            if self.b.prim(name) is not None:     # a channel slot's plain read: one chan.read of every field
+                into = RecordValue(dests, record) if dests else None
+                return dict(self.emit_value(into, "chan.read", record, Ref(name, index), span=e.span))
             return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)
                     for f in record.fields}
         if isinstance(e, A.Call):
