@@ -122,6 +122,11 @@ class PrimitiveRules:
                 self._take_in(info, d.span, pos)
         self.cx.declare(pos.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
 
+    def take_in(self, info: PrimInfo, span, pos) -> None:
+        """A use of `info` in a kernel: a top-level primitive the kernel has not used yet becomes its own."""
+        if info.top_level and pos.kernel is not None and info not in pos.kernel.prims:
+            self._take_in(info, span, pos)
+
     def _take_in(self, info: PrimInfo, span, pos) -> None:
         """The kernel allocates `info` for each launch (a top-level one on its first use)."""
         kernel = pos.kernel
@@ -338,8 +343,7 @@ class PrimitiveRules:
                 self.cx.exprs.expr(i, pos)
             return None
         info: PrimInfo = sym.info
-        if info.top_level and pos.kernel is not None and info not in pos.kernel.prims:
-            self._take_in(info, place.span, pos)
+        self.take_in(info, place.span, pos)
         if info.kind not in kinds:
             self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
                           notes=[Note("declared here", sym.span)],

@@ -238,3 +238,27 @@ def test_the_ir_text_of_a_channel_of_records_reads_back(tmp_path):
                                  "initialize_shared_state", "allocate_lock_bits") for a in ("-p", name)]
         r = syncc("opt", str(tmp_path / "k.ir"), "--target", target, *passes)
         assert r.code == 0 and "chan." not in r.out, r.err
+
+
+TOP_LEVEL = """
+struct P { a: i32, b: f32 }
+channel c[32]: P in global @thread
+kernel k(out: global P[64]) launch grid(1) block(64) {
+    if tid < 32 { put c[tid] = P(a = tid + 5, b = f32(tid)) } else { out[tid] = get c[63 - tid] }
+}
+kernel peek(out: global P[64]) launch grid(1) block(32) {
+    out[tid] = c[tid]
+}
+host {
+    let o = zeros(P, 64)
+    launch k(o)
+    check o[32].a == 36 && o[32].b == 31.0 && o[63].a == 5
+}
+"""
+
+
+def test_a_top_level_channel_of_records(tmp_path):
+    """Every kernel that uses a top-level channel has its own; one that only reads it plainly
+    (`peek`, never launched) takes it in as well (a plain read was an internal error)."""
+    r = syncc("run", str(write(tmp_path, TOP_LEVEL)), "--target", "fermi-sim")
+    assert r.code == 0, r.err + r.out
