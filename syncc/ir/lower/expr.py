@@ -101,6 +101,8 @@ class ExpressionLowering:
             local = self.cx.vars.get(self.cx.symbol(e.base).decl)
             if isinstance(local, dict):           # a field of a record value: its register
                 return local[e.name.text]
+        elif isinstance(self.cx.types.get(e.base), RecordType):    # of a function's record result
+            return self.record(e.base)[e.name.text]
         sym = self.cx.refs.get(e)
         if sym is not None:      # a module's constant
             return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
@@ -200,6 +202,9 @@ class ExpressionLowering:
             return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)
                     for f in record.fields}
         if isinstance(e, A.Call):
+            sym = self.cx.refs.get(e.func)
+            if sym is not None and sym.kind == "fn":     # a function's result: its registers
+                return dict(self.inline(sym, e, RecordValue(dests, record) if dests else None))
             given = {k.name.text: k.value for k in e.kwargs}
             return {f.name: self.expr(given[f.name], f.type, dests.get(f.name)) for f in record.fields}
         local = self.cx.vars[self.cx.symbol(e).decl]
@@ -409,7 +414,7 @@ class ExpressionLowering:
         saved_vars = self.cx.vars
         self.cx.vars = {}
         for p, a, t in zip(decl.params, args, info.params):
-            reg = self.b.reg(t, p.name.text)
+            reg = self.b.reg(t, p.name.text)      # (a record: a register per field, nodes.RecordValue)
             self.b.assign(reg, a, p.span)
             self.cx.vars[p] = reg
         result = None
