@@ -43,7 +43,6 @@ CODES: dict[str, str] = {
     "E0214": "a whole record where it cannot be",
     "E0215": "not a type",
     "E0216": "bad record literal",
-    "E0217": "a library's channel or queue of records",
     # constants
     "E0301": "not a constant",
     "E0302": "division by zero in a constant",

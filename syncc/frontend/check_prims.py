@@ -240,13 +240,6 @@ class PrimitiveRules:
                     self.cx.error("E0214", f"a scan adds numbers; a `{info.elem.name}` record is no number",
                                   d.elem.span, help="scan one field of it: `scan s: i32 in ...` and add `e.count`")
                     info.elem = ERROR
-                elif isinstance(info.elem, RecordType) and vended:
-                    self.cx.error("E0217", f"a library does not vend a {d.kind} of `{info.elem.name}` records",
-                                  d.elem.span, notes=[Note("a vended operation's value is a scalar parameter or "
-                                                           "result of its C++ member function")],
-                                  help=f"declare the {d.kind} in the kernel that uses it, or vend one {d.kind} "
-                                       "per field")
-                    info.elem = ERROR
                 if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
                     self.cx.error("E0406", f"a scan adds numbers ({', '.join(SCAN_TYPES)}), not {info.elem}",
                                   d.elem.span, help="scan a count instead: `u32(flag)` is 1 or 0")

@@ -262,3 +262,86 @@ def test_a_top_level_channel_of_records(tmp_path):
     (`peek`, never launched) takes it in as well (a plain read was an internal error)."""
     r = syncc("run", str(write(tmp_path, TOP_LEVEL)), "--target", "fermi-sim")
     assert r.code == 0, r.err + r.out
+
+
+def test_the_cuda_headers_compile(tmp_path):
+    """The header of every channel-of-records case (and of the record of every field type)
+    compiles with nvcc without a warning (skipped without nvcc)."""
+    import subprocess
+    from syncc.backends.ptx.tools import find_tool
+    if find_tool("nvcc") is None:
+        pytest.skip("nvcc is not on PATH")
+    includes = []
+    texts = [two_warps(case, take) for case in CASES for take in ("get", "await")] + [EVERY_TYPE, BLOCK.replace(
+        "USING", "")]
+    for n, text in enumerate(texts):
+        r = syncc("build", str(write(tmp_path, text, f"c{n}.sync")), "--target", "cuda", "-o", str(tmp_path / f"c{n}.cuh"))
+        assert r.code == 0, r.err
+        includes.append(f'#include "c{n}.cuh"')
+    cu = tmp_path / "all.cu"
+    cu.write_text("\n".join(includes) + "\nint main() { return 0; }\n")
+    p = subprocess.run([find_tool("nvcc"), "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c", str(cu),
+                        "-o", str(tmp_path / "t.o")], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert p.returncode == 0, p.stderr[-4000:]
+
+
+VENDED = "struct Task { id: i32, w: f32 }\nchannel box[32]: Task in global @thread\nqueue work(16): Task in global @thread\n"
+VENDED_DECLS = ["channel box[32]: Task in global @thread using atomlock", "channel box[32]: Task in shared @thread",
+                "channel box[64]: Task in shared @warp", "channel box[64]: Task in global @block",
+                "queue work(16): Task in shared @thread using locked", "queue work(16): Task in global @warp",
+                "queue work(16, writers = 4): Task in global @thread using ring",
+                "queue work(16): Task in shared @warp using mbarrier", "queue work(16): Task in global @thread using spsc"]
+
+
+def test_a_library_vends_channels_and_queues_of_records(tmp_path):
+    """The C++ type's put takes the record (`put(int32_t index, Task value)`), get returns one,
+    next fills one; the header declares the struct once."""
+    r = syncc("build", str(write(tmp_path, VENDED, "recs.sync")), "--target", "cuda")
+    assert r.code == 0, r.err
+    for member in ("void put(int32_t index, Task value)", "Task get(int32_t index)", "void put(Task value)",
+                   "Task get() const", "bool try_put(Task value)", "bool next(Task& value)", "Task* data;",
+                   "data[r_syncc_index].id = r_syncc_value_id;"):
+        assert member in r.out, member
+    assert r.out.count("struct Task {") == 1
+
+
+def test_the_vended_headers_compile(tmp_path):
+    """Every implementation a library may vend a record slot with: its header compiles with nvcc
+    without a warning, with tests/gpu/vended_records.cu, which uses one (skipped without nvcc)."""
+    import shutil
+    import subprocess
+    from helpers import ROOT
+    from syncc.backends.ptx.tools import find_tool
+    if find_tool("nvcc") is None:
+        pytest.skip("nvcc is not on PATH")
+    includes = []
+    for n, decl in enumerate(VENDED_DECLS):
+        src = write(tmp_path, "struct Task { id: i32, w: f32, flag: bool }\n" + decl + "\n", f"v{n}.sync")
+        r = syncc("build", str(src), "--target", "cuda", "-o", str(tmp_path / f"v{n}.cuh"))
+        assert r.code == 0, (decl, r.err)
+        includes.append(f'#include "v{n}.cuh"')
+    r = syncc("build", str(write(tmp_path, VENDED, "recs.sync")), "--target", "cuda", "-o", str(tmp_path / "recs.cuh"))
+    assert r.code == 0, r.err
+    shutil.copy(ROOT / "tests" / "gpu" / "vended_records.cu", tmp_path)
+    cu = tmp_path / "all.cu"
+    cu.write_text("\n".join(includes) + '\n#include "vended_records.cu"\n')
+    p = subprocess.run([find_tool("nvcc"), "-arch=sm_90", "-std=c++17", "-Werror", "all-warnings", "-c", str(cu),
+                        "-o", str(tmp_path / "t.o")], capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert p.returncode == 0, p.stderr[-4000:]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(no_gpu() is not None, reason=no_gpu() or "")
+def test_vended_records_on_the_gpu(tmp_path):
+    """tests/gpu/vended_records.cu: records through a vended channel and queue arrive whole."""
+    import shutil
+    import subprocess
+    from helpers import ROOT
+    r = syncc("build", str(write(tmp_path, VENDED, "recs.sync")), "--target", "cuda", "-o", str(tmp_path / "recs.cuh"))
+    assert r.code == 0, r.err
+    shutil.copy(ROOT / "tests" / "gpu" / "vended_records.cu", tmp_path)
+    p = subprocess.run(["nvcc", "-arch=sm_90", "-std=c++17", "-o", "vr", "vended_records.cu"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-4000:]
+    p = subprocess.run([str(tmp_path / "vr")], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "ok" in p.stdout, p.stdout + p.stderr
