@@ -345,3 +345,32 @@ def test_vended_records_on_the_gpu(tmp_path):
     assert p.returncode == 0, p.stderr[-4000:]
     p = subprocess.run([str(tmp_path / "vr")], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "ok" in p.stdout, p.stdout + p.stderr
+
+
+CHAIN = """
+struct P { a: i32, b: f32 }
+kernel k(out: global P[96]) launch grid(1) block(96) {
+    channel c[32]: P in shared @thread
+    channel d[32]: P in shared @thread
+    if tid < 32 {
+        put c[tid] = P(a = tid, b = 1.5)
+    } else if tid < 64 {
+        when v = c[tid - 32] { put d[tid - 32] = v }
+    } else {
+        let w = get d[tid - 64]
+        out[tid] = w
+    }
+}
+host {
+    let o = zeros(P, 96)
+    launch k(o)
+    for i in 64 .. 96 { check o[i].a == i - 64 && o[i].b == 1.5 }
+}
+"""
+
+
+@pytest.mark.parametrize("its", [False, True])
+def test_a_when_passes_its_record_on(tmp_path, its):
+    """A `when` binding is a record value: it is put into the next channel of the chain whole."""
+    r = syncc("run", str(write(tmp_path, CHAIN)), "--target", "fermi-sim", *(["--its"] if its else []))
+    assert r.code == 0, r.err + r.out
