@@ -128,6 +128,9 @@ class StatementRules:
         elif isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].key = k`
             t = self.cx.exprs.expr(e, pos)
             base, _ = self.cx.exprs.flatten_index(e.base)
+            sym = pos.scope.lookup(base.id) if isinstance(base, A.Name) else None
+            if sym is not None and sym.kind == "prim" and t is not ERROR:      # a field of a channel's slot
+                return self._assign_prim(base, sym)
             if t is ERROR or isinstance(self.cx.types.get(base), ArrayType):
                 return t
         else:

@@ -178,7 +178,7 @@ def test_a_record_get_is_one_wait_to_the_simt_check(tmp_path):
 def test_a_channel_slot_field_is_not_assigned(tmp_path):
     text = HAZARD.replace("PUT", "tid").replace("out[tid] = e", "out[tid] = e\n        c[0].key = 1")
     r = syncc("check", str(write(tmp_path, text)))
-    assert r.code != 0 and "E0204" in r.err
+    assert r.code != 0 and "E0411" in r.err and "written with `put`" in r.err, r.err
 
 
 EVERY_TYPE = """
