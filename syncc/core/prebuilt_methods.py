@@ -3875,8 +3875,9 @@ def syncc_ir_ops_OpInfo(dflt, fact):
     d_bare = dflt['bare']
     d_judged_as = dflt['judged_as']
     d_permits = dflt['permits']
+    d_fields = dflt['fields']
 
-    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as, permits=d_permits):
+    def __init__(self, name, group, results, operands, memory=d_memory, blocking=d_blocking, ref=d_ref, bare=d_bare, judged_as=d_judged_as, permits=d_permits, fields=d_fields):
         _set(self, 'name', name)
         _set(self, 'group', group)
         _set(self, 'results', results)
@@ -3887,17 +3888,18 @@ def syncc_ir_ops_OpInfo(dflt, fact):
         _set(self, 'bare', bare)
         _set(self, 'judged_as', judged_as)
         _set(self, 'permits', permits)
+        _set(self, 'fields', fields)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r}, permits={self.permits!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, group={self.group!r}, results={self.results!r}, operands={self.operands!r}, memory={self.memory!r}, blocking={self.blocking!r}, ref={self.ref!r}, bare={self.bare!r}, judged_as={self.judged_as!r}, permits={self.permits!r}, fields={self.fields!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as, other.permits)
+            return (self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits, self.fields) == (other.name, other.group, other.results, other.operands, other.memory, other.blocking, other.ref, other.bare, other.judged_as, other.permits, other.fields)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits))
+        return hash((self.name, self.group, self.results, self.operands, self.memory, self.blocking, self.ref, self.bare, self.judged_as, self.permits, self.fields))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3907,9 +3909,9 @@ METHODS['syncc.ir.ops.OpInfo'] = (
      (('name', 'str', False), ('group', 'str', False), ('results', 'int', False),
       ('operands', 'int | None', False), ('memory', 'bool', True), ('blocking', 'bool', True),
       ('ref', 'bool', True), ('bare', 'str | None', True), ('judged_as', 'str | None', True),
-      ('permits', 'bool', True)),
+      ('permits', 'bool', True), ('fields', 'bool', True)),
      (), (), False),
-    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None, permits: bool = False)',
+    'OpInfo(name: str, group: str, results: int, operands: int | None, memory: bool = False, blocking: bool = False, ref: bool = False, bare: str | None = None, judged_as: str | None = None, permits: bool = False, fields: bool = False)',
     syncc_ir_ops_OpInfo)
 
 

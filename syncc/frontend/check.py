@@ -165,6 +165,13 @@ class Checker:
                 dims = self.cx.exprs.param_dims(p.type.dims, const_pos, sizes)
                 elem = self.cx.elem_of(p.type.elem)
                 t = ArrayType(elem, dims, "global") if dims is not None and elem is not ERROR else ERROR
+            elif isinstance(p.type, A.RecordTypeExpr):
+                t = self.cx.elem_of(p.type)
+                if t is not ERROR:
+                    self.cx.error("E0214", f"a kernel parameter is a scalar or an array, not a `{t.name}` record",
+                                  p.type.span, help=f"pass the record in an array: `{p.name.text}: global "
+                                                    f"{t.name}[1]`, read as `{p.name.text}[0]`")
+                    t = ERROR
             else:
                 t = self.cx.scalar_of(p.type.name)
             info.params.append((p.name.text, t))

@@ -131,8 +131,9 @@ class CallRules:
         if len(e.args) != len(decl.params):
             self.cx.error("E0205", f"`{sym.name}` takes {len(decl.params)} argument{'s' if len(decl.params) != 1 else ''}"
                           f", got {len(e.args)}", e.span, notes=[Note("declared here", decl.name.span)])
-        for arg, want in zip(e.args, info.params):
-            self.cx.exprs.coerce(arg, self.cx.exprs.value(arg, pos), want, "in argument")
+        for arg, want in zip(e.args, info.params):       # (a record parameter takes a whole record)
+            have = self.cx.exprs.expr(arg, pos) if isinstance(want, RecordType) else self.cx.exprs.value(arg, pos)
+            self.cx.exprs.coerce(arg, have, want, "in argument")
         for arg in e.args[len(info.params):]:
             self.cx.exprs.expr(arg, pos)
         if pos.fn is not None:

@@ -107,7 +107,12 @@ class DefinitionRules:
         info.state = "done"      # (set first: a cycle that slipped through reads None, not loops)
         decl = info.decl
         t = self.cx.exprs.value(decl.value, Position("const", self.cx.scope))
-        want = self.cx.scalar_of(decl.type.name) if decl.type is not None else None
+        want = self.cx.scalar_of(decl.type.name) if isinstance(decl.type, A.ScalarTypeExpr) else None
+        if decl.type is not None and want is None:
+            self.cx.error("E0214", f"a constant is a scalar, not a `{decl.type.name}` record", decl.type.span,
+                          help="declare a constant per field, or a `let` of the record where it is used")
+            info.type = ERROR
+            return
         value = None
         if t is not ERROR:
             if want is not None:
@@ -149,13 +154,13 @@ class DefinitionRules:
                               p.type.span)
                 t = ERROR
             else:
-                t = self.cx.scalar_of(p.type.name)
+                t = self.cx.elem_of(p.type)          # a scalar, or a record (scalarized when inlined)
             if p.values is not None:
                 self.cx.error("E0606", "a function takes what its caller passes; only a kernel's parameter "
                                        "declares the values it supports", p.values.span)
             info.params.append(t)
             self.cx.declare(info.scope, Symbol(p.name.text, "param", t, p))
-        info.ret = self.cx.scalar_of(decl.ret.name) if decl.ret is not None else None
+        info.ret = self.cx.elem_of(decl.ret) if decl.ret is not None else None
 
     def check_fn_body(self, sym: Symbol) -> None:
         info: FnInfo = sym.info

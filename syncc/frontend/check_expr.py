@@ -424,6 +424,9 @@ class ExpressionRules:
                 self.cx.error("E0210", f"`{_name_of(base)}` is a {bt.kind}, not a value", e.span,
                               help=_prim_help(bt.kind, _name_of(base)))
                 return ERROR
+            sym = self.cx.refs.get(base)
+            if sym is not None and sym.kind == "prim":     # a plain read: a use of a top-level channel
+                self.cx.prims.take_in(sym.info, e.span, pos)
             dims, elem = bt.dims, bt.elem
         elif isinstance(bt, ArrayType):
             dims, elem = bt.dims, bt.elem

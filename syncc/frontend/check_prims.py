@@ -108,7 +108,7 @@ class PrimitiveRules:
         info = PrimInfo(d, d.kind, dims or (), d.placement, gran)
         if ok:
             self._prim_args(d, rule, info, pos)
-            self._prim_elem(d, rule, info)
+            self._prim_elem(d, rule, info, vended=pos.kernel is None and self.cx.library)
             if d.impl is not None:
                 self._prim_impl(d, info, pos)
         else:
@@ -121,6 +121,11 @@ class PrimitiveRules:
             else:
                 self._take_in(info, d.span, pos)
         self.cx.declare(pos.scope, Symbol(d.name.text, "prim", PrimType(d.kind, info.dims, info.elem), d, info=info))
+
+    def take_in(self, info: PrimInfo, span, pos) -> None:
+        """A use of `info` in a kernel: a top-level primitive the kernel has not used yet becomes its own."""
+        if info.top_level and pos.kernel is not None and info not in pos.kernel.prims:
+            self._take_in(info, span, pos)
 
     def _take_in(self, info: PrimInfo, span, pos) -> None:
         """The kernel allocates `info` for each launch (a top-level one on its first use)."""
@@ -222,7 +227,8 @@ class PrimitiveRules:
                       help=f"count at most {parties}, or declare it `in global` to count across blocks")
         return False
 
-    def _prim_elem(self, d, rule, info: PrimInfo) -> None:
+    def _prim_elem(self, d, rule, info: PrimInfo, vended: bool = False) -> None:
+        """The slot type of a channel, queue or scan (`vended`: a library's own, vended to C++)."""
         if rule.carries_values:
             if d.elem is None:
                 self.cx.error("E0406", f"a {d.kind} needs a slot type: `{d.kind} {d.name.text}...: i32 in ...`",
@@ -230,10 +236,9 @@ class PrimitiveRules:
                 info.elem = ERROR
             else:
                 info.elem = self.cx.elem_of(d.elem)
-                if isinstance(info.elem, RecordType) and d.kind != "queue":
-                    self.cx.error("E0214", f"a {d.kind} carries scalars; a queue carries `{info.elem.name}` records",
-                                  d.elem.span, help=f"declare a queue of them: `queue q(N): {info.elem.name} in ...`, "
-                                                    "or give each field a slot of its own")
+                if isinstance(info.elem, RecordType) and d.kind == "scan":
+                    self.cx.error("E0214", f"a scan adds numbers; a `{info.elem.name}` record is no number",
+                                  d.elem.span, help="scan one field of it: `scan s: i32 in ...` and add `e.count`")
                     info.elem = ERROR
                 if d.kind == "scan" and info.elem is not ERROR and info.elem.name not in SCAN_TYPES:
                     self.cx.error("E0406", f"a scan adds numbers ({', '.join(SCAN_TYPES)}), not {info.elem}",
@@ -331,8 +336,7 @@ class PrimitiveRules:
                 self.cx.exprs.expr(i, pos)
             return None
         info: PrimInfo = sym.info
-        if info.top_level and pos.kernel is not None and info not in pos.kernel.prims:
-            self._take_in(info, place.span, pos)
+        self.take_in(info, place.span, pos)
         if info.kind not in kinds:
             self.cx.error("E0404", f"`{op}` needs a {want}, but `{sym.name}` is a {info.kind}", place.name.span,
                           notes=[Note("declared here", sym.span)],

@@ -32,13 +32,16 @@ class StatementRules:
             t = self.cx.exprs.get_value(s.value, pos)
         else:
             t = self.cx.exprs.expr(s.value, pos)
+        want = self.cx.elem_of(s.type) if s.type is not None else None     # (E0215 for no type)
+        if isinstance(want, RecordType):               # `let e: Entry = ...`
+            self.cx.exprs.coerce(s.value, t, want, f"for `{s.name.text}`")
+            t = want
         if isinstance(t, ArrayType) and pos.where == "host" and s.type is None or \
-                isinstance(t, RecordType) and s.type is None:      # (a record: one value per field)
+                isinstance(t, RecordType) and (s.type is None or t is want):    # (a record: one value per field)
             self.cx.declare(pos.scope, Symbol(s.name.text, "local", t, s, mutable=s.mutable))
             return
         t = self.cx.exprs.as_value(s.value, t)
         if s.type is not None:
-            want = self.cx.scalar_of(s.type.name)
             self.cx.exprs.coerce(s.value, t, want, f"for `{s.name.text}`")
             t = want
         elif t is not ERROR:
@@ -115,13 +118,19 @@ class StatementRules:
             t = self.cx.exprs.expr(e, pos)
             if sym.kind == "local" and sym.mutable or t is ERROR:
                 return t
-            self.cx.error("E0204", f"cannot assign to a field of `{sym.name}`: it is declared with `let`", e.span,
+            param = sym.kind == "param"
+            self.cx.error("E0204", f"cannot assign to a field of `{sym.name}`: it is "
+                          + ("a parameter" if param else "declared with `let`"), e.span,
                           notes=[Note("declared here", sym.span)] if sym.span else (),
-                          help="declare it with `var` to change it")
+                          help=f"copy it first: `var mine = {sym.name}`" if param else
+                          "declare it with `var` to change it")
             return ERROR
         elif isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].key = k`
             t = self.cx.exprs.expr(e, pos)
             base, _ = self.cx.exprs.flatten_index(e.base)
+            sym = pos.scope.lookup(base.id) if isinstance(base, A.Name) else None
+            if sym is not None and sym.kind == "prim" and t is not ERROR:      # a field of a channel's slot
+                return self._assign_prim(base, sym)
             if t is ERROR or isinstance(self.cx.types.get(base), ArrayType):
                 return t
         else:
@@ -224,7 +233,7 @@ class StatementRules:
             if ret is not None:
                 self.cx.error("E0502", f"this function returns {ret}; `return` needs a value", s.span)
             return
-        t = self.cx.exprs.value(s.value, pos)
+        t = self.cx.exprs.expr(s.value, pos) if isinstance(ret, RecordType) else self.cx.exprs.value(s.value, pos)
         if ret is None:
             where = "a kernel" if pos.where == "kernel" else "a host block" if pos.where == "host" else \
                 "a function without `-> type`"

@@ -88,9 +88,15 @@ class OperationBuilder:
         assert self.op.returns, f"{self.op.name} returns a value: declare returns"
         return self.store(RESULT, value)
 
-    def value(self) -> A.Name:
+    def value(self) -> A.Expr:
+        """The value the caller gives: `syncc_value`, or of a record the literal of its fields'
+        parameters, `Entry(key = syncc_value_key, ...)` (a kernel takes no record parameter)."""
         assert self.op.takes_value, f"{self.op.name} stores a value: declare takes_value"
-        return self.name(VALUE)
+        record = record_of(self.info)
+        if record is None:
+            return self.name(VALUE)
+        return A.Call(self.name(record.name), (), tuple(A.KwArg(self.ident(f.name), self.name(field_param(f.name)),
+                                                                self.span) for f in record.fields), self.span)
 
     def taken(self, value: A.Expr) -> A.Assign:
         assert self.op.gives_value, f"{self.op.name} hands a value back: declare gives_value"
@@ -240,6 +246,17 @@ class VendedOp:
     written: str               # the declaration, as the library writes it
 
 
+def record_of(info: PrimInfo):
+    """The record type a channel or queue carries, or None for a scalar slot."""
+    return info.elem if getattr(info.elem, "kind", None) == "record" else None
+
+
+def field_param(field: str) -> str:
+    """The parameter of a vended put's kernel that carries one field of the record it puts (the C++
+    member function takes the whole record, `value`, and passes `value.FIELD` there)."""
+    return f"{VALUE}_{field}"
+
+
 def is_library(checked) -> bool:
     """A file of top-level primitives and no kernels or host block: building it vends them."""
     return bool(checked.prims) and not checked.kernels and checked.host is None
@@ -264,13 +281,18 @@ def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
     def scalar(name: str) -> A.ScalarTypeExpr:
         return A.ScalarTypeExpr(name, span)
 
+    record = record_of(info)
+
     def one(space: str, elem: str) -> A.ArrayTypeExpr:
-        return A.ArrayTypeExpr(space, scalar(elem), (b.int(1),), span)
+        kind = A.RecordTypeExpr(elem, span) if record is not None and elem == record.name else scalar(elem)
+        return A.ArrayTypeExpr(space, kind, (b.int(1),), span)
 
     params, locals_ = [], []
     if info.dims:
         params.append(param(INDEX, scalar("i32")))
-    if op.takes_value:
+    if op.takes_value and record is not None:         # a record: a parameter per field
+        params += [param(field_param(f.name), scalar(str(f.type))) for f in record.fields]
+    elif op.takes_value:
         params.append(param(VALUE, scalar(str(info.elem))))
     if op.takes_count:
         params.append(param(COUNT, scalar("i32")))

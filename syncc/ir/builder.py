@@ -13,6 +13,7 @@ from math import prod
 
 from ..core.types import BOOL, I32, U32, ScalarType
 from ..core.source import Span
+from .ops import OPS
 from .nodes import Array, Block, Branch, Instr, Jump, Kernel, Prim, RecordValue, Ref, Reg, Return, Terminator, imm
 
 
@@ -117,7 +118,11 @@ class KernelBuilder:
 
     def _emit_record(self, op: str, dests, args, span, attrs) -> Instr:
         """A whole record moved (`mov`), loaded (`ld` of @a[i] into a RecordValue) or stored (`st` of
-        one to @a[i]): one instruction per field; the last is returned."""
+        one to @a[i]): one instruction per field; the last is returned. An operation whose value is
+        one operand per field (a channel's put and get: ops.OpInfo.fields) stays one instruction,
+        the record's fields in its place, in the record's order."""
+        if OPS[op].fields:
+            return self.emit(op, fieldwise(dests), fieldwise(args), span, **attrs)
         if op == "mov" and len(dests) == 1 and len(args) == 1:
             pairs = [((dests[0][f],), (args[0][f],)) for f in dests[0]]
         elif op == "ld" and len(dests) == 1 and len(args) == 1 and isinstance(args[0], Ref):
@@ -230,3 +235,14 @@ class KernelBuilder:
                 self.terms[label] = replace(term, cond=names[term.cond.name])
 
 __all__ = ["KernelBuilder", "Branch", "Jump", "Return"]
+
+
+def fieldwise(values) -> tuple:
+    """`values` with each RecordValue among them replaced by its fields' operands, in the record's order."""
+    out = []
+    for v in values:
+        if isinstance(v, RecordValue):
+            out.extend(v[f.name] for f in v.type.fields)
+        else:
+            out.append(v)
+    return tuple(out)

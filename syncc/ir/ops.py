@@ -41,6 +41,7 @@ class OpInfo:
     bare: str | None = None  # an attribute printed as a bare word after the name: `sreg tid.x`, `fence acq_rel`
     judged_as: str | None = None  # the operation the hazard checks and fences read it as (a queue's: a semaphore's)
     permits: bool = False   # takes one more operand at the end, optional: how many permits (an i32; absent: 1)
+    fields: bool = False    # on a primitive of records, its value is one operand (or result) per field
 
 
 def _ops(group: str, spec: str, **flags) -> list[OpInfo]:
@@ -86,15 +87,20 @@ _TABLE: list[OpInfo] = [
     *_ops("prim", "sem.wait/0:1 sem.trywait/1:1 sem.tryfor/1:2 sem.post/0:1", memory=True, ref=True, permits=True),
     *_ops("prim", "mutex.lock/0:1 mutex.trylock/1:1 mutex.unlock/0:1 "
                   "rw.lock/0:1 rw.unlock/0:1 latch.arrive/0:1 latch.wait/0:1 "
-                  "chan.get/1:1 chan.await/0:1 chan.read/1:1 chan.put/0:2 chan.signal/0:1 "
+                  "chan.await/0:1 chan.signal/0:1 "
                   "prim.sync/0:1 prim.arrive/0:1 prim.wait/0:1", memory=True, ref=True),
+    # A channel's value: on a channel of records, one register (operand) per field, in the
+    # record's order (`chan.get %e.key, %e.value = @c[%i]`), so that a put or get of a whole record
+    # stays one operation for every analysis; chan.poll's first result is `ready`, its fields after.
+    *_ops("prim", "chan.get/1:1 chan.read/1:1 chan.put/0:2", memory=True, ref=True, fields=True),
     # What structuring leaves: `enter` once (a ticket, or a backoff delay), then `poll` in a loop;
     # `mutex.pause @m[i], %token` between two failed rounds of an all-or-nothing nest (a backoff's sleep).
     # rw.* carry mode=read|write; sem.tryfor's second operand is the number of attempts (an i32),
     # or with unit=ns the time in nanoseconds (a u32).
-    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 mutex.pause/0:2 chan.poll/2:1 "
+    *_ops("prim", "mutex.enter/1:1 mutex.poll/1:2 mutex.pause/0:2 "
                   "rw.enter/1:1 rw.poll/1:2 latch.poll/1:1",
           memory=True, ref=True),
+    *_ops("prim", "chan.poll/2:1", memory=True, ref=True, fields=True),
     *_ops("prim", "sem.enter/1:1 sem.poll/1:2", memory=True, ref=True, permits=True),
     # A `ring` queue's operations (ir/impls/queue/ring.py), on one of its two counting semaphores
     # @q.space[i] (free slots) and @q.items[i] (stored values). Each is that semaphore's wait,

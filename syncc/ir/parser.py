@@ -108,7 +108,8 @@ class _Build(Transformer):
         return tuple(int(i) if str(i).isdigit() else str(i) for i in items)
 
     def elem(self, name):
-        return _type(str(name))
+        """A channel's slot type: a scalar, or a record declared above."""
+        return self._elem(str(name))
 
     def placement(self, tok):
         return str(tok)

@@ -82,8 +82,11 @@ class _Checker:
         if info is None:
             self.bad(where, "unknown operation")
             return
-        if len(ins.dests) != info.results:
-            self.bad(where, f"defines {len(ins.dests)} registers, not {info.results}")
+        more = self.more_fields(ins) if info.fields else 0     # a record's fields beyond one value
+        results = info.results + (more if info.results else 0)
+        operands = info.operands + (more if not info.results else 0) if info.operands is not None else None
+        if len(ins.dests) != results:
+            self.bad(where, f"defines {len(ins.dests)} registers, not {results}")
         for d in ins.dests:
             if type(d) is not Reg:
                 self.bad(where, "defines something that is not a register")
@@ -92,10 +95,10 @@ class _Checker:
             if type(a) not in _OPERANDS:
                 self.bad(where, "has an operand that is not a register, immediate or reference")
                 return
-        if info.permits and info.operands is not None and len(ins.args) == info.operands + 1:
+        if info.permits and operands is not None and len(ins.args) == operands + 1:
             self.operand_type(where, ins.args[-1], I32)      # how many permits
-        elif info.operands is not None and len(ins.args) != info.operands:
-            self.bad(where, f"takes {info.operands} operands, not {len(ins.args)}")
+        elif operands is not None and len(ins.args) != operands:
+            self.bad(where, f"takes {operands} operands, not {len(ins.args)}")
         if ins.op == "bar.sync" and len(ins.args) not in (1, 2):
             self.bad(where, "takes a barrier id and an optional thread count")
         if info.group == "warp" and info.operands is None and len(ins.args) not in (1, 2):
@@ -156,6 +159,12 @@ class _Checker:
         elif is_record and ref.field is None and group not in ("check",):
             self.bad(where, f"@{ref.name} holds records: an access names a field")
 
+    def more_fields(self, ins: Instr) -> int:
+        """How many operands (results) an operation on a channel of records has beyond a scalar
+        channel's one value: its record's fields less one (ops.OpInfo.fields)."""
+        prim = self.prims.get(ins.ref.name) if ins.ref is not None else None
+        return len(prim.elem.fields) - 1 if prim is not None and prim.elem.kind == "record" else 0
+
     def elem_of(self, ins: Instr) -> ScalarType | None:
         if ins.ref is None:
             return None
@@ -192,6 +201,10 @@ class _Checker:
         elif op in ("ld", "atom.add", "atom.sub", "atom.exch", "atom.min", "atom.max", "atom.and", "atom.or",
                     "atom.xor", "atom.cas", "chan.get", "chan.read") and dests:
             elem = self.elem_of(ins)
+            if elem is not None and elem.kind == "record":        # one register per field
+                for d, f in zip(dests, elem.fields):
+                    self.operand_type(where, d, f.type)
+                return
             if elem is not None and dests[0].type != elem:
                 self.bad(where, f"defines {dests[0].type} from an element of {elem}")
             for a in args[1:]:
@@ -199,6 +212,10 @@ class _Checker:
                     self.operand_type(where, a, elem)
         elif op in ("st", "chan.put", "lockbit.release"):
             elem = self.elem_of(ins)
+            if elem is not None and elem.kind == "record" and op == "chan.put":
+                for a, f in zip(args[1:], elem.fields):
+                    self.operand_type(where, a, f.type)
+                return
             if elem is not None and len(args) == 2:
                 self.operand_type(where, args[1], elem)
         elif op in ("vote.any", "vote.all", "ballot"):

@@ -126,7 +126,7 @@ class HostRunner:
     @statements.on(A.Let)
     def let(self, s: A.Let) -> None:
         value = self.eval(s.value)
-        if s.type is not None:
+        if isinstance(s.type, A.ScalarTypeExpr):     # (`let e: Entry = ...`: a record, already a copy)
             value = self.convert(value, SCALARS[s.type.name])
         elif isinstance(value, int) and not isinstance(value, bool) and self.types.get(s.value) is INT_LIT:
             value = I32.wrap(value)

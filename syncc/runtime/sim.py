@@ -27,6 +27,7 @@ from ..backends.sim.memory import GlobalMemory
 from ..backends.fermi.program import SassKernel, SassProgram
 from ..backends.sim.simulator import Outcome, Simulator, init_values
 from ..core.diagnostics import Diagnostic, Note, Severity
+from ..core.records import RecordType, numpy_dtype
 from ..core.source import SourceMap, Span
 from ..ir.abi import FAULT_RECORD, FAULT_WORDS
 from .args import DTYPES, LaunchError, check_arguments, check_shape
@@ -238,6 +239,10 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
         sizes = {p.name: (p.init.value if p.init is not None else 0) for p in k.params if p.kind == "scalar"}
         for p in k.params:
             if p.kind == "array":
+                if isinstance(p.elem, RecordType):       # a `.record`'s array: its words, as the record dtype
+                    arrays[p.name] = a = _sass_records(p, sizes, k.name)
+                    args.append(a)
+                    continue
                 dtype = np.dtype({"u32": np.uint32, "f32": np.float32, "bool": np.bool_}.get(p.elem, np.int32))
                 try:
                     dims = p.dims_with(sizes)
@@ -262,6 +267,18 @@ def run_sass(program: SassProgram, launcher: "SimLauncher", write) -> None:
                 _print_arrays(k, e.outcome, arrays, write)
             raise
         _print_arrays(k, outcome, arrays, write)
+
+
+def _sass_records(p, sizes: dict, kernel: str) -> np.ndarray:
+    """A .sass file's array of records: its INIT word by word (every field is a word on Fermi), as a
+    structured array of the record's dtype."""
+    try:
+        dims = p.dims_with(sizes)
+    except KeyError as e:
+        raise LaunchError(f"`{p.name}` is sized by `{e.args[0]}`, which is no scalar .param of `{kernel}`") from None
+    length = int(np.prod(dims)) if dims else 1
+    words = init_values(p.init, length * (p.elem.size // 4)).astype(np.int64).astype(np.uint32)
+    return words.view(numpy_dtype(p.elem)).reshape(dims or (length,)).copy()
 
 
 def _print_arrays(k: SassKernel, outcome: Outcome, arrays: dict, write) -> None:

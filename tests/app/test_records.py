@@ -393,10 +393,11 @@ def test_get_tryput_and_tryget_of_records(tmp_path):
     assert r.code == 0, r.err + r.out
 
 
-def test_a_channel_of_records_is_refused(tmp_path):
-    text = "struct P { a: i32 }\nkernel k() launch grid(1) block(32) {\n    channel c[32]: P in shared @thread\n}\n"
+def test_a_scan_of_records_is_refused(tmp_path):
+    """A scan adds numbers (channels of records: tests/app/test_record_channels.py)."""
+    text = "struct P { a: i32 }\nkernel k() launch grid(1) block(32) {\n    scan s: P in global @block\n}\n"
     r = syncc("check", str(write(tmp_path, text)))
-    assert r.code != 0 and "E0214" in r.err and "queue" in r.err
+    assert r.code != 0 and "E0214" in r.err and "scan" in r.err
 
 
 @pytest.mark.gpu

@@ -17,8 +17,8 @@ from __future__ import annotations
 from ...ir.impls.queue.mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
 from .. import inline_ptx
-from ...frontend.vending import COUNT, HOLE, INDEX, PERMITS, RESULT, TAKEN, VALUE, VendedOp
-from . import CTYPE, MEMORY, KernelWriter, cname
+from ...frontend.vending import COUNT, HOLE, INDEX, PERMITS, RESULT, TAKEN, VALUE, VendedOp, field_param, record_of
+from . import CTYPE, KernelWriter, cname, memory_ctype
 
 _ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits"}
 
@@ -46,11 +46,11 @@ class OperationWriter(KernelWriter):
     def _st(self, ins) -> None:
         if ins.ref.name == HOLE:
             self.emit("body();")
-        elif ins.ref.name == RESULT:
+        elif ins.ref.name == RESULT:          # (a record's: one field at a time)
             self.result = self.arrays[RESULT].elem
-            self.emit(f"syncc_result = {self.value(ins.args[1])};")
+            self.emit(f"syncc_result{_field(ins.ref)} = {self.value(ins.args[1])};")
         elif ins.ref.name == TAKEN:
-            self.emit(f"value = {self.value(ins.args[1])};")
+            self.emit(f"value{_field(ins.ref)} = {self.value(ins.args[1])};")
         else:
             super()._st(ins)
 
@@ -64,19 +64,26 @@ class OperationWriter(KernelWriter):
         k, op = self.k, self.vop.op
         body = self.declarations() + self.code()
         args, unpack = [], []
+        record = record_of(self.vop.prim)
+        fields = {field_param(f.name): f.name for f in record.fields} if record is not None else {}
         for p in k.params:
             if isinstance(p, Reg) and p.name in _ARGS:
                 args.append(f"{CTYPE[p.type.name]} {_ARGS[p.name]}")
                 unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = {_ARGS[p.name]};")
+            elif isinstance(p, Reg) and p.name in fields:     # a put's record: the caller gives it whole
+                if f"{record.name} value" not in args:
+                    args.append(f"{record.name} value")
+                unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = value.{fields[p.name]};")
         if op.gives_value:
-            args.append(f"{CTYPE[self.arrays[TAKEN].elem.name]}& value")
+            args.append(f"{_ctype(self.arrays[TAKEN].elem)}& value")
         if op.has_body:
             args.append("Body&& body")
         ret = "void"
         if op.returns:
             elem = self.arrays[RESULT].elem
-            ret = CTYPE[elem.name]
-            unpack.append(f"    {ret} syncc_result = {'false' if elem.name == 'bool' else 0};")
+            ret = _ctype(elem)
+            first = "{}" if elem.kind == "record" else "false" if elem.name == "bool" else 0
+            unpack.append(f"    {ret} syncc_result = {first};")
         return {"name": op.name, "doc": op.doc, "template": op.has_body, "ret": ret, "args": ", ".join(args),
                 "body": unpack + body}
 
@@ -97,12 +104,24 @@ def state_members(kernels, prefix: str) -> list[dict]:
         name = cname(a.name[len(prefix):])
         if a.init == MBARRIER_INIT:
             sets, first = _mbarrier_init(name), f"an mbarrier of {LANES} arrivals each (init())"
+        elif a.elem.kind == "record":        # a channel's or queue's record slots
+            sets, first = [f"{name}[i] = {a.elem.name}{{}};"], "first value all fields 0"
         else:
             init = a.init if isinstance(a.init, int) else 0
             sets, first = [f"{name}[i] = {init};"], f"first value {init}"
-        out.append({"name": name, "type": MEMORY[a.elem.name], "sets": sets, "space": a.space, "length": length,
+        out.append({"name": name, "type": memory_ctype(a.elem), "sets": sets, "space": a.space, "length": length,
                     "doc": f"{a.space}, {n} {a.elem}{per}, {first}"})
     return out
+
+
+def _ctype(elem) -> str:
+    """The C++ type of a value an operation hands back: a scalar's, or the struct of a record."""
+    return elem.name if elem.kind == "record" else CTYPE[elem.name]
+
+
+def _field(ref) -> str:
+    """`.FIELD` where a store writes one field of a record, else nothing."""
+    return f".{ref.field}" if ref.field is not None else ""
 
 
 def _mbarrier_init(name: str) -> list[str]:

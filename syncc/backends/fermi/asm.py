@@ -25,13 +25,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...core.diagnostics import DiagnosticSink, DiagnosticsError, Note, did_you_mean
+from ...core.records import RecordType, layout
 from ...core.source import SourceFile, Span
+from ...core.types import SCALARS
 from .asm_operands import IMM_MAX, IMM_MIN, decode_instruction
 from .asm_parse import Directive, InitSpec, InstrLine, LabelLine, Unparsed, Word, parse_lines
 from .isa import INSTR_BYTES, BranchTarget, Instruction
 from .program import Init, Region, SassKernel, SassParam, SassProgram, SharedArray
 
 ELEM_TYPES = ("i32", "u32", "f32", "bool")
+FIELD_TYPES = ("i32", "u32", "f32")     # a record's fields on Fermi: one word each
 WORD_BYTES = 4                      # every element of a shared array takes a word (the simulator's layout)
 MAX_KERNEL_BYTES = 1 << 20          # /*ADDR*/ gaps stop here: 131072 instructions
 INIT_WORDS = {"zeros": Init("zeros"), "range": Init("range")}
@@ -100,6 +103,7 @@ class _KernelBuilder:
     header: dict[str, Span] = field(default_factory=dict)     # directives given once: where
     unparsed: set[str] = field(default_factory=set)           # `.launch`, "instruction": lines with syntax errors
     names: dict[str, tuple[Span, bool]] = field(default_factory=dict)   # params, states, shared: (where, array?)
+    records: dict[str, tuple[RecordType, Span]] = field(default_factory=dict)   # `.record` types: (type, where)
     grid: tuple[int, int, int] | None = None
     block: tuple[int, int, int] | None = None
     its: bool = False
@@ -236,12 +240,12 @@ class _KernelBuilder:
         return tuple(w.text for w in self.prints)
 
     def _shared_bytes(self, sink: DiagnosticSink) -> int:
-        used = max((a.offset + WORD_BYTES * a.length for a in self.shared), default=0)
+        used = max((a.offset + _bytes(a) for a in self.shared), default=0)
         if self.shared_bytes is None:
             return used
         value, span = self.shared_bytes
         if value < used:
-            last = max(self.shared, key=lambda a: a.offset + WORD_BYTES * a.length)
+            last = max(self.shared, key=lambda a: a.offset + _bytes(a))
             sink.error("E1007", f"`.shared_bytes 0x{value:x}` is less than the end of `{last.name}` (0x{used:x})",
                        span, help="leave `.shared_bytes` out to take the end of the last shared array")
         return value
@@ -290,14 +294,49 @@ class _KernelBuilder:
         if self._once(d, sink):
             self.its = True
 
+    def d_record(self, d: Directive, sink: DiagnosticSink) -> None:
+        """`.record Entry key: u32, value: f32, next: i32`: a record type the kernel's arrays may
+        hold, laid out as core/records.py lays out every record (each field a word on Fermi)."""
+        name, fields = d.args
+        if name.text in self.records:
+            _twice(sink, f"record `{name.text}`", name.span, self.records[name.text][1])
+            return
+        if name.text in ELEM_TYPES:
+            sink.error("E1007", f"`{name.text}` is a scalar type; a record needs a name of its own", name.span)
+            return
+        ok, seen = True, set()
+        for fname, ftype in fields:
+            if fname.text in seen:
+                sink.error("E1007", f"record `{name.text}` names field `{fname.text}` twice", fname.span)
+                ok = False
+            seen.add(fname.text)
+            if ftype.text not in FIELD_TYPES:
+                sink.error("E1007", f"field `{fname.text}`: a record's field on Fermi is one word, not "
+                           f"`{ftype.text}`", ftype.span, help="the field types are " + ", ".join(FIELD_TYPES))
+                ok = False
+        if ok:
+            self.records[name.text] = (layout(name.text, [(f.text, SCALARS[t.text]) for f, t in fields]), name.span)
+
+    def _elem(self, elem: Word):
+        """An element type as the emitter gives it: a scalar's name, or a declared record's type."""
+        found = self.records.get(elem.text)
+        return found[0] if found is not None else elem.text
+
+    def _words(self, elem: Word, dims) -> int:
+        """The words an array's INIT gives (a `[v, ...]` list: one value each): an element a word,
+        a record a word per field."""
+        found = self.records.get(elem.text)
+        return _length(dims) * (found[0].size // WORD_BYTES if found is not None else 1)
+
     def d_param(self, d: Directive, sink: DiagnosticSink) -> None:
         name, is_global, elem, dims, init = d.args
-        if not self._new_name(name, sink, array=is_global) or not _valid_type_and_dims(elem, dims, d, sink):
+        if not self._new_name(name, sink, array=is_global) or \
+                not _valid_type_and_dims(elem, dims, d, sink, self.records if is_global else None):
             return
         if is_global:
-            value = self._init(init, _length(dims), sink, scalar=False)
+            value = self._init(init, self._words(elem, dims), sink, scalar=False)
             if value is not False:
-                self.params.append(SassParam(name.text, "array", elem.text, dims, value))
+                self.params.append(SassParam(name.text, "array", self._elem(elem), dims, value))
             return
         if dims:
             sink.error("E1007", f"scalar parameter `{name.text}` has dimensions", d.span,
@@ -311,27 +350,27 @@ class _KernelBuilder:
         name, elem, dims, *rest = d.args
         per = next((r for r in rest if isinstance(r, Word)), None)
         init = next((r for r in rest if isinstance(r, InitSpec)), None)
-        if not self._new_name(name, sink, array=True) or not _valid_type_and_dims(elem, dims, d, sink):
+        if not self._new_name(name, sink, array=True) or not _valid_type_and_dims(elem, dims, d, sink, self.records):
             return
         if per is not None and per.text not in ("block", "thread"):
             sink.error("E1007", f"`per {per.text}`: a state array is per block or per thread", per.span,
                        help="leave `per` out for one array for the whole launch")
             return
-        value = self._init(init, _length(dims), sink, scalar=False)
+        value = self._init(init, self._words(elem, dims), sink, scalar=False)
         if value is not False:
-            self.params.append(SassParam(name.text, "state", elem.text, dims, value, per.text if per else None))
+            self.params.append(SassParam(name.text, "state", self._elem(elem), dims, value, per.text if per else None))
 
     def d_shared(self, d: Directive, sink: DiagnosticSink) -> None:
         name, elem, dims, offset, *rest = d.args
-        if not self._new_name(name, sink, array=True) or not _valid_type_and_dims(elem, dims, d, sink):
+        if not self._new_name(name, sink, array=True) or not _valid_type_and_dims(elem, dims, d, sink, self.records):
             return
         if offset % WORD_BYTES:
             sink.error("E1007", f"shared array `{name.text}` at 0x{offset:x} is not word-aligned", d.span,
                        help=f"offsets are multiples of {WORD_BYTES}")
             return
-        value = self._init(rest[0] if rest else None, _length(dims), sink, scalar=False)
+        value = self._init(rest[0] if rest else None, self._words(elem, dims), sink, scalar=False)
         if value is not False:
-            self.shared.append(SharedArray(name.text, elem.text, dims, offset, value))
+            self.shared.append(SharedArray(name.text, self._elem(elem), dims, offset, value))
 
     def d_shared_bytes(self, d: Directive, sink: DiagnosticSink) -> None:
         if self._once(d, sink):
@@ -392,6 +431,7 @@ class _KernelBuilder:
 
 _DIRECTIVES = {
     "source": _KernelBuilder.d_source, "launch": _KernelBuilder.d_launch, "its": _KernelBuilder.d_its,
+    "record": _KernelBuilder.d_record,
     "param": _KernelBuilder.d_param, "state": _KernelBuilder.d_state, "shared": _KernelBuilder.d_shared,
     "shared_bytes": _KernelBuilder.d_shared_bytes, "local_bytes": _KernelBuilder.d_local_bytes,
     "print": _KernelBuilder.d_print, "loc": _KernelBuilder.d_loc, "loc_none": _KernelBuilder.d_loc,
@@ -399,11 +439,14 @@ _DIRECTIVES = {
 }
 
 
-def _valid_type_and_dims(elem: Word, dims: tuple[int, ...], d: Directive, sink: DiagnosticSink) -> bool:
+def _valid_type_and_dims(elem: Word, dims: tuple[int, ...], d: Directive, sink: DiagnosticSink,
+                         records: dict | None = None) -> bool:
+    """`records`: the `.record` types an array may hold here (a scalar .param holds none)."""
     ok = True
-    if elem.text not in ELEM_TYPES:
+    if elem.text not in ELEM_TYPES and elem.text not in (records or {}):
         sink.error("E1007", f"unknown type `{elem.text}`", elem.span,
-                   help="the element types are " + ", ".join(ELEM_TYPES))
+                   help="the element types are " + ", ".join(ELEM_TYPES) +
+                        (", or a record declared above it with `.record`" if records is not None else ""))
         ok = False
     sized = [n for n in dims if isinstance(n, str)]
     if sized and d.kind != "param":
@@ -424,3 +467,8 @@ def _length(dims: tuple[int, ...]) -> int:
 
 def _dims(dims: tuple[int, ...]) -> str:
     return "".join(f"[{d}]" for d in dims)
+
+
+def _bytes(a: SharedArray) -> int:
+    """The bytes a shared array takes: a word an element, a record's size a record."""
+    return a.length * (a.elem.size if isinstance(a.elem, RecordType) else WORD_BYTES)

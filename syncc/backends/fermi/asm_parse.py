@@ -22,7 +22,7 @@ from ...core.source import SourceFile, Span
 
 GRAMMAR_PATH = Path(__file__).with_name("sass.lark")
 
-DIRECTIVES = (".kernel", ".source", ".launch", ".its", ".param", ".state", ".shared", ".shared_bytes",
+DIRECTIVES = (".kernel", ".source", ".launch", ".its", ".record", ".param", ".state", ".shared", ".shared_bytes",
               ".local_bytes", ".print", ".loc", ".region", ".endregion")
 
 
@@ -291,6 +291,7 @@ for _kind, _convert in {
     "source": lambda a: (_string(a[0]),),
     "launch": None,
     "its": None,
+    "record": lambda a: (a[0], tuple(zip(a[1::2], a[2::2]))),      # (name, ((field, type), ...))
     "param": _param_args,
     "state": None,
     "shared": lambda a: (a[0], a[1], a[2], _number(a[3]), *a[4:]),

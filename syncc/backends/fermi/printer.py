@@ -8,6 +8,7 @@ format").
 """
 from __future__ import annotations
 
+from ...core.records import RecordType
 from ...core.source import SourceMap
 from .isa import Instruction
 from .program import Region, SassKernel, SassParam, SassProgram
@@ -70,6 +71,7 @@ def header_lines(k: SassKernel) -> list[str]:
         out.append(".launch " + " ".join(shape))
     if k.its:
         out.append(".its")
+    out.extend(_record(r) for r in _records(k))
     out.extend(_param(p) for p in k.params)
     for a in k.shared:
         init = f" = {a.init}" if a.init is not None else ""
@@ -80,6 +82,20 @@ def header_lines(k: SassKernel) -> list[str]:
     if k.prints:
         out.append(".print " + ", ".join(k.prints))
     return out
+
+
+def _records(k: SassKernel) -> list[RecordType]:
+    """The record types the kernel's arrays hold, each once, in order of first use."""
+    out = []
+    for elem in (*(p.elem for p in k.params), *(a.elem for a in k.shared)):
+        if isinstance(elem, RecordType) and elem not in out:
+            out.append(elem)
+    return out
+
+
+def _record(r: RecordType) -> str:
+    """`.record Entry key: u32, value: f32`: the fields in order (the assembler lays them out again)."""
+    return f".record {r.name} " + ", ".join(f"{f.name}: {f.type}" for f in r.fields)
 
 
 def _param(p: SassParam) -> str:

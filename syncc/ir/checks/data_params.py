@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from ..nodes import Branch, Kernel, Reg, read_regs
 
-_DATA_SINKS = {"st": 1, "chan.put": 1}         # op → the operand that is the value written
+_DATA_SINKS = {"st": 1, "chan.put": 1}         # op → the operand that is the value written (a record
+                                               # channel's put: the first of its fields, ops.OpInfo.fields)
 
 
 def data_only_params(k: Kernel) -> frozenset[int]:
@@ -39,7 +40,8 @@ def data_only_params(k: Kernel) -> frozenset[int]:
         sink = _DATA_SINKS.get(ins.op)
         arith = ins.info.group == "arith"
         for position, a in enumerate(ins.args):
-            if arith or position == sink and isinstance(a, Reg):
+            written = sink is not None and (position == sink or position > sink and ins.info.fields)
+            if arith or written and isinstance(a, Reg):
                 continue             # (arithmetic: its result carries the value on, and is judged where used)
             for r in read_regs((a,)):
                 seen |= carries.get(r.name, set())

@@ -20,13 +20,19 @@ when the warp has stored them all, at @block a group of one slot per thread.
     namedbar  the producer warp arrives at the group's named barrier, the consumer warp syncs on
               it, 64 threads: one warp each side (seed 000 Listing 12)
 
+A channel of records carries a record in each slot: its put and get are one IR operation with one
+operand (result) per field (ops.OpInfo.fields), and the expansion stores every field before the slot
+is published and loads them after it is seen full, as the data of a scalar slot. Where a scalar
+slot's value travels with its publication (the flag's packed 64-bit word, a @thread tinylock's
+lock bit on the slot's own word), a record's slot is published on its own word instead.
+
 Each implementation class is one registry entry (registry.py): `about`, its catalogue entry;
 `defaults`, where a target picks it without `using` and why.
 """
 from __future__ import annotations
 
 from ...core.types import BOOL, I32, U32, U64
-from ..nodes import Imm, Prim, Ref, imm
+from ..nodes import Imm, Prim, RecordValue, Ref, imm
 from .base import Emitter
 from .entry import Expansion, default, entry
 
@@ -44,6 +50,19 @@ class Channel(Expansion):
     def data(em: Emitter, prim: Prim) -> str:
         return em.state(prim, "data", prim.instances, None, elem=prim.elem)
 
+    @staticmethod
+    def value(prim: Prim, operands):
+        """A slot's value from the operands (results) that carry it: the one scalar, or a record's
+        fields, one each, as one RecordValue that stores and loads write field by field."""
+        if prim.elem.kind == "record":
+            return RecordValue(dict(zip(prim.elem.field_names, operands)), prim.elem)
+        (value,) = operands
+        return value
+
+    @classmethod
+    def put_value(cls, prim, ins):
+        return cls.value(prim, ins.args[1:])
+
     @classmethod
     def where(cls, em, prim, ins):
         """(the slot, its group)"""
@@ -52,11 +71,11 @@ class Channel(Expansion):
 
     @classmethod
     def do_read(cls, em, prim, ins):
-        em.b.emit("ld", ins.dests, (Ref(cls.data(em, prim), ins.ref.index),))
+        em.b.emit("ld", (cls.value(prim, ins.dests),), (Ref(cls.data(em, prim), ins.ref.index),))
 
     @classmethod
     def do_put(cls, em, prim, ins):
-        em.st(cls.data(em, prim), ins.ref.index, ins.args[1])
+        em.st(cls.data(em, prim), ins.ref.index, cls.put_value(prim, ins))
         cls.fence(em, ins)
         cls.publish(em, prim, ins)
 
@@ -74,7 +93,7 @@ class Channel(Expansion):
     @classmethod
     def do_get(cls, em, prim, ins):
         cls.wait(em, prim, ins)
-        em.b.emit("ld", ins.dests, (Ref(cls.data(em, prim), ins.ref.index),))
+        em.b.emit("ld", (cls.value(prim, ins.dests),), (Ref(cls.data(em, prim), ins.ref.index),))
 
     @classmethod
     def do_await(cls, em, prim, ins):
@@ -84,9 +103,9 @@ class Channel(Expansion):
     def do_poll(cls, em, prim, ins):
         """One try; the slot's value is read only once it is known to be full (an earlier read
         would race with the producer's store, harmlessly but still a race)."""
-        ok, value = ins.dests
+        ok, value = ins.dests[0], cls.value(prim, ins.dests[1:])
         em.b.assign(ok, cls.attempt(em, prim, ins))
-        em.b.assign(value, imm(0, value.type))
+        em.b.assign(value, imm(0, prim.elem))
         em.when(ok, lambda: em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),)), hint="full")
 
     @classmethod
@@ -136,7 +155,7 @@ class Flag(Channel):
         store and load (PTX) and each slot is published alone (@thread) in global memory, whose
         round trips are long (an H100: about 0.14 µs each); a 64-bit access is single-copy atomic."""
         return (prim.granularity == "thread" and prim.placement == "global" and prim.elem.bits <= 32
-                and em.target.ordered_atomics and em.ctx.minimize_fences)
+                and prim.elem.kind != "record" and em.target.ordered_atomics and em.ctx.minimize_fences)
 
     @classmethod
     def data(cls, em, prim):
@@ -217,14 +236,20 @@ class TinyLock(Channel):
                   "seed 000 Listings 6, 8, 13 and 15", lock_bits=True)
     stand_in = "flag"
 
+    @staticmethod
+    def bit_on_slot(prim) -> bool:
+        """A @thread slot of one word carries its own lock bit; a record's slot (several words) and
+        a @warp group are published on a lock word of their own."""
+        return prim.granularity == "thread" and prim.elem.kind != "record"
+
     @classmethod
     def orders_memory(cls, prim, target):
-        return prim.granularity == "thread"    # the value travels in the word whose bit is the lock
+        return cls.bit_on_slot(prim)    # the value travels in the word whose bit is the lock
     defaults = default("fermi", "shared @thread", "seed 000 Table 2: tiny_lock is the fastest scheme (4.0x atom_lock)")
 
     @classmethod
     def data(cls, em, prim):
-        if prim.granularity == "thread":      # the slots' own words carry the bits, held from the start
+        if cls.bit_on_slot(prim):      # the slots' own words carry the bits, held from the start
             return em.state(prim, "data", prim.instances, "locked", elem=prim.elem, space="shared")
         return em.state(prim, "data", prim.instances, None, elem=prim.elem, space="shared")
 
@@ -234,17 +259,20 @@ class TinyLock(Channel):
 
     @classmethod
     def publish(cls, em, prim, ins):
-        if prim.granularity == "thread":     # do_put stored already; STSUL stores again and unlocks
+        if cls.bit_on_slot(prim):     # do_put stored already; STSUL stores again and unlocks
             data = cls.data(em, prim)
             value = ins.args[1] if ins.op == "chan.put" else em.ld(data, ins.ref.index)
             em.b.emit("lockbit.release", (), (Ref(data, ins.ref.index), value))
             return
         _, g = cls.where(em, prim, ins)
+        if prim.granularity == "thread":      # a record's slot: its own lock word
+            em.b.emit("lockbit.release", (), (Ref(cls.lock(em, prim), g), imm(0)))
+            return
         cls.by_party(em, prim, lambda: em.b.emit("lockbit.release", (), (Ref(cls.lock(em, prim), g), imm(0))))
 
     @classmethod
     def do_put(cls, em, prim, ins):
-        if prim.granularity == "thread":      # the value travels with the unlock (STSUL)
+        if cls.bit_on_slot(prim):      # the value travels with the unlock (STSUL)
             cls.fence(em, ins)
             cls.publish(em, prim, ins)
         else:
@@ -252,7 +280,16 @@ class TinyLock(Channel):
 
     @classmethod
     def attempt(cls, em, prim, ins, value=None):
-        """@thread: LDSLK the slot; on success give the token back at once (STSUL, same value)."""
+        """@thread: LDSLK the slot (a record's: its lock word); on success give the token back at
+        once (STSUL, same value)."""
+        if not cls.bit_on_slot(prim):
+            _, g = cls.where(em, prim, ins)
+            lock = Ref(cls.lock(em, prim), g)
+            ok = em.b.reg(BOOL, "ok")
+            word = em.b.reg(I32, "word")
+            em.b.emit("lockbit.try", (ok, word), (lock,))
+            em.when(ok, lambda: em.b.emit("lockbit.release", (), (lock, word)), hint="restore")
+            return ok
         data = cls.data(em, prim)
         ok = em.b.reg(BOOL, "ok")
         value = value or em.b.reg(prim.elem, "value")
@@ -262,6 +299,8 @@ class TinyLock(Channel):
 
     @classmethod
     def do_poll(cls, em, prim, ins):
+        if not cls.bit_on_slot(prim):
+            return super().do_poll(em, prim, ins)
         ok, value = ins.dests
         em.b.assign(ok, cls.attempt(em, prim, ins, value))
 

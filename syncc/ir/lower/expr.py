@@ -91,12 +91,18 @@ class ExpressionLowering:
     @expressions.on(A.Field)
     def field(self, e, want, dest):
         if isinstance(e.base, A.Index):           # a field of an array's record
-            ref, t = self.place(e)
-            return self.emit_value(dest, "ld", t, ref, span=e.span)
+            name, index, record = self.element(e.base)
+            if self.b.prim(name) is not None:     # of a channel slot's: a plain read of the record
+                fields = self.emit_value(None, "chan.read", record, Ref(name, index), span=e.span)
+                return fields[e.name.text]
+            return self.emit_value(dest, "ld", record.field(e.name.text).type, Ref(name, index, e.name.text),
+                                   span=e.span)
         if isinstance(e.base, A.Name):
             local = self.cx.vars.get(self.cx.symbol(e.base).decl)
             if isinstance(local, dict):           # a field of a record value: its register
                 return local[e.name.text]
+        elif isinstance(self.cx.types.get(e.base), RecordType):    # of a function's record result
+            return self.record(e.base)[e.name.text]
         sym = self.cx.refs.get(e)
         if sym is not None:      # a module's constant
             return imm(sym.info.value, sym.info.type if isinstance(sym.info.type, ScalarType) else
@@ -190,9 +196,15 @@ class ExpressionLowering:
             return dict(self.cx.expression_handlers[A.Get](e, record, into))
         if isinstance(e, A.Index):
             name, index, _ = self.element(e)
+            if self.b.prim(name) is not None:     # a channel slot's plain read: one chan.read of every field
+                into = RecordValue(dests, record) if dests else None
+                return dict(self.emit_value(into, "chan.read", record, Ref(name, index), span=e.span))
             return {f.name: self.emit_value(dests.get(f.name), "ld", f.type, Ref(name, index, f.name), span=e.span)
                     for f in record.fields}
         if isinstance(e, A.Call):
+            sym = self.cx.refs.get(e.func)
+            if sym is not None and sym.kind == "fn":     # a function's result: its registers
+                return dict(self.inline(sym, e, RecordValue(dests, record) if dests else None))
             given = {k.name.text: k.value for k in e.kwargs}
             return {f.name: self.expr(given[f.name], f.type, dests.get(f.name)) for f in record.fields}
         local = self.cx.vars[self.cx.symbol(e).decl]
@@ -402,7 +414,7 @@ class ExpressionLowering:
         saved_vars = self.cx.vars
         self.cx.vars = {}
         for p, a, t in zip(decl.params, args, info.params):
-            reg = self.b.reg(t, p.name.text)
+            reg = self.b.reg(t, p.name.text)      # (a record: a register per field, nodes.RecordValue)
             self.b.assign(reg, a, p.span)
             self.cx.vars[p] = reg
         result = None

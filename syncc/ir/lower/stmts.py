@@ -30,7 +30,7 @@ class StatementLowering:
     @statements.on(A.Let)
     def let(self, s: A.Let) -> None:
         t = self.cx.types.get(s.value)
-        if isinstance(t, RecordType) and s.type is None:      # a record: one register per field
+        if isinstance(t, RecordType):      # a record (`let e = ...`, `let e: Entry = ...`): one register per field
             regs = self.cx.vars[s] = self.cx.exprs.record_registers(t, s.name.text)
             self.cx.exprs.record(s.value, regs)
             return

@@ -56,7 +56,7 @@ from dataclasses import field
 from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ...core.types import BOOL, I32
-from ..builder import KernelBuilder
+from ..builder import KernelBuilder, fieldwise
 from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..analysis.lock_nests import Nest, can_give_up, nest_at
@@ -374,10 +374,10 @@ def _emit_poll(b: KernelBuilder, w: Instr, tok: Reg | None, attrs) -> Reg:
         return ok
     if op == "chan.poll":
         ok = b.reg(BOOL, "ok")
-        value = b.reg(b.prim(w.ref.name).elem, "value")
+        value = b.reg(b.prim(w.ref.name).elem, "value")      # (a record's: one register per field)
         b.emit(op, (ok, value), (w.ref,), w.span, **attrs)
-        for d in w.dests:
-            b.assign(d, value, w.span)
+        for d, v in zip(w.dests, fieldwise((value,))):          # (an await has none)
+            b.assign(d, v, w.span)
         return ok
     if tok is None:         # a latch: nothing entered
         return b.op(op, BOOL, w.ref, hint="ok", span=w.span, **attrs)

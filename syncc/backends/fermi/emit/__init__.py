@@ -79,7 +79,7 @@ def params(k: Kernel) -> tuple[SassParam, ...]:
 
 
 def shared_arrays(k: Kernel) -> tuple[SharedArray, ...]:
-    return tuple(SharedArray(a.name, a.elem.name, a.dims, 4 * a.offset)
+    return tuple(SharedArray(a.name, a.elem if a.elem.kind == "record" else a.elem.name, a.dims, 4 * a.offset)
                  for a in sorted((a for a in k.arrays if a.space == "shared"), key=lambda a: a.offset or 0))
 
 
