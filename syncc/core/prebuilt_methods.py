@@ -1850,22 +1850,26 @@ METHODS['syncc.frontend.ast.PrimOp'] = (
 
 # syncc.frontend.ast.Put
 def syncc_frontend_ast_Put(dflt, fact):
+    d_range = dflt['range']
 
-    def __init__(self, target, value, span):
+    def __init__(self, target, value, span, range=d_range):
         _set(self, 'target', target)
         _set(self, 'value', value)
         _set(self, 'span', span)
+        _set(self, 'range', range)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, value={self.value!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, value={self.value!r}, span={self.span!r}, range={self.range!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.Put'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('target', 'Place', False), ('value', 'Expr', False), ('span', 'Span', False)), (), (), False),
-    'Put(target: Place, value: Expr, span: Span)',
+     (('target', 'Place', False), ('value', 'Expr', False), ('span', 'Span', False),
+      ('range', 'tuple[Expr, Expr] | None', True)),
+     (), (), False),
+    'Put(target: Place, value: Expr, span: Span, range: tuple[Expr, Expr] | None = None)',
     syncc_frontend_ast_Put)
 
 

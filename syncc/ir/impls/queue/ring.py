@@ -20,6 +20,10 @@ keeps each slot's value and sequence word in one word, q.slots[iC + t % C] = (va
 so the value travels with the sequence word instead of in a second access:
 
     put q[i] = v:   t = queue.reserve @q.space[i];  queue.give @q.items[i], t, v
+
+A range put, `put q[i] = src[lo .. hi]` (@thread only), takes its hi - lo tickets with one atomic,
+`queue.reservemany`, then waits for each ticket's slot (`queue.reserveat`), stores and publishes
+it, in ticket order (Ring.put_range).
     get q[i]:       t, v = queue.take @q.items[i];  queue.free @q.space[i], t
 
 and tryget and `for v in q` use queue.trytake and queue.nexttake, which return the value too.
@@ -100,6 +104,55 @@ class Ring(QueueImplementation):
         if parts.pool:
             pool.count_item(sync, parts, index, +1, span)
         _publish(sync, parts, index, ticket, value, span)
+
+    @classmethod
+    def put_range(cls, sync, parts, index, source, lo, hi, span):
+        """`put q[i] = src[lo .. hi]`: k = hi - lo tail tickets with one atomic, then each slot in
+        ticket order, as a put fills its one (module docstring):
+
+                    (ld src[first], ld src[last]: the range's two ends read first, so that their
+                     bounds checks stop a range outside src, or k < 0 (last = -1), before a ticket)
+                    %t0 = queue.reservemany @q.space[i], %k
+            for j in 0 .. k:
+                    %t = add %t0, %j
+                    queue.reserveat @q.space[i], %t        (judged as: wait q.space[i])
+                    (the value src[lo + j]); queue.publish @q.items[i], %t
+
+        The loop is a counted loop of k rounds, each a put's wait and publication, so the analyses
+        count k puts where they can count the loop (analysis/space.py, ranges.py)."""
+        b = sync.b
+        k = b.op("sub", I32, hi, lo, hint="count", span=span)
+        frozen = b.reg(I32, "count")            # the bound, evaluated once
+        b.assign(frozen, k, span)
+        some = b.op("cmp.gt", BOOL, frozen, imm(0), hint="some", span=span)
+        none = b.op("select", I32, b.op("cmp.lt", BOOL, frozen, imm(0), hint="negative", span=span), imm(-1), imm(0),
+                    hint="last", span=span)
+        first = b.op("select", I32, some, lo, imm(0), hint="first", span=span)
+        last = b.op("select", I32, some, b.op("sub", I32, hi, imm(1), hint="last", span=span), none, hint="last",
+                    span=span)
+        b.op("ld", parts.elem, Ref(source, first), hint="first", span=span)
+        b.op("ld", parts.elem, Ref(source, last), hint="last", span=span)
+        space = Ref(parts.part("space"), index)
+        start = b.op("queue.reservemany", I32, space, frozen, hint="tickets", span=span)
+        j = b.reg(I32, "j")
+        b.assign(j, imm(0), span)
+        head, body, latch, done = (b.new_block(h) for h in ("putrange", "putslot", "nextslot", "endputrange"))
+        b.jump(head, span)
+        b.at(head)
+        b.branch(b.op("cmp.lt", BOOL, j, frozen, span=span), body, done, span)
+        b.at(body)
+        ticket = b.op("add", I32, start, j, hint="ticket", span=span)
+        b.emit("queue.reserveat", (), (space, ticket), span)
+        value = b.op("ld", parts.elem, Ref(source, b.op("add", I32, lo, j, hint="at", span=span)), hint="value",
+                     span=span)
+        if parts.pool:
+            pool.count_item(sync, parts, index, +1, span)
+        _publish(sync, parts, index, ticket, value, span)
+        b.jump(latch, span)
+        b.at(latch)
+        b.emit("add", (j,), (j, imm(1)), span)
+        b.jump(head, span)
+        b.at(done)
 
     @classmethod
     def inner_put(cls, sync, parts, index, value, span):
