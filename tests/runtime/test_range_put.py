@@ -129,3 +129,35 @@ def test_one_atomic_takes_every_ticket(tmp_path):
     assert r.code == 0, r.err
     assert r.out.count("queue.reservemany") == 2 and r.out.count("queue.reserveat") == 2, r.out
     assert "queue.reserve " not in r.out
+
+
+POOL_SEEDS = """\
+kernel walk(count: global i32[1]) launch grid(2) block(64) {
+    queue q(64): i32 in global @thread
+    shared seeds: i32[4]
+    if tid < 4 { seeds[tid] = 3 }
+    barrier
+    if gtid == 0 {
+        put q = seeds[0 .. 4]          // four seeds with one reservation
+        close q
+    }
+    for v in q {
+        atomic_add(count[0], 1)
+        if v > 0 { put q = v - 1 }
+    }
+}
+host {
+    let count = zeros(i32, 1)
+    launch walk(count)
+    check count[0] == 16, "a node was lost"
+}
+"""
+
+
+@pytest.mark.parametrize("extra", [[], ["--its"], ["--policy", "random:1"]])
+def test_a_range_put_seeds_a_work_pool(tmp_path, extra):
+    """Outside the pool's loops a range put is a writer's put: each of its values counts as an item."""
+    path = tmp_path / "pool.sync"
+    path.write_text(POOL_SEEDS)
+    r = syncc("run", str(path), "--target", "fermi-sim", *extra)
+    assert r.code == 0, r.err

@@ -35,6 +35,7 @@ from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
 from ..checks.queue_parties import check_queue_parties
+from ..checks.range_puts import check_range_puts
 from ..checks.residency import check_residency, coresident
 from ..analysis.facts import Facts, declared_shape
 from ..analysis.launches import DeclaredConfiguration
@@ -52,7 +53,8 @@ from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
-          check_channels, check_waits, check_waits_for, check_counts, check_closes, check_queue_parties, check_schedule, check_memory_order)
+          check_channels, check_waits, check_waits_for, check_counts, check_closes, check_queue_parties,
+          check_range_puts, check_schedule, check_memory_order)
 
 
 @dataclass
