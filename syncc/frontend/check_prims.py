@@ -506,8 +506,7 @@ class PrimitiveRules:
         if info is None:
             return
         name = s.target.name.text
-        if info.kind != "queue" or info.granularity != "thread" or \
-                (info.impl is not None and info.impl.name != "ring"):
+        if info.kind != "queue" or info.granularity != "thread" or (info.impl is not None and not info.impl.ranges):
             what = (f"a {info.kind}" if info.kind != "queue" else
                     f"a @{info.granularity} queue" if info.granularity != "thread" else
                     f"a `{info.impl.name}` queue")

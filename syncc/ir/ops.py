@@ -117,13 +117,12 @@ _TABLE: list[OpInfo] = [
     # take: ir/impls/queue/mbarrier.py), then the same publish and free.
     *_queue_ops("await/0:2:sem.wait"),
     # A range put (`put q = src[lo .. hi]`, ir/impls/queue/ring.py): `%t = queue.reservemany @q.space[i], %k`
-    # takes k tail tickets with one atomic and returns the first, waiting for nothing (no semaphore
-    # operation: the analyses read the waits that follow); then for each ticket `queue.reserveat
+    # takes k tail tickets with one atomic and returns the first, waiting for nothing (judged as
+    # `none`, no semaphore operation: the analyses read the waits that follow); then for each ticket `queue.reserveat
     # @q.space[i], %t` waits until that ticket's slot is empty for its round (judged as a wait on
     # q.space, as a put's reserve is; structuring leaves `queue.poll` on the ticket), and the slot is
     # published as a put's.
-    *_ops("prim", "queue.reservemany/1:2", memory=True, ref=True),
-    *_queue_ops("reserveat/0:2:sem.wait"),
+    *_queue_ops("reservemany/1:2:none reserveat/0:2:sem.wait"),
     # A scan's operations (ir/impls/scan.py): `scan.tile @s` takes the block's tile; `scan.add @s, %v
     # side=exclusive|inclusive` gives each thread the sum of the values before its own (or up to it).
     # Not `blocking` for the passes: the wait inside scan.add, for earlier tiles, ends whatever the

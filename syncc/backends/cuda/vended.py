@@ -17,10 +17,10 @@ from __future__ import annotations
 from ...ir.impls.queue.mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
 from .. import inline_ptx
-from ...frontend.vending import COUNT, HOLE, INDEX, PERMITS, RESULT, TAKEN, VALUE, VendedOp
-from . import CTYPE, MEMORY, KernelWriter, cname
+from ...frontend.vending import COUNT, HOLE, INDEX, MANY, PERMITS, RESULT, TAKEN, VALUE, VALUES, VendedOp
+from . import CTYPE, MEMORY, KernelWriter, cname, memory_ctype
 
-_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits"}
+_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits", MANY: "k"}
 
 
 class OperationWriter(KernelWriter):
@@ -68,6 +68,10 @@ class OperationWriter(KernelWriter):
             if isinstance(p, Reg) and p.name in _ARGS:
                 args.append(f"{CTYPE[p.type.name]} {_ARGS[p.name]}")
                 unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = {_ARGS[p.name]};")
+        if op.takes_values:         # put_many(const T* values, int k): the range put's array, first
+            elem = memory_ctype(self.arrays[VALUES].elem)
+            args.insert(len(args) - 1, f"const {elem}* values")
+            unpack.append(f"    const {elem}* {self.array_name(VALUES)} = values;")
         if op.gives_value:
             args.append(f"{CTYPE[self.arrays[TAKEN].elem.name]}& value")
         if op.has_body:

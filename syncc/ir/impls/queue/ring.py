@@ -48,7 +48,7 @@ class Ring(QueueImplementation):
                   "atomic and waits for its slot alone; `delay`: ns a waiter sleeps, after a poll that found "
                   "its slot not ready, for each step (a put or get of an earlier round) the slot has still to go "
                   "through, at most 8 (0: poll again at once)", "docs/design/queues.md (the sequence-numbered ring)",
-                  (("delay", 0),), closable=True)
+                  (("delay", 0),), closable=True, ranges=True)
     sides = RingSide
     defaults = (
         *default("ptx", "global @thread", "one atomic and one polled word per operation and no lock to wait for; "
@@ -110,8 +110,10 @@ class Ring(QueueImplementation):
         """`put q[i] = src[lo .. hi]`: k = hi - lo tail tickets with one atomic, then each slot in
         ticket order, as a put fills its one (module docstring):
 
-                    (ld src[first], ld src[last]: the range's two ends read first, so that their
-                     bounds checks stop a range outside src, or k < 0 (last = -1), before a ticket)
+                    (where k != 0: ld src[first], ld src[hi - 1], the range's two ends read first,
+                     so that their bounds checks stop a range outside src, or k < 0 (first = -1),
+                     before a ticket is taken; a vended operation, which has no checks, takes
+                     max(k, 0) instead)
                     %t0 = queue.reservemany @q.space[i], %k
             for j in 0 .. k:
                     %t = add %t0, %j
@@ -121,17 +123,14 @@ class Ring(QueueImplementation):
         The loop is a counted loop of k rounds, each a put's wait and publication, so the analyses
         count k puts where they can count the loop (analysis/space.py, ranges.py)."""
         b = sync.b
+        ctx = sync.cx.ctx
         k = b.op("sub", I32, hi, lo, hint="count", span=span)
         frozen = b.reg(I32, "count")            # the bound, evaluated once
-        b.assign(frozen, k, span)
-        some = b.op("cmp.gt", BOOL, frozen, imm(0), hint="some", span=span)
-        none = b.op("select", I32, b.op("cmp.lt", BOOL, frozen, imm(0), hint="negative", span=span), imm(-1), imm(0),
-                    hint="last", span=span)
-        first = b.op("select", I32, some, lo, imm(0), hint="first", span=span)
-        last = b.op("select", I32, some, b.op("sub", I32, hi, imm(1), hint="last", span=span), none, hint="last",
-                    span=span)
-        b.op("ld", parts.elem, Ref(source, first), hint="first", span=span)
-        b.op("ld", parts.elem, Ref(source, last), hint="last", span=span)
+        if ctx.bounds_checks and not ctx.vending:
+            b.assign(frozen, k, span)
+            _probe_ends(b, parts, source, lo, hi, frozen, span)
+        else:       # no run-time checks (a vended operation, --unsafe-no-bounds-checks): k < 0 puts nothing
+            b.assign(frozen, b.op("max", I32, k, imm(0), hint="count", span=span), span)
         space = Ref(parts.part("space"), index)
         start = b.op("queue.reservemany", I32, space, frozen, hint="tickets", span=span)
         j = b.reg(I32, "j")
@@ -299,6 +298,21 @@ def closed_latch(sync, parts) -> str:
         b.prims.append(Prim(name, "latch", parts.dims, parts.placement, parts.granularity, choice.impl, choice.params,
                             None, parts.writers, (), parts.span))
     return name
+
+
+def _probe_ends(b, parts, source: str, lo, hi, k, span) -> None:
+    """Where k != 0, read src[first] and src[hi - 1] (first = lo, or -1 where k < 0): the bounds
+    checks of the two reads (passes/bounds.py) stop a range outside `source`, or a negative count,
+    with an index's fault before the range put takes a ticket."""
+    probe, joined = b.new_block("putrange.ends"), b.new_block("putrange.checked")
+    b.branch(b.op("cmp.ne", BOOL, k, imm(0), hint="some", span=span), probe, joined, span)
+    b.at(probe)
+    negative = b.op("cmp.lt", BOOL, k, imm(0), hint="negative", span=span)
+    first = b.op("select", I32, negative, imm(-1), lo, hint="first", span=span)
+    b.op("ld", parts.elem, Ref(source, first), hint="first", span=span)
+    b.op("ld", parts.elem, Ref(source, b.op("sub", I32, hi, imm(1), hint="last", span=span)), hint="last", span=span)
+    b.jump(joined, span)
+    b.at(joined)
 
 
 def _publish(sync, parts, index, ticket, value, span) -> None:
