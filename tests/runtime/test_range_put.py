@@ -161,3 +161,35 @@ def test_a_range_put_seeds_a_work_pool(tmp_path, extra):
     path.write_text(POOL_SEEDS)
     r = syncc("run", str(path), "--target", "fermi-sim", *extra)
     assert r.code == 0, r.err
+
+
+RECORDS = """\
+struct Task {
+    id: i32,
+    w: f32
+}
+kernel k(out: global i32[32]) launch grid(1) block(64) {
+    queue q(4): Task in global @thread
+    shared buf: Task[32]
+    if tid < 32 { buf[tid] = Task(id = tid, w = 1.5) }
+    barrier
+    if tid == 0 { put q = buf[0 .. 32] }
+    if tid >= 32 {
+        let t = get q
+        if t.w == 1.5 { atomic_add(out[t.id], 1) }
+    }
+}
+host {
+    let out = zeros(i32, 32)
+    launch k(out)
+    for i in 0 .. 32 { check out[i] == 1, "a record was lost or torn" }
+}
+"""
+
+
+def test_a_range_put_of_records(tmp_path):
+    """A queue of records takes a range of a record array: each slot's fields before its publication."""
+    path = tmp_path / "records.sync"
+    path.write_text(RECORDS)
+    r = syncc("run", str(path), "--target", "fermi-sim")
+    assert r.code == 0, r.err
