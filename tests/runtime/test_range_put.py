@@ -193,3 +193,33 @@ def test_a_range_put_of_records(tmp_path):
     path.write_text(RECORDS)
     r = syncc("run", str(path), "--target", "fermi-sim")
     assert r.code == 0, r.err
+
+
+LAUNCH_PAST_END = """\
+kernel k(src: global i32[n], n: i32, hi: i32, out: global i32[64]) launch grid(1) block(64) {
+    queue q(64): i32 in global @thread
+    if tid == 0 {
+        put q = src[0 .. hi]
+        close q
+    }
+    if tid >= 32 { for v in q { atomic_add(out[v], 1) } }
+}
+host {
+    let src = zeros(i32, 16)
+    for i in 0 .. 16 { src[i] = i }
+    let out = zeros(i32, 64)
+    launch k(src, 16, 16, out)
+    for i in 0 .. 16 { check out[i] == 1, "a value was lost" }
+    launch k(src, 16, 17, out)
+}
+"""
+
+
+def test_a_launch_whose_range_runs_past_the_end_is_refused_once(tmp_path):
+    """The launch's arguments decide the range: the hazard checks of that launch find it past the end
+    of `src` (E0726), once for the statement, before it runs; the launch before it runs."""
+    path = tmp_path / "launch.sync"
+    path.write_text(LAUNCH_PAST_END)
+    r = syncc("run", str(path), "--target", "fermi-sim")
+    assert r.code != 0
+    assert r.err.count("error[E0726]") == 1 and "element 16 of the array `src`" in r.err, r.err
