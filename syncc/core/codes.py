@@ -76,6 +76,9 @@ CODES: dict[str, str] = {
     "E0423": "work pool on a queue that cannot be one",
     "E0424": "work pool whose body can wait or leave",
     "E0425": "work pool's queue full at run time",
+    "E0426": "range put into a primitive that cannot take one",
+    "E0427": "range put inside a work pool's body",
+    "E0428": "range put whose source is not an array of the slot type",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -1850,22 +1850,26 @@ METHODS['syncc.frontend.ast.PrimOp'] = (
 
 # syncc.frontend.ast.Put
 def syncc_frontend_ast_Put(dflt, fact):
+    d_range = dflt['range']
 
-    def __init__(self, target, value, span):
+    def __init__(self, target, value, span, range=d_range):
         _set(self, 'target', target)
         _set(self, 'value', value)
         _set(self, 'span', span)
+        _set(self, 'range', range)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(target={self.target!r}, value={self.value!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(target={self.target!r}, value={self.value!r}, span={self.span!r}, range={self.range!r})"
 
     return {'__init__': __init__, '__repr__': __repr__}
 
 
 METHODS['syncc.frontend.ast.Put'] = (
     ((('eq', False), ('frozen', True), ('init', True), ('repr', True), ('slots', True)),
-     (('target', 'Place', False), ('value', 'Expr', False), ('span', 'Span', False)), (), (), False),
-    'Put(target: Place, value: Expr, span: Span)',
+     (('target', 'Place', False), ('value', 'Expr', False), ('span', 'Span', False),
+      ('range', 'tuple[Expr, Expr] | None', True)),
+     (), (), False),
+    'Put(target: Place, value: Expr, span: Span, range: tuple[Expr, Expr] | None = None)',
     syncc_frontend_ast_Put)
 
 
@@ -2325,11 +2329,12 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
     d_warp_count = dflt['warp_count']
     d_counted = dflt['counted']
     d_closable = dflt['closable']
+    d_ranges = dflt['ranges']
     d_constant_index = dflt['constant_index']
     d_whole_warps = dflt['whole_warps']
     d_vendable = dflt['vendable']
 
-    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, permits=d_permits, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
+    def __init__(self, kind, name, placements, granularities, params, summary, source, abandonable=d_abandonable, permits=d_permits, lock_bits=d_lock_bits, warp_count=d_warp_count, counted=d_counted, closable=d_closable, ranges=d_ranges, constant_index=d_constant_index, whole_warps=d_whole_warps, vendable=d_vendable):
         _set(self, 'kind', kind)
         _set(self, 'name', name)
         _set(self, 'placements', placements)
@@ -2343,20 +2348,21 @@ def syncc_frontend_catalogue_Implementation(dflt, fact):
         _set(self, 'warp_count', warp_count)
         _set(self, 'counted', counted)
         _set(self, 'closable', closable)
+        _set(self, 'ranges', ranges)
         _set(self, 'constant_index', constant_index)
         _set(self, 'whole_warps', whole_warps)
         _set(self, 'vendable', vendable)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, permits={self.permits!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, placements={self.placements!r}, granularities={self.granularities!r}, params={self.params!r}, summary={self.summary!r}, source={self.source!r}, abandonable={self.abandonable!r}, permits={self.permits!r}, lock_bits={self.lock_bits!r}, warp_count={self.warp_count!r}, counted={self.counted!r}, closable={self.closable!r}, ranges={self.ranges!r}, constant_index={self.constant_index!r}, whole_warps={self.whole_warps!r}, vendable={self.vendable!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.permits, other.lock_bits, other.warp_count, other.counted, other.closable, other.constant_index, other.whole_warps, other.vendable)
+            return (self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.ranges, self.constant_index, self.whole_warps, self.vendable) == (other.kind, other.name, other.placements, other.granularities, other.params, other.summary, other.source, other.abandonable, other.permits, other.lock_bits, other.warp_count, other.counted, other.closable, other.ranges, other.constant_index, other.whole_warps, other.vendable)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.constant_index, self.whole_warps, self.vendable))
+        return hash((self.kind, self.name, self.placements, self.granularities, self.params, self.summary, self.source, self.abandonable, self.permits, self.lock_bits, self.warp_count, self.counted, self.closable, self.ranges, self.constant_index, self.whole_warps, self.vendable))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2367,10 +2373,10 @@ METHODS['syncc.frontend.catalogue.Implementation'] = (
       ('granularities', 'tuple[str, ...]', False), ('params', 'tuple[ImplParam, ...]', False),
       ('summary', 'str', False), ('source', 'str', False), ('abandonable', 'bool', True),
       ('permits', 'bool', True), ('lock_bits', 'bool', True), ('warp_count', 'bool | None', True),
-      ('counted', 'bool', True), ('closable', 'bool', True), ('constant_index', 'bool', True),
-      ('whole_warps', 'bool', True), ('vendable', 'bool', True)),
+      ('counted', 'bool', True), ('closable', 'bool', True), ('ranges', 'bool', True),
+      ('constant_index', 'bool', True), ('whole_warps', 'bool', True), ('vendable', 'bool', True)),
      (), (), False),
-    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, permits: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
+    'Implementation(kind: str, name: str, placements: tuple[str, ...], granularities: tuple[str, ...], params: tuple[ImplParam, ...], summary: str, source: str, abandonable: bool = False, permits: bool = False, lock_bits: bool = False, warp_count: bool | None = None, counted: bool = False, closable: bool = False, ranges: bool = False, constant_index: bool = False, whole_warps: bool = False, vendable: bool = False)',
     syncc_frontend_catalogue_Implementation)
 
 
@@ -2670,8 +2676,9 @@ def syncc_frontend_vending_Operation(dflt, fact):
     d_takes_count = dflt['takes_count']
     d_takes_permits = dflt['takes_permits']
     d_gives_value = dflt['gives_value']
+    d_takes_values = dflt['takes_values']
 
-    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, takes_permits=d_takes_permits, gives_value=d_gives_value):
+    def __init__(self, name, statements, returns=d_returns, doc=d_doc, has_body=d_has_body, takes_value=d_takes_value, takes_count=d_takes_count, takes_permits=d_takes_permits, gives_value=d_gives_value, takes_values=d_takes_values):
         _set(self, 'name', name)
         _set(self, 'statements', statements)
         _set(self, 'returns', returns)
@@ -2681,17 +2688,18 @@ def syncc_frontend_vending_Operation(dflt, fact):
         _set(self, 'takes_count', takes_count)
         _set(self, 'takes_permits', takes_permits)
         _set(self, 'gives_value', gives_value)
+        _set(self, 'takes_values', takes_values)
 
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, takes_permits={self.takes_permits!r}, gives_value={self.gives_value!r})"
+        return f"{self.__class__.__qualname__}(name={self.name!r}, statements={self.statements!r}, returns={self.returns!r}, doc={self.doc!r}, has_body={self.has_body!r}, takes_value={self.takes_value!r}, takes_count={self.takes_count!r}, takes_permits={self.takes_permits!r}, gives_value={self.gives_value!r}, takes_values={self.takes_values!r})"
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.takes_permits, other.gives_value)
+            return (self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value, self.takes_values) == (other.name, other.statements, other.returns, other.doc, other.has_body, other.takes_value, other.takes_count, other.takes_permits, other.gives_value, other.takes_values)
         return NotImplemented
 
     def __hash__(self):
-        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value))
+        return hash((self.name, self.statements, self.returns, self.doc, self.has_body, self.takes_value, self.takes_count, self.takes_permits, self.gives_value, self.takes_values))
 
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2701,9 +2709,9 @@ METHODS['syncc.frontend.vending.Operation'] = (
      (('name', 'str', False), ('statements', 'Callable[[OperationBuilder], tuple]', False),
       ('returns', 'str | None', True), ('doc', 'str', True), ('has_body', 'bool', True),
       ('takes_value', 'bool', True), ('takes_count', 'bool', True), ('takes_permits', 'bool', True),
-      ('gives_value', 'bool', True)),
+      ('gives_value', 'bool', True), ('takes_values', 'bool', True)),
      (), (), False),
-    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, takes_permits: bool = False, gives_value: bool = False)",
+    "Operation(name: str, statements: Callable[[OperationBuilder], tuple], returns: str | None = None, doc: str = '', has_body: bool = False, takes_value: bool = False, takes_count: bool = False, takes_permits: bool = False, gives_value: bool = False, takes_values: bool = False)",
     syncc_frontend_vending_Operation)
 
 

@@ -401,9 +401,12 @@ class PrimOp:
 
 @node
 class Put:
+    """`put q = v`; with `range`, `put q = src[lo .. hi]`: `value` is the array `src`, and the
+    values src[lo] .. src[hi - 1] go in with one reservation of hi - lo slots."""
     target: Place
     value: Expr
     span: Span
+    range: tuple[Expr, Expr] | None = None
 
 
 @node

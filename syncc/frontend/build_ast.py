@@ -357,6 +357,10 @@ class AstBuilder:
         return A.Put(place, value, span)
 
     @rule
+    def put_range_stmt(self, span, place, source, lo, hi):
+        return A.Put(place, source, span, (lo, hi))
+
+    @rule
     def launch_stmt(self, span, name, args, *shape):
         positional, kwargs = self.split_args(args)
         return A.Launch(self.ident(name), positional, kwargs, tuple(shape), span)

@@ -75,6 +75,8 @@ class Implementation:
     counted: bool = False
     # a queue that `close` and `for v in q` may be used on (E0418)
     closable: bool = False
+    # a queue that takes a range put, `put q = src[lo .. hi]`, at @thread: many tickets at once (E0426)
+    ranges: bool = False
     # a queue named by a constant index only: its lanes count each instance in a register (E0418)
     constant_index: bool = False
     # a queue whose kernel's block must be whole warps: one arrival a lane completes a stage (E0409)

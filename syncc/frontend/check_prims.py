@@ -23,7 +23,7 @@ from .builtins import FENCE_SCOPES
 from .catalogue import GRANULARITIES, KINDS, MAX_NAMED_BARRIERS
 from .symbols import PrimInfo, Symbol
 from ..core.records import RecordType
-from ..core.types import ERROR, PrimType, is_int
+from ..core.types import ERROR, ArrayType, PrimType, is_int
 
 # statement → the primitive kind it works on
 # statement → the primitive kinds it works on (`wait` and `sync` mean one thing per kind)
@@ -435,6 +435,15 @@ class PrimitiveRules:
         self.cx.declare(body_pos.scope, Symbol(s.var.text, "binding", elem, s))
         self.cx.stmts.block(s.body, body_pos, new_scope=False)
         inner = pools.inner_puts(s, self.cx.refs)
+        ranged = next((p for p in inner if p.range is not None), None)
+        if info is not None and ranged is not None:
+            name = s.source.name.text
+            self.cx.error("E0427", f"a range put into `{name}` inside the body of a `for` loop over it: an inner "
+                          "put of a work pool never waits for room, and a range put fills its slots one after "
+                          "another, waiting for each", ranged.span, notes=[Note("the pool's loop", s.source.span)],
+                          help=f"put the values one at a time, `for i in lo .. hi {{ put {name} = src[i] }}`: "
+                               "each is an inner put")
+            return
         if info is not None and inner:
             self._pool(s, info, inner, pos)
 
@@ -481,10 +490,51 @@ class PrimitiveRules:
     @statements.on(A.Put)
     def put(self, s: A.Put, pos):
         info = self.prim_place(s.target, "put", pos)
+        if s.range is not None:
+            self.put_range(s, info, pos)
+            return
         t = self.cx.exprs.expr(s.value, pos) if info is not None and isinstance(info.elem, RecordType) else \
             self.cx.exprs.value(s.value, pos)
         if info is not None and info.elem is not None:
             self.cx.exprs.coerce(s.value, t, info.elem, "for the channel slot")
+
+    def put_range(self, s: A.Put, info: PrimInfo | None, pos) -> None:
+        """`put q = src[lo .. hi]`: the values src[lo] .. src[hi - 1] into one `@thread` `ring` queue
+        (E0426) with one reservation; `src` one-dimensional, of the slot type (E0428); lo and hi
+        integers. Inside a work pool's body it is refused (E0427: for_each)."""
+        bt = self.cx.exprs.expr(s.value, pos)
+        for end in s.range:
+            t = self.cx.exprs.value(end, pos)
+            if t is not ERROR and not is_int(t):
+                self.cx.error("E0201", f"the ends of a range put's `lo .. hi` must be integers, found {t}", end.span)
+        if info is None:
+            return
+        name = s.target.name.text
+        if info.kind != "queue" or info.granularity != "thread" or (info.impl is not None and not info.impl.ranges):
+            what = (f"a {info.kind}" if info.kind != "queue" else
+                    f"a @{info.granularity} queue" if info.granularity != "thread" else
+                    f"a `{info.impl.name}` queue")
+            self.cx.error("E0426", f"`put {name} = src[lo .. hi]` puts several values with one reservation, and "
+                          f"`{name}` is {what}: a range put needs a `@thread` `ring` queue", s.span,
+                          notes=[Note("declared here", info.decl.span)],
+                          help=("put the values one at a time in a loop, `for i in lo .. hi { put "
+                                f"{name} = src[i] }}`, or declare `{name}` as a `@thread` queue without `using` "
+                                "(`ring` is the default)"))
+            return
+        if bt is ERROR:
+            return
+        src = s.value.id if isinstance(s.value, A.Name) else None
+        if src is None or not isinstance(bt, ArrayType) or len(bt.dims) != 1 or bt.elem != info.elem:
+            if src is None:
+                what = "not an array's name"
+            elif isinstance(bt, ArrayType):
+                rank = f" with {len(bt.dims)} dimensions" if len(bt.dims) != 1 else ""
+                what = f"`{src}`, an array of {bt.elem}{rank}"
+            else:
+                what = f"`{src}`, {self.cx.exprs.kind_of(s.value, bt)}"
+            self.cx.error("E0428", f"the source of a range put into `{name}` must be a one-dimensional array of "
+                          f"its slot type {info.elem}, named by itself; it is {what}", s.value.span,
+                          help=f"gather the values into a shared or global array of {info.elem} first")
 
     @statements.on(A.PrimOp)
     def prim_op(self, s: A.PrimOp, pos):

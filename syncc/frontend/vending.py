@@ -41,6 +41,8 @@ VALUE = "syncc_value"      # the value a channel `put` stores
 COUNT = "syncc_count"      # attempts of a bounded wait
 PERMITS = "syncc_permits"  # how many permits a semaphore operation takes or gives at once
 TAKEN = "syncc_taken"      # the value an operation hands back beside its result (a queue's `next`)
+VALUES = "syncc_values"    # the values a range put puts (a queue's `put_many`), `MANY` of them
+MANY = "syncc_many"        # how many values `VALUES` holds
 
 
 class OperationBuilder:
@@ -106,6 +108,11 @@ class OperationBuilder:
         assert self.op.takes_permits, f"{self.op.name} takes a number of permits: declare takes_permits"
         return self.name(PERMITS)
 
+    def values(self) -> tuple[A.Name, A.Name]:
+        """The array of values a range put takes, and how many: `syncc_values[0 .. syncc_many]`."""
+        assert self.op.takes_values, f"{self.op.name} puts an array of values: declare takes_values"
+        return self.name(VALUES), self.name(MANY)
+
     def count(self) -> A.Name:
         assert self.op.takes_count, f"{self.op.name} takes a count: declare takes_count"
         return self.name(COUNT)
@@ -125,6 +132,7 @@ class Operation:
     takes_count: bool = False      # a bound on attempts
     takes_permits: bool = False    # a semaphore's number of permits at once (`wait s(k)`)
     gives_value: bool = False      # hands back a value of the slot type beside its result (C++: `T& value`)
+    takes_values: bool = False     # an array of values and their number (a queue's range put; C++: `const T*, int`)
 
 
 def _section(statement):
@@ -161,6 +169,17 @@ def _closable(info, impl) -> bool:
     """Closing needs a closable queue (E0418); the default a library's queue gets without `using`
     (`ring`) is one."""
     return impl is None or impl.closable
+
+
+def _put_many(b: OperationBuilder) -> tuple:
+    # put q = values[0 .. many]: one reservation of `many` slots
+    values, many = b.values()
+    return (A.Put(b.place(), values, b.span, (b.int(0), many)),)
+
+
+def _ranges(info, impl) -> bool:
+    """A range put needs a @thread `ring` queue (E0426), the default a library's queue gets."""
+    return info.granularity == "thread" and (impl is None or impl.ranges)
 
 
 def _not_counted(info, impl) -> bool:
@@ -227,6 +246,9 @@ OPERATIONS: dict[str, tuple[tuple[Operation, object], ...]] = {
                    doc="add a value at the tail, waiting while the queue is full"), None),
         (Operation("get", lambda b: (b.result(A.Get(b.place(), b.span)),), "slot",
                    doc="take the value at the head, waiting while the queue is empty"), None),
+        (Operation("put_many", _put_many, takes_values=True,
+                   doc="add `k` values at the tail, in order and next to each other, with one reservation of `k` "
+                       "slots (one atomic), filling each slot as it becomes free"), _ranges),
         (Operation("try_put", lambda b: (b.result(A.TryPut(b.place(), b.value(), b.span)),), "bool",
                    takes_value=True, doc="one attempt to add a value: true if it went in"), _not_counted),
         (Operation("close", _prim_op("close"), doc="count this writer out: after the declaration's `writers` "
@@ -283,9 +305,11 @@ def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
 
     record = record_of(info)
 
+    def element(elem: str):
+        return A.RecordTypeExpr(elem, span) if record is not None and elem == record.name else scalar(elem)
+
     def one(space: str, elem: str) -> A.ArrayTypeExpr:
-        kind = A.RecordTypeExpr(elem, span) if record is not None and elem == record.name else scalar(elem)
-        return A.ArrayTypeExpr(space, kind, (b.int(1),), span)
+        return A.ArrayTypeExpr(space, element(elem), (b.int(1),), span)
 
     params, locals_ = [], []
     if info.dims:
@@ -298,6 +322,9 @@ def operation_kernel(info: PrimInfo, op: Operation) -> A.Kernel:
         params.append(param(COUNT, scalar("i32")))
     if op.takes_permits:
         params.append(param(PERMITS, scalar("i32")))
+    if op.takes_values:
+        params.append(param(MANY, scalar("i32")))
+        params.append(param(VALUES, A.ArrayTypeExpr("global", element(str(info.elem)), (b.name(MANY),), span)))
     if op.gives_value:
         params.append(param(TAKEN, one("global", str(info.elem))))
     if op.returns:

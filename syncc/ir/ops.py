@@ -122,6 +122,13 @@ _TABLE: list[OpInfo] = [
     # An `mbarrier` queue's wait for the slot of a ticket the party counted itself (no ticket to
     # take: ir/impls/queue/mbarrier.py), then the same publish and free.
     *_queue_ops("await/0:2:sem.wait"),
+    # A range put (`put q = src[lo .. hi]`, ir/impls/queue/ring.py): `%t = queue.reservemany @q.space[i], %k`
+    # takes k tail tickets with one atomic and returns the first, waiting for nothing (judged as
+    # `none`, no semaphore operation: the analyses read the waits that follow); then for each ticket `queue.reserveat
+    # @q.space[i], %t` waits until that ticket's slot is empty for its round (judged as a wait on
+    # q.space, as a put's reserve is; structuring leaves `queue.poll` on the ticket), and the slot is
+    # published as a put's.
+    *_queue_ops("reservemany/1:2:none reserveat/0:2:sem.wait"),
     # A scan's operations (ir/impls/scan.py): `scan.tile @s` takes the block's tile; `scan.add @s, %v
     # side=exclusive|inclusive` gives each thread the sum of the values before its own (or up to it).
     # Not `blocking` for the passes: the wait inside scan.add, for earlier tiles, ends whatever the
@@ -149,7 +156,7 @@ INTEGER_ONLY = {"rem", "and", "or", "xor", "shl", "shr", "popc"}          # (and
 FLOAT_ONLY = {"sqrt", "floor", "ceil", "trunc", "fma"}
 
 BLOCKING_PRIM = {"mutex.lock", "sem.wait", "chan.get", "chan.await", "rw.lock", "latch.wait",  # waits structuring rewrites
-                 "queue.reserve", "queue.claim", "queue.next", "queue.take", "queue.nexttake"}
+                 "queue.reserve", "queue.claim", "queue.next", "queue.take", "queue.nexttake", "queue.reserveat"}
 RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive",  # what a waiter may wait for
             "queue.publish", "queue.free", "queue.give"}
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends

@@ -122,6 +122,25 @@ def test_an_abandonable_mutex_has_try_critical():
     assert "return syncc_result;" in tas
 
 
+def test_a_ring_queue_has_put_many():
+    """A @thread ring queue's type puts an array with one reservation: `put_many(values, k)` takes k
+    tickets with one atomic, then fills each slot; the counted and @warp queues have none (E0426)."""
+    r = syncc("build", "stdlib/queue.sync", "--target", "cuda")
+    types = {}
+    for name in ("stream", "local", "stages", "lanes", "link"):
+        body = r.out[r.out.index(f"struct {name} {{"):]
+        types[name] = body[: body.index("\n};")]
+    for name in ("stream", "local"):
+        elem = "int32_t" if name == "stream" else "uint32_t"
+        assert f"__device__ void put_many(const {elem}* values, int32_t k) const" in types[name]
+        many = types[name][types[name].index("put_many("):]
+        many = many[: many.index("\n    }")]
+        assert many.count("atom.") == 1 and "add.u32" in many       # one atomic takes every ticket
+        assert "r_syncc_many = k;" in many and "a_syncc_values = values;" in many
+    for name in ("stages", "lanes", "link"):
+        assert "put_many" not in types[name]
+
+
 def _example() -> str:
     return re.search(r"```cuda\n(.*?)```", DOC, re.S).group(1)
 

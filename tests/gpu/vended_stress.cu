@@ -245,6 +245,23 @@ __global__ void stream_values(syncc_queue::stream q, int producers, int per, int
     }
 }
 
+// 66 blocks gather their threads' values in shared memory, and thread 0 puts all 256 with one
+// reservation (put_many: one atomic for 256 tickets, then each slot as it frees); 66 blocks take
+// them one at a time: every value taken exactly once
+__global__ void gathered_values(syncc_queue::stream q, int producers, int rounds, int* seen) {
+    __shared__ int32_t buf[256];
+    if ((int)blockIdx.x < producers) {
+        for (int r = 0; r < rounds; ++r) {
+            buf[threadIdx.x] = (blockIdx.x * rounds + r) * blockDim.x + threadIdx.x;
+            __syncthreads();
+            if (threadIdx.x == 0) q.put_many(buf, blockDim.x);
+            __syncthreads();
+        }
+    } else {
+        for (int r = 0; r < rounds; ++r) atomicAdd(&seen[q.get()], 1);
+    }
+}
+
 // the same through the consumers' loop: every producer thread closes after its last put (the
 // closing count starts at the number of writers), and each consumer takes values until `next`
 // says the queue is closed and drained
@@ -333,6 +350,18 @@ static void queues() {
     bool ok = err == cudaSuccess && wrong == 0 && h_took == 1024;
     std::printf("%-28s %8d values  not taken once %d  try_put took %d of 1100 (capacity 1024)  %s\n",
                 "queue stream (ring)", n, wrong, h_took, ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
+    failures += !ok;
+    // put_many: each producer block's 256 values with one reservation per round
+    int* gathered = zeros(n);
+    gathered_values<<<2 * producers, threads>>>(syncc_queue::stream{zeros64(1024), zeros(2), zeros(1)},
+                                                producers, per, gathered);
+    err = cudaDeviceSynchronize();
+    cudaMemcpy(h.data(), gathered, n * sizeof(int), cudaMemcpyDeviceToHost);
+    wrong = 0;
+    for (int v : h) wrong += v != 1;
+    ok = err == cudaSuccess && wrong == 0;
+    std::printf("%-28s %8d values  not taken once %d  %s\n", "queue stream put_many", n, wrong,
+                ok ? "ok" : (err != cudaSuccess ? cudaGetErrorString(err) : "VIOLATION"));
     failures += !ok;
     // closing: producers * threads writers, and every consumer's loop must end
     int* drained = zeros(n);

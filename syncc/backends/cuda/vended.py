@@ -17,10 +17,11 @@ from __future__ import annotations
 from ...ir.impls.queue.mbarrier import LANES, MBARRIER_INIT
 from ...ir.nodes import Array, Reg, Return
 from .. import inline_ptx
-from ...frontend.vending import COUNT, HOLE, INDEX, PERMITS, RESULT, TAKEN, VALUE, VendedOp, field_param, record_of
+from ...frontend.vending import (COUNT, HOLE, INDEX, MANY, PERMITS, RESULT, TAKEN, VALUE, VALUES, VendedOp,
+                                 field_param, record_of)
 from . import CTYPE, KernelWriter, cname, memory_ctype
 
-_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits"}
+_ARGS = {INDEX: "index", VALUE: "value", COUNT: "attempts", PERMITS: "permits", MANY: "k"}
 
 
 class OperationWriter(KernelWriter):
@@ -74,6 +75,10 @@ class OperationWriter(KernelWriter):
                 if f"{record.name} value" not in args:
                     args.append(f"{record.name} value")
                 unpack.append(f"    {CTYPE[p.type.name]} {self.reg_name(p.name)} = value.{fields[p.name]};")
+        if op.takes_values:         # put_many(const T* values, int k): the range put's array, first
+            elem = memory_ctype(self.arrays[VALUES].elem)
+            args.insert(len(args) - 1, f"const {elem}* values")
+            unpack.append(f"    const {elem}* {self.array_name(VALUES)} = values;")
         if op.gives_value:
             args.append(f"{_ctype(self.arrays[TAKEN].elem)}& value")
         if op.has_body:

@@ -71,7 +71,9 @@ def release_point(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
 # a `ring` queue's wait → the operation that releases its slot, and which result is the ticket
 _QUEUE_RELEASE = {"queue.reserve": (("queue.publish", "queue.give"), 0), "queue.claim": (("queue.free",), 0),
                   "queue.next": (("queue.free",), 1), "queue.take": (("queue.free",), 0),
-                  "queue.nexttake": (("queue.free",), 1)}
+                  "queue.nexttake": (("queue.free",), 1),
+                  # a range put's wait for a ticket it took before: the ticket is its operand
+                  "queue.reserveat": (("queue.publish", "queue.give"), None)}
 _LOCKED_PARTNER = {"put": ("space", "items"), "get": ("items", "space")}   # a `locked` queue's semaphores
 
 
@@ -84,7 +86,7 @@ def _queue_release(k: Kernel, cfg: CFG, label: str, last: int, first: Instr):
     fill or empty first (a SIMT deadlock on Fermi)."""
     if first.op in _QUEUE_RELEASE:
         ops, which = _QUEUE_RELEASE[first.op]
-        ticket = first.dests[which]
+        ticket = first.dests[which] if which is not None else first.args[1]
         ends = [(b.label, j) for b in k.blocks for j, ins in enumerate(b.instrs)
                 if ins.op in ops and ins.args[1] == ticket]
     else:

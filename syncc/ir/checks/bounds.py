@@ -12,7 +12,9 @@ lock word that is not its lock: it is reported. Indices are the element's positi
 array, row-major (`a[i][j]` is `i * cols + j`), so a subscript past its own dimension that still
 lands inside the array is not reported here; the front end checks constant subscripts one by one
 (E0304). An index the analysis cannot evaluate (it depends on data, or on a condition on data)
-is left to the run-time bounds check, which stops the kernel with a located error.
+is left to the run-time bounds check, which stops the kernel with a located error. One array is
+reported once per statement (a range put, `put q = src[lo .. hi]`, reads its range's two ends and
+then each value, all at its statement).
 """
 from __future__ import annotations
 
@@ -27,11 +29,13 @@ CODES = ("E0726",)      # what it reports (tests/ir/test_hazard_checks.py)
 def check_bounds(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
     reported = set()            # (name, index): `critical m[i]`'s lock and unlock are one report
+    statements = set()          # (name, span): one report per array and statement (a range put reads
+                                # its range's ends, then each value, from one statement)
     for b, _, ins in k.instructions():
         ref = ins.ref
         if ref is None or not isinstance(ref.index, Reg) or b.label not in facts.cfg.reachable:
             continue
-        if (ref.name, facts.value_key(ref.index)) in reported:
+        if (ref.name, facts.value_key(ref.index)) in reported or (ref.name, ins.span) in statements:
             continue
         target = _target(facts, ref.name)
         if target is None:
@@ -53,6 +57,7 @@ def check_bounds(facts: Facts, ctx: PassContext) -> None:
         n = next(n for n, v in enumerate(values) if not 0 <= v < length)
         bad = values[n]
         reported.add((ref.name, facts.value_key(ref.index)))
+        statements.add((ref.name, ins.span))
         reported_waits(facts).add(id(ins))     # (a wait on it is not reported again as never ending)
         side = "below its first element" if bad < 0 else f"past its last ({length} element{'s' if length != 1 else ''})"
         ctx.sink.error("E0726", f"{space.threads.describe(inst.thread[n])} {_rounds(facts, inst, n)}uses element "

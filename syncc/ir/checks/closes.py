@@ -36,7 +36,7 @@ def check_closes(facts: Facts, ctx: PassContext) -> None:
             table = {"for": loops, "close": closes}.get(ins.attr("queue"))
             if table is not None:
                 table.setdefault(ins.ref.name, []).append((b.label, ins))
-        elif ins.op in ("queue.reserve", "queue.tryreserve"):      # (only a `ring` queue closes)
+        elif ins.op in ("queue.reserve", "queue.tryreserve", "queue.reservemany"):   # (only a `ring` queue closes)
             puts.setdefault(ins.ref.name.rsplit(".", 1)[0] + ".closed", []).append((b.label, ins))
     _put_after_close(facts, closes, puts, ctx)
     for name, waits in loops.items():

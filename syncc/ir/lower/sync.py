@@ -245,6 +245,11 @@ class SyncLowering:
         queue = self.queue_place(s.target)
         if queue is not None:
             impl, parts, index = queue
+            if s.range is not None:         # `put q = src[lo .. hi]` (a @thread ring: the front end, E0426)
+                source = self.cx.arrays[self.cx.symbol(s.value).decl]
+                lo, hi = (self.cx.exprs.linear([end], (None,)) for end in s.range)
+                impl.put_range(self, parts, index, source, lo, hi, s.span)
+                return
             value = self.cx.exprs.expr(s.value, parts.elem)
             if id(s) in self.inner_puts:
                 impl.inner_put(self, parts, index, value, s.span)

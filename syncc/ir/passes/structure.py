@@ -1,7 +1,8 @@
 """SIMT-safe structuring: every blocking wait of a @thread primitive becomes a polling loop.
 
 Guarantee: afterwards no @thread primitive has a blocking wait (mutex.lock,
-sem.wait, rw.lock, chan.get, chan.await, latch.wait, queue.reserve, queue.claim, queue.next).
+sem.wait, rw.lock, chan.get, chan.await, latch.wait, queue.reserve, queue.claim, queue.next,
+queue.reserveat).
 Each became
 
     pre:    enter (a ticket, or nothing), done = false
@@ -66,12 +67,15 @@ from ..analysis.wait_regions import UNPAIRED, release_point, unlocks_of, waits_t
 
 _POLL = {"mutex.lock": "mutex.poll", "sem.wait": "sem.poll", "chan.get": "chan.poll", "chan.await": "chan.poll",
          "rw.lock": "rw.poll", "latch.wait": "latch.poll", "queue.reserve": "queue.poll", "queue.claim": "queue.poll",
-         "queue.next": "queue.pollnext", "queue.take": "queue.polltake", "queue.nexttake": "queue.pollnexttake"}
+         "queue.next": "queue.pollnext", "queue.take": "queue.polltake", "queue.nexttake": "queue.pollnexttake",
+         "queue.reserveat": "queue.poll"}
 _ENTER = {"mutex.lock": "mutex.enter", "sem.wait": "sem.enter", "rw.lock": "rw.enter",
           "queue.reserve": "queue.enter", "queue.claim": "queue.enter", "queue.next": "queue.enter",
           "queue.take": "queue.enter", "queue.nexttake": "queue.enter"}
 # which result is the ticket its enter takes
 _TICKET = {"queue.reserve": 0, "queue.claim": 0, "queue.next": 1, "queue.take": 0, "queue.nexttake": 1}
+# a wait for the slot of a ticket taken before (a range put's, queue.reservemany): which operand it is
+_GIVEN_TICKET = {"queue.reserveat": 1}
 # a queue poll that defines some of its wait's results besides `ready`: which ones (whether a
 # value came, not the queue's end; a wide ring slot's value)
 _POLL_ALSO = {"queue.pollnext": (0,), "queue.pollnexttake": (0, 2), "queue.polltake": (1,)}
@@ -252,7 +256,8 @@ class _PollingLoop:
         b.assign(self.done, imm(False, BOOL))
         for w in self.waits:
             self.tokens.append(b.op(_ENTER[w.op], I32, w.ref, *_permits(w), hint="ticket", span=w.span,
-                                    **_carried(w)) if w.op in _ENTER else None)
+                                    **_carried(w)) if w.op in _ENTER else
+                               w.args[_GIVEN_TICKET[w.op]] if w.op in _GIVEN_TICKET else None)
             if w.op in _TICKET:
                 b.assign(w.dests[_TICKET[w.op]], self.tokens[-1], w.span)
             if len(self.waits) > 1:
@@ -330,7 +335,8 @@ def _remark(first: Instr, waits: list[Instr], end: tuple[str, int] | None) -> st
     what = {"mutex.lock": "critical section", "sem.wait": "semaphore-guarded block", "chan.get": "consumer",
             "chan.await": "consumer", "latch.wait": "latch waiter",
             "rw.lock": f"`{first.attr('mode')}` section", "queue.reserve": "`put`", "queue.claim": "`get`",
-            "queue.next": "`for` loop's get", "queue.take": "`get`", "queue.nexttake": "`for` loop's get"}[first.op]
+            "queue.next": "`for` loop's get", "queue.take": "`get`", "queue.nexttake": "`for` loop's get",
+            "queue.reserveat": "range `put`'s slot"}[first.op]
     prims = ", ".join(sorted({f"`{w.ref.name}`" for w in waits}))
     if end is None:
         return f"the wait on {prims} became a polling loop (nothing after it releases anything)"

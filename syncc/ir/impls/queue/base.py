@@ -46,6 +46,7 @@ class QueueImplementation(Expansion):
         declare(sync, parts, instances, params) -> str     its parts added to the kernel (`params`: the
                                      implementation's parameters); what `syncc explain` says of them
         put(sync, parts, index, value, span)
+        put_range(sync, parts, index, source, lo, hi, span)   `put q[i] = source[lo .. hi]` (ring only)
         get(sync, parts, index, span) -> the register holding the value
         tryput(sync, parts, index, value, dest, span) -> the bool register: did it store
         tryget(sync, parts, index, got, span) -> the bool register: did it take (the value into `got`)
@@ -88,6 +89,12 @@ class QueueImplementation(Expansion):
     @classmethod
     def get(cls, sync, parts: QueueParts, index, span):
         raise NotImplementedError
+
+    @classmethod
+    def put_range(cls, sync, parts: QueueParts, index, source: str, lo, hi, span) -> None:
+        """`put q[i] = source[lo .. hi]`: the hi - lo values with one reservation (the front end lets
+        it reach only a @thread `ring` queue: E0426)."""
+        raise AssertionError(f"a range put on a {parts.impl} queue reached lowering")
 
     @classmethod
     def inner_put(cls, sync, parts: QueueParts, index, value, span) -> None:

@@ -20,6 +20,10 @@ keeps each slot's value and sequence word in one word, q.slots[iC + t % C] = (va
 so the value travels with the sequence word instead of in a second access:
 
     put q[i] = v:   t = queue.reserve @q.space[i];  queue.give @q.items[i], t, v
+
+A range put, `put q[i] = src[lo .. hi]` (@thread only), takes its hi - lo tickets with one atomic,
+`queue.reservemany`, then waits for each ticket's slot (`queue.reserveat`), stores and publishes
+it, in ticket order (Ring.put_range).
     get q[i]:       t, v = queue.take @q.items[i];  queue.free @q.space[i], t
 
 and tryget and `for v in q` use queue.trytake and queue.nexttake, which return the value too.
@@ -44,7 +48,7 @@ class Ring(QueueImplementation):
                   "atomic and waits for its slot alone; `delay`: ns a waiter sleeps, after a poll that found "
                   "its slot not ready, for each step (a put or get of an earlier round) the slot has still to go "
                   "through, at most 8 (0: poll again at once)", "docs/design/queues.md (the sequence-numbered ring)",
-                  (("delay", 0),), closable=True)
+                  (("delay", 0),), closable=True, ranges=True)
     sides = RingSide
     defaults = (
         *default("ptx", "global @thread", "one atomic and one polled word per operation and no lock to wait for; "
@@ -100,6 +104,54 @@ class Ring(QueueImplementation):
         if parts.pool:
             pool.count_item(sync, parts, index, +1, span)
         _publish(sync, parts, index, ticket, value, span)
+
+    @classmethod
+    def put_range(cls, sync, parts, index, source, lo, hi, span):
+        """`put q[i] = src[lo .. hi]`: k = hi - lo tail tickets with one atomic, then each slot in
+        ticket order, as a put fills its one (module docstring):
+
+                    (where k != 0: ld src[first], ld src[hi - 1], the range's two ends read first,
+                     so that their bounds checks stop a range outside src, or k < 0 (first = -1),
+                     before a ticket is taken; a vended operation, which has no checks, takes
+                     max(k, 0) instead)
+                    %t0 = queue.reservemany @q.space[i], %k
+            for j in 0 .. k:
+                    %t = add %t0, %j
+                    queue.reserveat @q.space[i], %t        (judged as: wait q.space[i])
+                    (the value src[lo + j]); queue.publish @q.items[i], %t
+
+        The loop is a counted loop of k rounds, each a put's wait and publication, so the analyses
+        count k puts where they can count the loop (analysis/space.py, ranges.py)."""
+        b = sync.b
+        ctx = sync.cx.ctx
+        k = b.op("sub", I32, hi, lo, hint="count", span=span)
+        frozen = b.reg(I32, "count")            # the bound, evaluated once
+        if ctx.bounds_checks and not ctx.vending:
+            b.assign(frozen, k, span)
+            _probe_ends(b, parts, source, lo, hi, frozen, span)
+        else:       # no run-time checks (a vended operation, --unsafe-no-bounds-checks): k < 0 puts nothing
+            b.assign(frozen, b.op("max", I32, k, imm(0), hint="count", span=span), span)
+        space = Ref(parts.part("space"), index)
+        start = b.op("queue.reservemany", I32, space, frozen, hint="tickets", span=span)
+        j = b.reg(I32, "j")
+        b.assign(j, imm(0), span)
+        head, body, latch, done = (b.new_block(h) for h in ("putrange", "putslot", "nextslot", "endputrange"))
+        b.jump(head, span)
+        b.at(head)
+        b.branch(b.op("cmp.lt", BOOL, j, frozen, span=span), body, done, span)
+        b.at(body)
+        ticket = b.op("add", I32, start, j, hint="ticket", span=span)
+        b.emit("queue.reserveat", (), (space, ticket), span)
+        value = b.op("ld", parts.elem, Ref(source, b.op("add", I32, lo, j, hint="at", span=span)), hint="value",
+                     span=span)
+        if parts.pool:
+            pool.count_item(sync, parts, index, +1, span)
+        _publish(sync, parts, index, ticket, value, span)
+        b.jump(latch, span)
+        b.at(latch)
+        b.emit("add", (j,), (j, imm(1)), span)
+        b.jump(head, span)
+        b.at(done)
 
     @classmethod
     def inner_put(cls, sync, parts, index, value, span):
@@ -246,6 +298,21 @@ def closed_latch(sync, parts) -> str:
         b.prims.append(Prim(name, "latch", parts.dims, parts.placement, parts.granularity, choice.impl, choice.params,
                             None, parts.writers, (), parts.span))
     return name
+
+
+def _probe_ends(b, parts, source: str, lo, hi, k, span) -> None:
+    """Where k != 0, read src[first] and src[hi - 1] (first = lo, or -1 where k < 0): the bounds
+    checks of the two reads (passes/bounds.py) stop a range outside `source`, or a negative count,
+    with an index's fault before the range put takes a ticket."""
+    probe, joined = b.new_block("putrange.ends"), b.new_block("putrange.checked")
+    b.branch(b.op("cmp.ne", BOOL, k, imm(0), hint="some", span=span), probe, joined, span)
+    b.at(probe)
+    negative = b.op("cmp.lt", BOOL, k, imm(0), hint="negative", span=span)
+    first = b.op("select", I32, negative, imm(-1), lo, hint="first", span=span)
+    b.op("ld", parts.elem, Ref(source, first), hint="first", span=span)
+    b.op("ld", parts.elem, Ref(source, b.op("sub", I32, hi, imm(1), hint="last", span=span)), hint="last", span=span)
+    b.jump(joined, span)
+    b.at(joined)
 
 
 def _publish(sync, parts, index, ticket, value, span) -> None:

@@ -42,7 +42,9 @@ class RingSide(Acquirable):
                 "queue.next": cls.do_next, "queue.pollnext": cls.do_pollnext, "queue.push": cls.do_push,
                 # a wide slot's (value and sequence word in one 64-bit word): the value comes with the look
                 "queue.take": cls.do_wait, "queue.polltake": cls.do_poll, "queue.trytake": cls.do_try,
-                "queue.nexttake": cls.do_next, "queue.pollnexttake": cls.do_pollnext, "queue.give": cls.do_post}
+                "queue.nexttake": cls.do_next, "queue.pollnexttake": cls.do_pollnext, "queue.give": cls.do_post,
+                # a range put's (ring.py): k tickets at once, then a wait for each ticket's slot
+                "queue.reservemany": cls.do_reserve_many, "queue.reserveat": cls.do_wait_at}
 
     # ---- where things are
     @staticmethod
@@ -128,6 +130,18 @@ class RingSide(Acquirable):
         value = ins.dests[1] if len(ins.dests) > 1 else None
         em.b.assign(ticket, cls.enter(em, prim, ins))
         em.spin(lambda: cls.attempt(em, prim, ins, ticket, value), hint="slot")
+
+    @classmethod
+    def do_reserve_many(cls, em, prim, ins):
+        """queue.reservemany @q.space[i], %k: k tail tickets with one atomic; the first of them."""
+        array, at = cls.counter(em, prim, ins.ref.index)
+        em.b.assign(ins.dests[0], em.atom("add", array, at, ins.args[1], hint="ticket"))
+
+    @classmethod
+    def do_wait_at(cls, em, prim, ins):
+        """queue.reserveat @q.space[i], %t (one not structured into the program's loop): the polls
+        of the slot of ticket %t, taken before by queue.reservemany."""
+        em.spin(lambda: cls.attempt(em, prim, ins, ins.args[1]), hint="slot")
 
     @classmethod
     def do_poll(cls, em, prim, ins):
