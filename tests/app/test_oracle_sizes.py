@@ -58,3 +58,63 @@ def test_size_programs_are_accepted_and_one_runs_right(tmp_path, compiled_core):
             assert r.code == 0, (path.read_text(), r.err)
     r = syncc_cli("run", str(paths[0]), "--target", "fermi-sim", "--max-cycles", "4000000")
     assert r.code == 0, (paths[0].read_text(), r.err)
+
+
+def test_picks_take_both_ends_their_neighbours_and_points_between():
+    import random
+    from oracle.declared import dimension_picks, picks
+    chosen = picks(1, 200, random.Random(3))
+    assert {1, 2, 198, 199} <= set(chosen) and all(1 <= v < 200 for v in chosen) and len(chosen) <= 6
+    assert picks(1, 3, random.Random(3)) == [1, 2]                   # a narrow range: every value
+    assert picks(5, 6, random.Random(3)) == [5]
+    dims = dimension_picks({"oracle_grid": range(1, 9), "r": (4, 1, 2)}, random.Random(1))
+    assert dims["r"] == [1, 2, 4] and {1, 2, 7, 8} <= set(dims["oracle_grid"]) and max(dims["oracle_grid"]) == 8
+
+
+def test_configurations_are_a_small_product_or_corners_and_every_pick():
+    import itertools
+    import random
+    from oracle.declared import configurations
+    small = configurations({"oracle_grid": [1, 2], "n": [1, 5]}, random.Random(1))
+    assert sorted(map(lambda c: (c["oracle_grid"], c["n"]), small)) == [(1, 1), (1, 5), (2, 1), (2, 5)]
+    chosen = {"oracle_grid": [1, 2, 4, 7, 8], "n": [1, 2, 50, 198, 199], "r": [1, 2, 4]}
+    configs = configurations(chosen, random.Random(1), limit=12)
+    keys = {tuple(c.values()) for c in configs}
+    assert len(keys) == len(configs) <= 12 + 2 * 5 + 3                 # bounded
+    for corner in itertools.product(*([min(v), max(v)] for v in chosen.values())):
+        assert corner in keys                                          # every corner
+    for name, values in chosen.items():
+        assert {c[name] for c in configs} == set(values)               # every pick of every dimension
+
+
+def test_declared_reads_a_size_programs_dimensions_and_rewrites_its_configuration():
+    from oracle.declared import configuration_lines, declared_dimensions, with_configuration
+    program = generate_sized(program_seed(SEED, 5))
+    text = program.text()
+    dims = declared_dimensions(text)
+    assert dims["oracle_grid"] == range(1, program.grid_hi)
+    assert dims["n"] == range(program.size.lo, program.size.hi)
+    assert configuration_lines(text) == program.configuration
+    other = {name: (min(v) if isinstance(v, range) else v[0]) for name, v in dims.items()}
+    assert configuration_lines(with_configuration(text, other)) == other
+    # a program of the other batches has no configuration: declared.py rewrites its grid instead
+    assert declared_dimensions(program_text(program_seed(SEED, 5))) == {}
+
+
+def test_size_configurations_go_into_a_gpu_batch_from_the_ptx_check_alone(tmp_path):
+    from oracle.declared import main
+    batch = tmp_path / "batch"
+    (batch / "programs").mkdir(parents=True)
+    sized(batch / "programs", 1)
+    assert main(["--batch", str(batch), "--out", str(tmp_path / "out"), "--gpu", str(tmp_path / "gpu"),
+                 "--gpu-only", "--jobs", "1", "--configs", "4"]) == 0
+    script = (tmp_path / "gpu" / "run_gpu.sh").read_text()
+    runs = [line.split()[1] for line in script.splitlines() if line.startswith("run ") and "()" not in line]
+    assert len(runs) >= 4 and all((tmp_path / "gpu" / f"{r}.sync").exists() for r in runs)
+    configured = {tuple(configuration_values((tmp_path / "gpu" / f"{r}.sync").read_text())) for r in runs}
+    assert len(configured) == len(runs)                    # one configuration a program
+
+
+def configuration_values(text: str) -> list[int]:
+    from oracle.declared import configuration_lines
+    return list(configuration_lines(text).values())
