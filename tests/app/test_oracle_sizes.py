@@ -118,3 +118,33 @@ def test_size_configurations_go_into_a_gpu_batch_from_the_ptx_check_alone(tmp_pa
 def configuration_values(text: str) -> list[int]:
     from oracle.declared import configuration_lines
     return list(configuration_lines(text).values())
+
+
+# a reference that forgets the elements past the launch's threads: right at two blocks, wrong at one
+# block with n past its 32 threads; declared.py must say `wrong` there and only there
+SHORT_REFERENCE = """kernel fill(n: i32 in [1, 33, 39], x: global i32[n]) launch grid(1 .. 3) block(32) {
+    if gtid < n { x[gtid] = gtid + 1 }
+}
+host main {
+    let oracle_grid = 2
+    let n = 39
+    let x = zeros(i32, n)
+    launch fill(n, x) grid(oracle_grid)
+    let want = zeros(i32, n)
+    for i in 0 .. n { want[i] = i + 1 }
+    check x == want, "x differs"
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_check_that_fails_at_one_configuration_is_a_wrong_verdict_there(tmp_path, compiled_core):
+    import argparse
+    from oracle.declared import is_finding, judge_sized
+    (tmp_path / "programs").mkdir()
+    args = argparse.Namespace(timeout=120, max_cycles=2_000_000, configs=12)
+    rows = judge_sized("short", SHORT_REFERENCE, "fermi", tmp_path, args, 1)
+    assert rows[0]["verdict"] == "accepted", rows
+    verdicts = {(r["configuration"]["oracle_grid"], r["configuration"]["n"]): r["verdict"] for r in rows[1:]}
+    assert verdicts == {(1, 1): "ok", (1, 33): "wrong", (1, 39): "wrong", (2, 1): "ok", (2, 33): "ok", (2, 39): "ok"}
+    assert [is_finding(r) for r in rows[1:]] == [v == "wrong" for v in verdicts.values()]
