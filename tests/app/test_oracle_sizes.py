@@ -47,17 +47,28 @@ def test_size_programs_pass_the_front_end(tmp_path):
 
 
 @pytest.mark.slow
-def test_size_programs_are_accepted_and_one_runs_right(tmp_path, compiled_core):
-    """The size motifs write what the analyses accept across the declared ranges on both targets
-    (a rejection would name a configuration: a generator bug, or a hole in the size reasoning to
-    look at), and a program's host reference agrees with the simulator at its first configuration."""
-    paths = sized(tmp_path, 4)
-    for path in paths:
+def test_size_programs_are_judged_as_their_flaws_say_and_one_runs_right(tmp_path, compiled_core):
+    """The size motifs write what the analyses accept across the declared ranges on both targets,
+    except a count written short at some configurations (sizes.FLAWED), which they must reject
+    there (E0705, naming a configuration); the same count where it is never short is accepted. A
+    program's host reference agrees with the simulator at its first configuration. Programs 10
+    (a shared queue's gets counted for one block), 12 (waits `n` times, n never past the threads)
+    and 19 (waits `n` times, past the threads at one block) of the batch are the flawed ones."""
+    for i in (0, 1, 10, 12, 19):
+        program = generate_sized(program_seed(SEED, i))
+        path = tmp_path / f"genn_{SEED}_{i:04d}.sync"
+        path.write_text(program.text())
+        bites = any(p.bites for p in program.pieces)
         for target in ("ptx", "fermi-sim"):
             r = syncc_cli("check", str(path), "--target", target)
-            assert r.code == 0, (path.read_text(), r.err)
-    r = syncc_cli("run", str(paths[0]), "--target", "fermi-sim", "--max-cycles", "4000000")
-    assert r.code == 0, (paths[0].read_text(), r.err)
+            if bites:
+                assert r.code != 0 and "E0705" in r.err and "for a configuration the kernel declares" in r.err, r.err
+            else:
+                assert r.code == 0, (path.read_text(), r.err)
+    assert [i for i in (10, 12, 19) if any(p.bites for p in generate_sized(program_seed(SEED, i)).pieces)] == [10, 19]
+    path = tmp_path / f"genn_{SEED}_0000.sync"
+    r = syncc_cli("run", str(path), "--target", "fermi-sim", "--max-cycles", "4000000")
+    assert r.code == 0, (path.read_text(), r.err)
 
 
 def test_picks_take_both_ends_their_neighbours_and_points_between():

@@ -21,6 +21,13 @@ the slots of a channel as long as the elements. The threads past `n` do nothing 
 elements past the launch's threads stay 0; the host's reference says both. Primitive arrays and
 latch counts must be constants (E0301), so locks and slots are declared for the largest `n`.
 
+A quarter of the semaphore and queue pieces (FLAWED) count their waits as if one block, or every
+element, had a producer (`n` waits where `min(n, nbid * ntid)` posts come): a hazard only at the
+configurations where n passes the threads, which the analyses must find across the declaration
+(E0705 naming one), and none where n never does, which they must accept. The title says which
+("short where ...", "right: ..."), and the host starts at a configuration where it bites, so a
+run there shows the hang.
+
 `generate(seed, sizes=True)` draws from random.Random(seed) as the other batches do; no other
 batch draws from this module, so they stay as they were.
 """
@@ -38,6 +45,11 @@ SIZE_ENDS = [17, 33, 65, 129, 200, 300]
 SIZE_STARTS = [1, 1, 1, 2, 32]
 BLOCK_SIZES = [32, 64, 64, 96, 128]
 ROUNDS = ["1 .. 4", "[1, 2, 4]", "1 .. 3"]
+# the share of semaphore and queue pieces whose count leaves out the threads the launch has (waits
+# `n` times where `min(n, nbid * ntid)` are posted): a hazard only at some configurations of the
+# declaration (the analyses must reject it), or at none where n never passes the threads (they
+# must accept it). Drawn from an rng of the piece's own, so that the other programs stay as they were
+FLAWED = 0.25
 
 # the built-in values a kernel's expression uses, and what the host's reference loop calls them
 # (a host block cannot name a built-in: E0105); nbid and ntid become the launch's grid and block
@@ -90,6 +102,9 @@ class SizedPiece:
     body: list[str]
     reference: list[str]           # host statements filling each output's want_NAME
     rounds: bool = False           # the piece uses the kernel's `r`
+    # a flawed count (below): the configuration where it leaves a wait that never ends, which the
+    # host block then starts with; None where the piece is right across the declaration
+    bites: dict[str, int] | None = None
 
 
 @dataclass
@@ -178,14 +193,22 @@ def posted_per_element(rng: random.Random, ctx: SizedContext) -> SizedPiece:
     waiter = rng.choice(waiters)
     value = element_value(rng)
     count = "min(n, nbid * ntid)"
+    flawed = random.Random(f"flaw/{ctx.prefix}/{waiter}/{value}/{ctx.size}/{ctx.block}").random() < FLAWED
+    waits, bites, note = count, None, ""
+    if flawed:
+        waits = "n"
+        if ctx.size.hi - 1 > ctx.block:          # one block has fewer threads than the largest n
+            bites, note = {"oracle_grid": 1, "n": ctx.size.hi - 1}, " (short where n passes the threads)"
+        else:
+            note = " (n never passes the threads: right)"
     decls = [f"semaphore {s}(0) in global @thread{clause}"]
     body = ["if gtid < n {", f"    {sig}[gtid] = {value}", f"    post {s}", "}",
-            f"if {waiter} {{", f"    for i in 0 .. {count} {{ wait {s} }}", f"    var {acc} = 0",
+            f"if {waiter} {{", f"    for i in 0 .. {waits} {{ wait {s} }}", f"    var {acc} = 0",
             f"    for j in 0 .. {count} {{ {acc} += {sig}[j] }}", f"    {total}[0] = {acc}", "}"]
     reference = per_thread(ctx, [f"if h_gtid < n {{", f"    want_{sig}[h_gtid] = {on_host(value, ctx.block)}",
                                  f"    want_{total}[0] += {on_host(value, ctx.block)}", "}"])
-    title = f"semaphore(0) global{clause} posted once per element, waited min(n, threads) times by `{waiter}`"
-    return SizedPiece(title, [SizedArray(sig), SizedArray(total, (1,))], decls, body, reference)
+    title = f"semaphore(0) global{clause} posted once per element, waited {'n' if flawed else 'min(n, threads)'} times by `{waiter}`{note}"
+    return SizedPiece(title, [SizedArray(sig), SizedArray(total, (1,))], decls, body, reference, bites=bites)
 
 
 def queue_of_elements(rng: random.Random, ctx: SizedContext) -> SizedPiece:
@@ -202,14 +225,25 @@ def queue_of_elements(rng: random.Random, ctx: SizedContext) -> SizedPiece:
         consumer, count = "bid == 0 && warp == 1 && lane == 0", f"min(n, nbid * 32) * {loops}"
     else:
         consumer, count = "warp == 1 && lane == 0", f"max(0, min(32, n - bid * 32)) * {loops}"
+    bites, note = None, ""
+    if random.Random(f"flaw/{ctx.prefix}/{place}/{cap}/{loops}/{ctx.size}/{ctx.grid_hi}").random() < FLAWED:
+        # more gets than puts at some configurations (fewer would leave values in the queue, which
+        # is no hazard): every element's, where only the launch's warps 0 put; every block as block 0
+        count = f"n * {loops}" if place == "global" else f"min(32, n) * {loops}"
+        if place == "global" and ctx.size.hi - 1 > 32:
+            bites, note = {"oracle_grid": 1, "n": ctx.size.hi - 1}, " (short where n passes 32 * nbid)"
+        elif place == "shared" and ctx.grid_hi - 1 >= 2 and ctx.size.lo < 64:
+            bites, note = {"oracle_grid": ctx.grid_hi - 1, "n": ctx.size.lo}, " (short in a block past n)"
+        else:
+            note = " (right: never short in the declaration)"
     decls = [f"queue {q}({cap}): i32 in {place} @thread"]
     body = [f"if warp == 0 && {element} < n {{", f"    for k in 0 .. {loops} {{ put {q} = {element} }}",
             f"}} else if {consumer} {{", f"    for i in 0 .. {count} {{", f"        let v = get {q}",
             f"        atomic_add({got}[v], 1)", "    }", "}"]
     reference = per_thread(ctx, [f"if h_warp == 0 && {on_host(element, ctx.block)} < n {{",
                                  f"    want_{got}[{on_host(element, ctx.block)}] += {loops}", "}"])
-    title = f"queue({cap}) {place}: warp 0 puts its elements below n {loops} time(s), one lane of warp 1 takes {count}"
-    return SizedPiece(title, [SizedArray(got)], decls, body, reference, uses_r)
+    title = f"queue({cap}) {place}: warp 0 puts its elements below n {loops} time(s), one lane of warp 1 takes {count}{note}"
+    return SizedPiece(title, [SizedArray(got)], decls, body, reference, uses_r, bites=bites)
 
 
 def rounds_over_elements(rng: random.Random, ctx: SizedContext) -> SizedPiece:
@@ -360,4 +394,7 @@ def generate_sized(seed: int) -> SizedProgram:
     program = SizedProgram(seed, block, grid_hi, size, rounds, pieces)
     program.configuration = {"oracle_grid": rng.randrange(1, grid_hi)}
     program.configuration.update({d.name: d.draw(rng) for d in program.dimensions()})
+    bites = next((p.bites for p in pieces if p.bites), None)
+    if bites is not None:                 # start where the flaw bites: a run there shows it
+        program.configuration.update(bites)
     return program
