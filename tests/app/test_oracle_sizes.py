@@ -159,3 +159,20 @@ def test_a_check_that_fails_at_one_configuration_is_a_wrong_verdict_there(tmp_pa
     verdicts = {(r["configuration"]["oracle_grid"], r["configuration"]["n"]): r["verdict"] for r in rows[1:]}
     assert verdicts == {(1, 1): "ok", (1, 33): "wrong", (1, 39): "wrong", (2, 1): "ok", (2, 33): "ok", (2, 39): "ok"}
     assert [is_finding(r) for r in rows[1:]] == [v == "wrong" for v in verdicts.values()]
+
+
+@pytest.mark.slow
+def test_accepted_size_programs_stay_right_across_their_declarations(tmp_path, compiled_core):
+    """The promise on the fixed size batch's first program, at configurations across its declared
+    grids and sizes on Fermi's SIMT stack: every one runs and its host's checks hold (no hang, no
+    fault, no wrong result, no launch refused that the declaration's check accepted)."""
+    import argparse
+    from oracle.declared import is_finding, judge_sized
+    (tmp_path / "programs").mkdir()
+    args = argparse.Namespace(timeout=120, max_cycles=4_000_000, configs=4)
+    program = generate_sized(program_seed(SEED, 0))
+    rows = judge_sized("genn_0", program.text(), "fermi", tmp_path, args, 1)
+    assert rows[0]["verdict"] == "accepted", rows[0]
+    assert len(rows) > 4 and not [r for r in rows if is_finding(r)], rows
+    grids = {r["configuration"]["oracle_grid"] for r in rows[1:]}
+    assert {1, program.grid_hi - 1} <= grids                       # both ends of the grid
