@@ -42,6 +42,7 @@ import random
 import re
 import subprocess
 import sys
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -304,12 +305,26 @@ def main(argv=None) -> int:
         ranges = [None] if declared_dimensions(texts[name]) else [int(h) for h in args.ranges.split(",")]
         work += [(name, hi, target) for hi in ranges for target in targets if target in accepted[name]]
 
+    partial = out / "results.partial.jsonl"          # each program's rows as it finishes
+    partial.write_text("")
+    lock = threading.Lock()
+    done = [0]
+
     def one(w):
         name, hi, target = w
         seed = args.seed * 7919 + zlib.crc32(f"{name} {hi} {target}".encode())
         if hi is None:
-            return judge_sized(name, texts[name], target, out, args, seed)
-        return judge(name, texts[name], hi, target, out, args, seed)
+            rows = judge_sized(name, texts[name], target, out, args, seed)
+        else:
+            rows = judge(name, texts[name], hi, target, out, args, seed)
+        with lock:
+            done[0] += 1
+            with open(partial, "a") as f:
+                f.writelines(json.dumps(row) + "\n" for row in rows)
+            verdicts = sorted({row["verdict"] for row in rows[1:]}) or [rows[0]["verdict"]]
+            print(f"[{done[0]}/{len(work)}] {name} {'declared' if hi is None else f'1 .. {hi}'} {target}: "
+                  f"{len(rows) - 1} runs, {', '.join(verdicts)}", flush=True)
+        return rows
 
     with ThreadPoolExecutor(args.jobs) as pool:
         rows = [row for rs in pool.map(one, work) for row in rs]
