@@ -374,7 +374,7 @@ def generate_sized(seed: int) -> SizedProgram:
     block = rng.choice(BLOCK_SIZES)
     grid_hi = rng.choice(GRID_ENDS)
     hi = rng.choice(SIZE_ENDS)
-    size = Dimension("n", min(rng.choice(SIZE_STARTS), hi - 1), hi)
+    size = Dimension("n", min(rng.choice(SIZE_STARTS), hi // 2), hi)     # (a range, not one value)
     rounds_text = rng.choice(ROUNDS) if rng.random() < 0.6 else None
     rounds = None
     if rounds_text is not None:
