@@ -79,7 +79,13 @@ def generate(seed: int, queues: bool = False, shapes: bool = False, scans: bool 
     return plan
 
 
-def program_text(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False) -> str:
+def program_text(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False,
+                 sizes: bool = False) -> str:
+    """The program of this seed, of the batch the flags name (`sizes`: sizes.py's programs, whose
+    kernel declares a range of grids and sizes and whose host checks hold across it)."""
+    if sizes:
+        from .sizes import generate_sized
+        return generate_sized(seed).text()
     return generate(seed, queues, shapes, scans).text()
 
 
@@ -150,18 +156,20 @@ def main(argv=None) -> int:
     ap.add_argument("--queues", action="store_true", help="the queue batch's programs (genq_...)")
     ap.add_argument("--shapes", action="store_true", help="the shapes batch's programs (gens_...)")
     ap.add_argument("--scans", action="store_true", help="the scan batch's programs (genc_...)")
+    ap.add_argument("--sizes", action="store_true", help="the size batch's programs (genn_...: sizes.py)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.count):
-        path = args.out / f"{batch_prefix(args.queues, args.shapes, args.scans)}_{args.seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes, args.scans))
+        path = args.out / f"{batch_prefix(args.queues, args.shapes, args.scans, args.sizes)}_{args.seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes, args.scans, args.sizes))
         print(path)
     return 0
 
 
-def batch_prefix(queues: bool = False, shapes: bool = False, scans: bool = False) -> str:
-    """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes), genc_ (scans)."""
-    return "genc" if scans else "gens" if shapes else "genq" if queues else "gen"
+def batch_prefix(queues: bool = False, shapes: bool = False, scans: bool = False, sizes: bool = False) -> str:
+    """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes), genc_ (scans),
+    genn_ (sizes)."""
+    return "genn" if sizes else "genc" if scans else "gens" if shapes else "genq" if queues else "gen"
 
 
 def program_seed(batch_seed: int, index: int) -> int:

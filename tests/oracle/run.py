@@ -37,17 +37,18 @@ ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rej
 
 
 def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False,
-                shapes: bool = False, scans: bool = False) -> tuple[list[Program], dict]:
+                shapes: bool = False, scans: bool = False, sizes: bool = False) -> tuple[list[Program], dict]:
     """The batch's programs, written under out/programs, and what making them cost (`queues`:
     the generated ones from the queue motifs, named genq_...; `shapes`: from the motifs of retry
     loops, indices near their bounds and waits by block index, named gens_...; `scans`: mostly
-    running sums over the grid, named genc_...)."""
+    running sums over the grid, named genc_...; `sizes`: kernels that declare ranges of grids and
+    sizes, with checks that hold across them, named genn_..., sizes.py)."""
     folder = out / "programs"
     folder.mkdir(parents=True, exist_ok=True)
     programs = []
     for i in range(count):
-        path = folder / f"{batch_prefix(queues, shapes, scans)}_{seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(seed, i), queues, shapes, scans))
+        path = folder / f"{batch_prefix(queues, shapes, scans, sizes)}_{seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(seed, i), queues, shapes, scans, sizes))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
     if mutants:
@@ -282,6 +283,9 @@ def main(argv=None) -> int:
                          "index (motifs.retry_wait ... block_order): a batch of its own")
     ap.add_argument("--scans", action="store_true",
                     help="generate mostly running sums over the grid (motifs.scan_sums): a batch of its own")
+    ap.add_argument("--sizes", action="store_true",
+                    help="generate kernels that declare ranges of grids and sizes (sizes.py), run here at the "
+                         "host's first configuration; tests.oracle.declared runs them across the ranges")
     ap.add_argument("--gpu-only", action="store_true",
                     help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
@@ -291,10 +295,10 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _warm_up()
-    if args.queues + args.shapes + args.scans > 1:
-        ap.error("--queues, --shapes and --scans are batches of their own: give one")
+    if args.queues + args.shapes + args.scans + args.sizes > 1:
+        ap.error("--queues, --shapes, --scans and --sizes are batches of their own: give one")
     programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues, args.shapes,
-                                  args.scans)
+                                  args.scans, args.sizes)
     if args.gpu_only:
         return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "
