@@ -1058,13 +1058,20 @@ def test_emitted_kernels_assemble_back_to_themselves():
             assert k2 == k, (path.name, k.name)
 
 
-def test_64_bit_integers_are_refused_with_e0801_at_their_first_use(tmp_path):
-    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n"
-                           "    let x = a[tid] + 1\n    let big: i64 = i64(x) * 3\n    a[tid] = i32(big)\n}\n")
-    with pytest.raises(syncc.CompileError) as e:
-        prog.fermi_sass()
-    (d,) = e.value.diagnostics
-    assert d.code == "E0801" and d.span.line == 3 and "i64" in d.message
+def test_64_bit_integers_compile_to_register_pairs_with_carries(tmp_path):
+    """i64 and u64 live in register pairs: + is IADD.CC then IADD.X, a conversion from i32 the word and
+    its sign (SHR 0x1f), to f64 I2F.F64.S64, division the loop (no E0801); clock() reads the high
+    word, the low one and the high one again."""
+    prog = build(tmp_path, "kernel k(a: global i32[64], d: global u64[64]) launch grid(1) block(64) {\n"
+                           "    let x = a[tid] + 1\n    let big: i64 = i64(x) * 3 + clock()\n"
+                           "    d[tid] = u64(big) / u64(x)\n    a[tid] = i32(f64(big))\n}\n")
+    sass = prog.fermi_sass()
+    for pattern in (r"IADD\.CC R(\d*[02468]), R\d*[02468], R\d*[02468];\n.*IADD\.X R\d*[13579], R\d*[13579], "
+                    r"R\d*[13579];", r"SHR R\d*[13579], R\d+, 0x1f;", r"I2F\.F64\.S64 R\d*[02468], R\d*[02468];",
+                    r"S2R R\d+, SR_ClockHi;\n.*S2R R\d+, SR_ClockLo;\n.*S2R R\d+, SR_ClockHi;",
+                    r"ST\.64 \[R\d+\], R\d*[02468]"):
+        assert re.search(pattern, sass), (pattern, sass)
+    assert "E0801" not in sass
 
 
 @pytest.mark.parametrize("expr, mufu", [("x / y", "MUFU.RCP64H"), ("sqrt(x)", "MUFU.RSQ64H"), ("x / 3.0", "MUFU.RCP64H")])
@@ -1092,14 +1099,12 @@ def test_f64_arithmetic_compiles_to_register_pairs(tmp_path):
         assert re.search(pattern, sass), (pattern, sass)
 
 
-@pytest.mark.parametrize("expr, what", [("exp(x)", "64-bit integers"), ("log(x)", "64-bit integers"),
-                                        ("atomic_add(s[0], x)", "atomics on shared f64 words")])
-def test_what_f64_lacks_is_refused_with_e0801_at_its_first_use(tmp_path, expr, what):
-    """exp/log's recipes compute with i64, and a shared f64 word has no lock-bit loop (its lock bit
-    covers one of its two words): each is refused at its first use, saying what is missing, and the
-    help says f32 (or i32) runs."""
-    prog = build(tmp_path, "kernel k(a: global i32[64]) launch grid(1) block(64) {\n    shared s: f64[1]\n"
-                           f"    let x = f64(a[tid]) + 1.0\n    let h = {expr}\n    a[tid] = i32(h)\n}}\n")
+@pytest.mark.parametrize("t, what", [("f64", "atomics on shared f64 words"), ("i64", "atomics on shared i64 words")])
+def test_what_64_bit_values_lack_is_refused_with_e0801_at_its_first_use(tmp_path, t, what):
+    """A shared 64-bit word has no lock-bit loop (its lock bit covers one of its two words): it is
+    refused at its first use, saying what is missing, and the help says a 32-bit type runs."""
+    prog = build(tmp_path, f"kernel k(a: global i32[64]) launch grid(1) block(64) {{\n    shared s: {t}[1]\n"
+                           f"    let x = {t}(a[tid]) + {t}(1)\n    let h = atomic_add(s[0], x)\n    a[tid] = i32(h)\n}}\n")
     with pytest.raises(syncc.CompileError) as e:
         prog.fermi_sass()
     (d,) = e.value.diagnostics
@@ -1191,6 +1196,18 @@ def test_float_ops_give_the_hosts_values_on_the_simulator(engine):
 
 
 DOUBLE_OPS = ROOT / "tests" / "sim" / "double_ops.sync"
+LONG_OPS = ROOT / "tests" / "sim" / "long_ops.sync"
+
+
+@pytest.mark.parametrize("engine, options", [("compiled", ()), ("reference", ()), ("compiled", ("--its",)),
+                                             ("compiled", ("--policy", "adversarial:3", "--memory", "weak:5"))])
+def test_long_ops_give_the_hosts_values_on_the_simulator(engine, options):
+    """tests/sim/long_ops.sync checks every i64 and u64 result (carries, division, shifts, comparisons,
+    conversions, a shared-memory reduction, global 64-bit atomics, clock()) against the host's own
+    computation on each engine, with ITS, and under a seeded adversarial schedule on weak memory."""
+    r = cli("run", str(LONG_OPS), "--target", "fermi-sim", "--engine", engine, *options)
+    assert r.code == 0, r.out + r.err
+    assert "every value as the host computes it" in r.out
 
 
 @pytest.mark.parametrize("engine, options", [("compiled", ()), ("reference", ()), ("compiled", ("--its",)),

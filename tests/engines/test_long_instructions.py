@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from simkit import simulate
+from test_engines import ROOT, cli_run, same_machine
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.core import floats
@@ -161,3 +162,11 @@ def test_the_edges_carry_and_round():
     assert any(x == (1 << 53) + 1 for x, _ in pairs) and any(x == (1 << 24) + 1 for x, _ in pairs)
     big = [floats.f64_from_bits(x) for x, _ in pairs]
     assert any(v >= 2.0 ** 64 for v in big) and any(v <= -2.0 ** 63 for v in big) and any(math.isnan(v) for v in big)
+
+
+def test_the_long_program_runs_the_same_on_both_engines():
+    """tests/sim/long_ops.sync, launch by launch: its i64/u64 kernels (carry chains, the division
+    loop, shifts, a shared-memory reduction with LDS.64/STS.64, ATOM.ADD/EXCH/CAS.64 and CAS loops,
+    clock()) report the same run on both engines."""
+    path = ROOT / "tests" / "sim" / "long_ops.sync"
+    assert same_machine(cli_run([str(path)]), path.name) == 4
