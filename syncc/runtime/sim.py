@@ -116,7 +116,8 @@ class SimLauncher:
                                  else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
-                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" else 1    # (records: words)
+                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" \
+                    else 2 if p.elem in ("f64", "i64", "u64") else 1          # (records, 64-bit slots: words)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
                 if p.name == FAULT_RECORD:
                     record = words[-1]

@@ -170,3 +170,11 @@ def test_the_long_program_runs_the_same_on_both_engines():
     clock()) report the same run on both engines."""
     path = ROOT / "tests" / "sim" / "long_ops.sync"
     assert same_machine(cli_run([str(path)]), path.name) == 4
+
+
+def test_the_wide_slots_program_runs_the_same_on_both_engines():
+    """tests/sim/wide_slots.sync, launch by launch: 64-bit channel and queue slots (a tinylock slot's
+    LDSLK/LDS and STS/STSUL pairs among them) and shared 64-bit atomics report the same run on both
+    engines."""
+    path = ROOT / "tests" / "sim" / "wide_slots.sync"
+    assert same_machine(cli_run([str(path)]), path.name) == 21

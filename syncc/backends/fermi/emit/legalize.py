@@ -23,19 +23,23 @@ stage), and every instruction left has a direct SASS translation in select.py:
     ends in `trap` (BPT.TRAP).
 
   * atomic_min / atomic_max of an f32 word in global memory (Fermi's ATOM has no float min or
-    max), and atomic_add / sub / min / max / exch of an f64 word (ATOM.CAS.64 is Fermi's one
-    64-bit atomic), is a compare-and-swap loop: read the word, compute the new value from the
-    operand, ATOM.CAS it in while the word still holds the bits read (an f64's: its two words,
-    through a u64 bitcast and compare, which selection has for this), else retry from what the
-    CAS returned.
+    max), atomic_add / sub / min / max / exch of an f64 word, and atomic_min / max / and / or /
+    xor of an i64 or u64 word (Fermi's 64-bit atomics are ATOM.CAS/ADD/EXCH.64), is a
+    compare-and-swap loop: read the word, compute the new value from the operand, ATOM.CAS it in
+    while the word still holds the bits read (a 64-bit word's: its two words, through a u64
+    bitcast and compare), else retry from what the CAS returned;
+  * a shared 64-bit word's atomic is the same lock-bit loop as a 32-bit one's: selection's LDSLK
+    and STSUL name the pair's low word, whose bit guards both (the high word is read after the
+    LDSLK and stored before the STSUL);
+  * integer division and remainder of 64-bit values are the division loop at 64 bits, by a
+    constant too.
 
   * f32 and f64 division is left to selection, divisor a register or not: float_rounding.py's routines.
 
-f64 lives in register pairs (select.py; `/` and sqrt are float_rounding.py's sequences); what is not
-implemented for it, and 64-bit integers (i64, u64, `clock()`) altogether, `check_kernel` reports as
-E0801, at the first use in each kernel: exp/log of f64 (their recipes compute with
-i64), atomics on shared f64 words, and f64 in a primitive's state (a channel's or a queue's slots,
-global state arrays).
+64-bit values (f64, i64, u64) live in register pairs (select.py; f64 `/` and sqrt are
+float_rounding.py's sequences). `check_kernel` reports E0801 at the first use, in each kernel, of a
+record with a field that is not 32 bits, and of a 64-bit operation selection has no sequence for
+(none that the language can write today: `selectable64` is the guard).
 """
 from __future__ import annotations
 
@@ -68,9 +72,6 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
                                help="give a record in kernels compiled for `--target fermi-sass` / `fermi-sim` "
                                     "32-bit fields only (i32, u32, f32; a flag as an i32); the PTX targets take any")]
 
-    for a in k.arrays:
-        if _wide(a.elem) and (a.kind == "state" or a.space != "shared"):
-            return [_e0801(f"{a.elem} in a primitive's state (`{a.name}`)", _first_use(k, a) or a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
             types = [getattr(v, "type", None) for v in (*ins.dests, *ins.args,
@@ -78,10 +79,6 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
             if ins.ref is not None and k.array(ins.ref.name) is not None:
                 types.append(k.array(ins.ref.name).elem)
             wide = next((t for t in types if _wide(t)), None)
-            shared = ins.ref is not None and k.array(ins.ref.name) is not None \
-                and k.array(ins.ref.name).space == "shared"
-            if wide is not None and (ins.info.group == "lockbit" or ins.info.group == "atomic" and shared):
-                return [_e0801(f"atomics on shared {wide} words", ins.span or k.span)]
             if wide is not None and not selectable64(ins):
                 return [_e0801(f"`{ins.op}` on {wide}", ins.span or k.span)]
     return []
@@ -102,7 +99,7 @@ def selectable64(ins: Instr) -> bool:
         return True
     if ins.op == "sreg" and ins.attr("reg") == "clock":
         return True
-    if ins.info.group == "atomic":                  # of a global word (a shared one is refused before)
+    if ins.info.group in ("atomic", "lockbit"):     # (a shared 64-bit word: its low word's lock bit)
         return True
     key = template_key(ins)
     if ins.op in ("shl", "shr") and key[1] in LONG:
@@ -122,10 +119,8 @@ def _first_use(k: Kernel, p) -> object | None:
 
 
 def _e0801(what: str, span) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (64-bit values live in "
-                      "register pairs: f64, i64 and u64 arithmetic, comparisons, conversions, global atomics and "
-                      "arrays are supported; shared-memory atomics and primitives' slots of 64-bit values are "
-                      "not yet)", span,
+    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (the emitter has no "
+                      "instruction sequence for it; 64-bit values live in register pairs, docs/fermi.md)", span,
                       help="use a 32-bit type (i32, u32, f32) for this part in kernels compiled for `--target "
                            "fermi-sass` / `fermi-sim` (the PTX targets support all 64-bit types)")
 
@@ -245,6 +240,10 @@ class _Rewriter:
         b.at(apply)
         if ins.op == "atom.exch":
             new = ins.args[1]
+        elif ins.op == "atom.cas" and elem == F64:      # the bits compared, as ATOM.CAS.64 and PTX's cas.b64
+            same = self.op("cmp.eq", BOOL, self.op("bitcast", U64, old, hint="bits"),
+                           self.op("bitcast", U64, ins.args[1], hint="bits"), hint="same")
+            new = self.op("select", elem, same, ins.args[2], old, hint="new")
         elif ins.op == "atom.cas":
             same = self.op("cmp.eq", BOOL, old, ins.args[1], hint="same")
             new = self.op("select", elem, same, ins.args[2], old, hint="new")

@@ -171,7 +171,7 @@ _put("cvt", ("u32>f64",), ("I2F.F64.U32", "d", "a"))
 _put("cvt", ("f64>bool",), ("DSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a NaN is true, as C's
 _put("cvt", ("bool>f64",), ("MOV32I", "t0", "0x3ff00000"), ("MOV", "d.lo", "RZ"), ("SEL", "d.hi", "t0", "RZ", "a"))
 
-# i64 and u64: a 64-bit integer in a register pair, as f64 (docs/fermi.md, "64-bit integers"). An add
+# i64 and u64: a 64-bit integer in a register pair, as f64 (docs/fermi.md, "Register pairs"). An add
 # carries from the low word into the high one (IADD.CC, IADD.X); a subtraction adds ~b with a carry in
 # (-b.lo is ~b.lo + 1); a product is IMUL.HI and IMAD on the words; a comparison tests the high words,
 # and the low ones (unsigned) where the high ones are equal. Shifts are Selector.shift64.
@@ -823,7 +823,15 @@ class Selector:
         mem, _ = self.address(ins.ref)
         taken, word = ins.dests
         pd = Use(self.vreg(taken))
-        if word.name not in self.read:
+        if word.type.bits == 64 and word.name in self.read:
+            # a 64-bit word: the low word's lock bit guards the pair (every LDSLK/STSUL of it names the low
+            # word); the high word is read after the low one, which its holder stored before the STSUL
+            w = self.vreg(word)
+            start = len(self.out)
+            self.emit("LDSLK", pd, Use(w, half=0), mem)
+            self.emit("LDS", Use(w, half=1), VMem(mem.base, mem.offset + 4))
+            self.mark_pair_definition(self.out[start:], w)
+        elif word.name not in self.read:
             self.emit("LDSLK", pd, SassReg(RZ), mem)
         elif word.type == BOOL:
             # a bool slot's word: LDSLK loads it into a data register; the bool is word != 0
@@ -835,6 +843,12 @@ class Selector:
 
     def lockbit_release(self, ins: Instr) -> None:
         mem, _ = self.address(ins.ref)
+        v = ins.args[1]
+        if getattr(v, "type", None) is not None and v.type.bits == 64:
+            pair = self.value(v, "R")             # the high word first; STSUL of the low one frees the bit
+            self.emit("STS", VMem(mem.base, mem.offset + 4), _half(pair, True))
+            self.emit("STSUL", mem, _half(pair, False))
+            return
         self.emit("STSUL", mem, self.ireg(ins.args[1]))
 
     def fence(self, ins: Instr) -> None:
