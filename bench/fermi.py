@@ -16,8 +16,8 @@
    (once per process, timed in a fresh one) and building a launch's arrays (median); then
    wavefront.sync at N = 1, 3, 7, 15, 31 on both engines: the smallest program where the
    compiled core wins.
-3. floats: bench/programs/float_int.sync's five launches, each recorded once and replayed on
-   both engines, alternating: the same loop on i32, f32 and f64, and an f32 and an f64 loop of `/` and
+3. floats: bench/programs/float_int.sync's six launches, each recorded once and replayed on
+   both engines, alternating: the same loop on i32, i64, f32 and f64, and an f32 and an f64 loop of `/` and
    `sqrt` (the emitter's correctly rounded sequences); warp-instructions per second of host
    time for each, and each float kernel's rate as a ratio to the integer one's on the same
    engine in the same run (the ratio is the figure; a rate is this machine's only).
@@ -175,7 +175,7 @@ def floats(runs: int) -> list[tuple[str, float, str]]:
         for engine in ENGINES:
             rate[name, engine] = wi / t[engine]
             rows.append((f"  {engine}, warp-instructions per second", rate[name, engine], "/s"))
-    for name in ("poly_f32", "div_sqrt_f32", "poly_f64", "div_sqrt_f64"):
+    for name in ("poly_i64", "poly_f32", "div_sqrt_f32", "poly_f64", "div_sqrt_f64"):
         for engine in ENGINES:
             rows.append((f"{name} / poly_i32, warp-instructions per second, {engine}",
                          rate[name, engine] / rate["poly_i32", engine], "x"))

@@ -109,12 +109,16 @@ class SimLauncher:
                 if isinstance(value, np.float64):
                     bits = int(value.view(np.uint64))
                     words += [bits & 0xFFFFFFFF, bits >> 32]
+                elif p.elem in ("i64", "u64"):                   # a 64-bit integer's two words, low first
+                    bits = int(value) & 0xFFFFFFFFFFFFFFFF
+                    words += [bits & 0xFFFFFFFF, bits >> 32]
                 else:
                     words.append(int(value.view(np.uint32)) if isinstance(value, np.float32)
                                  else int(value) & 0xFFFFFFFF)
             else:
                 n = p.length * (blocks if p.per == "block" else blocks * threads if p.per == "thread" else 1)
-                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" else 1    # (records: words)
+                n *= p.elem.size // 4 if getattr(p.elem, "kind", None) == "record" \
+                    else 2 if p.elem in ("f64", "i64", "u64") else 1          # (records, 64-bit slots: words)
                 words.append(gmem.allocate(p.name, init_values(p.init, n), (n,)))
                 if p.name == FAULT_RECORD:
                     record = words[-1]
@@ -129,7 +133,7 @@ class SimLauncher:
             if data.dtype.names:                                 # records: their bytes, as they lie
                 data[...] = gmem.read_back(base, data.nbytes // 4).view(data.dtype).reshape(data.shape)
             else:
-                back = gmem.read_back(base, data.size * (data.itemsize // 4 if data.dtype == np.float64 else 1)) \
+                back = gmem.read_back(base, data.size * (2 if data.itemsize == 8 else 1)) \
                     .view(_WORD_VIEW.get(data.dtype, np.int32))
                 data[...] = back.reshape(data.shape).astype(data.dtype)
             if host is not data:                                 # a cupy array: copy back to the device
@@ -172,14 +176,13 @@ def _device_copy(host, data):
 
 
 # how a word is read back into an array of each dtype (a bool's 0 or 1 through int32)
-_WORD_VIEW = {np.dtype(np.uint32): np.uint32, np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}
+_WORD_VIEW = {np.dtype(np.uint32): np.uint32, np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64,
+              np.dtype(np.int64): np.int64, np.dtype(np.uint64): np.uint64}
 
 
 def _as_words(a: np.ndarray, name: str, span) -> np.ndarray:
-    """An array as the words global memory holds (an f64 element two, low first)."""
-    if a.dtype in (np.int64, np.uint64):
-        raise LaunchError(f"`{name}` has 64-bit integer elements, which the simulated Fermi does not support", span)
-    if a.dtype == np.float64:
+    """An array as the words global memory holds (a 64-bit element two, low first)."""
+    if a.dtype in (np.float64, np.int64, np.uint64):
         return np.ascontiguousarray(a).reshape(-1).view(np.uint32)
     return a.astype(np.uint32).reshape(-1) if a.dtype == np.bool_ else a.reshape(-1).view(np.uint32)
 

@@ -189,6 +189,7 @@ def test_a_program_that_launches_nothing_never_makes_a_launcher(fake_gpu, tmp_pa
 
 
 def test_the_simulator_entry_says_what_it_cannot_run_before_the_host_block_starts(tmp_path):
-    wide = FILL.replace("i32", "i64").replace("= tid", "= i64(tid)").replace("    launch", '    print "before"\n    launch')
+    wide = "struct Wide { key: i32, big: i64 }\n" + FILL.replace("i32", "Wide").replace("a[tid] = tid", "a[tid].key = tid") \
+        .replace("    launch", '    print "before"\n    launch')        # a record's 64-bit field: E0801 on Fermi
     r = cli("run", write(tmp_path, wide), "--target", "fermi-sim")
     assert r.code == 1 and r.out == "" and "error[E0801]" in r.err, (r.out, r.err)

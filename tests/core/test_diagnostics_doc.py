@@ -400,7 +400,8 @@ def _deadlock(tmp_path, monkeypatch):
 
 def _wide_integers(tmp_path, monkeypatch):
     path = tmp_path / "wide.sync"
-    path.write_text("kernel wide(a: global i64[32]) launch grid(1) block(32) {\n    a[tid] = a[tid] + 1\n}\n")
+    path.write_text("struct Wide { key: i32, big: i64 }\n"
+                    "kernel wide(a: global Wide[32]) launch grid(1) block(32) {\n    a[tid].key = tid\n}\n")
     r = syncc("build", str(path), "--target", "fermi-sass", "--error-format=json")
     return r.code, [json.loads(line) for line in r.err.splitlines() if line.startswith("{")]
 

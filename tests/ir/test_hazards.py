@@ -138,3 +138,17 @@ def test_diagnostics_do_not_depend_on_the_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120)
         outputs.add(p.stderr)
     assert len(outputs) == 1, outputs
+
+
+@pytest.mark.parametrize("slots, refused", [(600, True), (500, False)])
+def test_64_bit_lock_slots_count_the_words_they_span(tmp_path, slots, refused):
+    """A tinylock channel of i64 takes its slots' low words' lock bits, two words apart: 600 slots
+    span 1200 words, so words 1024 apart (slot 512's and slot 0's) would share a bit (E0713); 500
+    span 1000 and fit the 1024 bits."""
+    path = tmp_path / "wide_bits.sync"
+    path.write_text(f"kernel big(out: global i64[{slots}]) launch grid(1) block({slots}) {{\n"
+                    f"    channel c[{slots}]: i64 in shared @thread using tinylock\n"
+                    "    put c[tid] = i64(tid) * 4294967296\n    out[tid] = c[tid]\n}\n")
+    r = syncc("check", str(path), "--target", "fermi-sim")
+    assert ("E0713" in r.err) == refused, r.err
+    assert ("1200" in r.err) == refused, r.err

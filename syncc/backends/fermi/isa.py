@@ -30,6 +30,7 @@ RZ = 63        # the zero register
 PT = 7         # the true predicate
 NUM_REGS = 63  # R0..R62
 NUM_PREDS = 7  # P0..P6
+CARRY = 8      # the condition code's carry flag (IADD.CC writes it, IADD.X reads it): a hidden predicate row
 INSTR_BYTES = 8
 
 
@@ -210,6 +211,7 @@ MUFU_FN = ("RCP", "RSQ", "RCP64H", "RSQ64H")   # the special-function unit's app
 _BOOL = ("AND", "OR", "XOR")
 _ATOM_OPS = ("ADD", "MIN", "MAX", "INC", "DEC", "AND", "OR", "XOR", "EXCH", "CAS")
 _SIGN = ("U32", "S32")
+_ISIGN = ("U32", "S32", "U64", "S64")    # F2I's and I2F's integer: .U64/.S64 a register pair
 _ATOM_TYPE = ("U32", "S32", "F32")
 _LD_CACHE = ("CA", "CG", "CS", "CV", "LU")
 _ST_CACHE = ("WB", "CG", "CS", "WT")
@@ -236,7 +238,9 @@ _TABLE = [
     _op("MOV32I", "R I", 1, "alu", "Rd = 32-bit immediate"),
     _op("S2R", "R S", 1, "s2r", "Rd = special register (SR_Tid_X, SR_LaneId, SR_ClockLo, ...)"),
     # integer arithmetic
-    _op("IADD", "R R RIC", 1, "alu", "Rd = a + b (either may be negated: -R)", negatable=True),
+    _op("IADD", "R R RIC", 1, "alu", "Rd = a + b (either may be negated: -R, or inverted: ~R); .X adds the carry "
+        "flag CC, .CC sets it to the carry out (-R counts as ~R + 1)", mods=[("X",), ("CC",)], negatable=True,
+        invertible=True),
     _op("IADD32I", "R R I", 1, "alu", "Rd = a + 32-bit immediate"),
     _op("ISCADD", "R R RIC I", 1, "alu", "Rd = (a << shift) + b", negatable=True),
     _op("IMUL", "R R RIC", 1, "mul", "Rd = low 32 bits of a * b", mods=[_SIGN, _SIGN, ("HI",)]),
@@ -264,9 +268,11 @@ _TABLE = [
     _op("FSETP", "P P R RC P", 2, "alu", "Pd = (a cmp b) bool c; Pd2 = !(a cmp b) bool c; cmp ordered, or "
         "true on a NaN with U (NEU)", mods=[FCMP, _BOOL], required=(0,), negatable=True),
     _op("F2I", "R R", 1, "mul", "Rd = integer of binary32 (.F64: binary64 pair) a: toward zero, saturating, "
-        "NaN to 0", mods=[_SIGN, _FTYPE, ("TRUNC",)], required=(0, 1, 2), pairs=((1, "F64", 1),)),
-    _op("I2F", "R R", 1, "mul", "Rd = binary32 (.F64: binary64 pair) nearest to integer a (ties to even)",
-        mods=[_FTYPE, _SIGN], required=(0, 1), pairs=((0, "F64", 0),)),
+        "NaN to 0 (.U64/.S64: Rd a pair)", mods=[_ISIGN, _FTYPE, ("TRUNC",)], required=(0, 1, 2),
+        pairs=((1, "F64", 1), (0, "U64", 0), (0, "S64", 0))),
+    _op("I2F", "R R", 1, "mul", "Rd = binary32 (.F64: binary64 pair) nearest to integer a (ties to even; "
+        ".U64/.S64: a a pair)", mods=[_FTYPE, _ISIGN], required=(0, 1),
+        pairs=((0, "F64", 0), (1, "U64", 1), (1, "S64", 1))),
     _op("F2F", "R R", 1, "mul", "Rd = float a in Rd's format (F32/F64: destination, then source), rounded to "
         "nearest even, or to an integral value: down, up or toward zero", mods=[_FTYPE, _FTYPE, F2F_ROUND],
         required=(0, 1), pairs=((0, "F64", 0), (1, "F64", 1))),
@@ -303,7 +309,8 @@ _TABLE = [
         mods=[("64",)], pairs=_LOAD64),
     _op("STL", "M R", 0, "local_store", "local[a] = b (.64: a pair)", mods=[("64",)], pairs=_STORE64),
     _op("ATOM", "R M R R?", 1, "atomic", "Rd = global[a]; global[a] = op(global[a], b[, c]) at L2 "
-        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed; .CAS.64: on the pair of words at a, with pairs)",
+        "(.ADD.F32.FTZ.RN: binary32 add, subnormals flushed; .ADD/.EXCH/.CAS.64: on the pair of words at a, with "
+        "pairs)",
         mods=[("E",), _ATOM_OPS, (*_ATOM_TYPE, "64"), ("FTZ",), ("RN",)], required=(1,),
         pairs=((0, "64", None), (2, "64", None), (3, "64", None))),
     _op("RED", "M R", 0, "atomic_store", "global[a] = op(global[a], b) at L2, no result",

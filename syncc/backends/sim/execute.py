@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from . import lanes as L
-from ..fermi.isa import F2F_ROUND, FCMP, PT, RZ, CondCode, ConstBankWord, Instruction, Mem, Pred, SassImm, SassReg, Special
+from ..fermi.isa import CARRY, F2F_ROUND, FCMP, PT, RZ, CondCode, ConstBankWord, Instruction, Mem, Pred, SassImm, SassReg, Special
 from .memory import MemoryFault
 from ..fermi.program import SassKernel
 
@@ -197,8 +197,39 @@ def _mov(ins, env):
 
 
 def _iadd(ins, env):
+    if "CC" in ins.mods or "X" in ins.mods:
+        return _iadd_carry(ins, env)
     a, b = _unsigned(ins.operands[1], env), _unsigned(ins.operands[2], env)
     return _ufunc(ins, np.add, a, b)
+
+
+def _addend(o, env):
+    """An IADD source as the 33-bit addend of a sum with carry: -R is ~R + 1 (so -0 carries), ~R is ~R."""
+    if isinstance(o, SassReg):
+        n, neg, inv = o.n, o.neg, o.inv
+        if neg or inv:
+            one = np.uint64(neg)
+            return lambda w: np.invert(w.r[n]).astype(np.uint64) + one
+        return lambda w: w.r[n].astype(np.uint64)
+    c = np.uint64(immediate(o, env) & MASK32)
+    return lambda w: c
+
+
+def _iadd_carry(ins, env):
+    """IADD.CC and IADD.X: the 33-bit sum of the addends (plus the carry flag with .X); Rd gets its low
+    word and, with .CC, the carry flag its bit 32."""
+    a, b = _addend(ins.operands[1], env), _addend(ins.operands[2], env)
+    d, extended, sets = ins.operands[0].n, "X" in ins.mods, "CC" in ins.mods
+
+    def run(w, m):
+        total = np.broadcast_to(a(w) + b(w), (32,))
+        if extended:
+            total = total + w.p[CARRY].astype(np.uint64)
+        if d != RZ:
+            put_reg(w, d, (total & np.uint64(MASK32)).astype(U32), m)
+        if sets:
+            put_pred(w, CARRY, total >> np.uint64(32) != 0, m)
+    return run
 
 
 def _iscadd(ins, env):
@@ -444,6 +475,20 @@ def float_to_int(x, signed: bool) -> np.ndarray:
         return (np.clip(np.trunc(x), lo, hi).astype(np.int64) & MASK32).astype(U32)
 
 
+def float_to_int64(x, signed: bool) -> np.ndarray:
+    """F2I.S64/.U64.TRUNC: toward zero, saturating, NaN to 0, as 64-bit patterns. 2^63 and 2^64 are
+    binary64 values, the ends' integers past them: a value at or past one saturates."""
+    with np.errstate(all="ignore"):
+        x = np.trunc(np.nan_to_num(np.asarray(x, dtype=F64), nan=0.0))
+        if signed:
+            big, small = x >= 2.0 ** 63, x < -2.0 ** 63
+            safe = np.where(big | small, 0.0, x).astype(np.int64).view(np.uint64)
+            return np.where(big, np.uint64((1 << 63) - 1), np.where(small, np.uint64(1 << 63), safe))
+        big, small = x >= 2.0 ** 64, x <= 0.0
+        safe = np.where(big | small, 0.0, x).astype(np.uint64)
+        return np.where(big, np.uint64((1 << 64) - 1), np.where(small, np.uint64(0), safe))
+
+
 _ROUND = {"FLOOR": np.floor, "CEIL": np.ceil, "TRUNC": np.trunc}
 _FBINARY = {"FADD": np.add, "FMUL": np.multiply}
 
@@ -478,11 +523,31 @@ def _fsetp(ins, env):
 
 
 def _f2i(ins, env):
-    a, signed = (_double if ins.mods[1] == "F64" else _float)(ins.operands[1], env), ins.mods[0] == "S32"
+    a, signed = (_double if ins.mods[1] == "F64" else _float)(ins.operands[1], env), ins.mods[0][0] == "S"
+    if ins.mods[0] in ("S64", "U64"):
+        return _to_pair(ins, lambda w: np.broadcast_to(float_to_int64(a(w), signed), (32,)))
     return _to_reg(ins, lambda w: np.broadcast_to(float_to_int(a(w), signed), (32,)))
 
 
+def _integer64(o, signed: bool):
+    """A register pair as 64-bit integers (RZ: 0)."""
+    n = o.n
+    if n == RZ:
+        zero = np.zeros(32, dtype=np.int64 if signed else np.uint64)
+        return lambda w: zero
+
+    def get(w):
+        raw = (w.r[n + 1].astype(np.uint64) << np.uint64(32)) | w.r[n].astype(np.uint64)
+        return raw.view(np.int64) if signed else raw
+    return get
+
+
 def _i2f(ins, env):
+    if ins.mods[1] in ("S64", "U64"):        # numpy's casts round to nearest even, once
+        a = _integer64(ins.operands[1], ins.mods[1] == "S64")
+        if ins.mods[0] == "F64":
+            return _to_pair(ins, lambda w: np.broadcast_to(double_bits(a(w).astype(F64)), (32,)))
+        return _to_reg(ins, lambda w: np.broadcast_to(float_bits(a(w).astype(F32)), (32,)))
     a = (_signed if ins.mods[1] == "S32" else _unsigned)(ins.operands[1], env)
     if ins.mods[0] == "F64":                 # every 32-bit integer is a binary64 value: exact
         return _to_pair(ins, lambda w: np.broadcast_to(double_bits(np.asarray(a(w), dtype=F64)), (32,)))
@@ -943,7 +1008,7 @@ def _atomic_op(op: str, signed: bool):
 
 def _atom(ins, env, returns: bool = True):
     if "64" in ins.mods:
-        return _atom_cas64(ins, env)
+        return _atom64(ins, env)
     ops = ins.operands
     d = ops[0].n if returns else RZ
     mem: Mem = ops[1] if returns else ops[0]
@@ -989,23 +1054,34 @@ def _atom(ins, env, returns: bool = True):
     return run
 
 
-def _atom_cas64(ins, env):
-    """ATOM.CAS.64 Rd, [a], Rb, Rc: at L2, one lane at a time, the pair of words at a (low) and a + 4
-    (high) becomes c where it holds b; Rd gets what it held. Serialized on the low word's address;
-    this SM's queued stores to both words go first (weak memory)."""
+_ATOMIC64 = {
+    "CAS": lambda old, b, c: c if old == b else old,
+    "ADD": lambda old, b, c: (old + b) & ((1 << 64) - 1),
+    "EXCH": lambda old, b, c: b,
+}
+
+
+def _atom64(ins, env):
+    """ATOM.CAS.64 / .ADD.64 / .EXCH.64 Rd, [a], Rb[, Rc]: at L2, one lane at a time, the pair of words
+    at a (low) and a + 4 (high) as one 64-bit integer becomes c where it holds b (CAS), old + b (ADD,
+    wrapping) or b (EXCH); Rd gets what it held. Serialized on the low word's address; this SM's queued
+    stores to both words go first (weak memory)."""
     ops = ins.operands
-    d, mem, vb, vc = ops[0].n, ops[1], ops[2].n, ops[3].n
-    if "CAS" not in ins.mods:
+    d, mem, vb = ops[0].n, ops[1], ops[2].n
+    vc = ops[3].n if len(ops) > 3 else RZ
+    op = next((m for m in ins.mods if m in _ATOMIC64), None)
+    if op is None:
         def refuse(w, m):
-            raise InstructionError(f"`{ins.name}`: the only 64-bit atomic is CAS.64")
+            raise InstructionError(f"`{ins.name}`: the 64-bit atomics are CAS.64, ADD.64 and EXCH.64")
         return refuse
+    fn = _ATOMIC64[op]
     sim, cfg = env.sim, env.config
     gmem = sim.gmem
 
     def pair(w, n, ls):
         if n == RZ:
-            return [0] * len(ls), [0] * len(ls)
-        return w.r[n][ls].tolist(), w.r[n + 1][ls].tolist()
+            return [0] * len(ls)
+        return [lo | hi << 32 for lo, hi in zip(w.r[n][ls].tolist(), w.r[n + 1][ls].tolist())]
 
     def run(w, m):
         ls, addrs = _addresses(w, mem.base.n, mem.offset, m)
@@ -1013,18 +1089,18 @@ def _atom_cas64(ins, env):
         hi = gmem.index(np.array([(a + 4) & MASK32 for a in addrs], dtype=np.int64), ls).tolist()
         sim.mem.before_atomic(w, [x for both in zip(lo, hi) for x in both])
         words, pc = gmem.words, w.pc
-        (b0, b1), (c0, c1) = pair(w, vb, ls), pair(w, vc, ls)
+        bs, cs = pair(w, vb, ls), pair(w, vc, ls)
         olds = ([], [])
         done = sim.now
         arrive = sim.now + cfg.atomic_latency // 2
         for k, (lane, i, j) in enumerate(zip(ls, lo, hi)):
             old = (int(words[i]), int(words[j]))
-            if old == (b0[k], b1[k]):
-                for x, new, was in ((i, c0[k], old[0]), (j, c1[k], old[1])):
-                    if new != was:
-                        words[x] = new
-                        gmem.writer[x] = (w.uid, lane, pc)
-                        sim.last_change = sim.now
+            new = fn(old[0] | old[1] << 32, bs[k], cs[k])
+            for x, word, was in ((i, new & MASK32, old[0]), (j, new >> 32, old[1])):
+                if word != was:
+                    words[x] = word
+                    gmem.writer[x] = (w.uid, lane, pc)
+                    sim.last_change = sim.now
             olds[0].append(old[0])
             olds[1].append(old[1])
             start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
@@ -1126,6 +1202,10 @@ def _slots(ins: Instruction) -> tuple[tuple[int, ...], tuple[int, ...]]:
             target.append(64 + o.n)
         elif isinstance(o, Mem) and o.base.n != RZ:
             reads.append(o.base.n)
+    if ins.op == "IADD" and "X" in ins.mods:
+        reads.append(64 + CARRY)
+    if ins.op == "IADD" and "CC" in ins.mods:
+        writes.append(64 + CARRY)
     if ins.guard is not None and ins.guard.n != PT:
         reads.append(64 + ins.guard.n)
     return tuple(dict.fromkeys(reads)), tuple(dict.fromkeys(writes))

@@ -19,7 +19,7 @@ import numpy as np
 from . import lanes as L
 
 SSY, PBK, DIV = "SSY", "PBK", "DIV"
-SLOTS = 64 + 8              # scoreboard slots: R0..R63, then P0..P7
+SLOTS = 64 + 9              # scoreboard slots: R0..R63, then P0..P7 and the carry flag (isa.CARRY)
 _ROW_VIEWS = ("r", "s", "p")
 
 
@@ -59,7 +59,8 @@ class ThreadBlock:
 
 class Warp:
     """One warp. `r` are the 64 register rows as uint32 (R63 is RZ and stays 0), `s` the same
-    rows as int32, `p` the 8 predicate rows (P7 is pt, always true)."""
+    rows as int32, `p` the 9 predicate rows (P7 is pt, always true; row 8 is the carry flag,
+    isa.CARRY)."""
 
     __slots__ = ("uid", "block", "index", "sm", "scheduler", "regs", "r", "s", "preds", "p", "present", "active",
                  "exited", "pc", "stack", "sb", "ready_at", "stores_done_at", "waiting", "local", "tid",
@@ -70,7 +71,7 @@ class Warp:
         self.uid, self.block, self.index, self.age = uid, block, index, age
         self.sm = block.sm
         self.scheduler = 0
-        preds = np.zeros((8, 32), dtype=np.bool_)
+        preds = np.zeros((9, 32), dtype=np.bool_)
         preds[7] = True
         self.use_registers(np.zeros((64, 32), dtype=np.uint32), preds)
         self.present = L.first(threads)          # lanes that exist (the last warp of a block may be partial)
@@ -109,7 +110,7 @@ class Warp:
         regs, sview, preds = self.regs, self.regs.view(np.int32), self.preds
         self.r = [regs[i] for i in range(64)]
         self.s = [sview[i] for i in range(64)]
-        self.p = [preds[i] for i in range(8)]
+        self.p = [preds[i] for i in range(9)]
         return getattr(self, name)
 
     @property

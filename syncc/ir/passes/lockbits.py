@@ -43,19 +43,34 @@ def allocate_lock_bits(k: Kernel, ctx: PassContext) -> Kernel:
         offset += offset % words
         placed[a.name] = offset
         offset += a.words * words
-    held_words = sum(a.length for a in held)
+    # the words the held arrays, then the atomic ones, reach from word 0 (a 64-bit array's padding word
+    # included): past lock_bits, two of them would share a bit
+    held_words = max((placed[a.name] + _span_words(a) for a in held), default=0)
     if held_words > target.lock_bits:
         _too_many(k, held, held_words, ctx)
-    elif held_words + sum(a.length for a in brief) > target.lock_bits:
+    elif max((placed[a.name] + _span_words(a) for a in held + brief), default=0) > target.lock_bits:
         _aliasing(k, held, brief, placed, ctx)
     arrays = tuple(replace(a, offset=placed[a.name]) if a.name in placed else a for a in k.arrays)
     users = held + brief
     if users:
         used = min(target.lock_bits, sum(a.length for a in users))
-        spans = ", ".join(f"`{_owner(a)}` words {placed[a.name]}..{placed[a.name] + a.length - 1}" for a in users)
+        spans = ", ".join(f"`{_owner(a)}` words {placed[a.name]}..{placed[a.name] + _span_words(a) - 1}"
+                          for a in users)
         ctx.remark(k.name, "lockbits", f"lock bits: {spans} (bit = word mod {target.lock_word_stride}; "
                    f"{used} of {target.lock_bits} used)", _span(k, users[0]))
     return replace(k, arrays=arrays)
+
+
+def _span_words(a: Array) -> int:
+    """The words an array's lock bits are counted over: an element's each, or, for a 64-bit element,
+    the two it spans (its low word's bit guards the pair, and the high word's bit is skipped)."""
+    return a.length * (2 if getattr(a.elem, "bits", 32) == 64 else 1)
+
+
+def _lock_words(a: Array, placed: dict) -> list[int]:
+    """The words whose lock bits an array's elements use: each element's (a 64-bit one's low word)."""
+    step = 2 if getattr(a.elem, "bits", 32) == 64 else 1
+    return [placed[a.name] + step * i for i in range(a.length)]
 
 
 def _owner(a: Array) -> str:
@@ -81,9 +96,9 @@ def _too_many(k: Kernel, held: list[Array], words: int, ctx: PassContext) -> Non
 
 def _aliasing(k: Kernel, held: list[Array], brief: list[Array], placed: dict, ctx: PassContext) -> None:
     stride, bits = ctx.target.lock_word_stride, ctx.target.lock_bits
-    held_bits = {(placed[a.name] + i) % stride for a in held for i in range(a.length)}
+    held_bits = {w % stride for a in held for w in _lock_words(a, placed)}
     for a in brief:
-        shared = [placed[a.name] + i for i in range(a.length) if (placed[a.name] + i) % stride in held_bits]
+        shared = [w for w in _lock_words(a, placed) if w % stride in held_bits]
         if not shared:
             continue
         owners = ", ".join(f"`{_owner(h)}`" for h in held)

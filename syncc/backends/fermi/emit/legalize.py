@@ -23,24 +23,28 @@ stage), and every instruction left has a direct SASS translation in select.py:
     ends in `trap` (BPT.TRAP).
 
   * atomic_min / atomic_max of an f32 word in global memory (Fermi's ATOM has no float min or
-    max), and atomic_add / sub / min / max / exch of an f64 word (ATOM.CAS.64 is Fermi's one
-    64-bit atomic), is a compare-and-swap loop: read the word, compute the new value from the
-    operand, ATOM.CAS it in while the word still holds the bits read (an f64's: its two words,
-    through a u64 bitcast and compare, which selection has for this), else retry from what the
-    CAS returned.
+    max), atomic_add / sub / min / max / exch of an f64 word, and atomic_min / max / and / or /
+    xor of an i64 or u64 word (Fermi's 64-bit atomics are ATOM.CAS/ADD/EXCH.64), is a
+    compare-and-swap loop: read the word, compute the new value from the operand, ATOM.CAS it in
+    while the word still holds the bits read (a 64-bit word's: its two words, through a u64
+    bitcast and compare), else retry from what the CAS returned;
+  * a shared 64-bit word's atomic is the same lock-bit loop as a 32-bit one's: selection's LDSLK
+    and STSUL name the pair's low word, whose bit guards both (the high word is read after the
+    LDSLK and stored before the STSUL);
+  * integer division and remainder of 64-bit values are the division loop at 64 bits, by a
+    constant too.
 
   * f32 and f64 division is left to selection, divisor a register or not: float_rounding.py's routines.
 
-f64 lives in register pairs (select.py; `/` and sqrt are float_rounding.py's sequences); what is not
-implemented for it, and 64-bit integers (i64, u64, `clock()`) altogether, `check_kernel` reports as
-E0801, at the first use in each kernel: exp/log of f64 (their recipes compute with
-i64), atomics on shared f64 words, and f64 in a primitive's state (a channel's or a queue's slots,
-global state arrays).
+64-bit values (f64, i64, u64) live in register pairs (select.py; f64 `/` and sqrt are
+float_rounding.py's sequences). `check_kernel` reports E0801 at the first use, in each kernel, of a
+record with a field that is not 32 bits, and of a 64-bit operation selection has no sequence for
+(none that the language can write today: `selectable64` is the guard).
 """
 from __future__ import annotations
 
 from ....core.diagnostics import Diagnostic, Severity
-from ....core.types import BOOL, F32, F64, I32, U32, U64
+from ....core.types import BOOL, F32, F64, I32, I64, U32, U64
 from ....ir.builder import KernelBuilder
 from ....ir.faults import expand_bounds_checks
 from ....ir.nodes import Imm, Instr, Kernel, Ref, Reg, imm
@@ -56,11 +60,8 @@ _RMW = {"atom.add": "add", "atom.sub": "sub", "atom.and": "and", "atom.or": "or"
 # ---- what cannot be emitted ---------------------------------------------------------
 
 def check_kernel(k: Kernel) -> list[Diagnostic]:
-    """E0801 for a kernel that uses 64-bit integers, or f64 where the emitter has no code for it, or
-    records with fields that are not 32 bits (one diagnostic, at the first use)."""
-    def integer64(t) -> bool:
-        return t is not None and getattr(t, "kind", "") != "record" and getattr(t, "bits", 0) == 64 and t != F64
-
+    """E0801 for a kernel that uses 64-bit values where the emitter has no code for them, or records
+    with fields that are not 32 bits (one diagnostic, at the first use)."""
     for a in (*(p for p in k.params if not isinstance(p, Reg)), *k.arrays):
         narrow = [f for f in a.elem.fields if f.type.bits != 32] if a.elem.kind == "record" else ()
         if narrow:
@@ -71,50 +72,39 @@ def check_kernel(k: Kernel) -> list[Diagnostic]:
                                help="give a record in kernels compiled for `--target fermi-sass` / `fermi-sim` "
                                     "32-bit fields only (i32, u32, f32; a flag as an i32); the PTX targets take any")]
 
-    for p in k.params:
-        t = p.type if isinstance(p, Reg) else p.elem
-        if integer64(t):
-            span = getattr(p, "span", None) or _first_use(k, p) or k.span
-            return [_e0801(f"parameter `{p.name}` of kernel `{k.name}` is {t}", span)]
-    for a in k.arrays:
-        if integer64(a.elem):
-            return [_e0801(f"`{a.name}` holds {a.elem}", a.span or k.span)]
-        if a.elem == F64 and (a.kind == "state" or a.space != "shared"):
-            return [_e0801_f64(f"f64 in a primitive's state (`{a.name}`)", _first_use(k, a) or a.span or k.span)]
     for b in k.blocks:
         for ins in b.instrs:
             types = [getattr(v, "type", None) for v in (*ins.dests, *ins.args,
                                                          *(a.index for a in ins.args if isinstance(a, Ref)))]
             if ins.ref is not None and k.array(ins.ref.name) is not None:
                 types.append(k.array(ins.ref.name).elem)
-            t = next((t for t in types if integer64(t)), None)
-            if t is not None:
-                what = "`clock()` is a 64-bit value" if ins.op == "sreg" and ins.attr("reg") == "clock" \
-                    else f"this computes with {t}"
-                return [_e0801(what, ins.span or k.span)]
-            shared = ins.ref is not None and k.array(ins.ref.name) is not None \
-                and k.array(ins.ref.name).space == "shared"
-            if F64 in types and (ins.info.group == "lockbit" or ins.info.group == "atomic" and shared):
-                return [_e0801_f64("atomics on shared f64 words", ins.span or k.span)]
-            if F64 in types and not f64_selectable(ins):
-                return [_e0801_f64(_F64_MISSING.get(ins.op, f"`{ins.op}` on f64"), ins.span or k.span)]
+            wide = next((t for t in types if _wide(t)), None)
+            if wide is not None and not selectable64(ins):
+                return [_e0801(f"`{ins.op}` on {wide}", ins.span or k.span)]
     return []
 
 
-# what the emitter has no code for on f64, by IR op (docs/fermi.md, "64-bit values")
-_F64_MISSING = {"bitcast": "an f64 bit pattern (a 64-bit integer)"}
+def _wide(t) -> bool:
+    """A 64-bit scalar type: f64, i64 or u64 (a register pair)."""
+    return t is not None and getattr(t, "kind", "") != "record" and getattr(t, "bits", 0) == 64
 
 
-def f64_selectable(ins: Instr) -> bool:
-    """Whether selection has code for this instruction on f64 values: a load or store of an f64 array
-    (global, or a plain shared one), an atomic on a global f64 word (ATOM.CAS.64, or a loop of it),
-    or a template (select.TEMPLATES)."""
-    from .select import TEMPLATES, template_key
-    if ins.op in ("ld", "st", "div", "sqrt"):       # f64 `/` and sqrt: float_rounding.py's sequences
+def selectable64(ins: Instr) -> bool:
+    """Whether selection has code for this instruction on 64-bit values: a load or store of a 64-bit
+    array (global, or a plain shared one), an atomic on a global 64-bit word (ATOM.CAS/ADD/EXCH.64, or
+    a loop of CAS), division (f64: float_rounding.py's sequences; integers: this file's loop), the
+    clock, a shift (select.shift64) or a template (select.TEMPLATES)."""
+    from .select import LONG, TEMPLATES, template_key
+    if ins.op in ("ld", "st", "div", "rem", "sqrt"):
         return True
-    if ins.info.group == "atomic":                  # of a global word (a shared one is refused before)
+    if ins.op == "sreg" and ins.attr("reg") == "clock":
         return True
-    return template_key(ins) in TEMPLATES
+    if ins.info.group in ("atomic", "lockbit"):     # (a shared 64-bit word: its low word's lock bit)
+        return True
+    key = template_key(ins)
+    if ins.op in ("shl", "shr") and key[1] in LONG:
+        return True
+    return key in TEMPLATES
 
 
 def _first_use(k: Kernel, p) -> object | None:
@@ -128,20 +118,11 @@ def _first_use(k: Kernel, p) -> object | None:
     return None
 
 
-def _e0801_f64(what: str, span) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (f64 arithmetic, "
-                      "division, sqrt, comparisons, conversions, min/max, global atomics and f64 arrays are; "
-                      "exp/log, shared atomics and primitives' slots of f64 are not yet)", span,
-                      help="compute this part in f32 in kernels compiled for `--target fermi-sass` / `fermi-sim` "
-                           "(the PTX targets support all of f64)")
-
-
 def _e0801(what: str, span) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, "E0801", f"64-bit integers are not supported on Fermi SASS: {what} (the "
-                      "emitter has register pairs for f64, but no i64/u64 arithmetic: IADD.X carries, 64-bit "
-                      "compares, shifts and multiplies; exp and log of f64 compute with i64)", span,
-                      help="use i32 or u32 in kernels compiled for `--target fermi-sass` / `fermi-sim` (the PTX "
-                           "targets support i64 and u64)")
+    return Diagnostic(Severity.ERROR, "E0801", f"{what}: not supported on Fermi SASS (the emitter has no "
+                      "instruction sequence for it; 64-bit values live in register pairs, docs/fermi.md)", span,
+                      help="use a 32-bit type (i32, u32, f32) for this part in kernels compiled for `--target "
+                           "fermi-sass` / `fermi-sim` (the PTX targets support all 64-bit types)")
 
 
 # ---- the rewrites ------------------------------------------------------------------
@@ -173,7 +154,7 @@ def legalize(k: Kernel, its: bool = False) -> Kernel:
 def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.op == "nanosleep":
         return not its
-    if ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
+    if _integer_division(ins):
         return True                                 # (an f32 quotient is select.py's: float_rounding.py)
     if ins.info.group in ("memory", "atomic") and ins.attr("order") not in (None, "relaxed"):
         return True
@@ -183,11 +164,20 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     return False
 
 
+def _integer_division(ins: Instr) -> bool:
+    """Integer division or remainder that becomes the shift-and-subtract loop: by a register, and every
+    64-bit one (select.py divides 32-bit integers by a constant with multiply-high)."""
+    t = ins.dests[0].type if ins.op in ("div", "rem") else None
+    return t is not None and t not in (F32, F64) and (not isinstance(ins.args[1], Imm) or t.bits == 64)
+
+
 def _float_min_max(ins: Instr, a) -> bool:
     """An atomic Fermi has no instruction for, done as a compare-and-swap loop: min/max of an f32
-    word, and every read-modify-write of an f64 word (ATOM.CAS.64 is Fermi's one 64-bit atomic)."""
+    word, every read-modify-write of an f64 word (Fermi's 64-bit atomics are CAS, ADD and EXCH, on
+    integers), and min/max/and/or/xor of an i64 or u64 word."""
     return (a.elem == F32 and ins.op in ("atom.min", "atom.max")) \
-        or (a.elem == F64 and ins.op in ("atom.add", "atom.sub", "atom.min", "atom.max", "atom.exch"))
+        or (a.elem == F64 and ins.op in ("atom.add", "atom.sub", "atom.min", "atom.max", "atom.exch")) \
+        or (a.elem in (I64, U64) and ins.op in ("atom.min", "atom.max", "atom.and", "atom.or", "atom.xor"))
 
 
 class _Rewriter:
@@ -227,7 +217,7 @@ class _Rewriter:
         ins = self.ins
         if ins.op == "nanosleep":
             self.nanosleep()
-        elif ins.op in ("div", "rem") and not isinstance(ins.args[1], Imm) and ins.dests[0].type not in (F32, F64):
+        elif _integer_division(ins):
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
             self.shared_atomic()
@@ -250,6 +240,10 @@ class _Rewriter:
         b.at(apply)
         if ins.op == "atom.exch":
             new = ins.args[1]
+        elif ins.op == "atom.cas" and elem == F64:      # the bits compared, as ATOM.CAS.64 and PTX's cas.b64
+            same = self.op("cmp.eq", BOOL, self.op("bitcast", U64, old, hint="bits"),
+                           self.op("bitcast", U64, ins.args[1], hint="bits"), hint="same")
+            new = self.op("select", elem, same, ins.args[2], old, hint="new")
         elif ins.op == "atom.cas":
             same = self.op("cmp.eq", BOOL, old, ins.args[1], hint="same")
             new = self.op("select", elem, same, ins.args[2], old, hint="new")
@@ -271,7 +265,7 @@ class _Rewriter:
         ins, b = self.ins, self.b
         ref, v = ins.ref, ins.args[1]
         elem = self.k.array(ref.name).elem
-        bits = U64 if elem == F64 else U32
+        bits = U64 if elem.bits == 64 else U32
         seen = b.reg(elem, "seen")
         self.emit("ld", (seen,), (ref,))
         retry, done = self.block("cas.retry"), self.block("cas.done")
@@ -288,46 +282,51 @@ class _Rewriter:
             self.emit("mov", (ins.dests[0],), (seen,))
 
     def divide(self) -> None:
-        """Shift-and-subtract division of 32-bit magnitudes, then the signs (C's truncation)."""
+        """Shift-and-subtract division of 32- or 64-bit magnitudes, then the signs (C's truncation; the
+        most negative value divided by -1 wraps to itself, remainder 0; x / 0 is all ones, x % 0 is x)."""
         ins = self.ins
         d, (x, y) = ins.dests[0], ins.args
         signed = d.type.signed
+        wide = d.type.bits == 64
+        st, ut = (I64, U64) if wide else (I32, U32)
         if signed:
-            xneg = self.op("cmp.lt", BOOL, x, imm(0), hint="xneg")
-            yneg = self.op("cmp.lt", BOOL, y, imm(0), hint="yneg")
-            n = self.op("cvt", U32, self.op("abs", I32, x, hint="xabs"), hint="n")
-            m = self.op("cvt", U32, self.op("abs", I32, y, hint="yabs"), hint="m")
+            xneg = self.op("cmp.lt", BOOL, x, imm(0, st), hint="xneg")
+            yneg = self.op("cmp.lt", BOOL, y, imm(0, st), hint="yneg")
+            n = self.op("cvt", ut, self.op("abs", st, x, hint="xabs"), hint="n")
+            m = self.op("cvt", ut, self.op("abs", st, y, hint="yabs"), hint="m")
         else:
             n, m = x, y
-        q, r = self.unsigned_divide(n, m)
+        q, r = self.unsigned_divide(n, m, ut)
         if not signed:
             self.emit("mov", (d,), (q if ins.op == "div" else r,))
             return
         if ins.op == "div":
-            sq = self.op("cvt", I32, q, hint="q")
-            self.emit("select", (d,), (self.op("xor", BOOL, xneg, yneg, hint="qneg"), self.op("neg", I32, sq), sq))
+            sq = self.op("cvt", st, q, hint="q")
+            self.emit("select", (d,), (self.op("xor", BOOL, xneg, yneg, hint="qneg"), self.op("neg", st, sq), sq))
         else:
-            sr = self.op("cvt", I32, r, hint="r")
-            self.emit("select", (d,), (xneg, self.op("neg", I32, sr), sr))
+            sr = self.op("cvt", st, r, hint="r")
+            self.emit("select", (d,), (xneg, self.op("neg", st, sr), sr))
 
-    def unsigned_divide(self, n, m) -> tuple[Reg, Reg]:
+    def unsigned_divide(self, n, m, ut=U32) -> tuple[Reg, Reg]:
+        """The quotient and remainder of n / m, unsigned (of type ut, 32 or 64 bits): one round a bit,
+        from the top."""
         b = self.b
-        q, r, i = b.reg(U32, "quot"), b.reg(U32, "rest"), b.reg(U32, "bit")
-        self.emit("mov", (q,), (imm(0, U32),))
-        self.emit("mov", (r,), (imm(0, U32),))
-        self.emit("mov", (i,), (imm(31, U32),))
+        q, r, i = b.reg(ut, "quot"), b.reg(ut, "rest"), b.reg(ut, "bit")
+        self.emit("mov", (q,), (imm(0, ut),))
+        self.emit("mov", (r,), (imm(0, ut),))
+        self.emit("mov", (i,), (imm(ut.bits - 1, ut),))
         loop, done = self.block("divide"), self.block("divide.done")
         b.jump(loop)
         b.at(loop)
-        top = self.op("shr", U32, n, i, hint="top")
-        bit = self.op("and", U32, top, imm(1, U32), hint="top")
-        self.emit("or", (r,), (self.op("shl", U32, r, imm(1, U32), hint="rest"), bit))
+        top = self.op("shr", ut, n, i, hint="top")
+        bit = self.op("and", ut, top, imm(1, ut), hint="top")
+        self.emit("or", (r,), (self.op("shl", ut, r, imm(1, ut), hint="rest"), bit))
         fits = self.op("cmp.ge", BOOL, r, m, hint="fits")
-        self.emit("select", (r,), (fits, self.op("sub", U32, r, m, hint="rest"), r))
-        self.emit("or", (q,), (q, self.op("select", U32, fits, self.op("shl", U32, imm(1, U32), i, hint="one"),
-                                          imm(0, U32), hint="one")))
-        more = self.op("cmp.ne", BOOL, i, imm(0, U32), hint="more")
-        self.emit("sub", (i,), (i, imm(1, U32)))
+        self.emit("select", (r,), (fits, self.op("sub", ut, r, m, hint="rest"), r))
+        self.emit("or", (q,), (q, self.op("select", ut, fits, self.op("shl", ut, imm(1, ut), i, hint="one"),
+                                          imm(0, ut), hint="one")))
+        more = self.op("cmp.ne", BOOL, i, imm(0, ut), hint="more")
+        self.emit("sub", (i,), (i, imm(1, ut)))
         b.branch(more, loop, done)
         b.at(done)
         return q, r

@@ -106,7 +106,9 @@ class MInstr:
 
     @property
     def pure(self) -> bool:
-        return is_pure(self.op, self.ops)
+        """(IADD.CC and IADD.X are not: the carry flag between them is state no operand names, so they
+        are never dropped, shared or moved apart.)"""
+        return is_pure(self.op, self.ops) and not ("CC" in self.mods or "X" in self.mods)
 
     @property
     def ndests(self) -> int:

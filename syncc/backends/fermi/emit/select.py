@@ -170,11 +170,59 @@ _put("cvt", ("i32>f64",), ("I2F.F64.S32", "d", "a"))
 _put("cvt", ("u32>f64",), ("I2F.F64.U32", "d", "a"))
 _put("cvt", ("f64>bool",), ("DSETP.NEU.AND", "d", "pt", "a", "RZ", "pt"))   # a NaN is true, as C's
 _put("cvt", ("bool>f64",), ("MOV32I", "t0", "0x3ff00000"), ("MOV", "d.lo", "RZ"), ("SEL", "d.hi", "t0", "RZ", "a"))
-# an f64's bits as a u64 and their equality: only legalize.py's CAS loop makes these (a u64 of the
-# program's own is E0801)
-_put("bitcast", ("f64>u64",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
-_put("cmp.eq", ("u64",), ("ISETP.EQ.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+
+# i64 and u64: a 64-bit integer in a register pair, as f64 (docs/fermi.md, "Register pairs"). An add
+# carries from the low word into the high one (IADD.CC, IADD.X); a subtraction adds ~b with a carry in
+# (-b.lo is ~b.lo + 1); a product is IMUL.HI and IMAD on the words; a comparison tests the high words,
+# and the low ones (unsigned) where the high ones are equal. Shifts are Selector.shift64.
+LONG = ("i64", "u64")
+_put("add", LONG, ("IADD.CC", "d.lo", "a.lo", "b.lo"), ("IADD.X", "d.hi", "a.hi", "b.hi"))
+_put("sub", LONG, ("IADD.CC", "d.lo", "a.lo", "-b.lo"), ("IADD.X", "d.hi", "a.hi", "~b.hi"))
+_put("neg", LONG, ("IADD.CC", "d.lo", "RZ", "-a.lo"), ("IADD.X", "d.hi", "RZ", "~a.hi"))
+_put("mul", LONG, ("IMUL.U32.U32.HI", "t0", "a.lo", "b.lo"), ("IMAD", "t1", "a.lo", "b.hi", "t0"),
+     ("IMAD", "d.hi", "a.hi", "b.lo", "t1"), ("IMUL", "d.lo", "a.lo", "b.lo"))
+for _op, _lop in (("and", "AND"), ("or", "OR"), ("xor", "XOR")):
+    _put(_op, LONG, (f"LOP.{_lop}", "d.lo", "a.lo", "b.lo"), (f"LOP.{_lop}", "d.hi", "a.hi", "b.hi"))
+_put("not", LONG, ("LOP.PASS_B", "d.lo", "RZ", "~a.lo"), ("LOP.PASS_B", "d.hi", "RZ", "~a.hi"))
+_put("mov", LONG, ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("select", LONG, ("SEL", "d.lo", "b.lo", "c.lo", "a"), ("SEL", "d.hi", "b.hi", "c.hi", "a"))
+_put("abs", ("i64",), ("ISETP.LT.AND", "p0", "pt", "a.hi", "RZ", "pt"), ("IADD.CC", "t0", "RZ", "-a.lo"),
+     ("IADD.X", "t1", "RZ", "~a.hi"), ("SEL", "d.lo", "t0", "a.lo", "p0"), ("SEL", "d.hi", "t1", "a.hi", "p0"))
+_put("abs", ("u64",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+_put("popc", LONG, ("POPC", "t0", "a.lo", "a.lo"), ("POPC", "t1", "a.hi", "a.hi"), ("IADD", "d", "t0", "t1"))
+_put("cmp.eq", LONG, ("ISETP.EQ.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
      ("ISETP.EQ.AND", "d", "pt", "a.hi", "b.hi", "p0"))
+_put("cmp.ne", LONG, ("ISETP.NE.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+     ("ISETP.NE.OR", "d", "pt", "a.hi", "b.hi", "p0"))
+_STRICT = {"LT": "LT", "LE": "LT", "GT": "GT", "GE": "GT"}
+for _kind, _sign in (("i64", ""), ("u64", ".U32")):
+    for _cmp, _cc in CC.items():
+        if _cc in _STRICT:                     # hi < hi', or hi == hi' and lo <= lo' (unsigned)
+            _put(_cmp, (_kind,), (f"ISETP.{_cc}.U32.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+                 ("ISETP.EQ.AND", "p1", "pt", "a.hi", "b.hi", "p0"),
+                 (f"ISETP.{_STRICT[_cc]}{_sign}.OR", "d", "pt", "a.hi", "b.hi", "p1"))
+    for _op, _cc in (("min", "LT"), ("max", "GT")):
+        _put(_op, (_kind,), (f"ISETP.{_cc}.U32.AND", "p0", "pt", "a.lo", "b.lo", "pt"),
+             ("ISETP.EQ.AND", "p1", "pt", "a.hi", "b.hi", "p0"),
+             (f"ISETP.{_cc}{_sign}.OR", "p1", "pt", "a.hi", "b.hi", "p1"),
+             ("SEL", "d.lo", "a.lo", "b.lo", "p1"), ("SEL", "d.hi", "a.hi", "b.hi", "p1"))
+for _a in INT:
+    for _b in LONG:
+        _put("cvt", (f"{_b}>{_a}",), ("MOV", "d", "a.lo"))
+    _put("cvt", (f"i32>{_a.replace('32', '64')}",), ("MOV", "d.lo", "a"), ("SHR", "d.hi", "a", "0x1f"))
+    _put("cvt", (f"u32>{_a.replace('32', '64')}",), ("MOV", "d.lo", "a"), ("MOV", "d.hi", "RZ"))
+for _a in LONG:
+    for _b in LONG:
+        _put("cvt", (f"{_a}>{_b}",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+        _put("bitcast", (f"{_a}>{_b}",), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+    _put("bitcast", (f"f64>{_a}", f"{_a}>f64"), ("MOV", "d.lo", "a.lo"), ("MOV", "d.hi", "a.hi"))
+    _put("cvt", (f"{_a}>bool",), ("LOP.OR", "t0", "a.lo", "a.hi"), ("ISETP.NE.AND", "d", "pt", "t0", "RZ", "pt"))
+    _put("cvt", (f"bool>{_a}",), ("SEL", "d.lo", "RZ", "0x1", "!a"), ("MOV", "d.hi", "RZ"))
+    _sign = "S64" if _a == "i64" else "U64"
+    _put("cvt", (f"{_a}>f64",), (f"I2F.F64.{_sign}", "d", "a"))
+    _put("cvt", (f"{_a}>f32",), (f"I2F.F32.{_sign}", "d", "a"))
+    _put("cvt", (f"f64>{_a}",), (f"F2I.{_sign}.F64.TRUNC", "d", "a"))
+    _put("cvt", (f"f32>{_a}",), (f"F2I.{_sign}.F32.TRUNC", "d", "a"))
 
 # Operand positions an immediate in the first source may swap with: (i, j, how)
 COMMUTE = {"IADD": (1, 2, None), "IMUL": (1, 2, None), "LOP": (1, 2, None), "IMNMX": (1, 2, None),
@@ -229,6 +277,7 @@ class Selector:
         self.guard = None
         self.local: set[V] = set()
         self.cache: dict = {}
+        self.pairs: dict = {}
         self.written = self._written_arrays()
 
     def _written_arrays(self) -> set[str]:
@@ -305,6 +354,12 @@ class Selector:
                 return Pred(PT, neg=(not a.value) ^ neg)
             if a.type == F64:                   # a pair of words (+0.0: RZ)
                 return self.double_constant(floats.f64_bits(a.value) ^ (neg << 63))
+            if a.type.bits == 64:               # an i64 / u64: a pair of its words, -/~ on the pair's use
+                bits = int(a.value) & ((1 << 64) - 1)
+                if bits == 0 and not neg and not inv:
+                    return SassReg(RZ)
+                return Use(self.pair_of(("imm", bits), (_word_operand(self, (bits >> (32 * h)) & 0xFFFFFFFF)
+                                                        for h in (0, 1))), neg=neg, inv=inv)
             if a.type == F32:                   # its bits; a negated one is the other sign
                 return self.value(Imm(wrap32(floats.f32_bits(a.value) ^ (neg << 31)), _I32), shape, inv=inv)
             v = int(a.value)
@@ -321,10 +376,10 @@ class Selector:
                 return Use(self.result(self.emit("MOV", Use(self.temp()), SassImm(v), guard=None)))
             return Use(self.result(self.emit("MOV32I", Use(self.temp()), SassImm(v & 0xFFFFFFFF), guard=None)))
         if isinstance(a, Reg):
-            if a.name in self.const_params and a.type == F64:     # its two words, into a pair
-                t = self.temp("d")
-                self.pair_from(t, *(ConstBankWord(0, self.param_word[a.name] + 4 * h) for h in (0, 1)))
-                return Use(t, neg=neg)
+            if a.name in self.const_params and a.type.bits == 64:     # its two words, into a pair
+                t = self.pair_of(("param", a.name), (ConstBankWord(0, self.param_word[a.name] + 4 * h)
+                                                     for h in (0, 1)))
+                return Use(t, neg=neg, inv=inv)
             if a.name in self.const_params:
                 word = ConstBankWord(0, self.param_word[a.name])
                 if a.type == BOOL:
@@ -341,6 +396,16 @@ class Selector:
                 raise EmitterError(f"a bool %{a.name} where only {shape} fits")
             return Use(v, neg=neg, inv=inv)
         raise EmitterError(f"not a value operand: {a}")
+
+    def pair_of(self, key, words) -> V:
+        """A temporary pair holding two words (operands MOV takes), made once a block for each key
+        (a constant's bits, a parameter's name): its MOVs are unguarded, so it serves the rest of the
+        block."""
+        t = self.pairs.get(key)
+        if t is None:
+            t = self.pairs[key] = self.temp("d")
+            self.pair_from(t, *words)
+        return t
 
     def double_constant(self, bits: int):
         """A binary64 constant as a pair operand: RZ for +0.0, else a temporary pair of its words."""
@@ -385,7 +450,7 @@ class Selector:
     def run(self) -> MFunction:
         blocks = []
         for n, b in enumerate(self.k.blocks):
-            self.out, self.cache = [], {}
+            self.out, self.cache, self.pairs = [], {}, {}
             if n == 0:
                 self.prologue()
             for ins in b.instrs:
@@ -467,6 +532,9 @@ class Selector:
         key = template_key(ins)
         if op == "mul" and key[1] in INT and self.power_of_two_multiply(ins):
             return
+        if op in ("shl", "shr") and key[1] in LONG:
+            self.shift64(ins)
+            return
         tpl = TEMPLATES.get(key)
         if tpl is None:
             raise EmitterError(f"the Fermi emitter has no instruction for `{op}` on {key[1]}")
@@ -519,9 +587,9 @@ class Selector:
             return Use(self.vreg(ins.dests[0]))
         if name == "d1":
             return Use(self.vreg(ins.dests[1]))
-        if name in ("t0", "t1", "p0"):
+        if name in ("t0", "t1", "p0", "p1"):
             if name not in temps:
-                temps[name] = self.temp("p" if name == "p0" else "r")
+                temps[name] = self.temp("p" if name.startswith("p") else "r")
             return Use(temps[name], neg=neg)
         if name in ("a", "b", "c"):
             return self.value(ins.args["abc".index(name)], shape, neg=neg, inv=inv)
@@ -549,10 +617,84 @@ class Selector:
             self.emit("SHL", Use(self.vreg(ins.dests[0])), self.value(a, "R"), SassImm(shift))
         return True
 
+    def shift64(self, ins: Instr) -> None:
+        """A 64-bit shift: each word from the two words' shifted parts (Fermi has no funnel shift: SHL,
+        SHR and LOP.OR). A constant amount (0..63, E0307) picks its words; an amount in a register
+        (its low word, as PTX's shl.b64 reads a u32) uses that SHL and SHR of 32 or more give 0 and
+        an arithmetic SHR of 32 or more the sign: at 64 or more the result is 0 (or the sign), as
+        PTX's clamped shifts give."""
+        a, b = ins.args
+        d = self.vreg(ins.dests[0])
+        left, arith = ins.op == "shl", ins.op == "shr" and ins.dests[0].type.signed
+        src = self.value(a, "R")
+        lo, hi = _half(src, False), _half(src, True)
+        down = "SHR" if arith else "SHR.U32"
+        dlo, dhi = Use(d, half=0), Use(d, half=1)
+        start = len(self.out)
+
+        def t(name, *ops):
+            return Use(self.result(self.emit(name, Use(self.temp()), *ops, guard=None)))
+        if isinstance(b, Imm):
+            k = int(b.value) & 63
+            if k == 0:
+                self.emit("MOV", dlo, lo)
+                self.emit("MOV", dhi, hi)
+            elif left and k < 32:
+                self.emit("LOP.OR", dhi, t("SHL", hi, SassImm(k)), t("SHR.U32", lo, SassImm(32 - k)))
+                self.emit("SHL", dlo, lo, SassImm(k))
+            elif left:
+                self.emit("SHL", dhi, lo, SassImm(k - 32))
+                self.emit("MOV", dlo, SassReg(RZ))
+            elif k < 32:
+                self.emit("LOP.OR", dlo, t("SHR.U32", lo, SassImm(k)), t("SHL", hi, SassImm(32 - k)))
+                self.emit(down, dhi, hi, SassImm(k))
+            else:
+                self.emit(down, dlo, hi, SassImm(k - 32))
+                if arith:
+                    self.emit("SHR", dhi, hi, SassImm(31))
+                else:
+                    self.emit("MOV", dhi, SassReg(RZ))
+        else:
+            n = self.value(b, "R")
+            if isinstance(n, Use) and n.v.cls == "d":
+                n = _half(n, False)
+            up = t("IADD", Use(n.v, neg=True, half=n.half) if isinstance(n, Use) else n, SassImm(32))   # 32 - n
+            over = t("IADD", n, SassImm(-32))                                                             # n - 32
+            if left:
+                high = t("LOP.OR", t("SHL", hi, n), t("SHR.U32", lo, up))
+                self.emit("LOP.OR", dhi, high, t("SHL", lo, over))
+                self.emit("SHL", dlo, lo, n)
+            elif not arith:
+                low = t("LOP.OR", t("SHR.U32", lo, n), t("SHL", hi, up))
+                self.emit("LOP.OR", dlo, low, t("SHR.U32", hi, over))
+                self.emit("SHR.U32", dhi, hi, n)
+            else:
+                small = t("LOP.OR", t("SHR.U32", lo, n), t("SHL", hi, up))
+                big = t("SHR", hi, over)
+                p = self.result(self.emit("ISETP.LT.U32.AND", Use(self.temp("p")), Pred(PT), n, SassImm(32), Pred(PT),
+                                          guard=None))
+                self.emit("SEL", dlo, small, big, Use(p))
+                self.emit("SHR", dhi, hi, n)
+        self.mark_pair_definition(self.out[start:], d)
+
     # ---- handlers
     def sreg(self, ins: Instr) -> None:
         reg = ins.attr("reg")
         d = Use(self.vreg(ins.dests[0]))
+        if reg == "clock" and d.v.cls == "d":
+            # the 64-bit count: the high word, the low, the high again; where the high word moved between,
+            # (the second high word, 0) is a count between the two reads
+            first = self.emit("S2R", Use(self.temp()), Special("SR_ClockHi"), guard=None)
+            low = self.emit("S2R", Use(self.temp()), Special("SR_ClockLo"), guard=None)
+            high = self.emit("S2R", Use(self.temp()), Special("SR_ClockHi"), guard=None)
+            moved = self.emit("ISETP.NE.AND", Use(self.temp("p")), Pred(PT), Use(self.result(first)),
+                              Use(self.result(high)), Pred(PT), guard=None)
+            start = len(self.out)
+            self.emit("SEL", Use(d.v, half=0), SassReg(RZ), Use(self.result(low)), Use(self.result(moved)))
+            self.emit("MOV", Use(d.v, half=1), Use(self.result(high)))
+            self.mark_pair_definition(self.out[start:], d.v)
+            return
+
         if reg in CBANK:
             self.emit("MOV", d, ConstBankWord(0, CBANK[reg]))
         elif reg in SREGS:
@@ -645,14 +787,17 @@ class Selector:
             raise EmitterError(f"`{ins.op}` on an f32 word should have become a CAS loop (legalize.py)")
         if array.elem == F32 and op == "ADD":
             sign = ".F32.FTZ.RN"                 # Fermi's float add at L2, which flushes subnormals
-        if array.elem == F64:
-            if op != "CAS":
-                raise EmitterError(f"`{ins.op}` on an f64 word should have become a CAS loop (legalize.py)")
-            sign = ".64"                         # ATOM.CAS.64: on the pair of words, with pairs
+        wide = array.elem.bits == 64
+        if wide:
+            if op not in ("CAS",) + (() if array.elem == F64 else ("ADD", "EXCH")):
+                raise EmitterError(f"`{ins.op}` on a 64-bit word should have become a CAS loop (legalize.py)")
+            sign = ".64"                         # ATOM.CAS/ADD/EXCH.64: on the pair of words, with pairs
         vals = [self.value(a, "R", neg=(ins.op == "atom.sub")) for a in ins.args[1:]]
         vals = [self._in_register(v, array.elem == F32) for v in vals]
         used = bool(ins.dests) and ins.dests[0].name in self.read
-        if not used and op not in ("EXCH", "CAS"):
+        if not used and wide:
+            self.emit(f"ATOM.{op}{sign}", SassReg(RZ), mem, *vals)     # (RED has no .64)
+        elif not used and op not in ("EXCH", "CAS"):
             self.emit(f"RED.{op}{sign}", mem, *vals)
         else:
             dest = Use(self.vreg(ins.dests[0])) if used else SassReg(RZ)
@@ -661,6 +806,12 @@ class Selector:
     def _in_register(self, v, is_float: bool = False):
         """A negated register (atom.sub) as a register holding the negation (of a float: its sign bit
         flipped)."""
+        if isinstance(v, Use) and v.neg and v.v.cls == "d":        # a 64-bit integer's negation
+            t = self.temp("d")
+            self.emit("IADD.CC", Use(t, half=0), SassReg(RZ), Use(v.v, neg=True, half=0), guard=None)
+            self.emit("IADD.X", Use(t, half=1), SassReg(RZ), Use(v.v, inv=True, half=1), guard=None)
+            self.mark_pair_definition(self.out[-2:], t)
+            return Use(t)
         if isinstance(v, Use) and v.neg:
             if is_float:
                 return Use(self.result(self.emit("LOP32I.XOR", Use(self.temp()), Use(v.v), SassImm(0x80000000),
@@ -672,7 +823,15 @@ class Selector:
         mem, _ = self.address(ins.ref)
         taken, word = ins.dests
         pd = Use(self.vreg(taken))
-        if word.name not in self.read:
+        if word.type.bits == 64 and word.name in self.read:
+            # a 64-bit word: the low word's lock bit guards the pair (every LDSLK/STSUL of it names the low
+            # word); the high word is read after the low one, which its holder stored before the STSUL
+            w = self.vreg(word)
+            start = len(self.out)
+            self.emit("LDSLK", pd, Use(w, half=0), mem)
+            self.emit("LDS", Use(w, half=1), VMem(mem.base, mem.offset + 4))
+            self.mark_pair_definition(self.out[start:], w)
+        elif word.name not in self.read:
             self.emit("LDSLK", pd, SassReg(RZ), mem)
         elif word.type == BOOL:
             # a bool slot's word: LDSLK loads it into a data register; the bool is word != 0
@@ -684,6 +843,12 @@ class Selector:
 
     def lockbit_release(self, ins: Instr) -> None:
         mem, _ = self.address(ins.ref)
+        v = ins.args[1]
+        if getattr(v, "type", None) is not None and v.type.bits == 64:
+            pair = self.value(v, "R")             # the high word first; STSUL of the low one frees the bit
+            self.emit("STS", VMem(mem.base, mem.offset + 4), _half(pair, True))
+            self.emit("STSUL", mem, _half(pair, False))
+            return
         self.emit("STSUL", mem, self.ireg(ins.args[1]))
 
     def fence(self, ins: Instr) -> None:

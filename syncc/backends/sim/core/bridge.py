@@ -87,8 +87,9 @@ def unsupported(sim) -> str | None:
             return f"`{d.ins.op}` runs on the reference engine"
         if d.ins.op in ("ATOM", "RED") and "F32" in d.ins.mods and "ADD" not in d.ins.mods:
             return f"`{d.ins.name}` runs on the reference engine (which reports it: only ADD has .F32)"
-        if d.ins.op in ("ATOM", "RED") and "64" in d.ins.mods and ("CAS" not in d.ins.mods or d.ins.op == "RED"):
-            return f"`{d.ins.name}` runs on the reference engine (which reports it: only CAS has .64)"
+        if d.ins.op in ("ATOM", "RED") and "64" in d.ins.mods \
+                and (not {"CAS", "ADD", "EXCH"} & set(d.ins.mods) or d.ins.op == "RED"):
+            return f"`{d.ins.name}` runs on the reference engine (which reports it: only CAS, ADD and EXCH have .64)"
     return None
 
 
@@ -135,9 +136,9 @@ class Core:
         self.S = State(
             G=G, cfg=cfg, T=code.T, slots=code.slots,
             W=np.zeros((nslots, W_COLS), i64), regs=np.zeros((nslots, 64, 32), np.uint32),
-            preds=np.zeros((nslots, 8, 32), np.bool_),
+            preds=np.zeros((nslots, 9, 32), np.bool_),
             local=np.zeros((nslots, max(1, k.local_bytes // 4), 32), np.uint32),
-            stack=np.zeros((nslots, MAX_STACK), i64), sb=np.zeros((nslots, 72), i64),
+            stack=np.zeros((nslots, MAX_STACK), i64), sb=np.zeros((nslots, 73), i64),
             SCH=np.zeros((sms * c.schedulers, S_COLS), i64), SW=np.zeros((sms * c.schedulers, nslots), i64),
             MT=np.zeros((sms * c.schedulers, MT_WORDS + 1), i64), RANK=np.full(nslots, np.nan),
             RMIN=np.full(sms * c.schedulers, np.inf),

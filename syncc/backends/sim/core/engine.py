@@ -35,7 +35,7 @@ from .layout import (
     OP_STSUL, OP_LD, OP_ST, OP_LDL, OP_STL, OP_ATOM, OP_RED, OP_MEMBAR, OP_BPT, OP_BRA, OP_SSY, OP_PBK,
     OP_BRK, OP_EXIT, OP_BAR, OP_BSSY, OP_BSYNC, OP_BREAK, OP_WARPSYNC, OP_YIELD, OP_NANOSLEEP,
     OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
-    OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP, WIDE_FIRST, WIDE_SOURCE, T_WIDE,
+    OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP, WIDE_FIRST, WIDE_SOURCE, T_WIDE, CARRY, CARRY_IN, CARRY_OUT,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
     T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
     OPERAND, O_NONE, O_REG, O_PRED,
@@ -244,6 +244,20 @@ def src(T, i, k, regs, preds, w, lane):
 
 
 @njit(cache=True, _nrt=False)
+def addend(T, i, k, regs, w, lane):
+    """execute._addend: an IADD source in a sum with carry: -R is ~R + 1 (so -0 carries), ~R is ~R."""
+    c = T_A + OPERAND * k
+    if T[i, c] == O_REG:
+        v = np.int64(regs[w, T[i, c + 1], lane])
+        if T[i, c + 2]:
+            return (~v & M32) + 1
+        if T[i, c + 3]:
+            return ~v & M32
+        return v
+    return T[i, c + 1]
+
+
+@njit(cache=True, _nrt=False)
 def signed(v):
     return v - (1 << 32) if v & 0x80000000 else v
 
@@ -317,6 +331,17 @@ def alu(S, T, i, w, m):
                     regs[w, d, lane] = mask
                 if d2 != 7:
                     preds[w, d2, lane] = v
+        return -1
+    if op == OP_IADD and T[i, T_MODE] != 0:                  # IADD.CC / IADD.X: a sum with the carry flag
+        for lane in range(32):
+            if (m >> lane) & 1:
+                total = addend(T, i, 0, regs, w, lane) + addend(T, i, 1, regs, w, lane)
+                if T[i, T_MODE] & CARRY_IN:
+                    total += preds[w, CARRY, lane]
+                if d != 63:
+                    regs[w, d, lane] = total & M32
+                if T[i, T_MODE] & CARRY_OUT:
+                    preds[w, CARRY, lane] = (total >> 32) != 0
         return -1
     if d == 63 or op == OP_NOP:
         return -1
@@ -510,6 +535,9 @@ def farith(T, i, op, regs, preds, w, lane):
             return mufu64h(T[i, T_MODE] == 3, src(T, i, 0, regs, preds, w, lane))
         return mufu(T[i, T_MODE] == 1, src(T, i, 0, regs, preds, w, lane))
     if op == OP_I2F:
+        if T[i, T_WIDE] & WIDE_SOURCE:                       # I2F.F32.S64/.U64: rounded once
+            a = isrc64(T, i, 0, regs, w, lane)
+            return fbits(np.float32(a) if T[i, T_SIGNED] else np.float32(np.uint64(a)))
         a = src(T, i, 0, regs, preds, w, lane)
         v = np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a)
         return fbits(np.float32(v))
@@ -560,6 +588,34 @@ def dsrc(T, i, k, regs, w, lane):
 
 
 @njit(cache=True, _nrt=False)
+def isrc64(T, i, k, regs, w, lane):
+    """Operand k as a 64-bit integer's pattern: a register pair (RZ: 0)."""
+    n = T[i, T_A + OPERAND * k + 1]
+    if n == 63:
+        return np.int64(0)
+    return np.int64(regs[w, n, lane]) | (np.int64(regs[w, n + 1, lane]) << 32)
+
+
+@njit(cache=True, _nrt=False)
+def float_to_int64(x, sgn):
+    """execute.float_to_int64: toward zero, saturating, NaN to 0, as a 64-bit pattern."""
+    if x != x:
+        return np.int64(0)
+    t = np.trunc(x)
+    if sgn:
+        if t >= 9223372036854775808.0:
+            return np.int64(9223372036854775807)
+        if t < -9223372036854775808.0:
+            return np.int64(-9223372036854775807 - 1)
+        return np.int64(t)
+    if t >= 18446744073709551616.0:
+        return np.int64(-1)
+    if t <= 0.0:
+        return np.int64(0)
+    return np.int64(np.uint64(t))
+
+
+@njit(cache=True, _nrt=False)
 def dbits(x):
     return NAN64 if x != x else f64_to_bits(x)
 
@@ -577,8 +633,17 @@ def dminnum(a, b, least):
 def darith(T, i, op, regs, preds, w, lane):
     """DADD, DMUL, DFMA, DMNMX, and I2F / F2F to binary64, on one lane: the result's 64-bit pattern."""
     if op == OP_I2F:
+        if T[i, T_WIDE] & WIDE_SOURCE:                       # I2F.F64.S64/.U64: rounded once
+            a = isrc64(T, i, 0, regs, w, lane)
+            return dbits(np.float64(a) if T[i, T_SIGNED] else np.float64(np.uint64(a)))
         a = src(T, i, 0, regs, preds, w, lane)
         return dbits(np.float64(signed(a)) if T[i, T_SIGNED] else np.float64(a))
+    if op == OP_F2I:                                         # F2I.S64/.U64: a pair's integer
+        if T[i, T_WIDE] & WIDE_SOURCE:
+            x = dsrc(T, i, 0, regs, w, lane)
+        else:
+            x = np.float64(fsrc(T, i, 0, regs, w, lane))
+        return float_to_int64(x, T[i, T_SIGNED])
     if op == OP_F2F:
         if T[i, T_WIDE] & WIDE_SOURCE:
             x = dsrc(T, i, 0, regs, w, lane)
@@ -1134,7 +1199,7 @@ def global_op(S, T, i, w, m, half):
         store(S, w, n, segments, pair_half(T[i, T_D], half))
         return -1
     if T[i, T_WIDE]:
-        return atomic_cas64(S, T, i, w, n)
+        return atomic64(S, T, i, w, n)
     # ATOM / RED, performed at L2 one lane at a time, after this SM's queued stores to the word
     sm, now, uid, pc = W[w, W_SM], G[G_NOW], W[w, W_UID], W[w, W_PC]
     if cfg[C_WEAK]:
@@ -1171,9 +1236,10 @@ def global_op(S, T, i, w, m, half):
 
 
 @njit(cache=True, _nrt=False)
-def atomic_cas64(S, T, i, w, n):
-    """execute._atom_cas64: ATOM.CAS.64 on the pairs of words at S.IDX (low) and the word after each,
-    lane by lane; the latency, or -2 after a fault (a high word outside every allocation)."""
+def atomic64(S, T, i, w, n):
+    """execute._atom64: ATOM.CAS.64, .ADD.64 or .EXCH.64 on the pairs of words at S.IDX (low) and the
+    word after each, lane by lane; the latency, or -2 after a fault (a high word outside every
+    allocation)."""
     cfg, W, G = S.cfg, S.W, S.G
     nwords = cfg[C_NGLOBAL]
     for k in range(n):                                   # the high words' addresses, lane by lane
@@ -1191,7 +1257,7 @@ def atomic_cas64(S, T, i, w, n):
                     retire(S, sm, x, S.POOL[r, 0])
                     r = qhead(S, key)
                 l1_drop(S, sm, x >> 5)
-    d, vb, vc = T[i, T_D], T[i, T_MODE2], T[i, T_HI]
+    d, vb, vc, fn = T[i, T_D], T[i, T_MODE2], T[i, T_HI], T[i, T_MODE]
     done = now
     arrive = now + cfg[C_ATOMIC_LAT] // 2
     for k in range(n):
@@ -1201,7 +1267,12 @@ def atomic_cas64(S, T, i, w, n):
         b1 = np.int64(S.regs[w, vb + 1, lane]) if vb != 63 else np.int64(0)
         c0 = np.int64(S.regs[w, vc, lane]) if vc != 63 else np.int64(0)
         c1 = np.int64(S.regs[w, vc + 1, lane]) if vc != 63 else np.int64(0)
-        if old0 == b0 and old1 == b1:
+        if fn == 0:                                      # ADD.64: the sum, wrapping
+            total = (old0 | (old1 << 32)) + (b0 | (b1 << 32))
+            c0, c1 = total & M32, (total >> 32) & M32
+        elif fn == 8:                                    # EXCH.64
+            c0, c1 = b0, b1
+        if fn != 9 or (old0 == b0 and old1 == b1):
             if c0 != old0:
                 S.gwords[x] = c0
                 S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...fermi.isa import F2F_ROUND, FCMP, MUFU_FN, RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
+from ...fermi.isa import CARRY, F2F_ROUND, FCMP, MUFU_FN, RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
 from ..execute import Kind, immediate
 
 # ---- opcodes the engine implements (anything else keeps the launch on the reference engine), and
@@ -66,6 +66,8 @@ ATOMIC = {"ADD": 0, "MIN": 1, "MAX": 2, "INC": 3, "DEC": 4, "AND": 5, "OR": 6, "
 # or a store's value) is a register pair (isa.pair_operands); bit 1, the first source is (F2F, F2I); a
 # memory access with it is two word accesses, at the address and at address + 4
 WIDE_FIRST, WIDE_SOURCE = 1, 2
+# IADD's T_MODE: bit 0, .X (add the carry flag, predicate row isa.CARRY); bit 1, .CC (set it)
+CARRY_IN, CARRY_OUT = 1, 2
 BARMODE = {"SYNC": 0, "ARV": 1, "RED": 2}
 RED = {"POPC": 0, "AND": 1, "OR": 2}
 
@@ -218,7 +220,7 @@ def _operands(row, ins, env) -> None:
     op, ops, mods = ins.op, ins.operands, ins.mods
     pairs = ins.pairs
     first = 1 if op in ("ST", "STS", "STL") else 0
-    row[T_WIDE] = (WIDE_FIRST if first in pairs else 0) | (WIDE_SOURCE if op in ("F2F", "F2I") and 1 in pairs else 0)
+    row[T_WIDE] = (WIDE_FIRST if first in pairs else 0) | (WIDE_SOURCE if op in ("F2F", "F2I", "I2F") and 1 in pairs else 0)
     first_mem = next((o for o in ops if isinstance(o, Mem)), None)
     if first_mem is not None:
         row[T_MEMBASE], row[T_MEMOFF] = first_mem.base.n, first_mem.offset
@@ -288,6 +290,8 @@ def _operands(row, ins, env) -> None:
     if op == "S2R":
         row[T_MODE] = SPECIAL[ops[1].name]
         return
+    if op == "IADD":
+        row[T_MODE] = (CARRY_IN if "X" in mods else 0) | (CARRY_OUT if "CC" in mods else 0)
     if op in ("LOP", "LOP32I"):
         row[T_MODE] = LOP[mods[0]]
     elif op in ("IMUL", "IMAD"):
@@ -296,7 +300,7 @@ def _operands(row, ins, env) -> None:
     elif op in ("SHR", "IMNMX"):
         row[T_SIGNED] = "U32" not in mods
     elif op in ("F2I", "I2F"):
-        row[T_SIGNED] = "S32" in mods                    # F2I's result, I2F's source
+        row[T_SIGNED] = "S32" in mods or "S64" in mods   # F2I's result, I2F's source (.S64/.U64: a pair)
     elif op == "F2F":
         row[T_MODE] = F2F_ROUND.index(mods[-1]) if mods[-1] in F2F_ROUND else len(F2F_ROUND)
     elif op == "MUFU":
