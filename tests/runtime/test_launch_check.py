@@ -79,7 +79,7 @@ def test_the_python_api_checks_each_new_configuration_once(tmp_path):
     assert list(out[32:64]) == [10 * i for i in range(32)]
     record = prog._comp("fermi-sim").context.checked["relay"]
     prog.relay[(2, 1, 1), (32, 1, 1)](out)    # the same configuration again: not checked again
-    assert [s.grid for s in record.passed].count((2, 1, 1)) == 1 and len(record.refused) == 1
+    assert [s.grid for shapes in record.passed.values() for s in shapes].count((2, 1, 1)) == 1 and len(record.refused) == 1
 
 
 def test_without_the_hazard_checks_nothing_is_checked_at_launch(tmp_path):

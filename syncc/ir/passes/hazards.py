@@ -64,13 +64,13 @@ class Checked:
     (nothing found), `refused` (shape → what was found, the errors among it)."""
     kernel: Kernel
     data_only: frozenset | None       # checks/data_params.py's, worked out when first needed
-    passed: list = field(default_factory=list)
+    passed: dict = field(default_factory=dict)        # (grid, block) → the shapes of it that passed
     refused: dict = field(default_factory=dict)
     coresident: set = field(default_factory=set)     # shapes whose launch needs every block resident
 
     def passes(self, shape: Shape, facts: Facts) -> bool:
         """Record a shape the checks found nothing in; does its launch need every block resident?"""
-        self.passed.append(shape)
+        self.passed.setdefault((shape.grid, shape.block), []).append(shape)
         if coresident(facts):
             self.coresident.add(shape)
         return shape in self.coresident
@@ -121,7 +121,7 @@ def check_launch(ctx: PassContext, name: str, shape: Shape) -> LaunchVerdict:
         return LaunchVerdict()          # never checked: hazards skipped (--unsafe-skip-hazard-checks)
     if record.data_only is None:
         record.data_only = data_only_params(record.kernel)
-    for done in record.passed:
+    for done in record.passed.get((shape.grid, shape.block), ()):
         if _same_findings(shape, done, record.data_only):
             return LaunchVerdict(coresident=done in record.coresident)
     key = (shape.grid, shape.block, shape.args)
