@@ -72,3 +72,12 @@ def load_compiled_core() -> bool:
     run = simulate(listing.read_text())
     assert run.status == "finished" and run.outcome.stats.engine == "compiled", run.status
     return True
+
+
+def assert_engines_agree(ref: Run, comp: Run, names: tuple[str, ...]) -> None:
+    """The compiled core wrote the reference engine's bits into each array of `names`, in the same
+    cycles, instructions and stalls (the engines' differential tests)."""
+    for name in names:
+        np.testing.assert_array_equal(comp.arrays[name].view(np.uint8), ref.arrays[name].view(np.uint8))
+    r, c = ref.outcome, comp.outcome
+    assert (r.cycles, r.warp_instructions, r.stats.stalls) == (c.cycles, c.warp_instructions, c.stats.stalls)
