@@ -319,16 +319,10 @@ class CallRules:
 
     def memory_word(self, e, pos, what: str):
         """A global or shared array element, as atomics and load_cg need."""
-        if isinstance(e, A.Field) and isinstance(e.base, A.Index):     # a record's field: `table[i].next`
-            base, _ = self.cx.exprs.flatten_index(e.base)
-            t = self.cx.exprs.expr(e, pos)
-            bt = self.cx.types.get(base)
-            if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
-                return t
-            if t is ERROR:
-                return ERROR
-        elif isinstance(e, A.Index):
-            base, _ = self.cx.exprs.flatten_index(e)
+        # an element `a[i]`, or a record's field in one: `table[i].next`
+        element = e.base if isinstance(e, A.Field) and isinstance(e.base, A.Index) else e
+        if isinstance(element, A.Index):
+            base, _ = self.cx.exprs.flatten_index(element)
             t = self.cx.exprs.expr(e, pos)
             bt = self.cx.types.get(base)
             if isinstance(bt, ArrayType) and bt.space in ("global", "shared"):
