@@ -21,6 +21,7 @@ from .passes.bounds import insert_bounds_checks
 from .passes.elide import combine_warps, elide_locks
 from .passes.expand import expand_primitives
 from .passes.fences import insert_fences
+from .passes.hand_fences import order_hand_sync
 from .passes.hazards import check_hazards
 from .passes.guard import guard_configurations
 from .passes.initialize import initialize_shared_state
@@ -55,6 +56,7 @@ PASSES: list[PassRow] = [
     PassRow("combine_warps", combine_warps, "lowered", 2, whole_kernel=True),
     PassRow("structure", structure, "structured", 0),
     PassRow("insert_fences", insert_fences, "structured", 0),
+    PassRow("order_hand_sync", order_hand_sync, "structured", 0),
     PassRow("prevent_livelock", prevent_livelock, "structured", 0),
     PassRow("expand_primitives", expand_primitives, "expanded", 0),
     PassRow("initialize_shared_state", initialize_shared_state, "expanded", 0, whole_kernel=True),
