@@ -110,11 +110,13 @@ def targets_of(case: Case) -> list[str]:
     return [only] if only else list(TARGETS)
 
 
-def sim_args(case: Case, seed: int, max_cycles: int = 3_000_000) -> list[str]:
+def sim_args(case: Case, seed: int, max_cycles: int = 3_000_000, target: str | None = None) -> list[str]:
     """`syncc run` arguments that run a case as written on the simulator, its hazard checks skipped
-    (so that a rejected case shows what it does): Fermi, or independent thread scheduling for a case
-    checked for ptx only. The policy's seed draws both the schedule and the weak memory's delays."""
-    its = ["--its"] if targets_of(case) == ["ptx"] else []
+    (so that a rejected case shows what it does): Fermi, or independent thread scheduling (as on the
+    GPUs ptx is for) for `target` ptx or a case checked for ptx only. The policy's seed draws both
+    the schedule and the weak memory's delays."""
+    ptx = target == "ptx" if target else targets_of(case) == ["ptx"]
+    its = ["--its"] if ptx else []
     return ["run", str(case.path), "--target", "fermi-sim", *its, "--unsafe-skip-hazard-checks",
             "--policy", f"adversarial:{seed}", "--max-cycles", str(max_cycles), *extra_args(case.path.read_text())]
 
