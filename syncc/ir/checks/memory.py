@@ -2,7 +2,7 @@
 counters that elect a last block). syncc orders its own primitives (insert_fences);
 these are the orderings a program must write itself with `fence`.
 
-    E0709  a `fence cta` in a lock that threads of other blocks also take
+    E0709  a `fence cta` in a lock that threads of other blocks also take (an element of it)
     E0710  a hand-written lock without a fence after taking it or before releasing it
     E0711  the fence that should precede the release comes after it
     E0712  a counter that elects the last block to read the others' results, with no
@@ -20,6 +20,7 @@ from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Branch, Instr, Kernel
+from ..analysis.blocks_meet import other_block_meets
 from ..analysis.facts import Facts, Loop
 
 CODES = ("E0709", "E0710", "E0711", "E0712")      # what it reports (tests/ir/test_hazard_checks.py)
@@ -139,9 +140,9 @@ def _scope_word(array) -> str:
 
 
 def _scope(facts: Facts, lock: HandLock, fence: Instr, lock_array, ctx: PassContext) -> None:
-    grid = facts.k.grid
-    many = grid is None or grid[0] * grid[1] * grid[2] > 1
-    if fence.attr("scope") == "cta" and lock_array is not None and lock_array.space == "global" and many:
+    # (a lock per block, `locks[bid]`, is taken by no other block: block scope is enough)
+    if fence.attr("scope") == "cta" and lock_array is not None and lock_array.space == "global" and \
+            other_block_meets(facts, lock.acquire, lock.acquire) is not None:
         ctx.sink.error("E0709", f"`fence cta` orders memory only for this block, but the lock `{lock.acquire.ref.name}` "
                        "is in global memory and taken by threads of other blocks", fence.span,
                        notes=[Note("the lock", lock.acquire.span)], help="use `fence gpu`")

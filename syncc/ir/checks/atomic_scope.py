@@ -1,0 +1,67 @@
+"""Block-scoped atomics on words that threads of other blocks also touch.
+
+    E0709  an `atomic_*.cta` on an element of a global array that a thread of another block also
+           accesses in the same launch (by an atomic, `load_cg`, a load or a store)
+
+An atomic at cta scope (`atomic_add.cta(c[i], 1)`, PTX's `atom.cta`) is atomic, and its value
+is promised to be seen, only among the threads of its own block. On a word of global memory
+that another block also updates or reads, two blocks' read-modify-writes can lose each other's
+updates, and another block's poll need never see it. Which elements meet is decided over the
+launch's threads (analysis/blocks_meet.py): `cnt[bid]` with `.cta` is each block's own word, a
+launch of one block has no other block, and an index the analysis cannot evaluate is assumed
+to meet. Shared memory is the block's own, so any scope fits there; `.gpu` and `.sys` are
+atomic across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.)
+The report is at the atomic, with a note at the other block's access.
+"""
+from __future__ import annotations
+
+from ...core.diagnostics import Note
+from ..analysis.blocks_meet import other_block_meets
+from ..analysis.facts import Facts
+from ..context import PassContext
+
+CODES = ("E0709",)      # what it reports (tests/ir/test_hazard_checks.py)
+
+_VERB = {"ld": "reads", "st": "writes"}      # (an atomic: updates)
+
+
+def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
+    k = facts.k
+    if facts.shape.blocks < 2:
+        return
+    accesses: dict[str, list] = {}
+    for _, _, ins in k.instructions():
+        if ins.ref is not None and (ins.op in _VERB or ins.info.group == "atomic"):
+            accesses.setdefault(ins.ref.name, []).append(ins)
+    reported = set()
+    for _, _, ins in k.instructions():
+        if ins.info.group != "atomic" or ins.attr("scope") != "cta" or ins.span in reported:
+            continue
+        array = k.array(ins.ref.name)
+        if array is None or array.space != "global" or array.kind == "state":
+            continue
+        for other in accesses[ins.ref.name]:
+            meeting = other_block_meets(facts, ins, other)
+            if meeting is None:
+                continue
+            reported.add(ins.span)
+            _report(facts, ctx, ins, other, meeting)
+            break
+
+
+def _report(facts: Facts, ctx: PassContext, ins, other, meeting) -> None:
+    name, op = ins.ref.name, "atomic_" + ins.op.split(".", 1)[1]
+    verb = _VERB.get(other.op, "updates")
+    describe = facts.threads.describe
+    if meeting.first is None:
+        who, whom = "a thread of one block", "a thread of another"
+    else:
+        who, whom = describe(meeting.first), describe(meeting.second)
+    where = f"element {meeting.element} of `{name}`" if meeting.element is not None else \
+        f"`{name}` at an index the compiler cannot evaluate (assumed to be the same element)"
+    ctx.sink.error("E0709", f"`{op}.cta` is atomic only among the threads of its block, but {who} updates "
+                   f"{where} here and {whom} {verb} it too: the blocks can lose each other's updates or "
+                   "never see them", ins.span,
+                   notes=[Note(f"{whom} {verb} it here", other.span)],
+                   help=f"use `{op}` (gpu scope) for a word that several blocks share, or give each block "
+                        "its own word (`c[bid]`)")
