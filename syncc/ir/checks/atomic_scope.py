@@ -9,8 +9,9 @@ that another block also updates or reads, two blocks' read-modify-writes can los
 updates, and another block's poll need never see it. Which elements meet is decided over the
 launch's threads (analysis/blocks_meet.py): `cnt[bid]` with `.cta` is each block's own word, a
 launch of one block has no other block, and an index the analysis cannot evaluate is assumed
-to meet. Shared memory is the block's own, so any scope fits there; `.gpu` and `.sys` are
-atomic across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.)
+to meet; an access that a grid barrier's `sync` separates from the atomic (every thread runs
+one before the barrier, the other after it) does not meet it. Shared memory is the block's own,
+so any scope fits there; `.gpu` and `.sys` are atomic across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.)
 The report is at the atomic, with a note at the other block's access.
 """
 from __future__ import annotations
@@ -41,12 +42,32 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
         if array is None or array.space != "global" or array.kind == "state":
             continue
         for other in accesses[ins.ref.name]:
+            if _grid_barrier_between(facts, ins, other) or _grid_barrier_between(facts, other, ins):
+                continue
             meeting = other_block_meets(facts, ins, other)
             if meeting is None:
                 continue
             reported.add(ins.span)
             _report(facts, ctx, ins, other, meeting)
             break
+
+
+def _grid_barrier_between(facts: Facts, first, then) -> bool:
+    """Does every thread run `first` before a grid barrier's `sync` that every path to `then`
+    goes through (and that never leads back to `first`)? Then the barrier orders every block's
+    `first` before any block's `then`, at gpu scope: per-block words counted at block scope and
+    read by another block after the barrier are fine."""
+    k, cfg = facts.k, facts.cfg
+    fl, fi = facts.where[id(first)]
+    tl, ti = facts.where[id(then)]
+    for b, i, ins in k.instructions():
+        prim = k.prim(ins.ref.name) if ins.op == "prim.sync" and ins.ref is not None else None
+        if prim is None or prim.kind != "barrier" or prim.granularity != "grid":
+            continue
+        before_then = cfg.dominates(b.label, tl) and (b.label != tl or i < ti)
+        if before_then and not facts.reaches((b.label, i), (fl, fi)):
+            return True
+    return False
 
 
 def _report(facts: Facts, ctx: PassContext, ins, other, meeting) -> None:
