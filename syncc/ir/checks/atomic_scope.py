@@ -10,9 +10,12 @@ updates, and another block's poll need never see it. Which elements meet is deci
 launch's threads (analysis/blocks_meet.py): `cnt[bid]` with `.cta` is each block's own word, a
 launch of one block has no other block, and an index the analysis cannot evaluate is assumed
 to meet; an access that a grid barrier's `sync` separates from the atomic (every thread runs
-one before the barrier, the other after it) does not meet it. Shared memory is the block's own,
-so any scope fits there; `.gpu` and `.sys` are atomic across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.)
-The report is at the atomic, with a note at the other block's access.
+one before the barrier, the other after it) does not meet it. Other orders between blocks (a
+flag one block raises at gpu scope after its atomic, which another polls before its access)
+are not followed: such a pair is reported, though the PTX model orders it; gpu scope is the
+fix. Shared memory is the block's own, so any scope fits there; `.gpu` and `.sys` are atomic
+across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.) The
+report is at the atomic, with a note at the other block's access.
 """
 from __future__ import annotations
 
