@@ -31,3 +31,28 @@ def test_accepted_scoped_atomics_run_correctly_on_the_simulator(path, schedule):
 def test_accepted_scoped_atomics_run_correctly_on_the_gpu(path):
     r = syncc("run", str(path.relative_to(ROOT)), "--target", "gpu")
     assert r.code == 0, r.err[-3000:] + r.out[-500:]
+
+
+# A launch whose grid is known only when the host block runs is checked then (CheckedLauncher):
+# two blocks on one word at block scope are refused, one block runs.
+AT_RUN_TIME = """\
+kernel k(total: global i32[1]) launch grid(1) block(64) {
+    atomic_add.cta(total[0], 1)
+}
+host {
+    let t = zeros(i32, 1)
+    let g = popc(BITS)
+    launch k(t) grid(g)
+    check t[0] == 64 * g, "lost"
+}
+"""
+
+
+@pytest.mark.parametrize("bits, refused", [(1, False), (3, True)])
+def test_a_grid_known_at_run_time_is_checked_for_scope(bits, refused, tmp_path):
+    path = tmp_path / "t.sync"
+    path.write_text(AT_RUN_TIME.replace("BITS", str(bits)))
+    assert syncc("check", str(path)).code == 0          # the declared launch of one block is fine
+    r = syncc("run", str(path), "--target", "fermi-sim")
+    assert (r.code != 0) == refused, r.err
+    assert ("E0709" in r.err) == refused, r.err
