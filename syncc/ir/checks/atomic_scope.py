@@ -37,6 +37,7 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
     for _, _, ins in k.instructions():
         if ins.ref is not None and (ins.op in _VERB or ins.info.group == "atomic"):
             accesses.setdefault(ins.ref.name, []).append(ins)
+    syncs = [(b.label, i) for b, i, ins in k.instructions() if ins.op == "prim.sync" and _grid_barrier(k, ins)]
     reported = set()
     for _, _, ins in k.instructions():
         if ins.info.group != "atomic" or ins.attr("scope") != "cta" or ins.span in reported:
@@ -45,7 +46,7 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
         if array is None or array.space != "global" or array.kind == "state":
             continue
         for other in accesses[ins.ref.name]:
-            if _grid_barrier_between(facts, ins, other) or _grid_barrier_between(facts, other, ins):
+            if _sync_between(facts, syncs, ins, other) or _sync_between(facts, syncs, other, ins):
                 continue
             meeting = other_block_meets(facts, ins, other)
             if meeting is None:
@@ -55,22 +56,20 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
             break
 
 
-def _grid_barrier_between(facts: Facts, first, then) -> bool:
-    """Does every thread run `first` before a grid barrier's `sync` that every path to `then`
-    goes through (and that never leads back to `first`)? Then the barrier orders every block's
-    `first` before any block's `then`, at gpu scope: per-block words counted at block scope and
-    read by another block after the barrier are fine."""
-    k, cfg = facts.k, facts.cfg
+def _grid_barrier(k, ins) -> bool:
+    prim = k.prim(ins.ref.name) if ins.ref is not None else None
+    return prim is not None and prim.kind == "barrier" and prim.granularity == "grid"
+
+
+def _sync_between(facts: Facts, syncs: list[tuple[str, int]], first, then) -> bool:
+    """Does every thread run `first` before a grid barrier's `sync` (one of `syncs`) that every path
+    to `then` goes through, and that never leads back to `first`? Then the barrier orders every
+    block's `first` before any block's `then`, at gpu scope: per-block words counted at block
+    scope and read by another block after the barrier are fine."""
     fl, fi = facts.where[id(first)]
     tl, ti = facts.where[id(then)]
-    for b, i, ins in k.instructions():
-        prim = k.prim(ins.ref.name) if ins.op == "prim.sync" and ins.ref is not None else None
-        if prim is None or prim.kind != "barrier" or prim.granularity != "grid":
-            continue
-        before_then = cfg.dominates(b.label, tl) and (b.label != tl or i < ti)
-        if before_then and not facts.reaches((b.label, i), (fl, fi)):
-            return True
-    return False
+    return any(facts.cfg.dominates(label, tl) and (label != tl or i < ti)
+               and not facts.reaches((label, i), (fl, fi)) for label, i in syncs)
 
 
 def _report(facts: Facts, ctx: PassContext, ins, other, meeting) -> None:
