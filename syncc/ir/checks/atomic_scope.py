@@ -15,7 +15,8 @@ flag one block raises at gpu scope after its atomic, which another polls before 
 are not followed: such a pair is reported, though the PTX model orders it; gpu scope is the
 fix. Shared memory is the block's own, so any scope fits there; `.gpu` and `.sys` are atomic
 across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.) The
-report is at the atomic, with a note at the other block's access.
+report is at the atomic, with a note at the other block's access; an accepted one is listed
+by `syncc explain` with the reason block scope is enough.
 """
 from __future__ import annotations
 
@@ -31,8 +32,6 @@ _VERB = {"ld": "reads", "st": "writes"}      # (an atomic: updates)
 
 def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
     k = facts.k
-    if facts.shape.blocks < 2:
-        return
     accesses: dict[str, list] = {}
     for _, _, ins in k.instructions():
         if ins.ref is not None and (ins.op in _VERB or ins.info.group == "atomic"):
@@ -45,15 +44,23 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
         array = k.array(ins.ref.name)
         if array is None or array.space != "global" or array.kind == "state":
             continue
+        ordered = False         # a meeting that a grid barrier orders
         for other in accesses[ins.ref.name]:
-            if _sync_between(facts, syncs, ins, other) or _sync_between(facts, syncs, other, ins):
-                continue
             meeting = other_block_meets(facts, ins, other)
             if meeting is None:
+                continue
+            if _sync_between(facts, syncs, ins, other) or _sync_between(facts, syncs, other, ins):
+                ordered = True
                 continue
             reported.add(ins.span)
             _report(facts, ctx, ins, other, meeting)
             break
+        else:
+            why = "the launch has one block" if facts.shape.blocks < 2 else \
+                "the other blocks touch its elements only on the other side of a grid barrier's `sync`" \
+                if ordered else "no thread of another block touches the elements it updates"
+            ctx.remark(k.name, "scope", f"`{_name(ins)}.cta` on `{ins.ref.name}`: block scope is enough, {why}",
+                       ins.span)
 
 
 def _grid_barrier(k, ins) -> bool:
@@ -72,8 +79,12 @@ def _sync_between(facts: Facts, syncs: list[tuple[str, int]], first, then) -> bo
                and not facts.reaches((label, i), (fl, fi)) for label, i in syncs)
 
 
+def _name(ins) -> str:
+    return "atomic_" + ins.op.split(".", 1)[1]
+
+
 def _report(facts: Facts, ctx: PassContext, ins, other, meeting) -> None:
-    name, op = ins.ref.name, "atomic_" + ins.op.split(".", 1)[1]
+    name, op = ins.ref.name, _name(ins)
     verb = _VERB.get(other.op, "updates")
     describe = facts.threads.describe
     if meeting.first is None:
