@@ -29,6 +29,7 @@ TOPICS = {
     "unroll": "counted loops written out (-O2, ptx)",
     "guard": "declared configurations (what the analyses covered, and how other launches are refused)",
     "bounds": "run-time bounds checks (indices the value ranges do not prove inside their arrays)",
+    "scope": "block-scoped atomics on global words (why block scope is enough)",
     "undecided": "what the hazard analyses could not decide (they depend on data)",
 }
 

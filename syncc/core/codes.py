@@ -79,6 +79,8 @@ CODES: dict[str, str] = {
     "E0426": "range put into a primitive that cannot take one",
     "E0427": "range put inside a work pool's body",
     "E0428": "range put whose source is not an array of the slot type",
+    "E0429": "unknown atomic scope",
+    "E0430": "scope on something that is not an atomic",
     # where constructs may appear
     "E0501": "`break` or `continue` outside a loop",
     "E0502": "wrong `return`",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..core.diagnostics import Note, did_you_mean
 from ..core.handlers import HandlerTable
 from . import ast as A
-from .builtins import BuiltinFn
+from .builtins import FENCE_SCOPES, BuiltinFn
 from .check_context import CheckContext
 from .check_expr import sym_kind
 from .symbols import Symbol
@@ -19,6 +19,7 @@ from ..core.types import (BOOL, ERROR, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, V
 _RESULTS = {"i32": I32, "u32": U32, "i64": I64, "bool": BOOL, "void": VOID}
 _UNTYPED = (INT_LIT, FLOAT_LIT)
 _BITWISE_ATOMICS = ("atomic_and", "atomic_or", "atomic_xor")
+_SCOPE_NAMES = {"block": "cta", "device": "gpu", "grid": "gpu", "system": "sys"}   # CUDA's words
 _FLOAT_KWARGS = ("allclose",)           # whose keyword arguments may be floats (`random`'s: for a float array)
 
 expressions = HandlerTable()
@@ -47,6 +48,11 @@ class CallRules:
                 callee = self.cx.exprs.module_member(base, func.name)
                 if callee is not None:
                     self.cx.refs[func] = callee
+            elif base is not None and base.kind in ("builtin-fn", "fn"):
+                self.cx.refs[func.base] = base
+                if not self.scope_suffix(base, func):
+                    return self._args_unchecked(e, pos)
+                callee = self.cx.refs[func] = base
             elif base is not None:
                 self.cx.exprs.expr(func, pos)
                 return self._args_unchecked(e, pos)
@@ -67,6 +73,29 @@ class CallRules:
             f"not a function (it is a {sym_kind(callee)})"
         self.cx.error("E0206", f"`{callee.name}` is {what}", func.span)
         return self._args_unchecked(e, pos)
+
+    def scope_suffix(self, callee: Symbol, func: A.Field) -> bool:
+        """`atomic_cas.cta(...)`: the scope an atomic built-in is performed at, one of the words of
+        `fence` (E0429 for another word); a suffix on any other function is E0430."""
+        word = func.name.text
+        if callee.kind == "builtin-fn" and callee.name.startswith("atomic_"):
+            if word in FENCE_SCOPES:
+                return True
+            meant = _SCOPE_NAMES.get(word.lower())
+            self.cx.error("E0429", f"unknown atomic scope `{word}`", func.name.span,
+                          help=(meant and f"the {word.lower()} scope is written `{callee.name}.{meant}`") or
+                          did_you_mean(word, FENCE_SCOPES, f"{callee.name}.") or
+                          f"`{callee.name}.cta` is atomic among the threads of a block, `{callee.name}.gpu` "
+                          f"(the same as `{callee.name}`) across the GPU, `{callee.name}.sys` with the host too")
+            return False
+        what = "function" if callee.kind == "fn" else "built-in"
+        help = ("`load_cg` always reads at gpu scope (`ld.relaxed.gpu` on PTX); scopes are written on atomics "
+                "and fences"
+                if callee.name == "load_cg" else
+                "a scope suffix (`.cta`, `.gpu`, `.sys`) is written on an atomic built-in: `atomic_add.cta(c[i], 1)`")
+        self.cx.error("E0430", f"`{callee.name}.{word}`: the {what} `{callee.name}` takes no scope, only the "
+                      "atomic built-ins do", func.name.span, help=help)
+        return False
 
     def record_literal(self, record: RecordType, e, pos):
         """`Entry(key = k, value = v, next = -1)`: every field once, by name (E0216), each value of

@@ -106,3 +106,17 @@ def test_float_comparisons_are_ordered_but_not_equal_is_unordered(tmp_path):
     text = text[text.index(".entry"):]
     for pred in ("eq", "neu", "lt", "le", "gt", "ge"):
         assert f"setp.{pred}.f32" in text, pred
+
+
+SCOPED = [ROOT / "tests" / "golden" / "ptx" / "scoped_atomics.sync",
+          *sorted((ROOT / "tests" / "hazards" / "clean").glob("scoped_*.sync"))]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("path", SCOPED, ids=lambda p: p.stem)
+def test_scoped_atomics_assemble(path, tmp_path):
+    """`atom`/`red` with `.cta`, `.gpu` and `.sys` on global and shared words (docs/targets.md)."""
+    for arch in archs():
+        r = syncc("build", str(path.relative_to(ROOT)), "--target", "ptx", "--arch", arch)
+        assert r.code == 0, r.err
+        assemble(r.out, arch, tmp_path)

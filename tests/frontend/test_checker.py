@@ -120,6 +120,18 @@ CASES = {
                                             "launch grid(1) block(32) { }", []),
     "a size parameter must be an integer": ("kernel k(n: f32, x: global f32[n]) launch grid(1) block(32) { }",
                                             ["E0101"]),
+    # scoped atomics (issue 39): a scope suffix on an atomic built-in, the words of `fence`
+    "atomics take a scope": (K + "let o = atomic_cas.cta(a[0], 0, 1) + atomic_add.gpu(a[1], 1)\n"
+                             "atomic_exch.sys(a[2], o)\natomic_and.cta(a[3], 1)\n}", []),
+    "a scoped atomic checks its arguments": (K + "atomic_add.cta(a[0])\n}", ["E0205"]),
+    "a float scoped atomic": (F + "atomic_add.cta(x[0], 1.5)\natomic_xor.sys(x[1], 1)\n}", ["E0201"]),
+    "an unknown atomic scope": (K + "atomic_add.block(a[0], 1)\n}", ["E0429"]),
+    "no scope on load_cg": (K + "a[1] = load_cg.cta(a[0])\n}", ["E0430"]),
+    "no scope on other built-ins or functions": ("fn f(x: i32) -> i32 { return x }\n" + K +
+                                                 "a[0] = min.cta(1, 2) + f.gpu(1)\n}", ["E0430", "E0430"]),
+    "a scoped atomic is GPU-only": (K + "atomic_add(a[0], 1)\n}\nhost {\nlet c = zeros(i32, 64)\n"
+                                    "let x = atomic_add.cta(c[0], 1)\nlaunch k(c)\n}", ["E0506"]),
+    "a local's field is still not a call": (K + "let v = 1\na[0] = v.cta(1)\n}", ["E0208"]),
 }
 
 

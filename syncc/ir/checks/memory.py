@@ -19,6 +19,7 @@ from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
 from ..nodes import Instr
+from ..analysis.blocks_meet import other_block_meets
 from ..analysis.facts import Facts, Loop
 from ..analysis.hand_sync import ACQUIRE, RELEASE, STORE_LOAD, HandSync, Owed
 
@@ -40,7 +41,7 @@ def check_memory_order(facts: Facts, ctx: PassContext) -> None:
             continue
         word = (owed.before if owed.role == RELEASE else owed.cause).ref.name     # the sync word
         fence = _narrow_fence(facts, owed)
-        if fence is None or id(fence) in told or not _between_blocks(facts, word):
+        if fence is None or id(fence) in told or not _between_blocks(facts, owed, word):
             continue
         told.add(id(fence))
         ctx.sink.error("E0709", f"`fence cta` orders memory only for this block, but `{word}` is in global memory "
@@ -71,62 +72,40 @@ def _narrow_fence(facts: Facts, owed: Owed) -> Instr | None:
     return None
 
 
-def _between_blocks(facts: Facts, name: str) -> bool:
-    """Can threads of two blocks access one element of `name`? Yes where it cannot be told."""
-    if facts.shape.blocks <= 1:
-        return False
-    threads = facts.threads
-    if not threads.every_block:
-        return True
-    blocks_of: dict[int, int] = {}
-    for b, _, ins in facts.k.instructions():
-        if ins.ref is None or ins.ref.name != name:
+def _between_blocks(facts: Facts, owed: Owed, word: str) -> bool:
+    """Can a thread of another block touch an element of the sync word this ordering is owed for?
+    (analysis/blocks_meet.py: a lock or flag per block, `l[bid]`, is met by no other block.)"""
+    sync = owed.before if owed.role == RELEASE else owed.cause
+    return any(other_block_meets(facts, sync, ins) is not None
+               for _, _, ins in facts.k.instructions() if ins.ref is not None and ins.ref.name == word)
+
+
+def _section(facts: Facts, lock: HandLock) -> list[Instr]:
+    """The instructions on the paths from the spin loop's exits to the release that neither pass
+    through the spin loop again nor go past the release, in block order. (In a loop around the
+    lock, a path that goes on past the release reaches the next round's code, and one back
+    into the spin loop takes the lock again: neither is the critical section.)"""
+    release_label, release_index = lock.release_at
+    cfg, spin = facts.cfg, lock.loop.blocks
+    forward, todo = set(), [s for _, s in lock.loop.exits]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in forward:
             continue
-        inst = facts.instances(b.label)
-        col = facts.value(ins.ref.index, b.label) if inst is not None else None
-        if col is None or col[1]:
-            return True
-        for element, row in zip(col[0], inst.thread):
-            block = row // threads.per_block
-            if blocks_of.setdefault(int(element), block) != block:
-                return True
-    return False
-
-
-# ---- hand-written locks ----------------------------------------------------------------------------
-
-def _hand_locks(facts: Facts) -> list[HandLock]:
+        forward.add(x)
+        if x != release_label:                # the release ends the section
+            todo.extend(cfg.succs[x])
+    backward, todo = set(), [release_label]
+    while todo:
+        x = todo.pop()
+        if x in spin or x in backward:
+            continue
+        backward.add(x)
+        todo.extend(p for p in cfg.preds[x] if p != release_label)
+    between = forward & backward
     out = []
-    for loop in facts.loops:
-        for inside, _ in loop.exits:
-            term = facts.cfg.blocks[inside].term
-            for ins in facts.sources(getattr(term, "cond", None)):
-                if ins.op not in ("atom.cas", "atom.exch") or facts.where[id(ins)][0] not in loop.blocks:
-                    continue
-                release = _release_of(facts, loop, ins)
-                if release is not None:
-                    out.append(HandLock(ins, loop, *release))
+    for label in cfg.labels:
+        if label in between:
+            code = cfg.blocks[label].instrs
+            out.extend(code[:release_index] if label == release_label else code)
     return out
-
-
-def _zero(v) -> bool:
-    return getattr(v, "value", None) == 0
-
-
-def _release_of(facts: Facts, loop: Loop, acquire: Instr):
-    """The first store or exchange of 0 to the lock word after the loop."""
-    ref = acquire.ref
-    word = facts.column(ref.index)
-    for b, i, ins in facts.k.instructions():
-        if b.label in loop.blocks or ins.ref is None or ins.ref.name != ref.name:
-            continue
-        if not (ins.op == "st" and _zero(ins.args[1]) or ins.op == "atom.exch" and _zero(ins.args[1])):
-            continue
-        if (ins.ref.index == ref.index or facts.value_key(ins.ref.index) == facts.value_key(ref.index)
-                or word is not None and facts.column(ins.ref.index) == word):
-            if any(facts.reaches((x, len(facts.cfg.blocks[x].instrs) - 1), (b.label, i)) or x == b.label
-                   for x, _ in loop.exits):
-                return ins, (b.label, i)
-    return None
-
-

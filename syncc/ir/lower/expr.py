@@ -305,9 +305,10 @@ class ExpressionLowering:
     def atomic(self, name, e, t, dest):
         ref, elem = self.place(e.args[0])
         values = [self.expr(a, elem) for a in e.args[1:]]
-        return self.emit_value(dest, ATOMIC[name], elem, ref, *values, span=e.span,
-                               order="relaxed", scope="gpu" if self.b_array(ref.name).space == "global"
-                               else "cta")
+        # the scope written (`atomic_add.cta(...)`), else the word's memory's: gpu for global, cta for shared
+        written = e.func.name.text if isinstance(e.func, A.Field) else None
+        scope = written or ("gpu" if self.b_array(ref.name).space == "global" else "cta")
+        return self.emit_value(dest, ATOMIC[name], elem, ref, *values, span=e.span, order="relaxed", scope=scope)
 
     @builtins.on("load_cg")
     def load_cg(self, name, e, t, dest):

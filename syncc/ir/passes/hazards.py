@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ...core.diagnostics import Diagnostic, DiagnosticSink, Note, Severity
+from ..checks.atomic_scope import check_atomic_scope
 from ..checks.barriers import check_collectives
 from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
@@ -55,7 +56,8 @@ from ..nodes import Kernel
 
 CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
           check_channels, check_waits, check_waits_for, check_drained_gets, check_counts, check_closes,
-          check_queue_parties, check_range_puts, check_schedule, check_memory_order)
+          check_queue_parties, check_range_puts, check_schedule, check_memory_order,
+          check_atomic_scope)
 
 
 @dataclass
