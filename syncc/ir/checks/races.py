@@ -47,6 +47,8 @@ CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.p
 
 CROSS, BLOCK, WARP = "another block", "another warp of the block", "another lane of the warp"
 _REPS = 8          # threads kept per element: enough to find one of another block, warp or value
+_LARGE = 1 << 12   # instances of two accesses beyond which numpy picks the elements to search
+_CANDIDATES = 16   # elements searched then (a race elsewhere is missed, never invented)
 
 
 class _Access:
@@ -145,9 +147,26 @@ def _lock_word(locks: frozenset) -> str:
 
 # ---- what orders accesses ----------------------------------------------------------------------
 
+_SYNCHRONIZED: dict[int, tuple] = {}      # id(kernel's blocks) → (blocks, hand locks, the answer)
+
+
 def _synchronized(facts: Facts, hand) -> set[str]:
     """The blocks that run before or after an operation that may synchronize threads of different
-    blocks (the module's docstring lists them); an access there is taken as ordered with any other."""
+    blocks (the module's docstring lists them); an access there is taken as ordered with any other.
+    The same for every launch shape of one kernel's code (a declared range checks hundreds): kept
+    for the code's blocks, while they are the same object, and the same hand-written locks."""
+    locks = tuple(sorted((lock.loop.head, facts.where[id(lock.acquire)]) for lock in hand))
+    known = _SYNCHRONIZED.get(id(facts.k.blocks))
+    if known is not None and known[0] is facts.k.blocks and known[1] == locks:
+        return known[2]
+    found = _synchronized_blocks(facts, hand)
+    if len(_SYNCHRONIZED) >= 8:
+        _SYNCHRONIZED.clear()
+    _SYNCHRONIZED[id(facts.k.blocks)] = (facts.k.blocks, locks, found)
+    return found
+
+
+def _synchronized_blocks(facts: Facts, hand) -> set[str]:
     k, cfg = facts.k, facts.cfg
     lock_loops = {lock.loop.head for lock in hand}
     lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
@@ -207,16 +226,16 @@ class _Order:
     def __init__(self, facts: Facts):
         self.facts = facts
         k = facts.k
-        block_bars = {p.name for p in k.prims if p.kind == "barrier" and p.granularity in ("block", "thread")}
-        warp_bars = {p.name for p in k.prims if p.kind == "barrier" and p.granularity == "warp"}
+        # every barrier but the grid's: a named barrier of `@warp` parties meets several warps of the
+        # block, and one of a warp's lanes only that warp, but as a block barrier it only orders more
+        block_bars = {p.name for p in k.prims if p.kind == "barrier" and p.granularity != "grid"}
 
         def block_barrier(ins: Instr) -> bool:
             return ins.op in ("bar.sync", "bar.arrive") or ins.info.group == "prim" and ins.ref is not None \
                 and ins.ref.name in block_bars
 
         def warp_barrier(ins: Instr) -> bool:
-            return block_barrier(ins) or ins.info.group == "warp" and ins.op not in ("activemask", "elect") \
-                or ins.info.group == "prim" and ins.ref is not None and ins.ref.name in warp_bars
+            return block_barrier(ins) or ins.info.group == "warp" and ins.op not in ("activemask", "elect")
 
         self.tests = {BLOCK: block_barrier, WARP: warp_barrier}
         self.memo: dict = {}
@@ -342,6 +361,11 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
     elif set(el_a).isdisjoint(el_b):
         return None
     cols = space.threads.columns
+    if len(el_a) + len(el_b) > _LARGE:
+        kept = _candidates(facts, space, ca, cb, a is b, relations, first_block)
+        if not kept:
+            return None
+        (rows_a, el_a, val_a), (rows_b, el_b, val_b) = _only(ca, kept), _only(cb, kept)
     block, warp = cols["block"], cols["warp"]
     reps: dict[int, list[tuple[int, object]]] = {}
     for n, (row, e) in enumerate(zip(rows_a, el_a)):
@@ -363,6 +387,66 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
             if relation in relations:
                 return r, row, e, relation
     return None
+
+
+def _candidates(facts: Facts, space, ca, cb, same: bool, relations: set[str], first_block: bool) -> set:
+    """For many instances (a launch of thousands of threads, rounds of a loop): a few elements where
+    two instances can meet in threads of an allowed relation, found with numpy over the whole
+    columns (imported only here: a small launch never pays for it), for the exact search to look
+    at alone. Per relation, the instances are grouped by element (and block, or warp), and a group
+    is a candidate where both accesses are in it and the block (warp, thread) is not the same
+    throughout: then two of them, one of each access, differ in it."""
+    import numpy as np
+    rows_a, el_a = np.asarray(ca[0]), np.asarray(ca[1])
+    rows_b, el_b = (rows_a, el_a) if same else (np.asarray(cb[0]), np.asarray(cb[1]))
+    if first_block:
+        common = np.unique(el_a) if same else np.intersect1d(el_a, el_b)
+        return set(common[:_CANDIDATES].tolist()) if CROSS in relations else set()
+    cols = _arrays(facts, space)
+    found: list = []
+    for relation, group, differ in ((CROSS, None, "block"), (BLOCK, "block", "gwarp"), (WARP, "gwarp", None)):
+        if relation not in relations:
+            continue
+        keys_a = [el_a] if group is None else [el_a, cols[group][rows_a]]
+        keys_b = [el_b] if group is None else [el_b, cols[group][rows_b]]
+        x_a = rows_a if differ is None else cols[differ][rows_a]
+        x_b = rows_b if differ is None else cols[differ][rows_b]
+        if same:
+            keys, x, side = keys_a, x_a, None
+        else:
+            keys = [np.concatenate((p, q)) for p, q in zip(keys_a, keys_b)]
+            x = np.concatenate((x_a, x_b))
+            side = np.concatenate((np.zeros(len(x_a), np.int8), np.ones(len(x_b), np.int8)))
+        order = np.lexsort((x, *reversed(keys)))
+        ks = [k[order] for k in keys]
+        starts = np.flatnonzero(np.r_[True, np.any([k[1:] != k[:-1] for k in ks], axis=0)])
+        ends = np.r_[starts[1:], len(order)] - 1
+        xs = x[order]
+        ok = xs[starts] != xs[ends]
+        if side is not None:
+            sides = side[order]
+            ok &= np.minimum.reduceat(sides, starts) != np.maximum.reduceat(sides, starts)
+        found.extend(ks[0][starts[ok]][:_CANDIDATES].tolist())
+        if len(found) >= _CANDIDATES:
+            break
+    return set(found[:_CANDIDATES])
+
+
+def _arrays(facts: Facts, space) -> dict:
+    """The space's thread columns the candidates group by, as numpy arrays (made once)."""
+    import numpy as np
+    key = ("races.arrays", id(space))
+    if key not in facts.memo:
+        cols = space.threads.columns
+        facts.memo[key] = {name: np.asarray(cols[name]) for name in ("block", "gwarp")}
+    return facts.memo[key]
+
+
+def _only(col, kept: set):
+    """(rows, elements, values) of the instances that touch an element of `kept`."""
+    rows, els, vals, _ = col
+    keep = [n for n, e in enumerate(els) if e in kept]
+    return [rows[n] for n in keep], [els[n] for n in keep], None if vals is None else [vals[n] for n in keep]
 
 
 def _blockless(facts: Facts, acc: _Access) -> bool:
