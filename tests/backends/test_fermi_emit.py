@@ -1133,7 +1133,7 @@ def test_f32_division_and_square_root_are_mufu_refined_in_one_block(tmp_path, ex
         op.startswith("BRA") for op in re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?P\d )?([A-Z0-9.]+)", plain))
 
 
-FLOAT_KERNEL = """kernel k(a: global f32[64], n: global i32[64], s: f32) launch grid(1) block(64) {
+FLOAT_KERNEL = """kernel k(a: global f32[64], n: global i32[64], s: f32) launch grid(1) block(32) {
     let x = a[tid]
     let y = a[63 - tid]
     a[tid] = fma(x, y, x - y) + min(x, y) * s
