@@ -17,27 +17,31 @@ Which accesses can meet is decided by enumeration (analysis/space.py): the eleme
 and round of a counted loop touches, over the launch shape's threads (every block, or a sample of
 them for a large launch; the first block alone when the index, the stored value and the guards are
 the same in every block). An access whose index or whose threads are not known (data decides
-them) is never reported. Two instances meet when they touch the same element (of a shared
-array: in one block) in different threads and:
+them: a guard on data, not the exit of a spin loop the access comes after) is never reported.
+Two instances meet when they touch the same element (of a shared array: in one block) in
+different threads and:
 
 - different blocks: nothing orders them unless one of them is *synchronized*: a syncc operation
   on a semaphore, channel, latch, queue, scan, grid barrier or mbarrier, a hand-written spin loop
   (a loop whose exit reads memory), or a branch on an atomic's or a `load_cg`'s result, on a path
   that reaches the access or that it reaches (in either thread: conservatively, any such
   operation before or after either access orders the two);
-- one block: besides, no block barrier (`barrier`, `sync` of a block barrier, `bar.arrive`) on a
-  path from one access to the other (a barrier inside a loop around both orders them);
-- one warp: besides, no warp collective (`sync` of a warp, `ballot`, votes) between them.
+- one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
+  grid's) on a path from one access to the other (a barrier inside a loop around both orders
+  them);
+- one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them.
 
-Two stores of the same value (a constant, or a parameter, the same in every thread: `flag[0] = 1`)
-lose nothing; atomics never race with atomics (an atomic counts only beside a plain store).
+Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
+a value loaded from one element that nothing in the kernel writes) lose nothing; atomics never
+race with atomics (an atomic counts only beside a plain store), and a `load_cg` of guarded data
+is a read that means to race. A plain read beside a plain store with no lock is not judged (yet).
 A kernel's launches are separate: only accesses of one launch meet.
 """
 from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Branch, Imm, Instr, Reg
+from ..nodes import Branch, Instr, Reg
 from ..analysis.facts import Facts
 from .held import LOCKABLE, held
 # the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
@@ -563,10 +567,11 @@ def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, r
                        else (),
                        help="write under `write`, which keeps every other reader and writer out")
         return
-    guard = _lock_word(other.locks)
+    held_here = {n for n, _, _ in at.locks}
+    guard = _lock_word(frozenset(x for x in other.locks if x[0] not in held_here) or other.locks)
+    can = {"write": "store to", "read": "read", "atomic": "update"}
     ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} without {guard}, which guards it elsewhere: "
-                   f"{t_other} can {verb[other.kind].replace('stores to', 'store to').replace('reads', 'read').replace('updates', 'update')} "
-                   "it at the same time, and an update is lost", at.ins.span,
+                   f"{t_other} can {can[other.kind]} it at the same time, and an update is lost", at.ins.span,
                    notes=[Note(f"guarded by {guard} here", other.ins.span)],
                    help=f"take {guard} here too (a `critical` section around the access), or order the "
                         "two accesses (a barrier, or a wait the other side ends)")
