@@ -101,12 +101,24 @@ def programs():
                     bodies = {"put-get": _PAIR_QUEUE[placement]}
                 if impl.name == "namedbar":
                     bodies = _NAMEDBAR_CHANNEL
+                if impl.kind == "rwlock":       # readers store each to its own element, past the writers'
+                    bodies = {k: v.replace("out[tid] = out[0]", "out[128 + gtid] = out[0]") for k, v in bodies.items()}
+                if impl.kind in ("mutex", "rwlock") and gran != "thread":
+                    bodies = {k: _own_elements(v) for k, v in bodies.items()}
                 if gran == "block":            # a @block party takes one element: index it by block (E0719)
                     bodies = {k: v.replace("[warp]", "[bid]") for k, v in bodies.items()}
                 for form, body in bodies.items():
                     if form == "trylock" and not impl.abandonable or form == "try" and impl.name == "mbarrier":
                         continue          # (an mbarrier queue has no single attempts: E0418)
                     yield _program(impl, placement, gran, form, body)
+
+
+def _own_elements(body: str) -> str:
+    """A @warp or @block party runs its section on every thread, which hold the lock together: an
+    update of one word by all of them would lose all but one (E0731), so each updates its own."""
+    for n in range(4):
+        body = body.replace(f"out[{n}] = out[{n}] +", "out[gtid] = out[gtid] +").replace(f"out[{n}] +=", "out[gtid] +=")
+    return body
 
 
 def _decl(impl, placement, gran) -> str:

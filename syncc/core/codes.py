@@ -123,6 +123,8 @@ CODES: dict[str, str] = {
     "E0726": "index outside its array or primitive",
     "E0727": "wait that only another block can end, beyond co-residency",
     "E0728": "`get` on a queue that `for` loops also drain",
+    "E0730": "data a lock guards, accessed by another thread without it",
+    "E0731": "plain stores to one location from several threads, unordered",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

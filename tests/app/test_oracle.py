@@ -304,12 +304,12 @@ def test_ptx_verdict_runs_past_fermi_residency_on_the_h100s(tmp_path):
 
 
 def test_index_past_the_end_is_judged_by_its_fault(tmp_path):
-    """A loop one round too many writes one element past its array: the check rejects it (E0726)
-    and the run, made without the hazard checks, stops at the access (the simulator's E0911, or
-    a run-time bounds check's E0913): rejected-bad, not a run error."""
+    """A loop one round too many (the last thread's) writes one element past its array: the check
+    rejects it (E0726) and the run, made without the hazard checks, stops at the access (the
+    simulator's E0911, or a run-time bounds check's E0913): rejected-bad, not a run error."""
     path = tmp_path / "past_end.sync"
     path.write_text("kernel k(out: global i32[128]) launch grid(1) block(32) {\n"
-                    "    for i in 0 .. 5 { out[tid * 4 + i] = tid }\n}\n"
+                    "    for i in 0 .. 4 + tid / 31 { out[tid * 4 + i] = tid }\n}\n"
                     "host { let out = zeros(i32, 128)\n launch k(out) }\n")
     r = judge(Program(path.stem, str(path), "generated"), "fermi", Settings(policies=("lrr",), max_cycles=200_000))
     assert r["check"]["codes"] == ["E0726"] and r["verdict"] == "rejected-bad", r

@@ -35,6 +35,7 @@ kernel k(t: global Entry[64], keys: global u32[64]) launch grid(1) block(64) {
     let f = fresh(3)
     var g: Entry = pick(f, e, tid % 2 == 0)
     g = bump(g, 0.25)
+    barrier                          // every thread's t[tid] is in before two of them are overwritten
     if tid == 0 { t[63].next = f.next + bump(f, 2.0).next }
     if tid == 1 { t[62] = g }
 }

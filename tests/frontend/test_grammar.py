@@ -112,7 +112,7 @@ def test_what_only_looks_like_a_float_still_lexes_as_before(tmp_path):
     """A range `0..4` (no digit after the first `.`), a hex literal with an `e` digit, a
     digit-led index: none is a float literal."""
     path = tmp_path / "f.sync"
-    path.write_text("kernel k(a: global i32[8]) launch grid(1) block(8) {\n"
-                    "    for i in 0..4 { a[i] = 0x1e5 + a[1] }\n}\n")
+    path.write_text("kernel k(a: global i32[8], b: global i32[8]) launch grid(1) block(8) {\n"
+                    "    for i in 0..4 { a[tid] = 0x1e5 + b[1] }\n}\n")
     r = syncc("check", str(path))
     assert r.code == 0 and "E0003" not in r.err, r.err

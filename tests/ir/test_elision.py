@@ -75,7 +75,7 @@ def test_a_mutex_whose_every_section_is_one_atomic_is_elided(tmp_path):
 def elided_orders(tmp_path, body: str, after: str = "") -> list[str]:
     path = tmp_path / "count.sync"
     path.write_text(f"""
-kernel count(x: global i32[4], seen: global i32[{THREADS}]) launch grid(2) block({THREADS}) {{
+kernel count(x: global i32[4], seen: global i32[{2 * THREADS}]) launch grid(2) block({THREADS}) {{
     mutex m in global @thread
     var old = 0
     {body}
@@ -93,10 +93,10 @@ def test_an_elided_atomic_nobody_can_observe_is_relaxed(tmp_path):
 
 
 @pytest.mark.parametrize("body, after", [
-    ("critical m { old = x[0]\n x[0] = old + 1 }", "seen[tid] = old"),        # the old value is used
-    ("critical m { x[0] = x[0] + 1 }", "seen[tid] = x[1]"),                    # the array is read elsewhere
+    ("critical m { old = x[0]\n x[0] = old + 1 }", "seen[gtid] = old"),        # the old value is used
+    ("critical m { x[0] = x[0] + 1 }", "seen[gtid] = x[1]"),                    # the array is read elsewhere
     ("critical m { x[0] = x[0] + 1 }", "if tid == 0 { x[3] = 7 }"),            # and written
-    ("critical m { old = x[0]\n x[0] = old + 1 }", "if old > 3 { seen[tid] = 1 }"),   # a branch reads it
+    ("critical m { old = x[0]\n x[0] = old + 1 }", "if old > 3 { seen[gtid] = 1 }"),   # a branch reads it
 ])
 def test_an_elided_atomic_someone_can_observe_keeps_the_locks_ordering(tmp_path, body, after):
     assert elided_orders(tmp_path, body, after) == ["acq_rel"]

@@ -349,7 +349,8 @@ def test_shared_arrays_past_the_gpu_are_refused(tmp_path):
 kernel fill(out: global i32[1]) launch grid(1) block(32) {
     shared s: i32[65536]
     s[tid] = tid
-    out[0] = s[0]
+    barrier
+    if tid == 0 { out[0] = s[0] }
 }""")
     from syncc.runtime.gpu import LaunchError
     with pytest.raises(LaunchError, match="shared arrays take 262144 bytes"):

@@ -38,6 +38,7 @@ from ..checks.closes import check_closes
 from ..checks.drains import check_drained_gets
 from ..checks.queue_parties import check_queue_parties
 from ..checks.range_puts import check_range_puts
+from ..checks.races import check_races
 from ..checks.residency import check_residency, coresident
 from ..analysis.facts import Facts, declared_shape
 from ..analysis.launches import DeclaredConfiguration
@@ -57,7 +58,7 @@ from ..nodes import Kernel
 CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
           check_channels, check_waits, check_waits_for, check_drained_gets, check_counts, check_closes,
           check_queue_parties, check_range_puts, check_schedule, check_memory_order,
-          check_atomic_scope)
+          check_atomic_scope, check_races)
 
 
 @dataclass

@@ -1,0 +1,601 @@
+"""Data races: the updates the guarantee says a program must not lose.
+
+    E0730  data that a lock's critical sections guard, accessed by another thread without that lock
+           (or inside a `read` section, which other readers hold at once), one of the two a plain
+           write, with nothing ordering them
+    E0731  plain stores to one location from several threads (of different blocks, of different
+           warps, or lanes of one warp), with nothing ordering them, that can store different values
+
+Locks are syncc's mutexes and rwlocks (`critical`, `read`/`write`: what held.py says a thread may
+hold at each instruction) and hand-written spin locks (memory.py's `_hand_locks` and `_section`).
+Two accesses exclude each other when both may hold one lock: a mutex, an rwlock where one of them
+holds it to write, a hand-written lock; a `@warp` or `@block` lock does not keep apart the threads
+of one party, which hold it together. Lock indices are not compared (two elements of one mutex
+array count as one lock): where in doubt, the check accepts.
+
+Which accesses can meet is decided by enumeration (analysis/space.py): the element each thread
+and round of a counted loop touches, over the launch shape's threads (every block, or a sample of
+them for a large launch; the first block alone when the index, the stored value and the guards are
+the same in every block). An access whose index or whose threads are not known (data decides
+them: a guard on data, not the exit of a spin loop the access comes after) is never reported.
+Two instances meet when they touch the same element (of a shared array: in one block) in
+different threads and:
+
+- different blocks: nothing orders them unless one of them is *synchronized*: a syncc operation
+  on a semaphore, channel, latch, queue, scan, grid barrier or mbarrier, a hand-written spin loop
+  (a loop whose exit reads memory), or a branch on an atomic's or a `load_cg`'s result, on a path
+  that reaches the access or that it reaches (in either thread: conservatively, any such
+  operation before or after either access orders the two);
+- one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
+  grid's) on a path from one access to the other (a barrier inside a loop around both orders
+  them);
+- one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them.
+
+Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
+a value loaded from one element that nothing in the kernel writes) lose nothing; atomics never
+race with atomics (an atomic counts only beside a plain store), and a `load_cg` of guarded data
+is a read that means to race. A plain read beside a plain store with no lock is not judged (yet).
+A kernel's launches are separate: only accesses of one launch meet.
+"""
+from __future__ import annotations
+
+from ...core.diagnostics import Note
+from ..context import PassContext
+from ..nodes import Branch, Instr, Reg
+from ..analysis.facts import Facts
+from .held import LOCKABLE, held
+# the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
+from .memory import _hand_locks, _section
+
+CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.py)
+
+CROSS, BLOCK, WARP = "another block", "another warp of the block", "another lane of the warp"
+_REPS = 8          # threads kept per element: enough to find one of another block, warp or value
+_LARGE = 1 << 12   # instances of two accesses beyond which numpy picks the elements to search
+_CANDIDATES = 16   # elements searched then (a race elsewhere is missed, never invented)
+
+
+class _Access:
+    """One memory access of the program to an array that some thread stores to."""
+    __slots__ = ("ins", "label", "at", "kind", "locks", "synced", "cols")
+
+    def __init__(self, ins: Instr, label: str, at: tuple[str, int], kind: str, locks: frozenset, synced: bool):
+        self.ins, self.label, self.at, self.kind, self.locks, self.synced = ins, label, at, kind, locks, synced
+        self.cols: dict = {}       # space id → (rows, elements, stored values, symbolic parts) or None
+
+    @property
+    def name(self) -> str:
+        return self.ins.ref.name
+
+
+def check_races(facts: Facts, ctx: PassContext) -> None:
+    k = facts.k
+    stored = {name for name in facts.stores if _data(k, name)}
+    if not stored:
+        return
+    hand = _hand_locks(facts)
+    stored -= {lock.acquire.ref.name for lock in hand}          # a lock word is the lock's, not data
+    if not stored:
+        return
+    sites = [(b.label, i, ins) for b, i, ins in k.instructions()
+             if ins.ref is not None and ins.ref.name in stored and b.label in facts.cfg.reachable
+             and (ins.op in ("ld", "st") or ins.info.group == "atomic")]
+    if not any(ins.op == "st" and not facts.space.unknowable(ins.ref.index) for _, _, ins in sites):
+        return
+    locks = _locksets(facts, hand)
+    touched = _synchronized(facts, hand)
+    by_array: dict[tuple, list[_Access]] = {}
+    for label, i, ins in sites:
+        if facts.space.unknowable(ins.ref.index):
+            continue                 # an index from data: assume nothing
+        kind = "write" if ins.op == "st" else "read" if ins.op == "ld" else "atomic"
+        acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
+        by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
+    order = _Order(facts)
+    reported: dict[str, list] = {}      # code → the spans reported (one report per statement)
+    for accesses in by_array.values():
+        if not any(a.kind == "write" for a in accesses):
+            continue
+        accesses.sort(key=lambda a: a.kind != "write")           # a statement's store before its loads
+        for n, a in enumerate(accesses):
+            for b in accesses[n:]:
+                _judge(facts, order, a, b, reported, ctx)
+
+
+def _data(k, name: str) -> bool:
+    """The program's own arrays: its parameters and shared arrays (not the compiler's, a primitive's
+    state or the word a @block trylock tells its block through, which has no declaration)."""
+    a = k.array(name)
+    return a is not None and (a.kind == "param" or a.kind == "data" and a.span is not None)
+
+
+# ---- locks -------------------------------------------------------------------------------------
+
+def _locksets(facts: Facts, hand) -> dict[int, frozenset]:
+    """id(instruction) → the locks it may run holding, as (name, mode, granularity): a mutex's mode
+    is None, an rwlock's `read` or `write`; a hand-written lock is taken by a thread."""
+    k = facts.k
+    out: dict[int, frozenset] = {}
+    if any(p.kind in LOCKABLE for p in k.prims):
+        before, _ = held(facts)
+        for key, hs in before.items():
+            if hs:
+                out[key] = frozenset((h.prim, h.mode, k.prim(h.prim).granularity) for h in hs)
+    for lock in hand:
+        entry = (lock.acquire.ref.name, None, "thread")
+        for ins in _section(facts, lock):
+            out[id(ins)] = out.get(id(ins), frozenset()) | {entry}
+    return out
+
+
+def _excluded(a: frozenset, b: frozenset) -> set[str]:
+    """The relations between two threads that a lock both accesses hold keeps apart."""
+    out: set[str] = set()
+    for name, mode, gran in a:
+        for name2, mode2, _ in b:
+            if name != name2 or mode == mode2 == "read":
+                continue
+            if gran in ("thread", "warp", "block"):
+                out.add(CROSS)
+            if gran in ("thread", "warp"):
+                out.add(BLOCK)
+            if gran == "thread":
+                out.add(WARP)
+    return out
+
+
+def _lock_word(locks: frozenset) -> str:
+    names = sorted({name for name, _, _ in locks})
+    return ", ".join(f"`{n}`" for n in names)
+
+
+# ---- what orders accesses ----------------------------------------------------------------------
+
+_SYNCHRONIZED: dict[int, tuple] = {}      # id(kernel's blocks) → (blocks, hand locks, the answer)
+
+
+def _synchronized(facts: Facts, hand) -> set[str]:
+    """The blocks that run before or after an operation that may synchronize threads of different
+    blocks (the module's docstring lists them); an access there is taken as ordered with any other.
+    The same for every launch shape of one kernel's code (a declared range checks hundreds): kept
+    for the code's blocks, while they are the same object, and the same hand-written locks."""
+    locks = tuple(sorted((lock.loop.head, facts.where[id(lock.acquire)]) for lock in hand))
+    known = _SYNCHRONIZED.get(id(facts.k.blocks))
+    if known is not None and known[0] is facts.k.blocks and known[1] == locks:
+        return known[2]
+    found = _synchronized_blocks(facts, hand)
+    if len(_SYNCHRONIZED) >= 8:
+        _SYNCHRONIZED.clear()
+    _SYNCHRONIZED[id(facts.k.blocks)] = (facts.k.blocks, locks, found)
+    return found
+
+
+def _synchronized_blocks(facts: Facts, hand) -> set[str]:
+    k, cfg = facts.k, facts.cfg
+    lock_loops = {lock.loop.head for lock in hand}
+    lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
+    sync: set[str] = set()
+    for b in k.blocks:
+        if b.label not in cfg.reachable:
+            continue
+        if any(_synchronizes(k, ins) for ins in b.instrs):
+            sync.add(b.label)
+        term = b.term
+        if isinstance(term, Branch) and isinstance(term.cond, Reg) and any(
+                (x.info.group == "atomic" or x.op == "ld" and x.attr("cache") is not None)
+                and id(x) not in lock_atomics for x in facts.sources(term.cond)):
+            sync.add(b.label)
+    for loop in facts.loops:
+        if loop.head in lock_loops or loop.head in facts.space.counted:
+            continue
+        for inside, _ in loop.exits:
+            term = cfg.blocks[inside].term
+            if isinstance(term, Branch) and any(x.op == "ld" or x.info.group == "atomic"
+                                                for x in facts.sources(term.cond)):
+                sync |= loop.blocks
+                break
+    if not sync:
+        return set()
+    return sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds)
+
+
+def _synchronizes(k, ins: Instr) -> bool:
+    group = ins.info.group
+    if group == "mbarrier":
+        return True
+    if group != "prim":
+        return False
+    prim = k.prim(ins.ref.name.split(".")[0]) if ins.ref is not None else None
+    if prim is None:
+        return True
+    if prim.kind in LOCKABLE:
+        return False                 # exclusion, not order: the locksets' business
+    return not (prim.kind == "barrier" and prim.granularity != "grid")     # a block's or a warp's: _Order
+
+
+def _closure(start: set[str], edges) -> set[str]:
+    """The blocks one or more edges away from `start`."""
+    seen, todo = set(), [s for x in start for s in edges[x]]
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(edges[x])
+    return seen
+
+
+class _Order:
+    """Block barriers and warp collectives between two accesses of one block (or warp)."""
+
+    def __init__(self, facts: Facts):
+        self.facts = facts
+        k = facts.k
+        # every barrier but the grid's: a named barrier of `@warp` parties meets several warps of the
+        # block, and one of a warp's lanes only that warp, but as a block barrier it only orders more
+        block_bars = {p.name for p in k.prims if p.kind == "barrier" and p.granularity != "grid"}
+
+        def block_barrier(ins: Instr) -> bool:
+            return ins.op in ("bar.sync", "bar.arrive") or ins.info.group == "prim" and ins.ref is not None \
+                and ins.ref.name in block_bars
+
+        def warp_barrier(ins: Instr) -> bool:
+            return block_barrier(ins) or ins.info.group == "warp" and ins.op not in ("activemask", "elect")
+
+        self.tests = {BLOCK: block_barrier, WARP: warp_barrier}
+        self.memo: dict = {}
+
+    def between(self, relation: str, a: _Access, b: _Access) -> bool:
+        """Is there a barrier of the relation's kind on a path from one access to the other?"""
+        return self._after(relation, a.at, b.at) or self._after(relation, b.at, a.at)
+
+    def _after(self, relation: str, start: tuple[str, int], end: tuple[str, int]) -> bool:
+        key = (relation, start)
+        if key not in self.memo:
+            self.memo[key] = self._past_barrier(self.tests[relation], start)
+        whole, part = self.memo[key]
+        label, i = end
+        return label in whole or label in part and i >= part[label]
+
+    def _past_barrier(self, test, start: tuple[str, int]):
+        """(blocks wholly after a barrier on some path from `start`, block → the first instruction
+        after one in a block entered before it)."""
+        cfg = self.facts.cfg
+        whole: set[str] = set()
+        part: dict[str, int] = {}
+        seen: set[str] = set()
+        todo = [(start[0], start[1] + 1)]
+        while todo:
+            label, i = todo.pop()
+            code = cfg.blocks[label].instrs
+            hit = next((j for j in range(i, len(code)) if test(code[j])), None)
+            if hit is None:
+                for s in cfg.succs[label]:
+                    if s not in seen:
+                        seen.add(s)
+                        todo.append((s, 0))
+                continue
+            part[label] = min(part.get(label, hit + 1), hit + 1)
+            whole |= _closure({label}, cfg.succs)
+        return whole, part
+
+
+# ---- which accesses meet -----------------------------------------------------------------------
+
+def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, ctx: PassContext) -> None:
+    if "write" not in (a.kind, b.kind) or a.synced or b.synced:
+        return
+    names_a, names_b = {n for n, _, _ in a.locks}, {n for n, _, _ in b.locks}
+    read_shared = any(n == n2 and m == m2 == "read" for n, m, _ in a.locks for n2, m2, _ in b.locks)
+    if names_a != names_b or read_shared:
+        code = "E0730"
+        at = _reported_at(a, b, names_a, names_b)
+        if at.kind == "read" and at.ins.attr("cache") is not None:
+            return              # a `load_cg` of guarded data: a read that means to race, and loses nothing
+    elif a.kind == b.kind == "write":
+        code = "E0731"          # no lock, or one that the two threads hold together (one @warp party)
+        at = b if _later(b, a) else a
+    else:
+        return                  # a plain read beside a plain write, no lock: not judged yet
+    if any(_overlap(at.ins.span, span) for span in reported.get(code, ())):
+        return
+    relations = {CROSS, BLOCK, WARP} - _excluded(a.locks, b.locks)
+    if facts.k.array(a.name).space == "shared":
+        relations.discard(CROSS)            # each block its own
+    for relation in (BLOCK, WARP):
+        if relation in relations and order.between(relation, a, b):
+            relations.discard(relation)
+            if relation == BLOCK:
+                relations.discard(WARP)
+    if not relations:
+        return
+    both_write = a.kind == b.kind == "write"
+    found = _meeting(facts, a, b, relations, both_write)
+    if found is None:
+        return
+    reported.setdefault(code, []).append(at.ins.span)
+    other = b if at is a else a
+    first, second, element, relation = found
+    if at is b:
+        first, second = second, first
+    _report(facts, code, at, other, first, second, element, relation, read_shared, ctx)
+
+
+def _overlap(a, b) -> bool:
+    """Is one span inside the other (a load inside the statement that stores)?"""
+    if a is None or b is None:
+        return a is b
+    return a.file == b.file and (a.start <= b.start and b.end <= a.end or b.start <= a.start and a.end <= b.end)
+
+
+def _reported_at(a: _Access, b: _Access, names_a: set, names_b: set) -> _Access:
+    """Where an E0730 goes: the access without a lock the other holds (the later, where each lacks
+    one of the other's); in a `read` section, the write."""
+    if names_b - names_a and not names_a - names_b:
+        return a
+    if names_a - names_b and not names_b - names_a:
+        return b
+    if names_a == names_b:
+        return a if a.kind == "write" else b
+    return b if _later(b, a) else a
+
+
+def _later(a: _Access, b: _Access) -> bool:
+    sa, sb = a.ins.span, b.ins.span
+    return (sa.start if sa else 0) > (sb.start if sb else 0)
+
+
+def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_write: bool):
+    """(row of a's thread, row of b's thread, element, relation) of two instances that touch one
+    element in threads whose relation is among `relations` (storing different values, where both
+    store); None where there are none or where it cannot be known. Rows are the space's; a row
+    of a virtual other block (the first block standing for every block) is given as -1 - row."""
+    first_block = facts.threads.shape.blocks > 1 and _blockless(facts, a) and _blockless(facts, b)
+    space = facts.first_block_space if first_block else facts.space
+    ca, cb = _columns(facts, space, a), _columns(facts, space, b)
+    if ca is None or cb is None:
+        return None
+    (rows_a, el_a, val_a, sym_a), (rows_b, el_b, val_b, sym_b) = ca, cb
+    if sym_a != sym_b:
+        return None                      # indices of different unknowns: cannot be compared
+    if both_write and val_a is not None and val_b is not None and len(set(val_a) | set(val_b)) == 1:
+        return None                      # one value, stored by all: nothing lost
+    if a is b:
+        if len(set(el_a)) == len(el_a) and not (first_block and CROSS in relations):
+            return None                  # every instance its own element
+    elif set(el_a).isdisjoint(el_b):
+        return None
+    cols = space.threads.columns
+    if len(el_a) + len(el_b) > _LARGE:
+        kept = _candidates(facts, space, ca, cb, a is b, relations, first_block)
+        if not kept:
+            return None
+        (rows_a, el_a, val_a), (rows_b, el_b, val_b) = _only(ca, kept), _only(cb, kept)
+    block, warp = cols["block"], cols["warp"]
+    reps: dict[int, list[tuple[int, object]]] = {}
+    for n, (row, e) in enumerate(zip(rows_a, el_a)):
+        kept = reps.setdefault(e, [])
+        v = val_a[n] if val_a is not None else None
+        if len(kept) < 2 and all(r != row for r, _ in kept) or len(kept) < _REPS and all(
+                (block[r], warp[r], w) != (block[row], warp[row], v) for r, w in kept):
+            kept.append((row, v))
+    for n, (row, e) in enumerate(zip(rows_b, el_b)):
+        v = val_b[n] if val_b is not None else None
+        for r, w in reps.get(e, ()):
+            if both_write and v is not None and w is not None and v == w:
+                continue
+            if first_block and CROSS in relations:
+                return r, -1 - row, e, CROSS
+            if r == row:
+                continue
+            relation = CROSS if block[r] != block[row] else BLOCK if warp[r] != warp[row] else WARP
+            if relation in relations:
+                return r, row, e, relation
+    return None
+
+
+def _candidates(facts: Facts, space, ca, cb, same: bool, relations: set[str], first_block: bool) -> set:
+    """For many instances (a launch of thousands of threads, rounds of a loop): a few elements where
+    two instances can meet in threads of an allowed relation, found with numpy over the whole
+    columns (imported only here: a small launch never pays for it), for the exact search to look
+    at alone. Per relation, the instances are grouped by element (and block, or warp), and a group
+    is a candidate where both accesses are in it and the block (warp, thread) is not the same
+    throughout: then two of them, one of each access, differ in it."""
+    import numpy as np
+    rows_a, el_a = np.asarray(ca[0]), np.asarray(ca[1])
+    rows_b, el_b = (rows_a, el_a) if same else (np.asarray(cb[0]), np.asarray(cb[1]))
+    if first_block:
+        common = np.unique(el_a) if same else np.intersect1d(el_a, el_b)
+        return set(common[:_CANDIDATES].tolist()) if CROSS in relations else set()
+    cols = _arrays(facts, space)
+    found: list = []
+    for relation, group, differ in ((CROSS, None, "block"), (BLOCK, "block", "gwarp"), (WARP, "gwarp", None)):
+        if relation not in relations:
+            continue
+        keys_a = [el_a] if group is None else [el_a, cols[group][rows_a]]
+        keys_b = [el_b] if group is None else [el_b, cols[group][rows_b]]
+        x_a = rows_a if differ is None else cols[differ][rows_a]
+        x_b = rows_b if differ is None else cols[differ][rows_b]
+        if same:
+            keys, x, side = keys_a, x_a, None
+        else:
+            keys = [np.concatenate((p, q)) for p, q in zip(keys_a, keys_b)]
+            x = np.concatenate((x_a, x_b))
+            side = np.concatenate((np.zeros(len(x_a), np.int8), np.ones(len(x_b), np.int8)))
+        order = np.lexsort((x, *reversed(keys)))
+        ks = [k[order] for k in keys]
+        starts = np.flatnonzero(np.r_[True, np.any([k[1:] != k[:-1] for k in ks], axis=0)])
+        ends = np.r_[starts[1:], len(order)] - 1
+        xs = x[order]
+        ok = xs[starts] != xs[ends]
+        if side is not None:
+            sides = side[order]
+            ok &= np.minimum.reduceat(sides, starts) != np.maximum.reduceat(sides, starts)
+        found.extend(ks[0][starts[ok]][:_CANDIDATES].tolist())
+        if len(found) >= _CANDIDATES:
+            break
+    return set(found[:_CANDIDATES])
+
+
+def _arrays(facts: Facts, space) -> dict:
+    """The space's thread columns the candidates group by, as numpy arrays (made once)."""
+    import numpy as np
+    key = ("races.arrays", id(space))
+    if key not in facts.memo:
+        cols = space.threads.columns
+        facts.memo[key] = {name: np.asarray(cols[name]) for name in ("block", "gwarp")}
+    return facts.memo[key]
+
+
+def _only(col, kept: set):
+    """(rows, elements, values) of the instances that touch an element of `kept`."""
+    rows, els, vals, _ = col
+    keep = [n for n, e in enumerate(els) if e in kept]
+    return [rows[n] for n in keep], [els[n] for n in keep], None if vals is None else [vals[n] for n in keep]
+
+
+def _blockless(facts: Facts, acc: _Access) -> bool:
+    """Are the access's index, its stored value and who runs it the same in every block?"""
+    space = facts.space
+    return space.same_in_every_block(acc.ins.ref.index, acc.label) and (
+        acc.kind != "write" or space.same_in_every_block(acc.ins.args[1], acc.label))
+
+
+def _columns(facts: Facts, space, acc: _Access):
+    """(rows, elements, stored values or None, the index's symbolic part) of the access's instances,
+    in `space`; None where who runs it, or the element, is not known."""
+    key = id(space)
+    if key not in acc.cols:
+        acc.cols[key] = None
+        inst = space.of(acc.label)
+        index = space.value(acc.ins.ref.index, acc.label) if _certain(facts, space, acc.label, inst) else None
+        if index is not None:
+            values = None
+            if acc.kind == "write":
+                stored = space.value(acc.ins.args[1], acc.label) or _read_only_word(facts, space, acc)
+                if stored is not None and not stored[1]:
+                    values = stored[0]
+                elif stored is not None:
+                    values = [(x, stored[1]) for x in stored[0]]     # a parameter's value: compared whole
+            acc.cols[key] = (inst.thread, index[0], values, index[1])
+    return acc.cols[key]
+
+
+def _read_only_word(facts: Facts, space, acc: _Access):
+    """The stored value as a column where it is loaded from one element, the same in every instance,
+    of an array the kernel never writes: every thread stores the same value (`x[1] = x[3]`)."""
+    v = acc.ins.args[1]
+    d = facts.def_of(v)
+    while d is not None and d.op in ("mov", "cvt"):
+        d = facts.def_of(d.args[0])
+    if d is None or d.op != "ld":
+        return None
+    index = space.value(d.ref.index, acc.label)
+    if index is None or len(set(index[0])) > 1:
+        return None
+    word = (d.ref.name, d.ref.field, index[0][0] if index[0] else None, index[1])
+    if _may_write(facts, space, word):
+        return None
+    return [0] * len(index[0]), (word,)
+
+
+def _may_write(facts: Facts, space, word) -> bool:
+    """Can a store or an atomic of the kernel touch the element `word` (name, field, index, symbolic
+    part)? Yes where one's index is not known."""
+    name, field, element, sym = word
+    for b, _, ins in facts.k.instructions():
+        if ins.ref is None or ins.ref.name != name or ins.ref.field != field or not (
+                ins.op == "st" or ins.info.group == "atomic"):
+            continue
+        col = space.value(ins.ref.index, b.label)
+        if col is None or col[1] != sym or element in col[0]:
+            return True
+    return False
+
+
+def _certain(facts: Facts, space, label: str, inst) -> bool:
+    """Do exactly the instances listed run the block? As the space says (`exact`), or where the only
+    conditions it could not evaluate are the exits of loops the block comes after: a thread that
+    reaches a spin loop runs what follows once the loop ends (that it ends is the waits' checks'
+    business)."""
+    if inst is None or inst.exact:
+        return inst is not None
+    if not inst.counted:
+        return False
+    for cond, _, branch in facts.guards(label):
+        if facts.is_party_branch(branch):
+            return False                 # a @warp/@block leader's: the space lists the whole party
+        if branch in space.counted:
+            continue
+        if any(branch in lp.blocks and label not in lp.blocks for lp in facts.loops):
+            continue                     # the exit of a loop before the block
+        col = space.value(cond, label)
+        if col is None or col[1]:
+            return False
+    return True
+
+
+# ---- the report --------------------------------------------------------------------------------
+
+def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, row_other: int, element,
+            relation: str, read_shared: bool, ctx: PassContext) -> None:
+    name = at.name
+    what = f"`{name}{_subscripts(facts, name, element)}`"
+    if at.ins.ref.field is not None:
+        what += f" (field `{at.ins.ref.field}`)"
+    t_at, t_other = _thread(facts, row_at), _thread(facts, row_other)
+    verb = {"write": "stores to", "read": "reads", "atomic": "updates"}
+    if code == "E0731":
+        notes = [] if other is at else [Note(f"{t_other} stores to it here", other.ins.span)]
+        party = ""
+        if at.locks:
+            gran = sorted({g for _, _, g in at.locks if g != "thread"})
+            party = (f", although both hold {_lock_word(at.locks)}: a @{'/@'.join(gran)} lock is held by its "
+                     "party's threads together, and keeps apart only threads of different parties")
+        ctx.sink.error("E0731", f"{t_at} and {t_other} ({relation}) both store to {what}, with nothing "
+                       f"ordering the two stores{party}: which value remains depends on the schedule", at.ins.span,
+                       notes=notes,
+                       help="give each thread its own element (`out[gtid]`), let one thread store (`if gtid == 0 "
+                            "{ ... }`), order the stores (a `barrier` between threads of one block), or combine "
+                            "the values with an atomic (`atomic_add`, `atomic_max`)")
+        return
+    if read_shared:
+        ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} inside a `read` section of "
+                       f"{_lock_word(at.locks)}, which readers hold at once: {t_other} can "
+                       f"{'store to' if other.kind == 'write' else 'touch'} it at the same time, and an "
+                       "update is lost", at.ins.span,
+                       notes=[Note(f"guarded by {_lock_word(other.locks)} here", other.ins.span)] if other is not at
+                       else (),
+                       help="write under `write`, which keeps every other reader and writer out")
+        return
+    held_here = {n for n, _, _ in at.locks}
+    guard = _lock_word(frozenset(x for x in other.locks if x[0] not in held_here) or other.locks)
+    can = {"write": "store to", "read": "read", "atomic": "update"}
+    ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} without {guard}, which guards it elsewhere: "
+                   f"{t_other} can {can[other.kind]} it at the same time, and an update is lost", at.ins.span,
+                   notes=[Note(f"guarded by {guard} here", other.ins.span)],
+                   help=f"take {guard} here too (a `critical` section around the access), or order the "
+                        "two accesses (a barrier, or a wait the other side ends)")
+
+
+def _subscripts(facts: Facts, name: str, element: int) -> str:
+    """`[2][5]` for element 21 of an array of 8 columns (row-major), `[21]` where the shape is not
+    known."""
+    dims = facts.k.array(name).dims
+    if len(dims) < 2 or not all(isinstance(d, int) for d in dims):
+        return f"[{element}]"
+    out = []
+    for d in reversed(dims):
+        out.append(element % d)
+        element //= d
+    return "".join(f"[{x}]" for x in reversed(out))
+
+
+def _thread(facts: Facts, row: int) -> str:
+    """A row's thread; a virtual row (-1 - r: the first block's row r in another block) as block 1.
+    (The first block's rows are the same threads in the whole launch's space.)"""
+    cols = facts.threads.columns
+    if row < 0:
+        return f"thread {cols['tid'][-1 - row]} of block 1"
+    if facts.threads.shape.blocks == 1:
+        return f"thread {cols['tid'][row]}"
+    return f"thread {cols['tid'][row]} of block {cols['block'][row]}"
