@@ -80,6 +80,43 @@ def _between_blocks(facts: Facts, owed: Owed, word: str) -> bool:
                for _, _, ins in facts.k.instructions() if ins.ref is not None and ins.ref.name == word)
 
 
+# ---- hand-written locks ----------------------------------------------------------------------------
+
+def _hand_locks(facts: Facts) -> list[HandLock]:
+    out = []
+    for loop in facts.loops:
+        for inside, _ in loop.exits:
+            term = facts.cfg.blocks[inside].term
+            for ins in facts.sources(getattr(term, "cond", None)):
+                if ins.op not in ("atom.cas", "atom.exch") or facts.where[id(ins)][0] not in loop.blocks:
+                    continue
+                release = _release_of(facts, loop, ins)
+                if release is not None:
+                    out.append(HandLock(ins, loop, *release))
+    return out
+
+
+def _zero(v) -> bool:
+    return getattr(v, "value", None) == 0
+
+
+def _release_of(facts: Facts, loop: Loop, acquire: Instr):
+    """The first store or exchange of 0 to the lock word after the loop."""
+    ref = acquire.ref
+    word = facts.column(ref.index)
+    for b, i, ins in facts.k.instructions():
+        if b.label in loop.blocks or ins.ref is None or ins.ref.name != ref.name:
+            continue
+        if not (ins.op == "st" and _zero(ins.args[1]) or ins.op == "atom.exch" and _zero(ins.args[1])):
+            continue
+        if (ins.ref.index == ref.index or facts.value_key(ins.ref.index) == facts.value_key(ref.index)
+                or word is not None and facts.column(ins.ref.index) == word):
+            if any(facts.reaches((x, len(facts.cfg.blocks[x].instrs) - 1), (b.label, i)) or x == b.label
+                   for x, _ in loop.exits):
+                return ins, (b.label, i)
+    return None
+
+
 def _section(facts: Facts, lock: HandLock) -> list[Instr]:
     """The instructions on the paths from the spin loop's exits to the release that neither pass
     through the spin loop again nor go past the release, in block order. (In a loop around the
