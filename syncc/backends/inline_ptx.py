@@ -95,11 +95,13 @@ def reduction(op: str, elem: ScalarType, space: str, order: str | None, scope: s
 def load(elem: ScalarType, space: str, order: str | None, scope: str | None, cache: str | None) -> Asm:
     r = reg_constraint(elem)
     t = ptx_type(elem, "b" if elem.is_float else "u")
-    if order is None and cache == "cg" and space == "global":
+    if order is None and cache == "cg":
         # A polling load must be strong: ptxas may hoist a weak `ld.global.cg` out of a loop that
-        # has nothing else in it (seen on an H100: a `while load_cg(x) < n {}` that never waited).
-        # A relaxed load at gpu scope is read where every SM's writes meet (L2), as .cg was.
-        order, scope = "relaxed", "gpu"
+        # has nothing else in it (seen on an H100: a `while load_cg(x) < n {}` that never waited),
+        # and drops a spin on a weak `ld.shared` altogether (seen on an H200: the waiting warp went
+        # on at once). A relaxed load at gpu scope is read where every SM's writes meet (L2), as
+        # .cg was; a shared word's, at cta scope.
+        order, scope = "relaxed", "gpu" if space == "global" else "cta"
     if order is not None:            # ld.acquire: no cache operator with an ordering
         sem = ".relaxed" if order == "relaxed" else ".acquire"
         return Asm(f"ld{sem}.{scope}{_space(space)}{t} $0, [$1];", f"={r},l,~{{memory}}")
