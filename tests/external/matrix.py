@@ -15,29 +15,16 @@ from __future__ import annotations
 
 import argparse
 import re
-import io
-import os
 from collections import Counter
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
-from syncc.cli import run_cli
-
+from ..helpers import syncc as run_syncc
 from .harness import TARGETS, Case, cases, check, extra_args, outcome, read_case, sim_args, targets_of
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = run_cli(list(args))
-    finally:
-        os.chdir(cwd)
-    return code, out.getvalue(), err.getvalue()
+    r = run_syncc(*args)
+    return r.code, r.out, r.err
 
 
 def _fenced(case: Case, target: str) -> bool:
