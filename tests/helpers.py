@@ -100,3 +100,15 @@ def markdown_table(text: str, header: str) -> list[list[str]]:
             break
         rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
     return rows
+
+
+def mathlib_inputs(name: str):
+    """The f64 arguments the math library is tested at (seed 3): 300 spread over the function's
+    domain, 100 where it is most delicate (near 1 for a log, near 0 otherwise)."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    if name.startswith("log"):
+        return np.concatenate([np.abs(rng.integers(1, 0x7FF0000000000000, 300, dtype=np.int64).view(np.float64)),
+                               1 + rng.uniform(-0.3, 0.42, 100)])
+    span = (-745, 709) if name == "exp" else (-1074, 1023)
+    return np.concatenate([rng.uniform(*span, 300), rng.uniform(-1, 1, 100)])

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import syncc
+from helpers import mathlib_inputs
 from syncc.backends.sim import core
 from syncc.backends.sim.machine import FermiConfig
 from syncc.core import mathlib
@@ -30,13 +31,7 @@ SPECIAL = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 710.0, -746.0, 7
 
 def inputs(name: str) -> np.ndarray:
     """test_mathlib's harness: its random values for the function (seed 3), then the special values."""
-    rng = np.random.default_rng(3)
-    if name.startswith("log"):
-        xs = np.concatenate([np.abs(rng.integers(1, 0x7FF0000000000000, 300, dtype=np.int64).view(np.float64)),
-                             1 + rng.uniform(-0.3, 0.42, 100)])
-    else:
-        span = (-745, 709) if name == "exp" else (-1074, 1023)
-        xs = np.concatenate([rng.uniform(*span, 300), rng.uniform(-1, 1, 100)])
+    xs = mathlib_inputs(name)
     out = np.full(N, 1.0)
     out[:len(xs)] = xs
     out[len(xs):len(xs) + len(SPECIAL)] = SPECIAL

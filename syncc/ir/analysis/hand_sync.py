@@ -67,6 +67,7 @@ class HandSync:
         self.reads: dict[int, Instr] = {key: ins for key, (ins, branches) in decided.items()
                                         if self._synchronizes(ins, branches)}
         self.arrays = {i.ref.name for i in self.reads.values()}
+        self._added: dict[tuple[str, int], Owed] = {}     # acquires owed where a loop is entered (owed)
 
     # ---- which accesses synchronize
     def _user_array(self, ins: Instr) -> bool:
@@ -88,11 +89,11 @@ class HandSync:
         data or through a variable assigned under a branch it decides (control dependence)."""
         facts, cfg = self.facts, self.cfg
         branches = [b.label for b in self.k.blocks if isinstance(b.term, Branch)]
-        self._under: dict[str, list[str]] = {}     # block → the branch blocks it is control dependent on
+        under: dict[str, list[str]] = {}     # block → the branch blocks it is control dependent on
         for label in branches:
             for x in cfg.reach(cfg.succs[label], cfg.ipdom(label)):
                 if x != label:
-                    self._under.setdefault(x, []).append(label)
+                    under.setdefault(x, []).append(label)
         out: dict[int, tuple[Instr, set[str]]] = {}
         for decided in branches:
             seen, todo = set(), [decided]
@@ -104,7 +105,7 @@ class HandSync:
                 for ins in facts.sources(self.cfg.blocks[label].term.cond, through_shared=True):
                     out.setdefault(id(ins), (ins, set()))[1].add(decided)
                     if ins.op == "mov" and any(len(facts.defs.get(d.name, ())) > 1 for d in ins.dests):
-                        todo.extend(self._under.get(facts.where[id(ins)][0], ()))   # a flag variable
+                        todo.extend(under.get(facts.where[id(ins)][0], ()))   # a flag variable
         return out
 
     def _synchronizes(self, ins: Instr, branches: set[str]) -> bool:
