@@ -7,7 +7,7 @@
            warps, or lanes of one warp), with nothing ordering them, that can store different values
 
 Locks are syncc's mutexes and rwlocks (`critical`, `read`/`write`: what held.py says a thread may
-hold at each instruction) and hand-written spin locks (memory.py's `_hand_locks` and `_section`).
+hold at each instruction) and hand-written spin locks (analysis/hand_locks.py).
 Two accesses exclude each other when both may hold one lock: a mutex, an rwlock where one of them
 holds it to write, a hand-written lock; a `@warp` or `@block` lock does not keep apart the threads
 of one party, which hold it together. Lock indices are not compared (two elements of one mutex
@@ -43,9 +43,9 @@ from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Branch, Instr, Reg
 from ..analysis.facts import Facts
+from ..analysis.hand_locks import hand_locks, section
 from .held import LOCKABLE, held
 # the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
-from .memory import _hand_locks, _section
 
 CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.py)
 
@@ -73,7 +73,7 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
     stored = {name for name in facts.stores if _data(k, name)}
     if not stored:
         return
-    hand = _hand_locks(facts)
+    hand = hand_locks(facts)
     stored -= {lock.acquire.ref.name for lock in hand}          # a lock word is the lock's, not data
     if not stored:
         return
@@ -123,7 +123,7 @@ def _locksets(facts: Facts, hand) -> dict[int, frozenset]:
                 out[key] = frozenset((h.prim, h.mode, k.prim(h.prim).granularity) for h in hs)
     for lock in hand:
         entry = (lock.acquire.ref.name, None, "thread")
-        for ins in _section(facts, lock):
+        for ins in section(facts, lock):
             out[id(ins)] = out.get(id(ins), frozenset()) | {entry}
     return out
 
