@@ -2819,6 +2819,38 @@ METHODS['syncc.ir.abi.KernelABI'] = (
     syncc_ir_abi_KernelABI)
 
 
+# syncc.ir.analysis.hand_locks.HandLock
+def syncc_ir_analysis_hand_locks_HandLock(dflt, fact):
+
+    def __init__(self, acquire, loop, release, release_at):
+        _set(self, 'acquire', acquire)
+        _set(self, 'loop', loop)
+        _set(self, 'release', release)
+        _set(self, 'release_at', release_at)
+
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(acquire={self.acquire!r}, loop={self.loop!r}, release={self.release!r}, release_at={self.release_at!r})"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.acquire, self.loop, self.release, self.release_at) == (other.acquire, other.loop, other.release, other.release_at)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.acquire, self.loop, self.release, self.release_at))
+
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+METHODS['syncc.ir.analysis.hand_locks.HandLock'] = (
+    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
+     (('acquire', 'Instr', False), ('loop', 'Loop', False), ('release', 'Instr', False),
+      ('release_at', 'tuple[str, int]', False)),
+     (), (), False),
+    'HandLock(acquire: Instr, loop: Loop, release: Instr, release_at: tuple[str, int])',
+    syncc_ir_analysis_hand_locks_HandLock)
+
+
 # syncc.ir.analysis.space.Shape
 def syncc_ir_analysis_space_Shape(dflt, fact):
     d_args = dflt['args']
@@ -3047,38 +3079,6 @@ METHODS['syncc.ir.checks.locks.Replay'] = (
      (), (), False),
     'Replay(names: frozenset[str], relocks: dict, nests: dict, unpaired: frozenset[int], left: dict)',
     syncc_ir_checks_locks_Replay)
-
-
-# syncc.ir.checks.memory.HandLock
-def syncc_ir_checks_memory_HandLock(dflt, fact):
-
-    def __init__(self, acquire, loop, release, release_at):
-        _set(self, 'acquire', acquire)
-        _set(self, 'loop', loop)
-        _set(self, 'release', release)
-        _set(self, 'release_at', release_at)
-
-    def __repr__(self):
-        return f"{self.__class__.__qualname__}(acquire={self.acquire!r}, loop={self.loop!r}, release={self.release!r}, release_at={self.release_at!r})"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.acquire, self.loop, self.release, self.release_at) == (other.acquire, other.loop, other.release, other.release_at)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash((self.acquire, self.loop, self.release, self.release_at))
-
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-
-METHODS['syncc.ir.checks.memory.HandLock'] = (
-    ((('eq', True), ('frozen', True), ('init', True), ('repr', True), ('slots', False)),
-     (('acquire', 'Instr', False), ('loop', 'Loop', False), ('release', 'Instr', False),
-      ('release_at', 'tuple[str, int]', False)),
-     (), (), False),
-    'HandLock(acquire: Instr, loop: Loop, release: Instr, release_at: tuple[str, int])',
-    syncc_ir_checks_memory_HandLock)
 
 
 # syncc.ir.checks.retries.Retry
