@@ -51,7 +51,8 @@ PINNED = {
     ("wavefront.sync", "fermi"): (0, 0, 0),    # the value travels in the lock-bit word itself
     # wavefront_tiled: the tiles' gpu-scope flags and counter, the shared atomlock and tinylock slots
     ("wavefront_tiled.sync", "ptx"): (3, 0, 17),   # + an acquire after each kernel's tile ticket
-    ("wavefront_tiled.sync", "fermi"): (15, 3, 0),
+    # (a `when` of two atomlock gets: a fence in each poll's path to its value, where one fence began the body)
+    ("wavefront_tiled.sync", "fermi"): (16, 4, 0),
     # ring: two sleeping semaphores (each wait acquires, each post releases) and two ticket
     # mutexes around the slot's write and read
     ("ring.sync", "ptx"): (0, 0, 10),
@@ -64,7 +65,7 @@ PINNED = {
     # poll (its slot's word, and the close latch's where the slot is not full) and free, the
     # close's release and the loop end's acquire, at cta scope
     ("pipeline.sync", "ptx"): (0, 0, 7),
-    ("pipeline.sync", "fermi"): (6, 6, 0),
+    ("pipeline.sync", "fermi"): (7, 7, 0),     # + the look that finds the queue closed, before the tail's read
     # reduction: the two `fence gpu` the program writes (threadFenceReduction's)
     ("reduction.sync", "ptx"): (3, 0, 0),      # its two written fences and the acquire after the count
     ("reduction.sync", "fermi"): (3, 0, 0),
@@ -80,7 +81,7 @@ PINNED = {
     # each round's look, free and end (the count's decrement, with release), the inner puts' single
     # looks and publications, the loop end's acquires (the close latch, the count)
     ("task.sync", "ptx"): (0, 0, 13),
-    ("task.sync", "fermi"): (12, 0, 0),
+    ("task.sync", "fermi"): (13, 0, 0),        # + the look that finds the pool closed, before its count's read
 }
 
 # fences a program writes itself (`fence gpu`), which no target turns into an ordered atomic, and
@@ -110,3 +111,41 @@ def test_fences_per_example(name, target):
     assert before.ordered == 0                  # unminimized, every ordering is an explicit fence
     if model.ordered_atomics:                 # on PTX every ordering rides on an atomic or a load,
         assert after.fences == WRITTEN.get(name, 0)   # but for WRITTEN's
+
+
+# A global channel's get on Fermi (flag and atomlock, one slot or a warp's at once): a load may be
+# performed before the poll it follows (docs/fermi.md, "loads"), so the acquire fence stands
+# between seeing the slot full and loading its value, not after the load (channel_stress.sync
+# read values from before their put with it after). The pass asks; the channel's expansion places it.
+CHANNEL = """kernel k(out: global i32[64]) launch grid(2) block(32) {{
+    channel c[32]: i32 in global @{gran} using {impl}
+    if bid == 0 {{ put c[tid] = tid * 3 }}
+    if bid == 1 {{ out[tid] = get c[tid] }}
+}}
+"""
+
+
+@pytest.mark.parametrize("impl, gran", [("flag", "thread"), ("flag", "warp"), ("atomlock", "thread"),
+                                        ("atomlock", "warp")])
+def test_a_fermi_get_fences_before_it_loads_the_value(tmp_path, impl, gran):
+    path = tmp_path / "get.sync"
+    path.write_text(CHANNEL.format(impl=impl, gran=gran))
+    comp = check_file(str(path))
+    module = compile_module(comp.module, PassContext(FERMI, 2, comp.sink))
+    assert module is not None, comp.diagnostics
+    (kernel,) = module.kernels
+    loads = [(block.instrs[i - 1] if i else None) for block in kernel.blocks
+             for i, ins in enumerate(block.instrs)
+             if ins.op == "ld" and ins.args[0].name == "c.data"]
+    assert loads and all(before is not None and before.op == "fence" for before in loads)
+
+
+def test_a_fermi_pool_fences_before_it_reads_the_count_a_closed_queue_vouches_for():
+    """A work pool's look that finds its queue closed reads `q.pending` next: without a fence
+    between, that read may be performed before the close was seen and return a count from before
+    the last puts (examples/task.sync then never finished on the simulator)."""
+    comp = check_file(str(next(p for p in EXAMPLES if p.name == "task.sync")))
+    module = compile_module(comp.module, PassContext(FERMI, 2, comp.sink))
+    before = [block.instrs[i - 1] if i else None for kernel in module.kernels for block in kernel.blocks
+              for i, ins in enumerate(block.instrs) if ins.op == "ld" and ins.args[0].name.endswith(".pending")]
+    assert before and all(ins is not None and ins.op == "fence" for ins in before)

@@ -155,6 +155,14 @@ class Emitter:
         if not carried and ins.attr("order") is not None:
             self.b.emit("fence", (), (), order="acq_rel", scope=ins.attr("scope"))
 
+    def acquire_before_dependent_reads(self, scope: str) -> None:
+        """An acquire between a read that decided (a latch seen closed) and the reads whose values
+        it vouches for, in the same attempt, where orderings are not carried by the operations:
+        those loads may otherwise be performed before the deciding one. (Where they are carried,
+        `ordered` puts the deferred acquire before the next access itself.)"""
+        if self.ctx.fences and not (self.target.ordered_atomics and self.ctx.minimize_fences):
+            self.b.emit("fence", (), (), order="acq_rel", scope=scope)
+
     # ---- control flow
     def spin(self, attempt, on_fail=None, hint="wait") -> None:
         """Repeat `attempt()` (returning a bool register) until it is true: a loop for one lane,

@@ -81,8 +81,9 @@ class Channel(Expansion):
 
     @staticmethod
     def fence(em, ins):
-        """The put's release fence (insert_fences leaves it to expansion on Fermi): after the value's
-        store, before what marks the slot full, so the value is ordered as well as all before it."""
+        """The put's release fence or the get's acquire (insert_fences leaves them to expansion on
+        Fermi): after the value's store, before what marks the slot full, so the value is ordered as
+        well as all before it; after the slot is seen full, before the value's load."""
         if ins.attr("fence"):
             em.b.emit("fence", (), (), order="acq_rel", scope=ins.attr("fence"))
 
@@ -93,6 +94,7 @@ class Channel(Expansion):
     @classmethod
     def do_get(cls, em, prim, ins):
         cls.wait(em, prim, ins)
+        cls.fence(em, ins)
         em.b.emit("ld", (cls.value(prim, ins.dests),), (Ref(cls.data(em, prim), ins.ref.index),))
 
     @classmethod
@@ -106,7 +108,11 @@ class Channel(Expansion):
         ok, value = ins.dests[0], cls.value(prim, ins.dests[1:])
         em.b.assign(ok, cls.attempt(em, prim, ins))
         em.b.assign(value, imm(0, prim.elem))
-        em.when(ok, lambda: em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),)), hint="full")
+
+        def load():
+            cls.fence(em, ins)
+            em.b.emit("ld", (value,), (Ref(cls.data(em, prim), ins.ref.index),))
+        em.when(ok, load, hint="full")
 
     @classmethod
     def wait(cls, em, prim, ins):
@@ -303,6 +309,8 @@ class TinyLock(Channel):
             return super().do_poll(em, prim, ins)
         ok, value = ins.dests
         em.b.assign(ok, cls.attempt(em, prim, ins, value))
+        if ins.attr("fence"):     # unminimized only: the lock-bit word brought the value in order
+            em.when(ok, lambda: cls.fence(em, ins), hint="full")
 
     @classmethod
     def wait(cls, em, prim, ins):

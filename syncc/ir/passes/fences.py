@@ -13,7 +13,9 @@ scope=gpu`) and expansion puts it on the atomic: no separate fence. Elsewhere
 after a leader's acquire, and before each release; a put's fence goes between
 the store of its value and the store or atomic that marks the slot full (the
 put's expansion places it), since a fence before the whole put would leave the
-value itself unordered.
+value itself unordered; a get's or a poll's goes between seeing the slot full and
+the load of its value, for the same reason (that load may otherwise be performed
+first).
 
 No ordering is added where nothing needs it: the give-back of an all-or-nothing
 nest's failed round (structure.py; the round ran nothing under the levels it took),
@@ -34,6 +36,12 @@ ACQUIRE = {"mutex.poll", "mutex.trylock", "mutex.lock", "sem.poll", "sem.trywait
            "chan.poll", "chan.get", "chan.await", "rw.poll", "rw.lock", "latch.poll", "latch.wait"}
 RELEASE = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", "latch.arrive"}
 TRIES = ("mutex.trylock", "sem.trywait", "sem.tryfor")     # expansion fences the path where the try succeeded
+# Where the fence goes inside the operation (the channel's expansion places it): a fence before a put
+# or after a get would leave the slot's value itself unordered. A get's load of the value may
+# otherwise be performed before the poll that saw the slot full (the value from before the put).
+_IN_EXPANSION = {"chan.put": "between the value's store and the slot's publication",
+                 "chan.get": "between seeing the slot full and loading its value",
+                 "chan.poll": "between seeing the slot full and loading its value"}
 
 
 def scope_of(prim: Prim) -> str:
@@ -112,9 +120,9 @@ def insert_fences(k: Kernel, ctx: PassContext) -> Kernel:
                 # body begins, after its last take, is its outermost level's poll's ordering
                 out.append(ins)
                 continue
-            elif ins.op == "chan.put":     # the put's own value must be visible before the slot reads full
+            elif ins.op in _IN_EXPANSION:  # the slot's own value must be ordered too, not only what is around it
                 out.append(ins.with_attrs(fence=scope))
-                how = f"fence.{scope} between the value's store and the slot's publication"
+                how = f"fence.{scope} {_IN_EXPANSION[ins.op]}"
             elif role == "release":
                 out += [fence, ins]
                 how = f"fence.{scope} before it"

@@ -167,6 +167,7 @@ class RingSide(Acquirable):
             pending = f"{queue}.pending"
 
             def past_the_last():
+                em.acquire_before_dependent_reads("cta" if closed.placement == "shared" else "gpu")
                 if any(a.name == pending for a in em.b.arrays):
                     # a work pool (pool.py): closed, and no item left that is not done
                     left = em.ld(pending, _affine(em, ins.ref.index, 1, 0), hint="pending", order="acquire",
