@@ -1038,6 +1038,7 @@ def _atom(ins, env, returns: bool = True):
             old = int(words[i])
             new = fn(old, b, c)
             if new != old:
+                sim.mem.atomic_wrote(w, i, new)
                 words[i] = new
                 gmem.writer[i] = (w.uid, lane, pc)
                 sim.last_change = sim.now
@@ -1045,6 +1046,7 @@ def _atom(ins, env, returns: bool = True):
             start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
             sim.l2_free[i] = start + cfg.atomic_occupancy
             done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        sim.mem.after_atomic(w, ls, idx)
         if d != RZ:
             w.r[d][ls] = results
         if not returns:
@@ -1098,6 +1100,7 @@ def _atom64(ins, env):
             new = fn(old[0] | old[1] << 32, bs[k], cs[k])
             for x, word, was in ((i, new & MASK32, old[0]), (j, new >> 32, old[1])):
                 if word != was:
+                    sim.mem.atomic_wrote(w, x, word)
                     words[x] = word
                     gmem.writer[x] = (w.uid, lane, pc)
                     sim.last_change = sim.now
@@ -1106,6 +1109,7 @@ def _atom64(ins, env):
             start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
             sim.l2_free[i] = start + cfg.atomic_occupancy
             done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        sim.mem.after_atomic(w, [lane for lane in ls for _ in (0, 1)], [x for both in zip(lo, hi) for x in both])
         if d != RZ:
             w.r[d][ls] = olds[0]
             w.r[d + 1][ls] = olds[1]

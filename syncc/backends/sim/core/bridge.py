@@ -25,7 +25,7 @@ from ..its import ItsState, bra_u_splits, stack_op_in_its, sync_in_its
 from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, LockHolders, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
-from ..weakmem import PendingStore, WeakMemory
+from ..weakmem import HISTORY, LOAD_TABLE, PendingStore, WeakMemory
 from . import engine as E
 from .layout import (
     OP, OPS, REASONS,
@@ -65,6 +65,7 @@ FIELDS = [
     "gwords", "gvalid", "gwriter", "l2free",                               # global memory
     "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
     "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
+    "hv", "ht", "hs", "hn", "lfloor", "lword", "ltime",                    # early loads: histories, bounds
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
     "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
     "LOG",                                                                 # events for observers
@@ -158,6 +159,12 @@ class Core:
             l1line=np.full((sms, c.l1_lines), -1, i64), l1stamp=np.zeros((sms, c.l1_lines), i64),
             l1count=np.zeros(sms, i64),
             floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
+            hv=sim.mem.hv if weak else np.zeros((1, HISTORY), i64),
+            ht=sim.mem.ht if weak else np.zeros((1, HISTORY), i64),
+            hs=sim.mem.hs if weak else np.zeros((1, HISTORY), i64),
+            hn=sim.mem.hn if weak else np.zeros(1, i64),
+            lfloor=np.zeros((nslots, 32), i64), lword=np.full((nslots, 32, LOAD_TABLE), -1, i64),
+            ltime=np.zeros((nslots, 32, LOAD_TABLE), i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
             BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64),
@@ -245,6 +252,7 @@ class Core:
             S.sb[slot] = 0
             S.RANK[slot] = np.nan                            # a new warp: adversarial:SEED ranks it when seen
             S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
+            S.lfloor[slot], S.lword[slot], S.ltime[slot] = 0, -1, 0
 
     def _import_its(self, slot: int, st: ItsState) -> None:
         """An ITS warp's state into the ITS_* rows of its slot."""
@@ -453,6 +461,10 @@ class Core:
                 if column[slot]:
                     table[w.uid] = int(column[slot])
             setattr(mem, name, table)
+        mem.ld_floor, mem.ld_words, mem.ld_times = {}, {}, {}   # of the live warps: only theirs are read
+        for slot, w in self.warp_at.items():
+            mem.ld_floor[w.uid] = S.lfloor[slot].copy()
+            mem.ld_words[w.uid], mem.ld_times[w.uid] = S.lword[slot].copy(), S.ltime[slot].copy()
 
     def land_stores(self) -> None:
         """The run stopped: the stores in flight land here, before the export, rather than one by
