@@ -141,8 +141,8 @@ def test_every_property_program_runs_the_same_under_seeded_schedules(path):
 
 # Loads performed early (weakmem.py): the litmus shapes (polls, fenced and unfenced readers, a
 # reader that hoists its load of x above its polls of y), the unfenced stress programs, whose
-# readers read stale values at L2, and a ticket lock and a spin lock missing a fence, under seeded
-# schedules and memories.
+# readers read stale values at L2, and the buggy programs bench/hunt.py hunts, under seeded
+# schedules and memories, hunt:SEED's preemptions at synchronization points among them.
 WEAK_PROGRAMS = [
     ["bench/litmus/litmus.sync", "-D", "N=32", "--unsafe-no-bounds-checks"],
     ["tests/gpu/channel_stress.sync", "-D", "BLOCKS=4", "-D", "THREADS=64", "-D", "ROUNDS=1", "--unsafe-no-fences"],
@@ -152,7 +152,7 @@ WEAK_PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("policy", ["adversarial:1", "adversarial:2"])
+@pytest.mark.parametrize("policy", ["adversarial:1", "adversarial:2", "hunt:3"])
 @pytest.mark.parametrize("program", WEAK_PROGRAMS, ids=lambda p: Path(p[0]).name)
 def test_loads_performed_early_are_the_same_on_both_engines(program, policy):
     args = [str(ROOT / program[0]), *program[1:], "--policy", policy, "--max-cycles", "3000000"]

@@ -99,6 +99,21 @@ class Decoded:
     deps: tuple[int, ...] = ()             # slots it must wait for: what it reads, and writes (WAW)
 
 
+def sync_points(code: list) -> list[bool]:
+    """Per instruction: is it where hunt:SEED may preempt a warp? Before a global store, atomic
+    or fence (a release, or the store it should order), before a load from L2 (a poll, or the load
+    an acquire should order), and right after an atomic or a load from L2 (the warp has just taken
+    a lock or seen a flag)."""
+    def synchronizing(d) -> bool:
+        op = d.ins.op
+        return op in ("ATOM", "RED", "MEMBAR") or (op == "LD" and bool({"CG", "CV"} & set(d.ins.mods)))
+
+    def polled(d) -> bool:
+        return d.ins.op == "ATOM" or (d.ins.op == "LD" and bool({"CG", "CV"} & set(d.ins.mods)))
+
+    return [synchronizing(d) or d.ins.op == "ST" or (i > 0 and polled(code[i - 1])) for i, d in enumerate(code)]
+
+
 # ---- operands ----------------------------------------------------------------------------
 
 def immediate(o, env: Env) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import lanes as L
 from ..execute import InstructionError, Trap
 from ..its import ItsState, bra_u_splits, stack_op_in_its, sync_in_its
-from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
+from ..machine import HUNT_EVERY, PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, LockHolders, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
 from ..weakmem import HISTORY, LOAD_TABLE, PendingStore, WeakMemory
@@ -43,7 +43,7 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_COLS,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_HUNT, C_COLS,
     POLICY, P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_SM, B_X, B_Z, B_NWARPS, B_COLS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
@@ -111,6 +111,7 @@ class Core:
         code = encode(sim)
         cfg = np.zeros(C_COLS, dtype=np.int64)
         weak = isinstance(sim.mem, WeakMemory)
+        hunting = c.policy.startswith("hunt:")
         values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[_policy(c.policy)], C_WEAK: weak,
                   C_SEED: sim.mem.seed if weak else 0, C_SHARED_LAT: c.shared_latency,
                   C_SHARED_REPLAY: c.shared_replay, C_LOCK_REPLAY: c.lock_replay, C_GLOBAL_LAT: c.global_latency,
@@ -124,7 +125,8 @@ class Core:
                   C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
-                  C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
+                  C_PREEMPT_EVERY: HUNT_EVERY if hunting else PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
+                  C_HUNT: hunting,
                   C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * waiters + 4,
                   C_CLOCK_MHZ: c.clock_mhz, C_ITS: c.its}
         for col, v in values.items():

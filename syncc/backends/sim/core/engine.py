@@ -37,7 +37,7 @@ from .layout import (
     OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
     OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP, WIDE_FIRST, WIDE_SOURCE, T_WIDE, CARRY, CARRY_IN, CARRY_OUT,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
-    T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
+    T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A, T_HUNT,
     OPERAND, O_NONE, O_REG, O_PRED,
     R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL, R_SLEEP,
     W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES, W_SP,
@@ -57,7 +57,7 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_HUNT,
     P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_X, B_NWARPS, B_STAMPS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
@@ -1500,6 +1500,13 @@ def pick(S, s, now):
 
 
 @njit(cache=True, _nrt=False)
+def at_point(S, w):
+    """Scheduler._at_point: the warp's next instruction is a synchronization point (hunt:SEED)."""
+    i = S.W[w, W_PC] >> 3
+    return i < S.T.shape[0] and S.T[i, T_HUNT] != 0
+
+
+@njit(cache=True, _nrt=False)
 def pick_by_rank(S, s, now):
     """adversarial:SEED (Scheduler._pick_by_priority): the highest-ranked ready warp, ranks drawn
     when a warp is first seen, and a few preemptions that drop the chosen warp below every rank
@@ -1517,7 +1524,8 @@ def pick_by_rank(S, s, now):
                     S.RMIN[s] = min(S.RMIN[s], r)
                 if best < 0 or r > best_rank:
                     best, best_rank = w, r
-        if best < 0 or SCH[s, S_PREEMPT] == 0 or mt_below(MT, s, cfg[C_PREEMPT_EVERY]) != 0:
+        if best < 0 or SCH[s, S_PREEMPT] == 0 or (cfg[C_HUNT] and not at_point(S, best)) \
+                or mt_below(MT, s, cfg[C_PREEMPT_EVERY]) != 0:
             return best
         SCH[s, S_PREEMPT] -= 1
         S.RMIN[s] -= 1.0
