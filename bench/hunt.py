@@ -1,7 +1,7 @@
 """How many seeds of each scheduling policy expose each buggy program (tests/sim/buggy, and the
 hazard corpus's hand lock with no release fence), run past the hazard checks on fermi-sim.
 
-    python bench/hunt.py [--seeds 50] [--policies adversarial hunt] [PROGRAM ...]
+    python bench/hunt.py [--seeds 50] [--policies adversarial hunt --] [PROGRAM ...]
 
 A run exposes the bug when the program's own check fails, or it does not finish. Each seed seeds
 both the schedule and the weak memory (`--policy NAME:SEED`). Prints a markdown table.
@@ -16,7 +16,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROGRAMS = ["tests/sim/buggy/publish_no_reader_fence.sync", "tests/sim/buggy/lock_no_acquire_fence.sync",
-            "tests/sim/buggy/ticket_no_release_fence.sync", "tests/hazards/lock_in_loop_no_release_fence.sync"]
+            "tests/sim/buggy/ticket_no_release_fence.sync", "tests/hazards/lock_in_loop_no_release_fence.sync",
+            "tests/sim/buggy/lock_plain_store_take.sync"]
 
 
 def exposed(path: str, policy: str, seeds: int) -> int:

@@ -73,7 +73,31 @@ def _ptx_only(path: Path) -> bool:
     return "--target" in args and "ptx" in args
 
 
-@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.stem)
+# Findings of the simulator's loads performed early (docs/fermi.md, "loads"; 2026-11-29): these
+# accepted programs read, after a poll, a word the poll should publish, with no fence between
+# (under lrr, weak:0). The compiler's fences are to change; then each passes (strict: it says so).
+LOADS_EARLY_FINDINGS = {
+    # hand-written: `while load_cg(flag[..]) == 0 {}` then `order[..]` read with no acquire
+    "wait_previous_block_resident": "the poll of flag[bid - 1] has no acquire before order[bid - 1] is read",
+    "wait_previous_tile_by_counter": "the poll of flag[tile - 1] has no acquire before order[tile - 1] is read",
+    # a global channel's get loads the slot's value before its MEMBAR.GL
+    "global_channel_block0_publishes": "a global channel's get loads the value before its acquire",
+    # the queue's take: on a closed queue it reads q.pending after q.closed.count with no fence
+    # between (the MEMBAR.GL comes after): a stale pending of 0 ends a taker holding a ticket, an item
+    # put in its slot is never taken and the ring's puts wait (out of cycles)
+    "pool_tree_walk": "the queue's take reads q.pending after q.closed.count with no acquire between",
+    # fails only when the take's poll of q.seq[slot] (before its MEMBAR.GL) reads early: SIMT
+    # deadlock, a lane of warp 0 waits on an item a lane of its own warp puts; not analyzed further
+    "pool_seeds_break_continue": "SIMT deadlock after the take's poll of q.seq reads early (not analyzed)",
+}
+
+
+def _finding(path: Path):
+    why = LOADS_EARLY_FINDINGS.get(path.stem)
+    return pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=why)) if why else path
+
+
+@pytest.mark.parametrize("path", [_finding(p) for p in RUNNABLE], ids=lambda p: p.stem)
 def test_correct_program_runs_on_its_target(path):
     args = ["--its", "--max-cycles", "3000000"] if _ptx_only(path) else ["--max-cycles", "3000000"]
     r = syncc("run", str(path.relative_to(ROOT)), *args)

@@ -25,13 +25,15 @@ FIXES = {
                                    "while atomic_cas(lockword[0], 0, 1) != 0 { }\n            fence gpu"),
     "ticket_no_release_fence.sync": ("            atomic_exch(serving[0], t + 1)",
                                      "            fence gpu\n            atomic_exch(serving[0], t + 1)"),
+    "lock_plain_store_take.sync": ("while load_cg(lockword[0]) != 0 { }\n            lockword[0] = 1",
+                                   "while atomic_cas(lockword[0], 0, 1) != 0 { }"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(FIXES))
 def test_a_buggy_program_is_exposed_under_hunting_schedules(name):
     runs = [syncc("run", str(BUGGY / name), "--unsafe-skip-hazard-checks", "--policy", f"hunt:{seed}")
-            for seed in (1, 2, 3)]
+            for seed in (1, 2, 3, 4)]
     assert any(r.code == 1 and "E0901" in r.err for r in runs), [r.err[-300:] for r in runs]
 
 
@@ -65,6 +67,11 @@ LISTING = """
         IADD R3, R3, 0x1;
         ATOM.ADD R4, [R1], R3;
         IADD R4, R4, 0x1;
+spin:
+        LD.CG R5, [R1];
+        ISETP.EQ.AND P0, pt, R5, RZ, pt;
+  @P0   BRA spin;
+        IADD R5, R5, 0x1;
         MEMBAR.GL;
         ST [R1], R4;
         EXIT;
@@ -76,9 +83,11 @@ def test_hunting_preempts_at_synchronization_points_only():
     code = decode(kernel, {}, 11)
     listing = [(d.ins.name, p) for d, p in zip(code, sync_points(code))]
     assert listing == [("MOV", False), ("LD", False), ("IADD", False),     # a load through L1: not a poll
-                       ("LD.CG", True), ("IADD", True),                     # a poll, and right after it
-                       ("ATOM.ADD", True), ("IADD", True),                  # an atomic, and right after it
-                       ("MEMBAR.GL", True), ("ST", True), ("EXIT", False)]
+                       ("LD.CG", False), ("IADD", True),                    # right after a load from L2
+                       ("ATOM.ADD", False), ("IADD", True),                 # right after an atomic
+                       ("LD.CG", False), ("ISETP.EQ.AND", False), ("BRA", False),   # a polling loop: not in it,
+                       ("IADD", True),                                      # but where it ends
+                       ("MEMBAR.GL", False), ("ST", False), ("EXIT", False)]   # not before a release
 
 
 def test_hunt_is_a_seeded_policy():

@@ -100,18 +100,25 @@ class Decoded:
 
 
 def sync_points(code: list) -> list[bool]:
-    """Per instruction: is it where hunt:SEED may preempt a warp? Before a global store, atomic
-    or fence (a release, or the store it should order), before a load from L2 (a poll, or the load
-    an acquire should order), and right after an atomic or a load from L2 (the warp has just taken
-    a lock or seen a flag)."""
-    def synchronizing(d) -> bool:
-        op = d.ins.op
-        return op in ("ATOM", "RED", "MEMBAR") or (op == "LD" and bool({"CG", "CV"} & set(d.ins.mods)))
-
-    def polled(d) -> bool:
+    """Per instruction: is it where hunt:SEED may preempt a warp? Where a polling loop (a loop back
+    over an atomic or a load from L2) ends: the lock just taken, the flag just seen; and right
+    after an atomic or a load from L2 outside such a loop (a ticket taken, a flag read). Not inside
+    a polling loop, whose every turn would spend the preemptions; not before a store or a fence:
+    holding a writer there lets its earlier stores land, which hides a missing release fence.
+    """
+    def polls(d) -> bool:
         return d.ins.op == "ATOM" or (d.ins.op == "LD" and bool({"CG", "CV"} & set(d.ins.mods)))
 
-    return [synchronizing(d) or d.ins.op == "ST" or (i > 0 and polled(code[i - 1])) for i, d in enumerate(code)]
+    n = len(code)
+    in_loop, ends = [False] * n, [False] * n
+    for i, d in enumerate(code):
+        t = d.target >> 3 if d.ins.op == "BRA" and d.target is not None and d.target >= 0 else n
+        if t <= i and any(polls(code[k]) for k in range(t, i + 1)):
+            for k in range(t, i + 1):
+                in_loop[k] = True
+            if i + 1 < n:
+                ends[i + 1] = True
+    return [ends[i] or (not in_loop[i] and i > 0 and polls(code[i - 1])) for i, d in enumerate(code)]
 
 
 # ---- operands ----------------------------------------------------------------------------

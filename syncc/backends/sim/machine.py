@@ -20,7 +20,8 @@ from ...core.prebuilt import dataclass
 
 POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED", "hunt:SEED"
 PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (simulator.Scheduler)
-HUNT_PREEMPTIONS, HUNT_EVERY = 32, 4         # hunt:SEED: its preemptions, at synchronization points only
+HUNT_PREEMPTIONS, HUNT_EVERY = 32, 2         # hunt:SEED: its preemptions, at synchronization points only
+HUNT_STRAGGLER_EVERY = 2                     # and its weak memory's stragglers: one store in 2 (weakmem.py)
 
 
 @dataclass(frozen=True)

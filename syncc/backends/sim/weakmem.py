@@ -52,6 +52,8 @@ import heapq
 
 import numpy as np
 
+from .machine import HUNT_STRAGGLER_EVERY
+
 LINE_WORDS = 32                       # a 128-byte L1 line
 HISTORY = 4                           # values kept per word: the current one and three before it
 LOAD_TABLE = 4                        # words a thread remembers reading at L2 (coherence)
@@ -149,6 +151,8 @@ class WeakMemory(ScMemory):
         super().__init__(sim)
         cfg = self.config
         self.seed = seed
+        # hunt:SEED holds up one store in 2 on its way to L2, not one in 8: a fence left out shows more often
+        self.straggler_every = HUNT_STRAGGLER_EVERY if cfg.policy.startswith("hunt:") else cfg.straggler_every
         n = cfg.sms
         self.queues: list[dict[int, list[PendingStore]]] = [{} for _ in range(n)]   # per SM: word → in order
         self.l1: list[dict[int, np.ndarray]] = [{} for _ in range(n)]           # per SM: line → its words
@@ -312,7 +316,7 @@ class WeakMemory(ScMemory):
         mix = hash((self.seed, uid, w.pc, pat.idx[0], int(values[0]))) & 0xFFFFFFFFFFFF
         sm_at = max(now + 1 + mix % (cfg.sm_store_jitter + 1), self.sm_floor.get(uid, 0))
         l2_at = now + cfg.global_store_latency - cfg.store_jitter // 2 + (mix >> 16) % (cfg.store_jitter + 1)
-        if (mix >> 32) % cfg.straggler_every == 0:     # held up in the memory system (a congested slice)
+        if (mix >> 32) % self.straggler_every == 0:    # held up in the memory system (a congested slice)
             l2_at += (mix >> 36) % (cfg.straggler_delay + 1)
         l2_at = max(sm_at, l2_at + pat.segments - 1)
         queue, l1, heap = self.queues[s], self.l1[s], self.heap
