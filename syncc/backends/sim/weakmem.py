@@ -152,7 +152,12 @@ class WeakMemory(ScMemory):
         cfg = self.config
         self.seed = seed
         # hunt:SEED holds up one store in 2 on its way to L2, not one in 8: a fence left out shows more often
-        self.straggler_every = HUNT_STRAGGLER_EVERY if cfg.policy.startswith("hunt:") else cfg.straggler_every
+        self.hunting = cfg.policy.startswith("hunt:")
+        self.straggler_every = HUNT_STRAGGLER_EVERY if self.hunting else cfg.straggler_every
+        # hunt:SEED also lands a warp's unfenced stores last first: a store that follows another of
+        # the warp's since its last fence reaches L2 as soon as its SM sees it, before the earlier
+        # ones (to other words; one word's stay in order), as a missing fence allows
+        self.first: dict[int, int] = {}        # warp uid → the earliest l2_at of those stores
         n = cfg.sms
         self.queues: list[dict[int, list[PendingStore]]] = [{} for _ in range(n)]   # per SM: word → in order
         self.l1: list[dict[int, np.ndarray]] = [{} for _ in range(n)]           # per SM: line → its words
@@ -319,6 +324,11 @@ class WeakMemory(ScMemory):
         if (mix >> 32) % self.straggler_every == 0:    # held up in the memory system (a congested slice)
             l2_at += (mix >> 36) % (cfg.straggler_delay + 1)
         l2_at = max(sm_at, l2_at + pat.segments - 1)
+        if self.hunting:
+            first = self.first.get(uid)
+            if first is not None:
+                l2_at = sm_at
+            self.first[uid] = l2_at if first is None else min(first, l2_at)
         queue, l1, heap = self.queues[s], self.l1[s], self.heap
         writer, pc = self.gmem.writer, w.pc
         last_sm = sm_at
@@ -396,6 +406,7 @@ class WeakMemory(ScMemory):
 
     def fence(self, w, scope: str) -> int:
         cfg, uid = self.config, w.uid
+        self.first.pop(uid, None)
         if scope == "CTA":       # later accesses, shared ones too, come after the block sees these stores
             last = self.sm_last.get(uid, 0)
             self.sm_floor[uid] = last
@@ -429,7 +440,12 @@ class WeakMemory(ScMemory):
                    for s, cache in enumerate(self.l1) if cache)
         floors = tuple(sorted((u, t - now) for table in (self.sm_floor, self.sm_last, self.observed)
                               for u, t in table.items() if t > now))
-        return queues, l1, floors, self._early_key(now)
+        firsts = tuple(sorted((u, max(0, t - now)) for u, t in self.first.items()
+                              if u in self._live_uids()))
+        return queues, l1, floors, firsts, self._early_key(now)
+
+    def _live_uids(self) -> set[int]:
+        return {w.uid for sm in self.sim.sms for b in sm.blocks for w in b.warps if not w.done}
 
     def _early_key(self, now: int) -> tuple:
         """The words' histories and the threads' load bounds. A time in the past is only ever

@@ -66,6 +66,7 @@ FIELDS = [
     "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
     "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
     "hv", "ht", "hs", "hn", "lfloor", "lword", "ltime",                    # early loads: histories, bounds
+    "hfirst",                                                              # hunt:SEED's unfenced stores
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
     "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
     "LOG",                                                                 # events for observers
@@ -167,7 +168,7 @@ class Core:
             hs=sim.mem.hs if weak else np.zeros((1, HISTORY), i64),
             hn=sim.mem.hn if weak else np.zeros(1, i64),
             lfloor=np.zeros((nslots, 32), i64), lword=np.full((nslots, 32, LOAD_TABLE), -1, i64),
-            ltime=np.zeros((nslots, 32, LOAD_TABLE), i64),
+            ltime=np.zeros((nslots, 32, LOAD_TABLE), i64), hfirst=np.full(nslots, INF, i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
             BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64),
@@ -256,6 +257,7 @@ class Core:
             S.RANK[slot] = np.nan                            # a new warp: adversarial:SEED ranks it when seen
             S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
             S.lfloor[slot], S.lword[slot], S.ltime[slot] = 0, -1, 0
+            S.hfirst[slot] = INF
 
     def _import_its(self, slot: int, st: ItsState) -> None:
         """An ITS warp's state into the ITS_* rows of its slot."""
@@ -464,6 +466,7 @@ class Core:
                 if column[slot]:
                     table[w.uid] = int(column[slot])
             setattr(mem, name, table)
+        mem.first = {w.uid: int(S.hfirst[slot]) for slot, w in self.warp_at.items() if S.hfirst[slot] != INF}
         mem.ld_floor, mem.ld_words, mem.ld_times = {}, {}, {}   # of the live warps: only theirs are read
         for slot, w in self.warp_at.items():
             mem.ld_floor[w.uid] = S.lfloor[slot].copy()

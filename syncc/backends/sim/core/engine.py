@@ -1167,6 +1167,10 @@ def store(S, w, n, segments, vreg):
     if (mix >> 32) % cfg[C_STRAGGLER_EVERY] == 0:
         l2_at += (mix >> 36) % (cfg[C_STRAGGLER_DELAY] + 1)
     l2_at = max(sm_at, l2_at + segments - 1)
+    if cfg[C_HUNT]:                             # WeakMemory.first: unfenced stores land last first
+        if S.hfirst[w] != INF:
+            l2_at = sm_at
+        S.hfirst[w] = min(S.hfirst[w], l2_at)
     last_sm = sm_at
     for k in range(n):
         x, lane = S.IDX[k], S.LANES[k]
@@ -1231,6 +1235,7 @@ def fence(S, w, cta):
         if cta:
             return cfg[C_MEMBAR_CTA]
         return max(0, W[w, W_STORES] - now) + cfg[C_MEMBAR_GL]
+    S.hfirst[w] = INF
     if cta:
         last = S.smlast[w]
         S.floor[w] = last
