@@ -265,7 +265,16 @@ def _channel_reference(kernel: str):
     return got, parties
 
 
-@pytest.mark.parametrize("kernel", list(CHANNEL_RUNS))
+# Findings of the simulator's loads performed early (docs/fermi.md, "loads"; 2026-11-29): a global
+# channel's get between threads or warps loads the slot's value (LD.CG) after its poll or lock
+# atomic and before its MEMBAR.GL, so the value may be read from before the put. The compiler's
+# fences are to change (the acquire before the value's load); then these pass (strict: they say so).
+LOADS_EARLY_FINDINGS = {"atomlock_global_thread", "atomlock_global_warp", "flag_global_thread", "flag_global_warp"}
+
+
+@pytest.mark.parametrize("kernel", [pytest.param(k, marks=pytest.mark.xfail(
+    strict=True, reason="a global channel's get loads the value before its acquire"))
+    if k in LOADS_EARLY_FINDINGS else k for k in CHANNEL_RUNS])
 def test_channel_delivers_once_in_order(programs, kernel):
     want, parties = _channel_reference(kernel)
 
