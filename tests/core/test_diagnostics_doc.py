@@ -552,6 +552,10 @@ MAX_CYCLES = "500000"       # the slowest needs about 135 000 cycles; a hang sto
 NOT_ON_THE_SIMULATOR = {
     ("E0708", 1): "264 blocks of 1024 threads fit an H100 at once, but not the simulated Fermi (15), so the "
                   "simulator's own check reports E0708; test_right_example_of_a_hazard_runs_on_the_gpu runs it",
+    # a finding of the simulator's loads performed early (docs/fermi.md, "loads"; 2026-11-29): the
+    # example polls flag[tile - 1] and reads order[tile - 1] with no acquire between, so the read may
+    # be performed before the poll; the compiler's fences are to change, then this passes
+    ("E0727", 1): "the poll of flag[tile - 1] has no acquire before order[tile - 1] is read",
 }
 
 
