@@ -31,6 +31,7 @@ SHAPES = {
     7: ("IRIW", "r0 r1 r2 r3", (1, 0, 1, 0), True),
     8: ("IRIW + fence gpu", "r0 r1 r2 r3", (1, 0, 1, 0), False),
     9: ("CoRR", "r0 r1", (2, 1), False),
+    10: ("MP + fence gpu (writer only)", "r0 r1", (1, 0), True),
 }
 
 

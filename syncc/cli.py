@@ -342,7 +342,8 @@ def _sim_options(f: Callable) -> Callable:
                      help="fermi-sim: lock bits per SM (a power of two; a word's bit is its address bits 2 and up).")(f)
     f = click.option("--policy", default=default.policy, show_default=True, metavar="POLICY",
                      help="fermi-sim: warp scheduling: lrr, gto, adversarial (youngest first), "
-                          "adversarial:SEED (seeded ranks and preemptions) or random:SEED.")(f)
+                          "adversarial:SEED (seeded ranks and preemptions), hunt:SEED (the same, preempting "
+                          "at synchronization instructions) or random:SEED.")(f)
     f = click.option("--memory", default=default.memory, show_default=True, metavar="MODEL",
                      help="fermi-sim: global memory between warps: weak (store queues and a non-coherent "
                           "L1, as on the hardware; seeded by the policy's seed), weak:SEED, or sc "

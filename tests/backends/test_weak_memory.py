@@ -35,12 +35,13 @@ STALE = """
         MEMBAR.GL;
         ST [R2], R5;
         EXIT;
-reader:                                 // block 1: cache x's line, wait for the flag, read x twice
+reader:                                 // block 1: cache x's line, wait for the flag, fence, read x twice
         LD R6, [R1];
 spin:
         LD.CG R7, [R2];
         ISETP.EQ.AND P2, pt, R7, RZ, pt;
   @P2   BRA spin;
+        MEMBAR.GL;
         LD R8, [R1];                    // through L1: the line cached before
         LD.CG R9, [R1];                 // from L2
         ST [R3], R8;
@@ -52,7 +53,7 @@ spin:
 def test_l1_is_not_coherent_and_ld_cg_reads_l2():
     run = simulate(STALE)
     assert run.status == "finished"
-    assert run.arrays["out"].tolist() == [0, 1]          # stale through L1 even after the fence; fresh via .CG
+    assert run.arrays["out"].tolist() == [0, 1]          # stale through L1 even after the fences; fresh via .CG
 
 
 def test_sequential_consistency_on_request():
@@ -75,8 +76,10 @@ def test_bad_memory_option_is_a_usage_error():
 
 @pytest.fixture(scope="module")
 def litmus():
-    """bench/litmus.py on 6 seeds of 256 instances: its table, one row per shape."""
-    out = subprocess.run([sys.executable, str(ROOT / "bench" / "litmus.py"), "--seeds", "6", "--instances", "256"],
+    """bench/litmus.py on 12 seeds of 128 instances: its table, one row per shape. (MP with the
+    writer's `fence cta` shows its weak outcome in a few seeds only: a poll that reads the flag
+    late delays its reader, and x must reach L2 after the reader's fence.)"""
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "litmus.py"), "--seeds", "12", "--instances", "128"],
                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
     rows = {}
     for line in out.splitlines()[2:]:
@@ -86,19 +89,26 @@ def litmus():
 
 
 def test_litmus_outcomes_are_the_models(litmus):
-    assert len(litmus) == 10
+    assert len(litmus) == 11
     for shape, (allowed, seen, runs) in litmus.items():
-        assert runs == 6 * 256, shape
+        assert runs == 12 * 128, shape
         if not allowed:
             assert seen == 0, f"{shape}: the model forbids its weak outcome, yet it was seen {seen} times"
-    # what fences exist for shows: stores reordered (MP, also with a block-scope fence), store buffering
-    for shape in ("MP", "MP + fence cta (writer)", "SB"):
+    # what fences exist for shows: stores reordered (MP, also with a block-scope fence), store buffering,
+    # and a reader's loads performed early: a missing acquire (the writer fenced, the reader not)
+    for shape in ("MP", "MP + fence cta (writer)", "SB", "MP + fence gpu (writer only)"):
         assert litmus[shape][1] > 0, shape
 
 
 @pytest.mark.parametrize("program,defines,unfenced_shows", [
     ("mutex_stress.sync", ["BLOCKS=8", "THREADS=32", "ITER=2"], "tas: [ "),
-    ("channel_stress.sync", ["BLOCKS=8", "THREADS=64", "ROUNDS=1"], "global @thread flag violations: "),
+    # A finding of the loads performed early (2026-11-29): a `global` flag channel's get reads the
+    # slot's value between its poll of the flag and its MEMBAR.GL (the acquire comes after the
+    # value's load, not before it), so the value may be read from before the put: under
+    # adversarial:1 the @thread and @warp flag channels see 36 and 48 values before their payload.
+    # The compiler's fences are to change (the get's acquire before the value's load); then this passes.
+    pytest.param("channel_stress.sync", ["BLOCKS=8", "THREADS=64", "ROUNDS=1"], "global @thread flag violations: ",
+                 marks=pytest.mark.xfail(strict=True, reason="a flag channel's get loads the value before its acquire")),
 ])
 def test_stress_programs_break_without_fences_and_hold_with_them(program, defines, unfenced_shows):
     args = [f"tests/gpu/{program}"] + [x for d in defines for x in ("-D", d)]

@@ -137,3 +137,23 @@ def test_every_property_program_runs_the_same_under_seeded_schedules(path):
             config = FermiConfig(sms=4, engine="reference", policy=policy)
             run = functools.partial(getattr(prog, name), *arrays, sim_config=config)
             assert same_machine(run, f"{path.name} {name} {policy}") > 0
+
+
+# Loads performed early (weakmem.py): the litmus shapes (polls, fenced and unfenced readers, a
+# reader that hoists its load of x above its polls of y), the unfenced stress programs, whose
+# readers read stale values at L2, and the buggy programs bench/hunt.py hunts, under seeded
+# schedules and memories, hunt:SEED's preemptions at synchronization points among them.
+WEAK_PROGRAMS = [
+    ["bench/litmus/litmus.sync", "-D", "N=32", "--unsafe-no-bounds-checks"],
+    ["tests/gpu/channel_stress.sync", "-D", "BLOCKS=4", "-D", "THREADS=64", "-D", "ROUNDS=1", "--unsafe-no-fences"],
+    ["tests/gpu/mutex_stress.sync", "-D", "BLOCKS=4", "-D", "THREADS=32", "-D", "ITER=1", "--unsafe-no-fences"],
+    ["tests/sim/buggy/ticket_no_release_fence.sync", "--unsafe-skip-hazard-checks"],
+    ["tests/sim/buggy/lock_no_acquire_fence.sync", "--unsafe-skip-hazard-checks"],
+]
+
+
+@pytest.mark.parametrize("policy", ["adversarial:1", "adversarial:2", "hunt:3"])
+@pytest.mark.parametrize("program", WEAK_PROGRAMS, ids=lambda p: Path(p[0]).name)
+def test_loads_performed_early_are_the_same_on_both_engines(program, policy):
+    args = [str(ROOT / program[0]), *program[1:], "--policy", policy, "--max-cycles", "3000000"]
+    assert same_machine(cli_run(args), " ".join(args)) > 0

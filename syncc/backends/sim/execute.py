@@ -99,6 +99,28 @@ class Decoded:
     deps: tuple[int, ...] = ()             # slots it must wait for: what it reads, and writes (WAW)
 
 
+def sync_points(code: list) -> list[bool]:
+    """Per instruction: is it where hunt:SEED may preempt a warp? Where a polling loop (a loop back
+    over an atomic or a load from L2) ends: the lock just taken, the flag just seen; and right
+    after an atomic or a load from L2 outside such a loop (a ticket taken, a flag read). Not inside
+    a polling loop, whose every turn would spend the preemptions; not before a store or a fence:
+    holding a writer there lets its earlier stores land, which hides a missing release fence.
+    """
+    def polls(d) -> bool:
+        return d.ins.op == "ATOM" or (d.ins.op == "LD" and bool({"CG", "CV"} & set(d.ins.mods)))
+
+    n = len(code)
+    in_loop, ends = [False] * n, [False] * n
+    for i, d in enumerate(code):
+        t = d.target >> 3 if d.ins.op == "BRA" and d.target is not None and d.target >= 0 else n
+        if t <= i and any(polls(code[k]) for k in range(t, i + 1)):
+            for k in range(t, i + 1):
+                in_loop[k] = True
+            if i + 1 < n:
+                ends[i + 1] = True
+    return [ends[i] or (not in_loop[i] and i > 0 and polls(code[i - 1])) for i, d in enumerate(code)]
+
+
 # ---- operands ----------------------------------------------------------------------------
 
 def immediate(o, env: Env) -> int:
@@ -1038,6 +1060,7 @@ def _atom(ins, env, returns: bool = True):
             old = int(words[i])
             new = fn(old, b, c)
             if new != old:
+                sim.mem.atomic_wrote(w, i, new)
                 words[i] = new
                 gmem.writer[i] = (w.uid, lane, pc)
                 sim.last_change = sim.now
@@ -1045,6 +1068,7 @@ def _atom(ins, env, returns: bool = True):
             start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
             sim.l2_free[i] = start + cfg.atomic_occupancy
             done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        sim.mem.after_atomic(w, ls, idx)
         if d != RZ:
             w.r[d][ls] = results
         if not returns:
@@ -1098,6 +1122,7 @@ def _atom64(ins, env):
             new = fn(old[0] | old[1] << 32, bs[k], cs[k])
             for x, word, was in ((i, new & MASK32, old[0]), (j, new >> 32, old[1])):
                 if word != was:
+                    sim.mem.atomic_wrote(w, x, word)
                     words[x] = word
                     gmem.writer[x] = (w.uid, lane, pc)
                     sim.last_change = sim.now
@@ -1106,6 +1131,7 @@ def _atom64(ins, env):
             start = max(arrive, sim.l2_free.get(i, 0))       # one at a time per address, at L2
             sim.l2_free[i] = start + cfg.atomic_occupancy
             done = max(done, start + cfg.atomic_occupancy + cfg.atomic_latency // 2)
+        sim.mem.after_atomic(w, [lane for lane in ls for _ in (0, 1)], [x for both in zip(lo, hi) for x in both])
         if d != RZ:
             w.r[d][ls] = olds[0]
             w.r[d + 1][ls] = olds[1]

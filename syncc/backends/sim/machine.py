@@ -18,8 +18,10 @@ from dataclasses import replace
 
 from ...core.prebuilt import dataclass
 
-POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED"
+POLICIES = ("lrr", "gto", "adversarial")     # and "random:SEED", "adversarial:SEED", "hunt:SEED"
 PREEMPTIONS, PREEMPT_EVERY, PREEMPT_CYCLES = 8, 64, 2000      # adversarial:SEED (simulator.Scheduler)
+HUNT_PREEMPTIONS, HUNT_EVERY = 32, 2         # hunt:SEED: its preemptions, at synchronization points only
+HUNT_STRAGGLER_EVERY = 2                     # and its weak memory's stragglers: one store in 2 (weakmem.py)
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class FermiConfig:
     lock_bits: int = 1024               # per SM; a word's bit is (address >> 2) mod lock_bits
     clock_mhz: int = 1401               # the shader clock: SR_GlobalTimerLo is cycles × 1000 / clock_mhz ns
     # ---- scheduling
-    policy: str = "lrr"                 # lrr | gto | adversarial | adversarial:SEED | random:SEED
+    policy: str = "lrr"                 # lrr | gto | adversarial | adversarial:SEED | hunt:SEED | random:SEED
     its: bool = False                   # independent thread scheduling (per-lane addresses)
     # ---- global memory (weakmem.py)
     memory: str = "weak"                # weak | weak:SEED | sc (sequentially consistent)
@@ -81,7 +83,7 @@ class FermiConfig:
         """What is wrong with this configuration, in words (None: nothing)."""
         if self.policy not in POLICIES and not _is_seeded(self.policy):
             return (f"unknown scheduling policy `{self.policy}`: expected lrr, gto, adversarial, "
-                    "adversarial:SEED or random:SEED")
+                    "adversarial:SEED, hunt:SEED or random:SEED")
         if self.memory not in ("sc", "weak") and not _is_seeded(self.memory, ("weak",)):
             return f"unknown memory model `{self.memory}`: expected weak, weak:SEED or sc"
         if self.lock_bits <= 0 or self.lock_bits & (self.lock_bits - 1):
@@ -91,6 +93,6 @@ class FermiConfig:
         return None
 
 
-def _is_seeded(policy: str, heads=("random", "adversarial")) -> bool:
+def _is_seeded(policy: str, heads=("random", "adversarial", "hunt")) -> bool:
     head, _, seed = policy.partition(":")
     return head in heads and seed.lstrip("-").isdigit()

@@ -30,10 +30,10 @@ from operator import attrgetter
 import numpy as np
 
 from . import lanes as L
-from .execute import Env, InstructionError, Kind, Trap, bound_semantics, decode, operand_value
+from .execute import Env, InstructionError, Kind, Trap, bound_semantics, decode, operand_value, sync_points
 from ..fermi.isa import INSTR_BYTES, PT, RZ, Instruction, Pred
 from .its import ItsState, its_issue, release_waiting, select_split, sync_in_its
-from .machine import PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
+from .machine import HUNT_EVERY, HUNT_PREEMPTIONS, PREEMPT_CYCLES, PREEMPT_EVERY, PREEMPTIONS, FermiConfig
 from .memory import GlobalMemory, MemoryFault, SharedMemory
 from ..fermi.program import SassKernel
 from .warp import DIV, PBK, SSY, BlockBarrier, StackOverflow, ThreadBlock, Warp
@@ -93,7 +93,8 @@ class Scheduler:
     make a warp ready without its own issue (a block starting, a barrier releasing) lower it. The
     main loop does not ask a scheduler to pick before its `wake`: a pick that finds nothing
     changes nothing else (no policy state, no random draw), so skipping it changes no result."""
-    __slots__ = ("warps", "last", "policy", "seed", "_rng", "priority", "preemptions", "pick", "wake")
+    __slots__ = ("warps", "last", "policy", "seed", "_rng", "priority", "preemptions", "pick", "wake", "every",
+                 "points")
 
     def __init__(self, policy: str, where: int = 0):
         self.warps: list[Warp] = []
@@ -103,11 +104,15 @@ class Scheduler:
         self.seed = int(policy.split(":")[1]) if policy.startswith("random:") else None   # rng's seed
         self.priority: dict[int, float] = {}      # adversarial:SEED: warp uid → its rank (higher first)
         self.preemptions = 0
-        if policy.startswith("adversarial:"):
+        self.every = PREEMPT_EVERY
+        self.points = None        # hunt:SEED: per instruction, whether it is a synchronization point
+        if policy.startswith(("adversarial:", "hunt:")):
             # one stream per scheduler (`where` numbers them), so that SMs do not move in lockstep
             self.seed = int(policy.split(":")[1]) * 7919 + where
             self.policy = "adversarial:SEED"
-            self.preemptions = PREEMPTIONS
+            hunting = policy.startswith("hunt:")
+            self.preemptions = HUNT_PREEMPTIONS if hunting else PREEMPTIONS
+            self.every = HUNT_EVERY if hunting else PREEMPT_EVERY
         self._rng: random.Random | None = None
         self.pick = {"lrr": self._pick_lrr, "gto": self._pick_gto, "adversarial": self._pick_youngest,
                      "adversarial:SEED": self._pick_by_priority}.get(self.policy, self._pick_random)
@@ -161,7 +166,9 @@ class Scheduler:
         the others starve for as long as it can go on. At a few random moments (at most
         PREEMPTIONS per run, each with chance 1/PREEMPT_EVERY per issue) the warp about to issue
         is preempted instead: it drops below every other warp and stalls for up to PREEMPT_CYCLES,
-        which is how a lock holder gets stuck inside its critical section while the others run."""
+        which is how a lock holder gets stuck inside its critical section while the others run.
+        hunt:SEED preempts only a warp at a synchronization point (`points`, execute.sync_points),
+        more often (1/HUNT_EVERY) and up to HUNT_PREEMPTIONS times."""
         rank, rng = self.priority, self.rng
         while True:
             best, best_rank = None, None
@@ -174,11 +181,16 @@ class Scheduler:
                         best, best_rank = w, r
             if best is None:
                 return self._none_ready()
-            if not self.preemptions or rng.randrange(PREEMPT_EVERY):
+            if not self.preemptions or (self.points is not None and not self._at_point(best)) \
+                    or rng.randrange(self.every):
                 return best
             self.preemptions -= 1
             rank[best.uid] = min(rank.values()) - 1.0
             best.ready_at = now + rng.randint(1, PREEMPT_CYCLES)
+
+    def _at_point(self, w: Warp) -> bool:
+        i = w.pc >> 3
+        return i < len(self.points) and self.points[i]
 
     def _none_ready(self) -> None:
         """A pick found no warp ready: sleep until the first one will be."""
@@ -260,6 +272,11 @@ class Simulator:
         # their semantics are bound when the reference engine runs (advance)
         self.code = decode(kernel, units, config.alu_latency)
         self.sms = [SM(i, config) for i in range(config.sms)]
+        if config.policy.startswith("hunt:"):
+            points = sync_points(self.code)
+            for sm in self.sms:
+                for sched in sm.schedulers:
+                    sched.points = points
         self._busy_from = [config.sms] * (config.sms + 1)   # [i]: the first SM from i on with a block
         self.pending = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
         self.pending.reverse()

@@ -22,10 +22,10 @@ import numpy as np
 from .. import lanes as L
 from ..execute import InstructionError, Trap
 from ..its import ItsState, bra_u_splits, stack_op_in_its, sync_in_its
-from ..machine import PREEMPT_CYCLES, PREEMPT_EVERY
+from ..machine import HUNT_EVERY, PREEMPT_CYCLES, PREEMPT_EVERY
 from ..memory import GLOBAL_BASE, LockHolders, MemoryFault
 from ..warp import BlockBarrier, StackOverflow
-from ..weakmem import PendingStore, WeakMemory
+from ..weakmem import HISTORY, LOAD_TABLE, PendingStore, WeakMemory
 from . import engine as E
 from .layout import (
     OP, OPS, REASONS,
@@ -43,7 +43,7 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_COLS,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_HUNT, C_COLS,
     POLICY, P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_SM, B_X, B_Z, B_NWARPS, B_COLS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
@@ -65,6 +65,8 @@ FIELDS = [
     "gwords", "gvalid", "gwriter", "l2free",                               # global memory
     "HK", "HV", "POOL", "FREE", "HEAP", "NUM", "qcount",                   # weak memory's store queues
     "l1words", "l1line", "l1stamp", "l1count", "floor", "smlast", "observed",   # L1, fences
+    "hv", "ht", "hs", "hn", "lfloor", "lword", "ltime",                    # early loads: histories, bounds
+    "hfirst",                                                              # hunt:SEED's unfenced stores
     "stat_issues", "stat_lanes", "stat_cycles", "stalls", "ERR",           # statistics; the last fault
     "LANES", "WORDS", "IDX", "VALUES", "FLAGS", "SORTED", "BANKS", "LINES",   # scratch rows
     "LOG",                                                                 # events for observers
@@ -110,12 +112,14 @@ class Core:
         code = encode(sim)
         cfg = np.zeros(C_COLS, dtype=np.int64)
         weak = isinstance(sim.mem, WeakMemory)
+        hunting = c.policy.startswith("hunt:")
         values = {C_SCHEDULERS: c.schedulers, C_POLICY: POLICY[_policy(c.policy)], C_WEAK: weak,
                   C_SEED: sim.mem.seed if weak else 0, C_SHARED_LAT: c.shared_latency,
                   C_SHARED_REPLAY: c.shared_replay, C_LOCK_REPLAY: c.lock_replay, C_GLOBAL_LAT: c.global_latency,
                   C_GSTORE_LAT: c.global_store_latency, C_L1_LAT: c.l1_latency, C_L1_LINES: c.l1_lines,
                   C_SM_JITTER: c.sm_store_jitter, C_STORE_JITTER: c.store_jitter,
-                  C_STRAGGLER_EVERY: c.straggler_every, C_STRAGGLER_DELAY: c.straggler_delay,
+                  C_STRAGGLER_EVERY: sim.mem.straggler_every if weak else c.straggler_every,
+                  C_STRAGGLER_DELAY: c.straggler_delay,
                   C_ATOMIC_LAT: c.atomic_latency, C_ATOMIC_OCC: c.atomic_occupancy,
                   C_MEMBAR_CTA: c.membar_cta_latency, C_MEMBAR_GL: c.membar_gl_latency, C_BRANCH: c.branch_latency,
                   C_STACK: c.stack_latency, C_BARRIER_LAT: c.barrier_latency, C_NAMED_BARRIERS: c.named_barriers,
@@ -123,7 +127,8 @@ class Core:
                   C_SHARED_BYTES: k.shared_bytes, C_LOCAL_BYTES: k.local_bytes, C_SMS: sms,
                   C_BLOCK_X: sim.block_shape[0], C_BLOCK_Y: sim.block_shape[1],
                   C_GLOBAL_BASE: GLOBAL_BASE, C_NGLOBAL: nglobal,
-                  C_PREEMPT_EVERY: PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
+                  C_PREEMPT_EVERY: HUNT_EVERY if hunting else PREEMPT_EVERY, C_PREEMPT_CYCLES: PREEMPT_CYCLES,
+                  C_HUNT: hunting,
                   C_TRACE: _tracing(sim.observer), C_LOG_ROOM: c.named_barriers * waiters + 4,
                   C_CLOCK_MHZ: c.clock_mhz, C_ITS: c.its}
         for col, v in values.items():
@@ -158,6 +163,12 @@ class Core:
             l1line=np.full((sms, c.l1_lines), -1, i64), l1stamp=np.zeros((sms, c.l1_lines), i64),
             l1count=np.zeros(sms, i64),
             floor=np.zeros(nslots, i64), smlast=np.zeros(nslots, i64), observed=np.zeros(nslots, i64),
+            hv=sim.mem.hv if weak else np.zeros((1, HISTORY), i64),
+            ht=sim.mem.ht if weak else np.zeros((1, HISTORY), i64),
+            hs=sim.mem.hs if weak else np.zeros((1, HISTORY), i64),
+            hn=sim.mem.hn if weak else np.zeros(1, i64),
+            lfloor=np.zeros((nslots, 32), i64), lword=np.full((nslots, 32, LOAD_TABLE), -1, i64),
+            ltime=np.zeros((nslots, 32, LOAD_TABLE), i64), hfirst=np.full(nslots, INF, i64),
             ERR=np.zeros(8, i64), LANES=np.zeros(32, i64), WORDS=np.zeros(32, i64), IDX=np.zeros(32, i64),
             VALUES=np.zeros(32, i64), FLAGS=np.zeros(32, np.bool_), SORTED=np.zeros(32, i64),
             BANKS=np.zeros(max(32, c.shared_banks), i64), LINES=np.zeros(32, i64),
@@ -245,6 +256,8 @@ class Core:
             S.sb[slot] = 0
             S.RANK[slot] = np.nan                            # a new warp: adversarial:SEED ranks it when seen
             S.floor[slot] = S.smlast[slot] = S.observed[slot] = 0
+            S.lfloor[slot], S.lword[slot], S.ltime[slot] = 0, -1, 0
+            S.hfirst[slot] = INF
 
     def _import_its(self, slot: int, st: ItsState) -> None:
         """An ITS warp's state into the ITS_* rows of its slot."""
@@ -453,6 +466,11 @@ class Core:
                 if column[slot]:
                     table[w.uid] = int(column[slot])
             setattr(mem, name, table)
+        mem.first = {w.uid: int(S.hfirst[slot]) for slot, w in self.warp_at.items() if S.hfirst[slot] != INF}
+        mem.ld_floor, mem.ld_words, mem.ld_times = {}, {}, {}   # of the live warps: only theirs are read
+        for slot, w in self.warp_at.items():
+            mem.ld_floor[w.uid] = S.lfloor[slot].copy()
+            mem.ld_words[w.uid], mem.ld_times[w.uid] = S.lword[slot].copy(), S.ltime[slot].copy()
 
     def land_stores(self) -> None:
         """The run stopped: the stores in flight land here, before the export, rather than one by

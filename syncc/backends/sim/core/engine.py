@@ -37,7 +37,7 @@ from .layout import (
     OP_FADD, OP_FMUL, OP_FFMA, OP_FMNMX, OP_FSETP, OP_F2I, OP_I2F, OP_F2F, OP_MUFU,
     OP_DADD, OP_DMUL, OP_DFMA, OP_DMNMX, OP_DSETP, WIDE_FIRST, WIDE_SOURCE, T_WIDE, CARRY, CARRY_IN, CARRY_OUT,
     T_OP, T_KIND, T_GUARD, T_GNEG, T_SYNC, T_MEMBAR, T_TARGET, T_LAT, T_D, T_D2, T_MODE, T_MODE2,
-    T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A,
+    T_SIGNED, T_HI, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES, T_A, T_HUNT,
     OPERAND, O_NONE, O_REG, O_PRED,
     R_DEP, R_MEMBAR, R_STACK, R_BRANCH, R_BARRIER, R_NOTSEL, R_SLEEP,
     W_UID, W_PC, W_ACTIVE, W_EXITED, W_READY, W_LAST, W_ISSUED, W_REASON, W_WAIT, W_STORES, W_SP,
@@ -57,7 +57,7 @@ from .layout import (
     C_STRAGGLER_DELAY, C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK,
     C_BARRIER_LAT, C_NAMED_BARRIERS, C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS,
     C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE, C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE,
-    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS,
+    C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_HUNT,
     P_RANDOM, P_RANKED, MT_WORDS,
     B_LIVE, B_BASE, B_X, B_NWARPS, B_STAMPS,
     BAR_PRESENT, BAR_EXPECTED, BAR_ARRIVED, BAR_POPC, BAR_ALL, BAR_ANY, BAR_STORES, BAR_NWAIT,
@@ -1015,6 +1015,8 @@ def load(S, w, n, cached):
     else:
         for k in range(n):
             S.VALUES[k] = S.gwords[S.IDX[k]]
+    for k in range(n):
+        S.FLAGS[k] = False                      # served by the SM's queue
     if S.qcount[sm]:
         now, uid = S.G[G_NOW], W[w, W_UID]
         P = S.POOL
@@ -1027,9 +1029,90 @@ def load(S, w, n, cached):
                 r = P[r, 7]
             if found >= 0:
                 S.VALUES[k] = P[found, 3]
+                S.FLAGS[k] = True
                 if P[found, 4] != uid and P[found, 2] > S.observed[w]:
                     S.observed[w] = P[found, 2]
+    if not cached:
+        early(S, w, n, sm)
     return extra
+
+
+@njit(cache=True, _nrt=False)
+def load_bound(S, w, lane, x):
+    """WeakMemory._bound: a load of word x by this thread may read a value superseded after this time."""
+    bound = S.lfloor[w, lane]
+    for q in range(S.lword.shape[2]):
+        if S.lword[w, lane, q] == x:
+            return max(bound, S.ltime[w, lane, q])
+    return bound
+
+
+@njit(cache=True, _nrt=False)
+def remember(S, w, lane, x, t):
+    """WeakMemory._remember: the thread read word x at L2 at time t."""
+    K = S.lword.shape[2]
+    for q in range(K):
+        if S.lword[w, lane, q] == x:
+            S.ltime[w, lane, q] = max(S.ltime[w, lane, q], t)
+            return
+    for q in range(K):
+        if S.lword[w, lane, q] == -1:
+            S.lword[w, lane, q], S.ltime[w, lane, q] = x, t
+            return
+    oldest = 0
+    for q in range(1, K):
+        if S.ltime[w, lane, q] < S.ltime[w, lane, oldest]:
+            oldest = q
+    S.lfloor[w, lane] = max(S.lfloor[w, lane], S.ltime[w, lane, oldest])
+    S.lword[w, lane, oldest], S.ltime[w, lane, oldest] = x, t
+
+
+@njit(cache=True, _nrt=False)
+def forget(S, w, t):
+    """WeakMemory._forget: a fence that completes at t, or a block barrier that opens then."""
+    for lane in range(32):
+        S.lfloor[w, lane] = t
+        for q in range(S.lword.shape[2]):
+            S.lword[w, lane, q], S.ltime[w, lane, q] = -1, 0
+
+
+@njit(cache=True, _nrt=False)
+def landed(S, x, value, t, sm):
+    """WeakMemory.landed: word x takes value at L2 at time t (before S.gwords[x] changes)."""
+    H = S.hv.shape[1]
+    n = S.hn[x]
+    if n == 0:
+        S.hv[x, 0], S.ht[x, 0], S.hs[x, 0] = np.int64(S.gwords[x]), -1, -1
+        n = 1
+    for j in range(H - 1, 0, -1):
+        S.hv[x, j], S.ht[x, j], S.hs[x, j] = S.hv[x, j - 1], S.ht[x, j - 1], S.hs[x, j - 1]
+    S.hv[x, 0], S.ht[x, 0], S.hs[x, 0] = value, t, sm
+    S.hn[x] = min(n + 1, H)
+
+
+@njit(cache=True, _nrt=False)
+def early(S, w, n, sm):
+    """WeakMemory._early: the lanes of an LD.CG / LD.CV whose word was written in this launch and that
+    the SM's queue did not serve read a value the word held since the bound, chosen by the hash."""
+    uid, pc, now = S.W[w, W_UID], S.W[w, W_PC], S.G[G_NOW]
+    any_old = False
+    for k in range(n):
+        x = S.IDX[k]
+        if S.FLAGS[k] or not S.hn[x]:
+            continue
+        any_old = True
+        bound = load_bound(S, w, S.LANES[k], x)
+        j = 0
+        while j + 1 < S.hn[x] and S.hs[x, j] != sm and S.ht[x, j] > bound:
+            j += 1
+        if j:
+            mix = py_hash5(S.cfg[C_SEED], -2 - uid, pc, x, S.hv[x, 0] * 8 + j + 1) & 0xFFFFFFFFFFFF
+            j = mix % (j + 1)
+        S.VALUES[k] = S.hv[x, j]
+    if any_old:
+        for k in range(n):
+            if not S.FLAGS[k] and S.hn[S.IDX[k]]:
+                remember(S, w, S.LANES[k], S.IDX[k], now)
 
 
 @njit(cache=True, _nrt=False)
@@ -1084,6 +1167,10 @@ def store(S, w, n, segments, vreg):
     if (mix >> 32) % cfg[C_STRAGGLER_EVERY] == 0:
         l2_at += (mix >> 36) % (cfg[C_STRAGGLER_DELAY] + 1)
     l2_at = max(sm_at, l2_at + segments - 1)
+    if cfg[C_HUNT]:                             # WeakMemory.first: unfenced stores land last first
+        if S.hfirst[w] != INF:
+            l2_at = sm_at
+        S.hfirst[w] = min(S.hfirst[w], l2_at)
     last_sm = sm_at
     for k in range(n):
         x, lane = S.IDX[k], S.LANES[k]
@@ -1108,8 +1195,8 @@ def store(S, w, n, segments, vreg):
 
 
 @njit(cache=True, _nrt=False)
-def retire(S, sm, x, seq):
-    """WeakMemory._retire: the oldest queued store of this SM to word x reaches L2 (if it is seq)."""
+def retire(S, sm, x, seq, t):
+    """WeakMemory._retire: the oldest queued store of this SM to word x reaches L2 at time t (if it is seq)."""
     key = sm * S.cfg[C_NGLOBAL] + x
     r = qhead(S, key)
     if r < 0 or S.POOL[r, 0] != seq:
@@ -1117,6 +1204,7 @@ def retire(S, sm, x, seq):
     value = S.POOL[r, 3]
     if qpop(S, key):
         S.qcount[sm] -= 1
+    landed(S, x, value, t, sm)
     if S.gwords[x] != value:
         S.gwords[x] = value
         S.G[G_LAST_CHANGE] = S.G[G_NOW]
@@ -1128,7 +1216,7 @@ def drain(S, now):
     H = S.HEAP
     while S.NUM[N_HEAP] and H[0, 0] <= now:
         r = heap_pop(S)
-        retire(S, H[r, 2], H[r, 3], H[r, 1])
+        retire(S, H[r, 2], H[r, 3], H[r, 1], H[r, 0])
     S.G[G_NEXT_DRAIN] = H[0, 0] if S.NUM[N_HEAP] else INF
 
 
@@ -1147,12 +1235,16 @@ def fence(S, w, cta):
         if cta:
             return cfg[C_MEMBAR_CTA]
         return max(0, W[w, W_STORES] - now) + cfg[C_MEMBAR_GL]
+    S.hfirst[w] = INF
     if cta:
         last = S.smlast[w]
         S.floor[w] = last
-        return max(cfg[C_MEMBAR_CTA], last - now)
-    until = max(W[w, W_STORES], S.observed[w])
-    return max(0, until - now) + cfg[C_MEMBAR_GL]
+        latency = max(cfg[C_MEMBAR_CTA], last - now)
+    else:
+        until = max(W[w, W_STORES], S.observed[w])
+        latency = max(0, until - now) + cfg[C_MEMBAR_GL]
+    forget(S, w, now + latency)
+    return latency
 
 
 @njit(cache=True, _nrt=False)
@@ -1208,7 +1300,7 @@ def global_op(S, T, i, w, m, half):
             key = sm * cfg[C_NGLOBAL] + x
             r = qhead(S, key)
             while r >= 0:
-                retire(S, sm, x, S.POOL[r, 0])
+                retire(S, sm, x, S.POOL[r, 0], now)
                 r = qhead(S, key)
             l1_drop(S, sm, x >> 5)
     fn, sgn, d, vb, vc = T[i, T_MODE], T[i, T_SIGNED], T[i, T_D], T[i, T_MODE2], T[i, T_HI]
@@ -1219,6 +1311,8 @@ def global_op(S, T, i, w, m, half):
         old = np.int64(S.gwords[x])
         new = atomic_op(fn, sgn, old, np.int64(S.regs[w, vb, lane]), np.int64(S.regs[w, vc, lane]))
         if new != old:
+            if cfg[C_WEAK]:
+                landed(S, x, new, now, sm)
             S.gwords[x] = new
             S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
             G[G_LAST_CHANGE] = now
@@ -1226,6 +1320,10 @@ def global_op(S, T, i, w, m, half):
         start = max(arrive, S.l2free[x])
         S.l2free[x] = start + cfg[C_ATOMIC_OCC]
         done = max(done, start + cfg[C_ATOMIC_OCC] + cfg[C_ATOMIC_LAT] // 2)
+    if cfg[C_WEAK]:                                     # WeakMemory.after_atomic
+        for k in range(n):
+            if S.hn[S.IDX[k]]:
+                remember(S, w, S.LANES[k], S.IDX[k], now)
     if d != 63:
         for k in range(n):
             S.regs[w, d, S.LANES[k]] = S.VALUES[k]
@@ -1254,7 +1352,7 @@ def atomic64(S, T, i, w, n):
                 key = sm * nwords + x
                 r = qhead(S, key)
                 while r >= 0:
-                    retire(S, sm, x, S.POOL[r, 0])
+                    retire(S, sm, x, S.POOL[r, 0], now)
                     r = qhead(S, key)
                 l1_drop(S, sm, x >> 5)
     d, vb, vc, fn = T[i, T_D], T[i, T_MODE2], T[i, T_HI], T[i, T_MODE]
@@ -1274,10 +1372,14 @@ def atomic64(S, T, i, w, n):
             c0, c1 = b0, b1
         if fn != 9 or (old0 == b0 and old1 == b1):
             if c0 != old0:
+                if cfg[C_WEAK]:
+                    landed(S, x, c0, now, sm)
                 S.gwords[x] = c0
                 S.gwriter[x, 0], S.gwriter[x, 1], S.gwriter[x, 2] = uid + 1, lane, pc
                 G[G_LAST_CHANGE] = now
             if c1 != old1:
+                if cfg[C_WEAK]:
+                    landed(S, x + 1, c1, now, sm)
                 S.gwords[x + 1] = c1
                 S.gwriter[x + 1, 0], S.gwriter[x + 1, 1], S.gwriter[x + 1, 2] = uid + 1, lane, pc
                 G[G_LAST_CHANGE] = now
@@ -1287,6 +1389,11 @@ def atomic64(S, T, i, w, n):
         if d != 63:
             S.regs[w, d, lane] = old0
             S.regs[w, d + 1, lane] = old1
+    if cfg[C_WEAK]:                                      # WeakMemory.after_atomic
+        for k in range(n):
+            for x in (S.IDX[k], S.IDX[k] + 1):
+                if S.hn[x]:
+                    remember(S, w, S.LANES[k], x, now)
     return done - now
 
 
@@ -1398,6 +1505,13 @@ def pick(S, s, now):
 
 
 @njit(cache=True, _nrt=False)
+def at_point(S, w):
+    """Scheduler._at_point: the warp's next instruction is a synchronization point (hunt:SEED)."""
+    i = S.W[w, W_PC] >> 3
+    return i < S.T.shape[0] and S.T[i, T_HUNT] != 0
+
+
+@njit(cache=True, _nrt=False)
 def pick_by_rank(S, s, now):
     """adversarial:SEED (Scheduler._pick_by_priority): the highest-ranked ready warp, ranks drawn
     when a warp is first seen, and a few preemptions that drop the chosen warp below every rank
@@ -1415,7 +1529,8 @@ def pick_by_rank(S, s, now):
                     S.RMIN[s] = min(S.RMIN[s], r)
                 if best < 0 or r > best_rank:
                     best, best_rank = w, r
-        if best < 0 or SCH[s, S_PREEMPT] == 0 or mt_below(MT, s, cfg[C_PREEMPT_EVERY]) != 0:
+        if best < 0 or SCH[s, S_PREEMPT] == 0 or (cfg[C_HUNT] and not at_point(S, best)) \
+                or mt_below(MT, s, cfg[C_PREEMPT_EVERY]) != 0:
             return best
         SCH[s, S_PREEMPT] -= 1
         S.RMIN[s] -= 1.0
@@ -1576,8 +1691,10 @@ def maybe_release(S, b, bar_id):
     for k in range(BAR[b, bar_id, BAR_NWAIT]):
         x, dest, red = S.BARW[b, bar_id, k, BW_WARP], S.BARW[b, bar_id, k, BW_DEST], S.BARW[b, bar_id, k, BW_RED]
         lanes = S.BARW[b, bar_id, k, BW_LANES]
-        if S.cfg[C_WEAK] and BAR[b, bar_id, BAR_STORES] > S.observed[x]:
-            S.observed[x] = BAR[b, bar_id, BAR_STORES]
+        if S.cfg[C_WEAK]:
+            if BAR[b, bar_id, BAR_STORES] > S.observed[x]:
+                S.observed[x] = BAR[b, bar_id, BAR_STORES]
+            forget(S, x, G[G_NOW])
         if lanes:                                       # ITS: the split goes on after the barrier
             its_add(S, x, lanes, S.BARW[b, bar_id, k, BW_PC])
             its_select(S, x, G[G_NOW])

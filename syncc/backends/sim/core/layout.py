@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...fermi.isa import CARRY, F2F_ROUND, FCMP, MUFU_FN, RZ, ConstBankWord, Mem, Pred, SassImm, SassReg, Special
-from ..execute import Kind, immediate
+from ..execute import Kind, immediate, sync_points
 
 # ---- opcodes the engine implements (anything else keeps the launch on the reference engine), and
 # the number of each: OP_MOV is OPS.index("MOV") (tests/engines/test_interface.py checks that the
@@ -49,7 +49,8 @@ KIND = {k: i for i, k in enumerate(KINDS)}
  T_MODE, T_MODE2, T_SIGNED, T_HI, T_IMMSH, T_MEMBASE, T_MEMOFF, T_DEPS, T_NDEPS, T_WRITES, T_NWRITES,
  T_WIDE, T_A) = range(23)
 OPERAND = 4                 # columns per source operand from T_A: type, value, neg, inv
-T_COLS = T_A + 4 * OPERAND
+T_HUNT = T_A + 4 * OPERAND  # 1: a synchronization point, where hunt:SEED may preempt (execute.sync_points)
+T_COLS = T_HUNT + 1
 O_NONE, O_REG, O_IMM, O_PRED = 0, 1, 2, 3
 
 CMP = {"LT": 0, "EQ": 1, "LE": 2, "GT": 3, "NE": 4, "GE": 5, "F": 6, "T": 7}
@@ -112,9 +113,10 @@ INF = 1 << 62               # a time that never comes (the reference's float inf
  C_GSTORE_LAT, C_L1_LAT, C_L1_LINES, C_SM_JITTER, C_STORE_JITTER, C_STRAGGLER_EVERY, C_STRAGGLER_DELAY,
  C_ATOMIC_LAT, C_ATOMIC_OCC, C_MEMBAR_CTA, C_MEMBAR_GL, C_BRANCH, C_STACK, C_BARRIER_LAT, C_NAMED_BARRIERS,
  C_BANKS, C_LOCK_BITS, C_SHARED_BYTES, C_LOCAL_BYTES, C_SMS, C_BLOCK_X, C_BLOCK_Y, C_GLOBAL_BASE,
- C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM, C_CLOCK_MHZ, C_ITS) = range(38)
-C_COLS = 38
-POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4}
+ C_NGLOBAL, C_PREEMPT_EVERY, C_PREEMPT_CYCLES, C_TRACE, C_LOG_ROOM, C_CLOCK_MHZ, C_ITS, C_HUNT) = range(39)
+C_COLS = 39
+POLICY = {"lrr": 0, "gto": 1, "adversarial": 2, "random:SEED": 3, "adversarial:SEED": 4,
+          "hunt:SEED": 4}          # adversarial:SEED's picks, preempting at T_HUNT rows only (C_HUNT)
 P_RANDOM, P_RANKED = POLICY["random:SEED"], POLICY["adversarial:SEED"]
 MT_WORDS = 624              # the Mersenne Twister's state (MT[s, MT_WORDS] is its index), as random.Random
 
@@ -184,6 +186,7 @@ def encode(sim) -> Code:
 def _encode(sim) -> Code:
     env, code = sim.env, sim.code
     T = np.zeros((len(code), T_COLS), dtype=np.int64)
+    T[:, T_HUNT] = sync_points(code)
     slots: list[int] = []
     for i, d in enumerate(code):
         ins = d.ins
