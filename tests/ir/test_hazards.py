@@ -73,22 +73,7 @@ def _ptx_only(path: Path) -> bool:
     return "--target" in args and "ptx" in args
 
 
-# A finding of the simulator's loads performed early (docs/fermi.md, "loads"; 2026-11-29), under
-# lrr and weak:0, left open (strict: it says so once it passes).
-LOADS_EARLY_FINDINGS = {
-    # fails only when the take's poll of q.seq[slot] (before its MEMBAR.GL) reads early: SIMT
-    # deadlock, lanes of warp 0 go round the pool's loop while the lanes holding items wait at a
-    # divergence entry; not analyzed further
-    "pool_seeds_break_continue": "SIMT deadlock after the take's poll of q.seq reads early (not analyzed)",
-}
-
-
-def _finding(path: Path):
-    why = LOADS_EARLY_FINDINGS.get(path.stem)
-    return pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=why)) if why else path
-
-
-@pytest.mark.parametrize("path", [_finding(p) for p in RUNNABLE], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", RUNNABLE, ids=lambda p: p.stem)
 def test_correct_program_runs_on_its_target(path):
     args = ["--its", "--max-cycles", "3000000"] if _ptx_only(path) else ["--max-cycles", "3000000"]
     r = syncc("run", str(path.relative_to(ROOT)), *args)

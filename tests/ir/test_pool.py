@@ -74,7 +74,6 @@ def test_the_task_example_sums_by_bisection(flags):
     assert r.code == 0 and "summed 3000 values" in r.out, r.err + r.out
 
 
-@pytest.mark.xfail(strict=True, reason="SIMT deadlock after the take's poll of q.seq reads early (not analyzed)")
 def test_break_and_continue_finish_their_item():
     r = syncc("run", str(BREAKS.relative_to(ROOT)), "--target", "fermi-sim")
     assert r.code == 0, r.err

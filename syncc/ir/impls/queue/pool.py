@@ -21,8 +21,9 @@ The pool counts its items put and not yet done in `q.pending[i]`:
                 body                                           (`continue`: to tail, `break`: to leave)
         tail:   br %took, done1, again
         done1:  atom.add @q.pending[i], -1 order=release          (where atomics carry no order: a fence, then a relaxed one)
-        again:  br (%ready and not %more), ended, head          the loop's one edge back
-        leave:  atom.add @q.pending[i], -1 order=release;  jmp endpool
+        again:  br %leaving, endpool, round
+        round:  br (%ready and not %more), ended, head          the loop's one edge back
+        leave:  %leaving = true;  jmp tail                       (a `break`: its item is done at the tail)
         ended:  latch.wait @q.closed[i] queue=for;  jmp endpool    (open already)
     a `get` (or `tryget`) that takes an item: atom.add @q.pending[i], -1 (done once taken)
 
@@ -39,7 +40,11 @@ failed bounds check, which the runtime reports as E0425 (ir/faults.py).
 The loop takes one look per round and runs the body in the same round, so on a machine with
 stack-based reconvergence (Fermi) the lanes of a warp that hold a value run their bodies while
 their neighbours poll, instead of waiting at the end of a polling loop for neighbours whose values
-only those bodies would put.
+only those bodies would put. A `break` leaves through the tail too, so that every path from the
+look meets at the tail in the same round: with an edge from the body straight out of the loop,
+the lanes that found their slot not ready would wait for the others at the loop's end, holding
+tickets whose items those others then wait for (a SIMT deadlock of
+tests/hazards/clean/pool_seeds_break_continue.sync, once a poll of one lane read early).
 """
 from __future__ import annotations
 
@@ -81,12 +86,13 @@ def for_each(sync, parts, index, var, body, span, closed: str, consume) -> None:
     run the look as a loop of its own, with the lanes that hold values waiting at its end)."""
     b = sync.b
     items = Ref(parts.part("items"), index)
-    holding, ticket = b.reg(BOOL, "holding"), b.reg(I32, "ticket")
+    holding, ticket, leaving = b.reg(BOOL, "holding"), b.reg(I32, "ticket"), b.reg(BOOL, "leaving")
     b.assign(holding, imm(False, BOOL), span)
     b.assign(ticket, imm(0), span)
-    head, enter, look, take, tail, done1, again, leave, ended, done = (
+    b.assign(leaving, imm(False, BOOL), span)
+    head, enter, look, take, tail, done1, again, round_, leave, ended, done = (
         b.new_block(h) for h in ("pool", "pool.enter", "pool.look", "pool.take", "pool.tail", "pool.done",
-                                 "pool.again", "pool.leave", "pool.closed", "endpool"))
+                                 "pool.again", "pool.round", "pool.leave", "pool.closed", "endpool"))
     b.jump(head, span)
     b.at(head)
     b.branch(holding, look, enter, span)
@@ -123,11 +129,13 @@ def for_each(sync, parts, index, var, body, span, closed: str, consume) -> None:
     count_item(sync, parts, index, -1, end)
     b.jump(again, span)
     b.at(again)
+    b.branch(leaving, done, round_, span)
+    b.at(round_)
     over = b.op("and", BOOL, ready, b.op("not", BOOL, more, hint="over", span=span), hint="over", span=span)
     b.branch(over, ended, head, span)
     b.at(leave)
-    count_item(sync, parts, index, -1, end)
-    b.jump(done, span)
+    b.assign(leaving, imm(True, BOOL), span)
+    b.jump(tail, span)
     b.at(ended)
     b.emit("latch.wait", (), (Ref(closed, index),), span, queue="for")
     b.jump(done, span)
