@@ -102,13 +102,10 @@ def test_litmus_outcomes_are_the_models(litmus):
 
 @pytest.mark.parametrize("program,defines,unfenced_shows", [
     ("mutex_stress.sync", ["BLOCKS=8", "THREADS=32", "ITER=2"], "tas: [ "),
-    # A finding of the loads performed early (2026-11-29): a `global` flag channel's get reads the
-    # slot's value between its poll of the flag and its MEMBAR.GL (the acquire comes after the
-    # value's load, not before it), so the value may be read from before the put: under
-    # adversarial:1 the @thread and @warp flag channels see 36 and 48 values before their payload.
-    # The compiler's fences are to change (the get's acquire before the value's load); then this passes.
-    pytest.param("channel_stress.sync", ["BLOCKS=8", "THREADS=64", "ROUNDS=1"], "global @thread flag violations: ",
-                 marks=pytest.mark.xfail(strict=True, reason="a flag channel's get loads the value before its acquire")),
+    # the get's acquire sits between its poll of the flag and the value's load (a load may be performed
+    # early): under adversarial:1 without it, the @thread and @warp flag channels saw 36 and 48 values
+    # from before their payload (2026-11-29)
+    ("channel_stress.sync", ["BLOCKS=8", "THREADS=64", "ROUNDS=1"], "global @thread flag violations: "),
 ])
 def test_stress_programs_break_without_fences_and_hold_with_them(program, defines, unfenced_shows):
     args = [f"tests/gpu/{program}"] + [x for d in defines for x in ("-D", d)]
