@@ -8,7 +8,10 @@ stage), and every instruction left has a direct SASS translation in select.py:
     taken compute the new value and store it with STSUL, which frees the bit,
     then branch back while it was not taken. The op and the release sit inside
     the retry path, before the back branch (if-conversion predicates them), so
-    a lane never holds a bit while it waits at a reconvergence point;
+    a lane never holds a bit while it waits at a reconvergence point. A
+    compare-and-swap or an exchange of a 32-bit integer first tests the word with
+    a plain load and skips the loop where it would change nothing (test and
+    test-and-set); an add, sub, or or xor of 0 is the plain load alone;
   * integer division and remainder by a register are a shift-and-subtract
     routine (32 rounds of one loop, with selects; signed operands through
     their magnitudes). Division by a constant stays: select.py makes it shifts
@@ -164,6 +167,13 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     return False
 
 
+def _reads_only(ins: Instr, elem) -> bool:
+    """An integer add, sub, or or xor of 0: the old value, and the word unchanged."""
+    operand = ins.args[1] if len(ins.args) > 1 else None
+    return ins.op in ("atom.add", "atom.sub", "atom.or", "atom.xor") and elem in (I32, U32) \
+        and isinstance(operand, Imm) and operand.value == 0 and bool(ins.dests)
+
+
 def _integer_division(ins: Instr) -> bool:
     """Integer division or remainder that becomes the shift-and-subtract loop: by a register, and every
     64-bit one (select.py divides 32-bit integers by a constant with multiply-high)."""
@@ -230,6 +240,10 @@ class _Rewriter:
     def shared_atomic(self) -> None:
         ins, b = self.ins, self.b
         ref, elem = ins.ref, self.k.accessed(ins.ref).elem
+        if _reads_only(ins, elem):          # an add of 0 (an atomic read): a plain load is one
+            self.emit("ld", ins.dests, (ref,))
+            return
+        seen = self._test_first(ins, elem)
         retry, apply, test, done = self.block("atomic.retry"), self.block("atomic.apply"), \
             self.block("atomic.test"), self.block("atomic.done")
         b.jump(retry)
@@ -256,6 +270,32 @@ class _Rewriter:
         b.at(done)
         if ins.dests:
             self.emit("mov", (ins.dests[0],), (old,))
+        if seen is not None:
+            b.jump(seen[1])
+            b.at(seen[1])
+
+    def _test_first(self, ins: Instr, elem) -> tuple[Reg, str] | None:
+        """Test, then lock: a compare-and-swap whose word does not hold the value compared, or an
+        exchange whose word holds the value it would store, changes nothing, so a plain load (LDS,
+        no lock bit) that sees so stands for it (the atomic read the word then). Spinning on such
+        an atomic by hand then takes no lock bit while the word says no, and warps that spin on one
+        word no longer keep taking its bit in step while its holder waits to store to it (the
+        livelock the simulator proves, E0909). (None: the atomic always runs; else the old value's
+        register and the block after both paths.)"""
+        if ins.op not in ("atom.cas", "atom.exch") or elem not in (I32, U32) or not ins.dests:
+            return None
+        b = self.b
+        seen = self.op("ld", elem, ins.ref, hint="seen")
+        compared = ins.args[1]
+        would = self.op("cmp.eq" if ins.op == "atom.cas" else "cmp.ne", BOOL, seen, compared, hint="would")
+        lock, after = self.block("atomic.lock"), self.block("atomic.after")
+        skip = self.block("atomic.skip")
+        b.branch(would, lock, skip)
+        b.at(skip)
+        self.emit("mov", (ins.dests[0],), (seen,))
+        b.jump(after)
+        b.at(lock)
+        return seen, after
 
     def compare_and_swap(self) -> None:
         """atom.min/max of an f32 global word, and atom.add/sub/min/max/exch of an f64 one: ATOM.CAS
