@@ -4,7 +4,9 @@ hazard corpus's hand lock with no release fence), run past the hazard checks on 
     python bench/hunt.py [--seeds 50] [--policies adversarial hunt --] [PROGRAM ...]
 
 A run exposes the bug when the program's own check fails, or it does not finish. Each seed seeds
-both the schedule and the weak memory (`--policy NAME:SEED`). Prints a markdown table.
+both the schedule and the weak memory (`--policy NAME:SEED`). The programs run as written, with
+none of the compiler's orderings (`fences=False`): syncc would insert the missing ones
+(passes/hand_fences.py). Prints a markdown table.
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ PROGRAMS = ["tests/sim/buggy/publish_no_reader_fence.sync", "tests/sim/buggy/loc
 def exposed(path: str, policy: str, seeds: int) -> int:
     import syncc
     from syncc.backends.sim.machine import FermiConfig
-    prog = syncc.compile(os.path.join(ROOT, path), target="fermi-sim", hazards=False,
+    prog = syncc.compile(os.path.join(ROOT, path), target="fermi-sim", hazards=False, fences=False,
                          sim_config=FermiConfig(max_cycles=2_000_000))
     count = 0
     for seed in range(1, seeds + 1):
