@@ -38,8 +38,9 @@ necessary on Fermi and no more:
   wrote (it may have read it from the queue) or than what it read of the word before
   (per warp uid, per lane: `ld_words`/`ld_times`, the last `LOAD_TABLE` words it read
   at L2 with when; one pushed out raises `ld_floor`, the time before which nothing
-  superseded may be read). The seeded hash chooses among the values allowed, as it
-  draws a store's delay. Atomics are performed at L2, now.
+  superseded may be read). The lanes of one load that read one word read one value, the
+  latest of their bounds applying (the instruction accesses the word once). The seeded hash
+  chooses among the values allowed, as it draws a store's delay. Atomics are performed at L2, now.
 
 So the only loads never reordered are L1 hits and misses (which are stale in their
 own way) and loads after a fence; load buffering (LB) never shows: the model is
@@ -215,13 +216,18 @@ class WeakMemory(ScMemory):
     def _early(self, w, pat, values, lanes: list[int]) -> np.ndarray:
         """The lanes (of words written in this launch, not served by the SM's queue) read a value
         their word held since the bound (`_bound`), chosen by the seeded hash; then the warp
-        remembers reading them now."""
+        remembers reading them now. The lanes that read one word read one value (one access of
+        the instruction), bounded by the latest of their bounds."""
         uid, s, now, pc = w.uid, w.sm.index, self.sim.now, w.pc
         hv, ht, hs, hn = self.hv, self.ht, self.hs, self.hn
         self._tables(uid)
+        bounds: dict[int, int] = {}
+        for k in lanes:
+            x = int(pat.idx[k])
+            bounds[x] = max(bounds.get(x, 0), self._bound(uid, pat.lanes[k], x))
         for k in lanes:
             x = pat.idx[k]
-            bound = self._bound(uid, pat.lanes[k], x)
+            bound = bounds[int(x)]
             j, n = 0, int(hn[x])
             while j + 1 < n and hs[x, j] != s and ht[x, j] > bound:   # entry j + 1 was there after bound
                 j += 1

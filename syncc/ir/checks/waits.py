@@ -21,13 +21,19 @@ it runs inside the wait's own loop (structuring puts a `when` body there, seed
 scheduling the same shape can livelock instead (seed 003 Listing 3.3); syncc
 adds `__syncwarp` to the loops it structures, but not to hand-written ones, and
 not where the release lies outside the loop, so those get W0702.
+
+A hand-written spin that a whole warp enters together (warp-uniform control) and whose every
+exit tests plain loads of one word per warp against warp-uniform values is not E0701: its lanes
+read one value at each poll and leave in the same round, so none waits at the reconvergence
+point for another (a counting barrier whose arrivals come before its spin).
 """
 from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
-from ..nodes import Instr, Kernel
+from ..nodes import Imm, Instr, Kernel
+from ..analysis.uniformity import WARP
 from ..analysis.wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
 from .counts import never_blocks
@@ -55,7 +61,7 @@ class Wait:
 def check_waits(facts: Facts, ctx: PassContext) -> None:
     for wait in spin_loops(facts) + retry_loops(facts) + _primitive_waits(facts):
         culprit = _same_warp_release(facts, wait)
-        if culprit is None:
+        if culprit is None or ctx.target.stack_based and _leaves_together(facts, wait):
             continue
         release, why = culprit
         what = _what(wait)
@@ -146,6 +152,44 @@ def retry_loops(facts: Facts) -> list[Wait]:
                 continue      # (every attempt finds a permit, or room in its queue: it never goes round)
             out.append(Wait(ins, label, loop.blocks, releases, True, syncwarp))
     return out
+
+
+def _leaves_together(facts: Facts, wait: Wait) -> bool:
+    """On a stack-based GPU, does every lane of a warp enter this hand-written spin together and
+    leave it in the same round? Then no lane of the warp can be held at the spin's reconvergence
+    point while another spins, and a write that only such a lane would make is not what the wait
+    needs (a counting barrier's arrivals, made before the spin by the whole warp at once). So when
+    the loop is entered under warp-uniform control and each exit tests, with warp-uniform values,
+    plain loads of one word per warp: one load instruction reads one word once for all its lanes
+    (docs/fermi.md, "loads"), so they all see the same value and branch alike. Atomics do not
+    count: each lane's is its own access."""
+    if not wait.hand_written or wait.site.op != "ld":
+        return False
+    loop = next((lp for lp in facts.loops if lp.blocks == wait.inside), None)
+    if loop is None:
+        return False
+    uni = facts.uni
+    entries = [p for p in facts.cfg.preds[loop.head] if p not in loop.blocks]
+    if not entries or any(uni.divergence(p) > WARP for p in entries):
+        return False
+    for inside, _ in loop.exits:
+        cond = getattr(facts.cfg.blocks[inside].term, "cond", None)
+        if cond is not None and not _one_value_per_warp(facts, uni, cond):
+            return False
+    return True
+
+
+def _one_value_per_warp(facts: Facts, uni, v, depth: int = 0) -> bool:
+    """Is v the same for the active lanes of a warp at each execution: warp-uniform, or computed
+    from such values and loads of one word per warp?"""
+    if isinstance(v, Imm) or uni.level(v) <= WARP:
+        return True
+    d = facts.def_of(v)
+    if d is None or depth > 16:
+        return False
+    if d.op == "ld":
+        return facts.k.array(d.ref.name) is not None and uni.level(d.ref.index) <= WARP
+    return d.info.group == "arith" and all(_one_value_per_warp(facts, uni, a, depth + 1) for a in d.args)
 
 
 def _exit_reads(facts: Facts, loop: Loop) -> list[Instr]:

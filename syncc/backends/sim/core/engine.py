@@ -1093,7 +1093,8 @@ def landed(S, x, value, t, sm):
 @njit(cache=True, _nrt=False)
 def early(S, w, n, sm):
     """WeakMemory._early: the lanes of an LD.CG / LD.CV whose word was written in this launch and that
-    the SM's queue did not serve read a value the word held since the bound, chosen by the hash."""
+    the SM's queue did not serve read a value the word held since the bound, chosen by the hash
+    (the lanes of one word: one value, under the latest of their bounds)."""
     uid, pc, now = S.W[w, W_UID], S.W[w, W_PC], S.G[G_NOW]
     any_old = False
     for k in range(n):
@@ -1101,7 +1102,10 @@ def early(S, w, n, sm):
         if S.FLAGS[k] or not S.hn[x]:
             continue
         any_old = True
-        bound = load_bound(S, w, S.LANES[k], x)
+        bound = 0
+        for q in range(n):          # the lanes that read one word read one value: the latest bound
+            if S.IDX[q] == x and not S.FLAGS[q]:
+                bound = max(bound, load_bound(S, w, S.LANES[q], x))
         j = 0
         while j + 1 < S.hn[x] and S.hs[x, j] != sm and S.ht[x, j] > bound:
             j += 1
