@@ -391,3 +391,46 @@ def test_accepted_programs_declared_for_a_range_of_grids_stay_safe_across_it(tmp
         rows += judge(p.name, Path(p.path).read_text(), 5, "fermi", tmp_path, args, 1)
     assert not [r for r in rows if r["verdict"] in FINDINGS], rows
     assert any(r["grid"] is not None for r in rows), rows          # some declaration was accepted and ran
+
+
+HAND_PROGRAMS = 12           # the fixed hand batch (generate(seed, hand=True), tests/oracle/hand.py)
+
+
+def test_hand_programs_pass_the_front_end(tmp_path):
+    """The hand-written motifs (spin locks, flag publications, counting barriers) only write
+    programs the front end accepts."""
+    for i in range(40):
+        path = tmp_path / f"genh_{SEED}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(SEED, i), hand=True))
+        assert not frontend_errors(Program(path.stem, str(path), "generated")), path.read_text()
+
+
+def test_hand_batch_writes_every_shape():
+    """Over a few dozen seeds the hand batch writes each lock in each loop shape, each flag write
+    and wait, barriers over a block and over the grid, fences written and left out, and
+    unguarded writes beside guarded ones (the titles and the text say which)."""
+    texts = [program_text(program_seed(SEED, i), hand=True) for i in range(120)]
+    titles = "\n".join(texts)
+    for kind in ("cas", "exch", "ttas", "ticket"):
+        for shape in ("inloop", "spin", "break", "flag"):
+            assert f"hand-written {kind} lock in global, taken {shape}" in titles \
+                or f"hand-written {kind} lock in shared, taken {shape}" in titles, (kind, shape)
+    for write in ("atomic_exch(flag, 1)", "atomic_add(flag, 1)", "flag = 1"):
+        assert f"by `{write}`" in titles, write
+    for wait in ("load_cg(flag) == 0", "atomic_add(flag, 0) == 0", "while flag == 0", "!= 0 { break }", "seen = "):
+        assert wait in titles, wait
+    for over in ("barrier over the block, its count in shared", "barrier over the block, its count in global",
+                 "barrier over the grid"):
+        assert over in titles, over
+    assert "beside unguarded own elements" in titles
+    assert any("fence gpu" in t for t in texts) and any("fence cta" in t for t in texts)
+    assert any("hand-written" in t and "fence" not in t for t in texts)      # every ordering left to syncc
+
+
+@pytest.mark.slow
+def test_no_accepted_hand_program_hangs_or_is_wrong(tmp_path, compiled_core):
+    """The promise on a fixed batch of hand-written synchronization, both targets, four schedules
+    each: the orderings the programs leave out are syncc's to insert (passes/hand_fences.py).
+    Before legalization tested a shared compare-and-swap's word first, a shared spin lock of this
+    batch's kind livelocked on Fermi (genh_40_0007 of the issue 39 batch)."""
+    _fixed_batch_is_safe(tmp_path, "genh", HAND_PROGRAMS, hand=True)

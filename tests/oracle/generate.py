@@ -17,7 +17,7 @@ import argparse
 import random
 from pathlib import Path
 
-from . import motifs
+from . import hand, motifs
 from .motifs import Context
 from .program import KernelPlan, Piece, ProgramPlan, Shape
 
@@ -50,19 +50,28 @@ SHAPE_MOTIFS = [(motifs.retry_wait, 4, 1), (motifs.retry_queue, 4, 1), (motifs.r
 # beside a few other motifs, a batch of their own too
 SCAN_MOTIFS = [(motifs.scan_sums, 4, 1), (motifs.counter, 1, 1), (motifs.latch, 1, 1),
                (motifs.grid_barrier, 1, 1)]
+# Hand-written synchronization (issue 39, hand.py): spin locks, flag publications and counting
+# barriers built from atomics and `load_cg`, a batch of its own (`generate(seed, hand=True)`,
+# `run.py --hand`), launched with the grid declared (the barrier over the grid needs every block)
+HAND_MOTIFS = [(hand.hand_lock, 4, 1), (hand.hand_publication, 3, 1), (hand.hand_barrier, 2, 1),
+               (motifs.counter, 1, 1)]
 BLOCK_ORDER_KERNELS = 0.35          # the share of a shapes program's kernels that wait by block index
 BLOCK_SIZES = [32, 64, 64, 96, 128]
 MAX_KERNEL_ACQUISITIONS = 96        # contended operations per kernel, so a run stays short
 
 
-def generate(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False) -> ProgramPlan:
+def generate(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False,
+             hand: bool = False) -> ProgramPlan:
     """The program of this seed (of the queue batch: mostly queue motifs; of the shapes batch:
     retry loops, indices near their bounds and waits by block index; of the scan batch: mostly
-    scans)."""
+    scans; of the hand batch: hand-written synchronization)."""
     rng = random.Random(seed)
     mix = _helper(rng) if rng.random() < 0.5 else None
     if shapes:
         kernels = [_shapes_kernel(rng, f"k{i}", mix) for i in range(rng.choice([1, 1, 1, 2]))]
+    elif hand:
+        kernels = [_kernel(rng, f"k{i}", mix, HAND_MOTIFS, launched_as_declared=True)
+                   for i in range(rng.choice([1, 1, 1, 2]))]
     else:
         table = SCAN_MOTIFS if scans else QUEUE_MOTIFS if queues else MOTIFS
         kernels = [_kernel(rng, f"k{i}", mix, table) for i in range(rng.choice([1, 1, 1, 2]))]
@@ -80,13 +89,13 @@ def generate(seed: int, queues: bool = False, shapes: bool = False, scans: bool 
 
 
 def program_text(seed: int, queues: bool = False, shapes: bool = False, scans: bool = False,
-                 sizes: bool = False) -> str:
+                 sizes: bool = False, hand: bool = False) -> str:
     """The program of this seed, of the batch the flags name (`sizes`: sizes.py's programs, whose
     kernel declares a range of grids and sizes and whose host checks hold across it)."""
     if sizes:
         from .sizes import generate_sized
         return generate_sized(seed).text()
-    return generate(seed, queues, shapes, scans).text()
+    return generate(seed, queues, shapes, scans, hand).text()
 
 
 def _helper(rng: random.Random):
@@ -96,10 +105,10 @@ def _helper(rng: random.Random):
     return source, (lambda x, k: (x * a + k * b + c) % m)
 
 
-def _kernel(rng: random.Random, name: str, mix, table) -> KernelPlan:
+def _kernel(rng: random.Random, name: str, mix, table, launched_as_declared: bool = False) -> KernelPlan:
     block = rng.choice(BLOCK_SIZES)
     declared = rng.randrange(1, 5)
-    grid = declared if rng.random() < 0.7 else rng.randrange(1, 5)
+    grid = declared if launched_as_declared or rng.random() < 0.7 else rng.randrange(1, 5)
     shape = Shape(block, declared, grid)
     pieces: list[Piece] = []
     budget = MAX_KERNEL_ACQUISITIONS
@@ -157,19 +166,23 @@ def main(argv=None) -> int:
     ap.add_argument("--shapes", action="store_true", help="the shapes batch's programs (gens_...)")
     ap.add_argument("--scans", action="store_true", help="the scan batch's programs (genc_...)")
     ap.add_argument("--sizes", action="store_true", help="the size batch's programs (genn_...: sizes.py)")
+    ap.add_argument("--hand", action="store_true", help="the hand batch's programs (genh_...: hand.py)")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.count):
-        path = args.out / f"{batch_prefix(args.queues, args.shapes, args.scans, args.sizes)}_{args.seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes, args.scans, args.sizes))
+        path = args.out / (f"{batch_prefix(args.queues, args.shapes, args.scans, args.sizes, args.hand)}"
+                           f"_{args.seed}_{i:04d}.sync")
+        path.write_text(program_text(program_seed(args.seed, i), args.queues, args.shapes, args.scans, args.sizes,
+                                     args.hand))
         print(path)
     return 0
 
 
-def batch_prefix(queues: bool = False, shapes: bool = False, scans: bool = False, sizes: bool = False) -> str:
+def batch_prefix(queues: bool = False, shapes: bool = False, scans: bool = False, sizes: bool = False,
+                 hand: bool = False) -> str:
     """How a batch's generated programs are named: gen_, genq_ (queues), gens_ (shapes), genc_ (scans),
-    genn_ (sizes)."""
-    return "genn" if sizes else "genc" if scans else "gens" if shapes else "genq" if queues else "gen"
+    genn_ (sizes), genh_ (hand)."""
+    return "genh" if hand else "genn" if sizes else "genc" if scans else "gens" if shapes else "genq" if queues else "gen"
 
 
 def program_seed(batch_seed: int, index: int) -> int:

@@ -37,18 +37,20 @@ ERRORS = ("frontend-error", "compile-error", "internal-error", "run-error", "rej
 
 
 def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = False,
-                shapes: bool = False, scans: bool = False, sizes: bool = False) -> tuple[list[Program], dict]:
+                shapes: bool = False, scans: bool = False, sizes: bool = False,
+                hand: bool = False) -> tuple[list[Program], dict]:
     """The batch's programs, written under out/programs, and what making them cost (`queues`:
     the generated ones from the queue motifs, named genq_...; `shapes`: from the motifs of retry
     loops, indices near their bounds and waits by block index, named gens_...; `scans`: mostly
     running sums over the grid, named genc_...; `sizes`: kernels that declare ranges of grids and
-    sizes, with checks that hold across them, named genn_..., sizes.py)."""
+    sizes, with checks that hold across them, named genn_..., sizes.py; `hand`: hand-written locks,
+    publications and barriers, named genh_..., hand.py)."""
     folder = out / "programs"
     folder.mkdir(parents=True, exist_ok=True)
     programs = []
     for i in range(count):
-        path = folder / f"{batch_prefix(queues, shapes, scans, sizes)}_{seed}_{i:04d}.sync"
-        path.write_text(program_text(program_seed(seed, i), queues, shapes, scans, sizes))
+        path = folder / f"{batch_prefix(queues, shapes, scans, sizes, hand)}_{seed}_{i:04d}.sync"
+        path.write_text(program_text(program_seed(seed, i), queues, shapes, scans, sizes, hand))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
     if mutants:
@@ -286,6 +288,9 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", action="store_true",
                     help="generate kernels that declare ranges of grids and sizes (sizes.py), run here at the "
                          "host's first configuration; tests.oracle.declared runs them across the ranges")
+    ap.add_argument("--hand", action="store_true",
+                    help="generate hand-written spin locks, flag publications and counting barriers "
+                         "(hand.py): a batch of its own")
     ap.add_argument("--gpu-only", action="store_true",
                     help="only write out/gpu, from `syncc check --target ptx` alone: no simulator, no verdicts")
     args = ap.parse_args(argv)
@@ -295,10 +300,10 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     _warm_up()
-    if args.queues + args.shapes + args.scans + args.sizes > 1:
-        ap.error("--queues, --shapes, --scans and --sizes are batches of their own: give one")
+    if args.queues + args.shapes + args.scans + args.sizes + args.hand > 1:
+        ap.error("--queues, --shapes, --scans, --sizes and --hand are batches of their own: give one")
     programs, stats = build_batch(args.seed, args.count, args.mutants, args.out, args.queues, args.shapes,
-                                  args.scans, args.sizes)
+                                  args.scans, args.sizes, args.hand)
     if args.gpu_only:
         return write_gpu_only(args.out / "gpu", programs, settings)
     print(f"{len(programs)} programs ({args.count} generated, {len(programs) - args.count} from the mutator); "
