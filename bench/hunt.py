@@ -1,5 +1,5 @@
 """How many seeds of each scheduling policy expose each buggy program (tests/sim/buggy, and the
-hazard corpus's hand lock with no release fence), run past the hazard checks on fermi-sim.
+hazard corpus's hand lock with no release fence written), run past the hazard checks on fermi-sim.
 
     python bench/hunt.py [--seeds 50] [--policies adversarial hunt --] [PROGRAM ...]
 
@@ -18,7 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROGRAMS = ["tests/sim/buggy/publish_no_reader_fence.sync", "tests/sim/buggy/lock_no_acquire_fence.sync",
-            "tests/sim/buggy/ticket_no_release_fence.sync", "tests/hazards/lock_in_loop_no_release_fence.sync",
+            "tests/sim/buggy/ticket_no_release_fence.sync", "tests/hazards/clean/lock_in_loop_no_release_fence.sync",
             "tests/sim/buggy/lock_plain_store_take.sync"]
 
 

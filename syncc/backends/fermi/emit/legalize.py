@@ -11,7 +11,9 @@ stage), and every instruction left has a direct SASS translation in select.py:
     a lane never holds a bit while it waits at a reconvergence point. A
     compare-and-swap or an exchange of a 32-bit integer first tests the word with
     a plain load and skips the loop where it would change nothing (test and
-    test-and-set); an add, sub, or or xor of 0 is the plain load alone;
+    test-and-set); an add, sub, or or xor of 0 is the plain load alone; a plain
+    store to a shared word that atomics also access is an exchange (its STSUL
+    would otherwise be undone by an atomic's write-back of what it read);
   * integer division and remainder by a register are a shift-and-subtract
     routine (32 rounds of one loop, with selects; signed operands through
     their magnitudes). Division by a constant stays: select.py makes it shifts
@@ -133,28 +135,49 @@ def _e0801(what: str, span) -> Diagnostic:
 def legalize(k: Kernel, its: bool = False) -> Kernel:
     """The rewrites above, in one walk over the blocks (check_kernel first: 64-bit stays as it is)."""
     k = expand_bounds_checks(k)
-    if not any(_needs(k, ins, its) for _, _, ins in k.instructions()):
+    locked = _atomic_shared_arrays(k)
+    if not any(_needs(k, ins, its, locked) for _, _, ins in k.instructions()):
         return k
     b = KernelBuilder.thaw(k)
     for label in [blk.label for blk in k.blocks]:
         code, term = b.code[label], b.terms[label]
-        if not any(_needs(k, ins, its) for ins in code):
+        if not any(_needs(k, ins, its, locked) for ins in code):
             continue
         b.code[label], b.terms[label] = [], None
         b.at(label)
         last = [label]          # where new blocks go, to keep the order readable
         for ins in code:
-            if not _needs(k, ins, its):
+            if not _needs(k, ins, its, locked):
                 b.code[b.current].append(ins)
                 continue
             b.span_now = ins.span
-            _Rewriter(b, k, ins, last).run()
+            _Rewriter(b, k, ins, last, locked).run()
             b.span_now = None
         b.terminate(term)
     return b.freeze()
 
 
-def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
+def _atomic_shared_arrays(k: Kernel) -> frozenset[str]:
+    """The shared arrays of 32-bit integers that an atomic accesses somewhere in the kernel."""
+    found = set()
+    for _, _, ins in k.instructions():
+        a = k.accessed(ins.ref) if ins.info.group == "atomic" and ins.ref is not None else None
+        if a is not None and a.space == "shared" and a.elem in (I32, U32):
+            found.add(a.name)
+    return frozenset(found)
+
+
+def _locked_store(k: Kernel, ins: Instr, locked: frozenset[str]) -> bool:
+    """A plain store to a shared word that atomics also access: an exchange's lock-bit loop on
+    Fermi, since an atomic's STSUL writes back what its LDSLK read (a compare-and-swap that fails
+    stores the old value), and would undo a plain store made between the two."""
+    if ins.op != "st" or ins.ref is None:
+        return False
+    a = k.accessed(ins.ref)
+    return a is not None and a.name in locked and ins.ref.field is None
+
+
+def _needs(k: Kernel, ins: Instr, its: bool = False, locked: frozenset[str] = frozenset()) -> bool:
     if ins.op == "nanosleep":
         return not its
     if _integer_division(ins):
@@ -164,7 +187,7 @@ def _needs(k: Kernel, ins: Instr, its: bool = False) -> bool:
     if ins.info.group == "atomic":
         a = k.accessed(ins.ref)
         return a is not None and (a.space == "shared" or _float_min_max(ins, a))
-    return False
+    return _locked_store(k, ins, locked)
 
 
 def _reads_only(ins: Instr, elem) -> bool:
@@ -191,8 +214,8 @@ def _float_min_max(ins: Instr, a) -> bool:
 
 
 class _Rewriter:
-    def __init__(self, b: KernelBuilder, k: Kernel, ins: Instr, last: list[str]):
-        self.b, self.k, self.ins, self.last = b, k, ins, last
+    def __init__(self, b: KernelBuilder, k: Kernel, ins: Instr, last: list[str], locked: frozenset[str]):
+        self.b, self.k, self.ins, self.last, self.locked = b, k, ins, last, locked
 
     def block(self, hint: str) -> str:
         label = self.b.new_block(hint, after=self.last[0])
@@ -230,6 +253,9 @@ class _Rewriter:
         elif _integer_division(ins):
             self.divide()
         elif ins.info.group == "atomic" and self._space() == "shared":
+            self.shared_atomic()
+        elif _locked_store(self.k, ins, self.locked):
+            self.ins = Instr("atom.exch", (), ins.args, (), ins.span)
             self.shared_atomic()
         elif ins.info.group == "atomic" and _float_min_max(ins, self.k.accessed(ins.ref)):
             self.compare_and_swap()
