@@ -31,6 +31,11 @@ different threads and:
   them);
 - one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them.
 
+An index that is the value an atomic add returned (`let j = atomic_add(n[0], k); out[j] = v`, plus
+a constant) is judged thread by thread from the operands: an add of 0 or less in some thread (a
+sub of 0 or more) returns the value the next thread to add gets too, so two threads store to one
+element; adds of 1 or more hand out distinct elements.
+
 Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
 a value loaded from one element that nothing in the kernel writes) lose nothing; atomics never
 race with atomics (an atomic counts only beside a plain store), and a `load_cg` of guarded data
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Branch, Instr, Reg
+from ..nodes import Branch, Imm, Instr, Reg
 from ..analysis.facts import Facts
 from ..analysis.hand_locks import hand_locks, section
 from .held import LOCKABLE, held
@@ -80,14 +85,16 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
     sites = [(b.label, i, ins) for b, i, ins in k.instructions()
              if ins.ref is not None and ins.ref.name in stored and b.label in facts.cfg.reachable
              and (ins.op in ("ld", "st") or ins.info.group == "atomic")]
-    if not any(ins.op == "st" and not facts.space.unknowable(ins.ref.index) for _, _, ins in sites):
+    def judged(ins: Instr) -> bool:        # an index from data: assume nothing, but a ticket's
+        return not facts.space.unknowable(ins.ref.index) or ins.op == "st" and _ticket(facts, ins) is not None
+    if not any(ins.op == "st" and judged(ins) for _, _, ins in sites):
         return
     locks = _locksets(facts, hand)
     touched = _synchronized(facts, hand)
     by_array: dict[tuple, list[_Access]] = {}
     for label, i, ins in sites:
-        if facts.space.unknowable(ins.ref.index):
-            continue                 # an index from data: assume nothing
+        if not judged(ins):
+            continue
         kind = "write" if ins.op == "st" else "read" if ins.op == "ld" else "atomic"
         acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
         by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
@@ -310,6 +317,8 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
         return
     both_write = a.kind == b.kind == "write"
     found = _meeting(facts, a, b, relations, both_write)
+    if found is None and both_write:
+        found = _same_ticket(facts, a, b, relations)
     if found is None:
         return
     reported.setdefault(code, []).append(at.ins.span)
@@ -390,6 +399,62 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
             relation = CROSS if block[r] != block[row] else BLOCK if warp[r] != warp[row] else WARP
             if relation in relations:
                 return r, row, e, relation
+    return None
+
+
+def _ticket(facts: Facts, ins: Instr):
+    """(the atomic add or sub, the constant added) where the access's index is the value an atomic
+    returned (`let j = atomic_add(n[0], k); out[j] = v`), converted or plus a constant; else None."""
+    v, offset = ins.ref.index, 0
+    for _ in range(8):
+        d = facts.def_of(v)
+        if d is None:
+            return None
+        if d.op in ("mov", "cvt"):
+            v = d.args[0]
+        elif d.op == "add" and isinstance(d.args[1], Imm):
+            v, offset = d.args[0], offset + int(d.args[1].value)
+        elif d.op in ("atom.add", "atom.sub"):
+            return d, offset
+        else:
+            return None
+    return None
+
+
+def _same_ticket(facts: Facts, a: _Access, b: _Access, relations: set[str]):
+    """Two threads that store at the value one atomic add returned them both: an add that can be of
+    0 or less in some thread (a sub of 0 or more) hands that thread's value to the next one to add
+    too (thread by thread, the operands known). (row, row, a description of the element,
+    relation), or None where every add is of 1 or more, or the operands or threads are unknown."""
+    ta, tb = _ticket(facts, a.ins), _ticket(facts, b.ins)
+    if ta is None or tb is None or ta[0] is not tb[0] or ta[1] != tb[1]:
+        return None
+    atom = ta[0]
+    label = facts.where[id(atom)][0]
+    space = facts.space
+    inst = space.of(label)
+    operand = space.value(atom.args[1], label) if _certain(facts, space, label, inst) else None
+    if operand is None or operand[1]:
+        return None
+    values, rows = operand[0], inst.thread
+    ahead = [row for row, x in zip(rows, values) if (x <= 0 if atom.op == "atom.add" else x >= 0)]
+    if not ahead or len(rows) < 2:
+        return None
+    stores = {id(x): space.of(x.label) for x in (a, b)}
+    if any(s is None or list(s.thread) != list(rows) for s in stores.values()):
+        return None                 # the store's threads are not the atomic's (a guard between them)
+    cols = space.threads.columns
+    block, warp = cols["block"], cols["warp"]
+    first = ahead[0]
+    for row in rows:
+        if row == first:
+            continue
+        relation = CROSS if block[row] != block[first] else BLOCK if warp[row] != warp[first] else WARP
+        if relation in relations:
+            amount = values[list(rows).index(first)]
+            return first, row, (f"the same element: `{atom.op[5:]}` of {amount} on `{atom.ref.name}` in "
+                                f"{_thread(facts, first)} leaves the value it returned for the next thread "
+                                f"to {atom.op[5:]} too"), relation
     return None
 
 
@@ -539,7 +604,7 @@ def _certain(facts: Facts, space, label: str, inst) -> bool:
 def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, row_other: int, element,
             relation: str, read_shared: bool, ctx: PassContext) -> None:
     name = at.name
-    what = f"`{name}{_subscripts(facts, name, element)}`"
+    what = f"`{name}{_subscripts(facts, name, element)}`" if isinstance(element, int) else f"`{name}` at {element}"
     if at.ins.ref.field is not None:
         what += f" (field `{at.ins.ref.field}`)"
     t_at, t_other = _thread(facts, row_at), _thread(facts, row_other)
