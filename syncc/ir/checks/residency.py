@@ -13,7 +13,8 @@ the blocks that started first can fill the GPU waiting for blocks that cannot st
 
 Who can end a wait is evaluated per instance (analysis/space.py), for the waits whose word is known:
 a spin on a word of a global array (waits.spin_loops) is ended by the stores and atomics to
-that word, a global channel slot by its `put`, an instance of a global semaphore, latch or
+that word (but a store of a constant for which the loop's tests of the word stay in the loop:
+a block's own `flag[bid] = 1` before `while load_cg(flag[bid]) == 1 { }` waits for another), a global channel slot by its `put`, an instance of a global semaphore, latch or
 queue by its posts, count-downs, puts or gets. A wait of block b needs another block when no
 thread of b itself can end it. A wait whose index comes from data (a tile number taken from a
 counter at run time, as the look-back scan does) is not judged: a block that took a later
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ..context import PassContext
-from ..nodes import Instr
+from ..fold import fold
+from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
 from .waitfor import blocking_operations
 from .waits import spin_loops, word_keys
@@ -92,7 +94,7 @@ def cross_block_wait(facts: Facts) -> tuple[Instr, int, int | None] | None:
             continue
         writes = [(facts.where[id(ins)][0], ins) for _, _, ins in k.instructions()
                   if ins.ref is not None and ins.ref.name == w.site.ref.name and ins is not w.site
-                  and (ins.op == "st" or ins.info.group == "atomic")]
+                  and (ins.op == "st" or ins.info.group == "atomic") and _can_end(facts, w, ins)]
         found = _needs_other_block(facts, w.label, w.site, writes, 1)
         if found is not None:
             return found
@@ -107,6 +109,39 @@ def cross_block_wait(facts: Facts) -> tuple[Instr, int, int | None] | None:
         if found is not None:
             return found
     return None
+
+
+def _can_end(facts: Facts, wait, write: Instr) -> bool:
+    """Can this write end the spin? Not where it stores a constant (a plain store, an exchange)
+    for which every exit of the loop that tests the spin's read stays in the loop: a block's own
+    `flag[bid] = 1` before it spins `while load_cg(flag[bid]) == 1` is not what ends the spin,
+    nor is the clearing `flag[i] = 0` of a block that spins `while load_cg(flag[i]) == 0`. Where
+    the value or an exit's test is not a constant comparison, it can."""
+    value = write.args[1] if write.op in ("st", "atom.exch") and len(write.args) > 1 else None
+    if not isinstance(value, Imm) or not wait.site.dests:
+        return True
+    read = wait.site.dests[0]
+    loop = next((lp for lp in facts.loops if lp.blocks == wait.inside), None)
+    if loop is None:
+        return True
+    for inside, _ in loop.exits:
+        term = facts.cfg.blocks[inside].term
+        cond = getattr(term, "cond", None)
+        d = facts.def_of(cond) if cond is not None else None
+        if d is None or not d.op.startswith("cmp.") or len(d.args) != 2:
+            return True
+        a, b = d.args
+        if a == read and isinstance(b, Imm):
+            outcome = fold(d.op, read.type, [value.value, b.value])
+        elif b == read and isinstance(a, Imm):
+            outcome = fold(d.op, read.type, [a.value, value.value])
+        else:
+            return True
+        if outcome is None:
+            return True
+        if (term.if_true if outcome else term.if_false) not in loop.blocks:
+            return True             # this exit is taken on the value: it can end the spin
+    return False
 
 
 def _needs_other_block(facts: Facts, label: str, site: Instr, providers, needed: int):
