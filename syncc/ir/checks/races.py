@@ -32,9 +32,9 @@ different threads and:
 - one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them.
 
 An index that is the value an atomic add returned (`let j = atomic_add(n[0], k); out[j] = v`, plus
-a constant) is judged thread by thread from the operands: an add of 0 or less in some thread (a
-sub of 0 or more) returns the value the next thread to add gets too, so two threads store to one
-element; adds of 1 or more hand out distinct elements.
+a constant) is judged thread by thread from the operands: an add (or sub) of 0 or less in some
+thread returns the value the next thread to add gets too, so two threads store to one element;
+adds (subs) of 1 or more hand out distinct elements.
 
 Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
 a value loaded from one element that nothing in the kernel writes) lose nothing; atomics never
@@ -422,8 +422,8 @@ def _ticket(facts: Facts, ins: Instr):
 
 
 def _same_ticket(facts: Facts, a: _Access, b: _Access, relations: set[str]):
-    """Two threads that store at the value one atomic add returned them both: an add that can be of
-    0 or less in some thread (a sub of 0 or more) hands that thread's value to the next one to add
+    """Two threads that store at the value one atomic add returned them both: an add (or a sub)
+    that can be of 0 or less in some thread hands that thread's value to the next one to add
     too (thread by thread, the operands known). (row, row, a description of the element,
     relation), or None where every add is of 1 or more, or the operands or threads are unknown."""
     ta, tb = _ticket(facts, a.ins), _ticket(facts, b.ins)
@@ -437,7 +437,7 @@ def _same_ticket(facts: Facts, a: _Access, b: _Access, relations: set[str]):
     if operand is None or operand[1]:
         return None
     values, rows = operand[0], inst.thread
-    ahead = [row for row, x in zip(rows, values) if (x <= 0 if atom.op == "atom.add" else x >= 0)]
+    ahead = [row for row, x in zip(rows, values) if x <= 0]    # (a sub of 0 or less as well)
     if not ahead or len(rows) < 2:
         return None
     stores = {id(x): space.of(x.label) for x in (a, b)}

@@ -13,8 +13,9 @@ the blocks that started first can fill the GPU waiting for blocks that cannot st
 
 Who can end a wait is evaluated per instance (analysis/space.py), for the waits whose word is known:
 a spin on a word of a global array (waits.spin_loops) is ended by the stores and atomics to
-that word (but a store of a constant for which the loop's tests of the word stay in the loop:
-a block's own `flag[bid] = 1` before `while load_cg(flag[bid]) == 1 { }` waits for another), a global channel slot by its `put`, an instance of a global semaphore, latch or
+that word (but not a store of a constant for which the loop's tests of the word stay in the
+loop: a block's own `flag[bid] = 1` before `while load_cg(flag[bid]) == 1 { }` waits for
+another), a global channel slot by its `put`, an instance of a global semaphore, latch or
 queue by its posts, count-downs, puts or gets. A wait of block b needs another block when no
 thread of b itself can end it. A wait whose index comes from data (a tile number taken from a
 counter at run time, as the look-back scan does) is not judged: a block that took a later
