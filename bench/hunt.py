@@ -45,6 +45,11 @@ def main() -> None:
     ap.add_argument("programs", nargs="*", default=PROGRAMS)
     args = ap.parse_args()
     sys.path.insert(0, ROOT)
+    from syncc.backends.sim.machine import FermiConfig
+    for policy in args.policies:      # (a program after --policies without `--` would be taken as one)
+        problem = FermiConfig(policy=f"{policy}:1").check()
+        if problem is not None:
+            ap.error(f"--policies {policy}: {problem} (end the policies with `--` before the programs)")
     print("| program | " + " | ".join(f"{p}:SEED, of {args.seeds}" for p in args.policies) + " |")
     print("| --- |" + " ---: |" * len(args.policies))
     for path in args.programs:
