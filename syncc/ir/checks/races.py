@@ -436,22 +436,20 @@ def _same_ticket(facts: Facts, a: _Access, b: _Access, relations: set[str]):
     operand = space.value(atom.args[1], label) if _certain(facts, space, label, inst) else None
     if operand is None or operand[1]:
         return None
-    values, rows = operand[0], inst.thread
-    ahead = [row for row, x in zip(rows, values) if x <= 0]    # (a sub of 0 or less as well)
-    if not ahead or len(rows) < 2:
+    values, rows = operand[0], list(inst.thread)
+    ahead = next(((row, x) for row, x in zip(rows, values) if x <= 0), None)   # (a sub of 0 or less too)
+    if ahead is None or len(rows) < 2:
         return None
-    stores = {id(x): space.of(x.label) for x in (a, b)}
-    if any(s is None or list(s.thread) != list(rows) for s in stores.values()):
+    if any(s is None or list(s.thread) != rows for s in (space.of(a.label), space.of(b.label))):
         return None                 # the store's threads are not the atomic's (a guard between them)
     cols = space.threads.columns
     block, warp = cols["block"], cols["warp"]
-    first = ahead[0]
+    first, amount = ahead
     for row in rows:
         if row == first:
             continue
         relation = CROSS if block[row] != block[first] else BLOCK if warp[row] != warp[first] else WARP
         if relation in relations:
-            amount = values[list(rows).index(first)]
             return first, row, (f"the same element: `{atom.op[5:]}` of {amount} on `{atom.ref.name}` in "
                                 f"{_thread(facts, first)} leaves the value it returned for the next thread "
                                 f"to {atom.op[5:]} too"), relation

@@ -32,7 +32,7 @@ from ..fold import fold
 from ..nodes import Imm, Instr
 from ..analysis.facts import Facts
 from .waitfor import blocking_operations
-from .waits import spin_loops, word_keys
+from .waits import spin_loop, spin_loops, word_keys
 
 CODES = ("E0708", "E0727")      # what it reports (tests/ir/test_hazard_checks.py)
 
@@ -122,7 +122,7 @@ def _can_end(facts: Facts, wait, write: Instr) -> bool:
     if not isinstance(value, Imm) or not wait.site.dests:
         return True
     read = wait.site.dests[0]
-    loop = next((lp for lp in facts.loops if lp.blocks == wait.inside), None)
+    loop = spin_loop(facts, wait)
     if loop is None:
         return True
     for inside, _ in loop.exits:

@@ -163,10 +163,8 @@ def _leaves_together(facts: Facts, wait: Wait) -> bool:
     plain loads of one word per warp: one load instruction reads one word once for all its lanes
     (docs/fermi.md, "loads"), so they all see the same value and branch alike. Atomics do not
     count: each lane's is its own access."""
-    if not wait.hand_written or wait.site.op != "ld":
-        return False
-    loop = next((lp for lp in facts.loops if lp.blocks == wait.inside), None)
-    if loop is None:
+    loop = spin_loop(facts, wait)
+    if loop is None or wait.site.op != "ld":
         return False
     uni = facts.uni
     entries = [p for p in facts.cfg.preds[loop.head] if p not in loop.blocks]
@@ -177,6 +175,13 @@ def _leaves_together(facts: Facts, wait: Wait) -> bool:
         if cond is not None and not _one_value_per_warp(facts, uni, cond):
             return False
     return True
+
+
+def spin_loop(facts: Facts, wait: Wait) -> Loop | None:
+    """The loop of a hand-written spin (spin_loops: its blocks are the Wait's), else None."""
+    if not wait.hand_written:
+        return None
+    return next((lp for lp in facts.loops if lp.blocks == wait.inside), None)
 
 
 def _one_value_per_warp(facts: Facts, uni, v, depth: int = 0) -> bool:

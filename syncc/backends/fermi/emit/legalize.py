@@ -269,11 +269,12 @@ class _Rewriter:
     # seed 000 Listing 1: LDSLK P0, R1, [R0]; @P0 op; @P0 STSUL [R0], R4; @!P0 BRA back
     def shared_atomic(self) -> None:
         ins, b = self.ins, self.b
-        ref, elem = ins.ref, self.k.accessed(ins.ref).elem
-        if _reads_only(ins, elem) and self.k.accessed(ref).name in self.locked:   # an atomic read: a load is one
+        ref, array = ins.ref, self.k.accessed(ins.ref)
+        elem, own = array.elem, array.name in self.locked      # (the program's array: the rewrites below)
+        if own and _reads_only(ins, elem):          # an atomic read: a plain load is one
             self.emit("ld", ins.dests, (ref,))
             return
-        seen = self._test_first(ins, elem) if self.k.accessed(ref).name in self.locked else None
+        seen = self._test_first(ins, elem) if own else None
         retry, apply, test, done = self.block("atomic.retry"), self.block("atomic.apply"), \
             self.block("atomic.test"), self.block("atomic.done")
         b.jump(retry)

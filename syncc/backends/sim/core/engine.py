@@ -1097,15 +1097,17 @@ def early(S, w, n, sm):
     (the lanes of one word: one value, under the latest of their bounds)."""
     uid, pc, now = S.W[w, W_UID], S.W[w, W_PC], S.G[G_NOW]
     any_old = False
+    last_x, bound = -1, 0
     for k in range(n):
         x = S.IDX[k]
         if S.FLAGS[k] or not S.hn[x]:
             continue
         any_old = True
-        bound = 0
-        for q in range(n):          # the lanes that read one word read one value: the latest bound
-            if S.IDX[q] == x and not S.FLAGS[q]:
-                bound = max(bound, load_bound(S, w, S.LANES[q], x))
+        if x != last_x:             # the lanes that read one word read one value: the latest bound
+            last_x, bound = x, 0    # (lanes of one word mostly follow each other: computed once)
+            for q in range(n):
+                if S.IDX[q] == x and not S.FLAGS[q]:
+                    bound = max(bound, load_bound(S, w, S.LANES[q], x))
         j = 0
         while j + 1 < S.hn[x] and S.hs[x, j] != sm and S.ht[x, j] > bound:
             j += 1
