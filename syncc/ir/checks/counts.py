@@ -336,20 +336,22 @@ def never_blocks(facts: Facts, name: str) -> bool:
 def per_instance(facts: Facts, prim, sites, upper: bool) -> dict | None:
     """instance key → how many times the parties run `sites` (largest count when upper, else the
     smallest possible); None when it cannot be counted. A semaphore's operation counts its permits
-    (`wait s(k)` counts k: analysis/permits.py, the most k can be when upper, else the least)."""
+    (`wait s(k)` counts k: analysis/permits.py, the most k can be when upper, else the least).
+    For the smallest, a site that cannot be counted (data decides who runs it, or the instance
+    it waits on) counts as running no time: the others' count is still one no run goes below
+    (a `get` that 8 threads run is not excused by a `for v in q` loop the launch never enters)."""
     t = facts.threads
     per: dict = {}
     party = _PARTY_COLUMN[prim.granularity]
     for label, ins in sites:
         inst = facts.instances(label)
-        if inst is None or not inst.counted or not upper and not inst.exact:
-            return None
-        col = facts.value(ins.ref.index, label)
-        if col is None or col[1]:
-            return None
+        col = facts.value(ins.ref.index, label) if inst is not None else None
         amount = amounts(facts, label, ins, upper) if prim.kind == "semaphore" else 1
-        if amount is None:
-            return None
+        if inst is None or not inst.counted or not upper and not inst.exact or col is None or col[1] \
+                or amount is None:
+            if upper:
+                return None
+            continue
         seen = set()
         for n, row in enumerate(inst.thread):
             who = row if party is None else t.columns[party][row]
