@@ -17,11 +17,12 @@ _BODIES = {
         "lock": "lock {p}[0]\n    out[2] += 1\n    unlock {p}[0]",
         "trylock": "if trylock {p}[1] {{\n        out[3] += 1\n        unlock {p}[1]\n    }}",
     },
+    # (a semaphore of 2 lets two holders in at once: they count with atomics, E0730)
     "semaphore": {
-        "acquire": "acquire {p}[0] {{ out[0] += 1 }}",
-        "wait": "wait {p}[1]\n    out[1] += 1\n    post {p}[1]",
-        "trywait": "if trywait {p}[2] {{\n        out[2] += 1\n        post {p}[2]\n    }}\n"
-                   "    if trywait {p}[3] for (out[4] + 3) {{\n        out[3] += 1\n        post {p}[3]\n    }}",
+        "acquire": "acquire {p}[0] {{ atomic_add(out[0], 1) }}",
+        "wait": "wait {p}[1]\n    atomic_add(out[1], 1)\n    post {p}[1]",
+        "trywait": "if trywait {p}[2] {{\n        atomic_add(out[2], 1)\n        post {p}[2]\n    }}\n"
+                   "    if trywait {p}[3] for (out[4] + 3) {{\n        atomic_add(out[3], 1)\n        post {p}[3]\n    }}",
     },
     "rwlock": {
         "read": "read {p}[0] {{ atomic_add(out[2], 1) }}",

@@ -48,9 +48,11 @@ EVIDENCE = "ev: global i32[4][8], arr: global i32[4][8 * K], ent: global i32[4][
 def exclusive(name, kind, impl, place, gran, statement, permits=2):
     """K acquisitions per party, with arrival and entry numbers and the occupancy count."""
     lead = LEADER[gran]
+    alone = kind != "semaphore" or permits == 1        # (two holders of a semaphore of 2 count atomically: E0730)
     inside = ["atomic_max(ev[row][2], atomic_add(ev[row][1], 1) + 1)",
               "ent[row][party * K + k] = atomic_add(ev[row][4], 1)",
-              "ev[row][0] = ev[row][0] + 1             // not atomic: exact only when alone",
+              "ev[row][0] = ev[row][0] + 1             // not atomic: exact only when alone" if alone else
+              "atomic_add(ev[row][0], 1)               // two may be inside: atomic",
               "atomic_add(ev[row][5], 1)",
               "atomic_sub(ev[row][1], 1)"]
     inner = (None if gran == "thread" else lead)
@@ -103,7 +105,8 @@ FIFO_SEMAPHORES = [("sleeping", "global", "warp")]
 
 SEMAPHORE_HEADER = MUTEX_HEADER.replace("Mutex properties", "Semaphore(2) properties (semaphore(1) for fifo_ kernels)").replace(
     "mutex instance", "semaphore instance").replace(
-    "exact only under mutual exclusion", "not checked: two may be inside") + ""
+    "a counter incremented NOT atomically inside: exact only under mutual exclusion",
+    "a counter incremented inside (atomically where two may be inside: not checked)") + ""
 
 
 def mutex_file() -> str:

@@ -1,13 +1,16 @@
 """Hand-written locks as the data-race check sees them: a spin loop that exits when
 `atomic_cas(l[i], 0, x)` or `atomic_exch(l[i], x)` returned 0, released by the next store or
 exchange of 0 to the same word, and the critical section between (`hand_locks`, `section`).
-(The orderings such a lock owes are hand_sync.py's, which finds it by what its values decide.)
+The atomic decides the loop's exit through arithmetic or through a flag variable it sets (`var
+got`): what hand_sync.py says its value decides, whatever the loop's shape. (The orderings such a
+lock owes are hand_sync.py's too.)
 """
 from __future__ import annotations
 
 from ...core.prebuilt import dataclass
 from ..nodes import Instr
 from .facts import Facts, Loop
+from .hand_sync import hand_sync
 
 
 @dataclass(frozen=True)
@@ -20,12 +23,12 @@ class HandLock:
 
 def hand_locks(facts: Facts) -> list[HandLock]:
     out = []
+    atomics = [(ins, branches) for ins, branches in hand_sync(facts).decides.values()
+               if ins.op in ("atom.cas", "atom.exch")]
     for loop in facts.loops:
-        for inside, _ in loop.exits:
-            term = facts.cfg.blocks[inside].term
-            for ins in facts.sources(getattr(term, "cond", None)):
-                if ins.op not in ("atom.cas", "atom.exch") or facts.where[id(ins)][0] not in loop.blocks:
-                    continue
+        exits = {inside for inside, _ in loop.exits}
+        for ins, branches in atomics:
+            if facts.where[id(ins)][0] in loop.blocks and not exits.isdisjoint(branches):
                 release = _release_of(facts, loop, ins)
                 if release is not None:
                     out.append(HandLock(ins, loop, *release))

@@ -49,6 +49,13 @@ class Owed:
     cause: Instr              # the sync access (or, for a release, the data access) that owes it
 
 
+def hand_sync(facts) -> "HandSync":
+    """The kernel's HandSync, made once per Facts (the checks share it)."""
+    if "hand_sync" not in facts.memo:
+        facts.memo["hand_sync"] = HandSync(facts)
+    return facts.memo["hand_sync"]
+
+
 def array_scope(k: Kernel, name: str) -> str:
     a = k.array(name)
     return "cta" if a is not None and a.space == "shared" else "gpu"
@@ -61,7 +68,8 @@ class HandSync:
         self.facts, self.k, self.cfg = facts, facts.k, facts.cfg
         self.written = {ins.ref.name for _, _, ins in self.k.instructions()
                         if ins.op == "st" or ins.info.group == "atomic"}
-        decided = {key: (ins, b) for key, (ins, b) in self._decided().items() if self._pollable(ins)}
+        self.decides = self._decided()      # id(instruction) → (it, the branch blocks its value decides)
+        decided = {key: (ins, b) for key, (ins, b) in self.decides.items() if self._pollable(ins)}
         self._candidates = set(decided)
         self._candidate_arrays = {ins.ref.name for ins, _ in decided.values()}
         self.reads: dict[int, Instr] = {key: ins for key, (ins, branches) in decided.items()

@@ -17,14 +17,14 @@ from ..context import PassContext
 from ..nodes import Instr
 from ..analysis.blocks_meet import other_block_meets
 from ..analysis.facts import Facts
-from ..analysis.hand_sync import ACQUIRE, RELEASE, STORE_LOAD, HandSync, Owed
+from ..analysis.hand_sync import ACQUIRE, RELEASE, STORE_LOAD, Owed, hand_sync
 
 CODES = ("E0709",)      # what it reports (tests/ir/test_hazard_checks.py)
 
 
 def check_memory_order(facts: Facts, ctx: PassContext) -> None:
     told = set()
-    for owed in HandSync(facts).owed():
+    for owed in hand_sync(facts).owed():
         if owed.scope == "cta":
             continue
         word = (owed.before if owed.role == RELEASE else owed.cause).ref.name     # the sync word

@@ -6,11 +6,13 @@
     E0731  plain stores to one location from several threads (of different blocks, of different
            warps, or lanes of one warp), with nothing ordering them, that can store different values
 
-Locks are syncc's mutexes and rwlocks (`critical`, `read`/`write`: what held.py says a thread may
-hold at each instruction) and hand-written spin locks (analysis/hand_locks.py).
-Two accesses exclude each other when both may hold one lock: a mutex, an rwlock where one of them
-holds it to write, a hand-written lock; a `@warp` or `@block` lock does not keep apart the threads
-of one party, which hold it together. Lock indices are not compared (two elements of one mutex
+Locks are syncc's mutexes, rwlocks and semaphores (`critical`, `read`/`write`, `acquire` and a
+`wait` the thread's own `post` follows: what held.py says a thread may hold at each instruction)
+and hand-written spin locks (analysis/hand_locks.py). Two accesses exclude each other when both
+may hold one lock: a mutex, an rwlock where one of them holds it to write, a hand-written lock, a
+semaphore where the least permits the two sections take add up to more than its count (and no
+`post` outside a section adds permits); a `@warp` or `@block` lock does not keep apart the
+threads of one party, which hold it together. Lock indices are not compared (two elements of one mutex
 array count as one lock): where in doubt, the check accepts.
 
 Which accesses can meet is decided by enumeration (analysis/space.py): the element each thread
@@ -22,10 +24,13 @@ Two instances meet when they touch the same element (of a shared array: in one b
 different threads and:
 
 - different blocks: nothing orders them unless one of them is *synchronized*: a syncc operation
-  on a semaphore, channel, latch, queue, scan, grid barrier or mbarrier, a hand-written spin loop
-  (a loop whose exit reads memory), or a branch on an atomic's or a `load_cg`'s result, on a path
-  that reaches the access or that it reaches (in either thread: conservatively, any such
-  operation before or after either access orders the two);
+  on a semaphore (but the `acquire`/`wait` and `post` of a section, which keep threads apart:
+  the locksets'), channel, latch, queue, scan, grid barrier or mbarrier, or a hand-written spin
+  loop (a loop whose exit reads memory), on a path that reaches the access or that it reaches
+  (in either thread: conservatively, any such operation before or after either access orders
+  the two); or the access runs where a branch on an atomic's or a `load_cg`'s result decides
+  (between the branch and the point its two sides meet again: the last block of a
+  threadfence reduction reads what the others wrote);
 - one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
   grid's) on a path from one access to the other (a barrier inside a loop around both orders
   them);
@@ -44,12 +49,15 @@ A kernel's launches are separate: only accesses of one launch meet.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Branch, Imm, Instr, Reg
 from ..analysis.facts import Facts
 from ..analysis.hand_locks import hand_locks, section
-from .held import LOCKABLE, held
+from ..analysis.permits import amounts
+from .held import LOCKABLE, held, lock_like
 # the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
 
 CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.py)
@@ -89,13 +97,13 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
         return not facts.space.unknowable(ins.ref.index) or ins.op == "st" and _ticket(facts, ins) is not None
     if not any(ins.op == "st" and judged(ins) for _, _, ins in sites):
         return
-    locks = _locksets(facts, hand)
-    touched = _synchronized(facts, hand)
+    locks, holds = _locksets(facts, hand)
+    touched = _synchronized(facts, hand, holds)
     by_array: dict[tuple, list[_Access]] = {}
     for label, i, ins in sites:
         if not judged(ins):
             continue
-        kind = "write" if ins.op == "st" else "read" if ins.op == "ld" else "atomic"
+        kind = "write" if ins.op == "st" else "read" if ins.op == "ld" or _reads_only(ins) else "atomic"
         acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
         by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
     order = _Order(facts)
@@ -109,6 +117,12 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
                 _judge(facts, order, a, b, reported, ctx)
 
 
+def _reads_only(ins: Instr) -> bool:
+    """An atomic that leaves the word as it is (an add, sub, or or xor of 0): a read."""
+    return ins.op in ("atom.add", "atom.sub", "atom.or", "atom.xor") and isinstance(ins.args[1], Imm) \
+        and ins.args[1].value == 0
+
+
 def _data(k, name: str) -> bool:
     """The program's own arrays: its parameters and shared arrays (not the compiler's, a primitive's
     state or the word a @block trylock tells its block through, which has no declaration)."""
@@ -118,41 +132,97 @@ def _data(k, name: str) -> bool:
 
 # ---- locks -------------------------------------------------------------------------------------
 
-def _locksets(facts: Facts, hand) -> dict[int, frozenset]:
-    """id(instruction) → the locks it may run holding, as (name, mode, granularity): a mutex's mode
-    is None, an rwlock's `read` or `write`; a hand-written lock is taken by a thread."""
+class _Lock(NamedTuple):
+    """A lock an access may run holding. A semaphore's hold keeps two apart only when the permits
+    they take exceed its count and no other `post` adds to it (`room`: the count, else None)."""
+    name: str
+    mode: str | None         # an rwlock's `read` or `write`; None for a mutex and a semaphore
+    gran: str                # the granularity of the parties that hold it together
+    permits: int | None = None   # a semaphore's: the least this hold takes
+    room: int | None = None
+
+
+def _locksets(facts: Facts, hand) -> tuple[dict[int, frozenset], set[int]]:
+    """(id(instruction) → the locks it may run holding; the ids of the semaphore operations that
+    take and give back a hold, which keep threads apart rather than order them)."""
     k = facts.k
     out: dict[int, frozenset] = {}
-    if any(p.kind in LOCKABLE for p in k.prims):
-        before, _ = held(facts)
+    holds: set[int] = set()
+    kinds = LOCKABLE + ("semaphore",)
+    if any(p.kind in kinds for p in k.prims):
+        before, _ = held(facts, kinds=kinds)
+        room = _room(facts, before, holds)
         for key, hs in before.items():
             if hs:
-                out[key] = frozenset((h.prim, h.mode, k.prim(h.prim).granularity) for h in hs)
+                out[key] = frozenset(_entry(facts, h, room) for h in hs)
     for lock in hand:
-        entry = (lock.acquire.ref.name, None, "thread")
+        entry = _Lock(lock.acquire.ref.name, None, "thread")
         for ins in section(facts, lock):
             out[id(ins)] = out.get(id(ins), frozenset()) | {entry}
-    return out
+    return out, holds
+
+
+def _room(facts: Facts, before: dict, holds: set[int]) -> dict[str, int | None]:
+    """Semaphore → its count where only the holds give permits back, else None; `holds` gets the
+    ids of the waits and posts that take and give back a hold."""
+    room = {p.name: p.count for p in facts.k.prims if p.kind == "semaphore"}
+    taking = lock_like(facts)
+    for _, _, ins in facts.k.instructions():
+        if ins.ref is None or ins.ref.name not in room:
+            continue
+        if id(ins) in taking:
+            holds.add(id(ins))
+        elif ins.judged_as == "sem.post":
+            key = (ins.ref.name, facts.value_key(ins.ref.index))
+            if any(h.key == key for h in before.get(id(ins), ())):
+                holds.add(id(ins))
+            else:
+                room[ins.ref.name] = None      # a post that adds permits: no hold keeps others out
+    return room
+
+
+def _entry(facts: Facts, h, room: dict) -> _Lock:
+    prim = facts.k.prim(h.prim)
+    if prim.kind != "semaphore":
+        return _Lock(h.prim, h.mode, prim.granularity)
+    least = amounts(facts, facts.where[id(h.site)][0], h.site, upper=False)
+    least = least if isinstance(least, int) else min(least, default=1)
+    return _Lock(h.prim, None, prim.granularity, least, room[h.prim])
+
+
+def _apart(x: _Lock, y: _Lock) -> bool:
+    """Does holding x in one thread keep another that holds y out (parties aside)?"""
+    if x.name != y.name:
+        return False
+    if x.permits is not None:
+        return x.room is not None and x.permits + y.permits > x.room
+    return not x.mode == y.mode == "read"
+
+
+def _shared(a: frozenset, b: frozenset) -> list[_Lock]:
+    """The locks both may hold that do not keep them apart: a `read` section's, a semaphore's
+    whose permits leave room for both."""
+    return [x for x in a for y in b if x.name == y.name and not _apart(x, y)]
 
 
 def _excluded(a: frozenset, b: frozenset) -> set[str]:
     """The relations between two threads that a lock both accesses hold keeps apart."""
     out: set[str] = set()
-    for name, mode, gran in a:
-        for name2, mode2, _ in b:
-            if name != name2 or mode == mode2 == "read":
+    for x in a:
+        for y in b:
+            if not _apart(x, y):
                 continue
-            if gran in ("thread", "warp", "block"):
+            if x.gran in ("thread", "warp", "block"):
                 out.add(CROSS)
-            if gran in ("thread", "warp"):
+            if x.gran in ("thread", "warp"):
                 out.add(BLOCK)
-            if gran == "thread":
+            if x.gran == "thread":
                 out.add(WARP)
     return out
 
 
-def _lock_word(locks: frozenset) -> str:
-    names = sorted({name for name, _, _ in locks})
+def _lock_word(locks) -> str:
+    names = sorted({lock.name for lock in locks})
     return ", ".join(f"`{n}`" for n in names)
 
 
@@ -161,37 +231,40 @@ def _lock_word(locks: frozenset) -> str:
 _SYNCHRONIZED: dict[int, tuple] = {}      # id(kernel's blocks) → (blocks, hand locks, the answer)
 
 
-def _synchronized(facts: Facts, hand) -> set[str]:
+def _synchronized(facts: Facts, hand, holds: set[int]) -> set[str]:
     """The blocks that run before or after an operation that may synchronize threads of different
     blocks (the module's docstring lists them); an access there is taken as ordered with any other.
     The same for every launch shape of one kernel's code (a declared range checks hundreds): kept
-    for the code's blocks, while they are the same object, and the same hand-written locks."""
-    locks = tuple(sorted((lock.loop.head, facts.where[id(lock.acquire)]) for lock in hand))
+    for the code's blocks, while they are the same object, and the same hand-written locks and
+    semaphore holds."""
+    locks = (tuple(sorted((lock.loop.head, facts.where[id(lock.acquire)]) for lock in hand)),
+             frozenset(holds))
     known = _SYNCHRONIZED.get(id(facts.k.blocks))
     if known is not None and known[0] is facts.k.blocks and known[1] == locks:
         return known[2]
-    found = _synchronized_blocks(facts, hand)
+    found = _synchronized_blocks(facts, hand, holds)
     if len(_SYNCHRONIZED) >= 8:
         _SYNCHRONIZED.clear()
     _SYNCHRONIZED[id(facts.k.blocks)] = (facts.k.blocks, locks, found)
     return found
 
 
-def _synchronized_blocks(facts: Facts, hand) -> set[str]:
+def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> set[str]:
     k, cfg = facts.k, facts.cfg
     lock_loops = {lock.loop.head for lock in hand}
     lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
     sync: set[str] = set()
+    decided: set[str] = set()          # the blocks a branch on an atomic's or load_cg's result decides
     for b in k.blocks:
         if b.label not in cfg.reachable:
             continue
-        if any(_synchronizes(k, ins) for ins in b.instrs):
+        if any(_synchronizes(k, ins) and id(ins) not in holds for ins in b.instrs):
             sync.add(b.label)
         term = b.term
         if isinstance(term, Branch) and isinstance(term.cond, Reg) and any(
                 (x.info.group == "atomic" or x.op == "ld" and x.attr("cache") is not None)
                 and id(x) not in lock_atomics for x in facts.sources(term.cond)):
-            sync.add(b.label)
+            decided |= cfg.reach([term.if_true, term.if_false], stop=cfg.ipdom(b.label))
     for loop in facts.loops:
         if loop.head in lock_loops or loop.head in facts.space.counted:
             continue
@@ -202,8 +275,8 @@ def _synchronized_blocks(facts: Facts, hand) -> set[str]:
                 sync |= loop.blocks
                 break
     if not sync:
-        return set()
-    return sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds)
+        return decided
+    return decided | sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds)
 
 
 def _synchronizes(k, ins: Instr) -> bool:
@@ -216,7 +289,8 @@ def _synchronizes(k, ins: Instr) -> bool:
     if prim is None:
         return True
     if prim.kind in LOCKABLE:
-        return False                 # exclusion, not order: the locksets' business
+        return False                 # exclusion, not order: the locksets' business (a semaphore's
+                                     # holds too: the caller leaves them out)
     return not (prim.kind == "barrier" and prim.granularity != "grid")     # a block's or a warp's: _Order
 
 
@@ -291,13 +365,14 @@ class _Order:
 def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, ctx: PassContext) -> None:
     if "write" not in (a.kind, b.kind) or a.synced or b.synced:
         return
-    names_a, names_b = {n for n, _, _ in a.locks}, {n for n, _, _ in b.locks}
-    read_shared = any(n == n2 and m == m2 == "read" for n, m, _ in a.locks for n2, m2, _ in b.locks)
-    if names_a != names_b or read_shared:
+    names_a, names_b = {x.name for x in a.locks}, {x.name for x in b.locks}
+    shared = _shared(a.locks, b.locks)
+    if names_a != names_b or shared:
         code = "E0730"
         at = _reported_at(a, b, names_a, names_b)
-        if at.kind == "read" and at.ins.attr("cache") is not None:
-            return              # a `load_cg` of guarded data: a read that means to race, and loses nothing
+        if at.kind == "read" and (at.ins.attr("cache") is not None or at.ins.info.group == "atomic"):
+            return              # a `load_cg` of guarded data (or an atomic add of 0): a read that means
+                                # to race, and loses nothing
     elif a.kind == b.kind == "write":
         code = "E0731"          # no lock, or one that the two threads hold together (one @warp party)
         at = b if _later(b, a) else a
@@ -326,7 +401,7 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
     first, second, element, relation = found
     if at is b:
         first, second = second, first
-    _report(facts, code, at, other, first, second, element, relation, read_shared, ctx)
+    _report(facts, code, at, other, first, second, element, relation, shared, ctx)
 
 
 def _overlap(a, b) -> bool:
@@ -600,7 +675,7 @@ def _certain(facts: Facts, space, label: str, inst) -> bool:
 # ---- the report --------------------------------------------------------------------------------
 
 def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, row_other: int, element,
-            relation: str, read_shared: bool, ctx: PassContext) -> None:
+            relation: str, shared: list, ctx: PassContext) -> None:
     name = at.name
     what = f"`{name}{_subscripts(facts, name, element)}`" if isinstance(element, int) else f"`{name}` at {element}"
     if at.ins.ref.field is not None:
@@ -611,7 +686,7 @@ def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, r
         notes = [] if other is at else [Note(f"{t_other} stores to it here", other.ins.span)]
         party = ""
         if at.locks:
-            gran = sorted({g for _, _, g in at.locks if g != "thread"})
+            gran = sorted({x.gran for x in at.locks if x.gran != "thread"})
             party = (f", although both hold {_lock_word(at.locks)}: a @{'/@'.join(gran)} lock is held by its "
                      "party's threads together, and keeps apart only threads of different parties")
         ctx.sink.error("E0731", f"{t_at} and {t_other} ({relation}) both store to {what}, with nothing "
@@ -621,17 +696,30 @@ def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, r
                             "{ ... }`), order the stores (a `barrier` between threads of one block), or combine "
                             "the values with an atomic (`atomic_add`, `atomic_max`)")
         return
-    if read_shared:
-        ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} inside a `read` section of "
-                       f"{_lock_word(at.locks)}, which readers hold at once: {t_other} can "
+    if shared:
+        lock = shared[0]
+        if lock.permits is None:
+            inside = f"a `read` section of `{lock.name}`, which readers hold at once"
+            fix = "write under `write`, which keeps every other reader and writer out"
+        else:
+            most = max((x.permits for x in shared), default=1)
+            inside = (f"an `acquire` section of `{lock.name}`, whose permits let others hold it at once"
+                      if lock.room is None else
+                      f"an `acquire` section of the semaphore `{lock.name}` ({lock.room} permits), which "
+                      f"this section and the other ({lock.permits} + {most} permits) hold at once")
+            fix = (f"make the sections that update it take more than half of `{lock.name}`'s permits "
+                   f"(`acquire {lock.name}(k)`), or guard the data with a `mutex`")
+            if lock.room is None:
+                fix = f"no `post` of `{lock.name}` outside its sections may add permits; or guard the data with a `mutex`"
+        ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} inside {inside}: {t_other} can "
                        f"{'store to' if other.kind == 'write' else 'touch'} it at the same time, and an "
                        "update is lost", at.ins.span,
                        notes=[Note(f"guarded by {_lock_word(other.locks)} here", other.ins.span)] if other is not at
                        else (),
-                       help="write under `write`, which keeps every other reader and writer out")
+                       help=fix)
         return
-    held_here = {n for n, _, _ in at.locks}
-    guard = _lock_word(frozenset(x for x in other.locks if x[0] not in held_here) or other.locks)
+    held_here = {x.name for x in at.locks}
+    guard = _lock_word(frozenset(x for x in other.locks if x.name not in held_here) or other.locks)
     can = {"write": "store to", "read": "read", "atomic": "update"}
     ctx.sink.error("E0730", f"{t_at} {verb[at.kind]} {what} without {guard}, which guards it elsewhere: "
                    f"{t_other} can {can[other.kind]} it at the same time, and an update is lost", at.ins.span,
