@@ -4,7 +4,8 @@
            (or inside a `read` section, which other readers hold at once), one of the two a plain
            write, with nothing ordering them
     E0731  plain stores to one location from several threads (of different blocks, of different
-           warps, or lanes of one warp), with nothing ordering them, that can store different values
+           warps, or lanes of one warp), with nothing ordering them, that can store different values;
+           or a plain store beside another thread's atomic update of the location
 
 Locks are syncc's mutexes, rwlocks and semaphores (`critical`, `read`/`write`, `acquire` and a
 `wait` the thread's own `post` follows: what held.py says a thread may hold at each instruction)
@@ -42,9 +43,10 @@ thread returns the value the next thread to add gets too, so two threads store t
 adds (subs) of 1 or more hand out distinct elements.
 
 Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
-a value loaded from one element that nothing in the kernel writes) lose nothing; atomics never
-race with atomics (an atomic counts only beside a plain store), and a `load_cg` of guarded data
-is a read that means to race. A plain read beside a plain store with no lock is not judged (yet).
+a value loaded from one element that nothing in the kernel writes) lose nothing, nor do a store
+and an `atomic_exch` of one value; atomics never race with atomics (an atomic counts only beside
+a plain store), and a `load_cg` of guarded data, or an atomic that leaves the word as it is (an
+add of 0), is a read that means to race. A plain read beside a plain store with no lock is not judged (yet).
 A kernel's launches are separate: only accesses of one launch meet.
 """
 from __future__ import annotations
@@ -376,6 +378,9 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
     elif a.kind == b.kind == "write":
         code = "E0731"          # no lock, or one that the two threads hold together (one @warp party)
         at = b if _later(b, a) else a
+    elif {a.kind, b.kind} == {"write", "atomic"}:
+        code = "E0731"          # a plain store beside an atomic update: the store is not atomic with it
+        at = a if a.kind == "write" else b
     else:
         return                  # a plain read beside a plain write, no lock: not judged yet
     if any(_overlap(at.ins.span, span) for span in reported.get(code, ())):
@@ -390,9 +395,9 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
                 relations.discard(WARP)
     if not relations:
         return
-    both_write = a.kind == b.kind == "write"
+    both_write = a.kind in ("write", "atomic") and b.kind in ("write", "atomic")
     found = _meeting(facts, a, b, relations, both_write)
-    if found is None and both_write:
+    if found is None and a.kind == b.kind == "write":
         found = _same_ticket(facts, a, b, relations)
     if found is None:
         return
@@ -608,7 +613,7 @@ def _columns(facts: Facts, space, acc: _Access):
         index = space.value(acc.ins.ref.index, acc.label) if _certain(facts, space, acc.label, inst) else None
         if index is not None:
             values = None
-            if acc.kind == "write":
+            if acc.kind == "write" or acc.ins.op == "atom.exch":      # (another atomic's result: unknown)
                 stored = space.value(acc.ins.args[1], acc.label) or _read_only_word(facts, space, acc)
                 if stored is not None and not stored[1]:
                     values = stored[0]
@@ -682,6 +687,15 @@ def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, r
         what += f" (field `{at.ins.ref.field}`)"
     t_at, t_other = _thread(facts, row_at), _thread(facts, row_other)
     verb = {"write": "stores to", "read": "reads", "atomic": "updates"}
+    if code == "E0731" and other.kind == "atomic":
+        op = other.ins.op.split(".")[1]
+        ctx.sink.error("E0731", f"{t_at} stores to {what} plainly while {t_other} ({relation}) updates it with "
+                       f"`atomic_{op}`, with nothing ordering the two: a plain store is not atomic with the update, "
+                       f"so {'the update can be lost' if op != 'exch' else 'which value remains depends on the schedule'}",
+                       at.ins.span, notes=[Note(f"{t_other} updates it here", other.ins.span)],
+                       help="store with an atomic too (`atomic_exch`), or order the store before the updates (a "
+                            "`barrier` between threads of one block, a launch of its own between blocks)")
+        return
     if code == "E0731":
         notes = [] if other is at else [Note(f"{t_other} stores to it here", other.ins.span)]
         party = ""
