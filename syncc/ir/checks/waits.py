@@ -25,14 +25,18 @@ not where the release lies outside the loop, so those get W0702.
 A hand-written spin that a whole warp enters together (warp-uniform control) and whose every
 exit tests plain loads of one word per warp against warp-uniform values is not E0701: its lanes
 read one value at each poll and leave in the same round, so none waits at the reconvergence
-point for another (a counting barrier whose arrivals come before its spin).
+point for another (a counting barrier whose arrivals come before its spin). Nor is one polled
+with an atomic add of 0 per lane whose word only grows (every write that can follow the spin
+adds 0 or more) and whose
+exits are taken once the value reaches a warp-uniform bound: the lanes may leave in different
+rounds, but those still in follow at their next poll without a write from anyone.
 """
 from __future__ import annotations
 
 from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
-from ..nodes import Imm, Instr, Kernel
+from ..nodes import Branch, Imm, Instr, Kernel
 from ..analysis.uniformity import WARP
 from ..analysis.wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
@@ -164,15 +168,48 @@ def _leaves_together(facts: Facts, wait: Wait) -> bool:
     (docs/fermi.md, "loads"), so they all see the same value and branch alike. Atomics do not
     count: each lane's is its own access."""
     loop = spin_loop(facts, wait)
-    if loop is None or wait.site.op != "ld":
+    if loop is None:
         return False
     uni = facts.uni
     entries = [p for p in facts.cfg.preds[loop.head] if p not in loop.blocks]
     if not entries or any(uni.divergence(p) > WARP for p in entries):
         return False
+    if wait.site.op != "ld":
+        return _passes_once_seen(facts, uni, loop, wait.site)
     for inside, _ in loop.exits:
         cond = getattr(facts.cfg.blocks[inside].term, "cond", None)
         if cond is not None and not _one_value_per_warp(facts, uni, cond):
+            return False
+    return True
+
+
+# comparison → does it hold when its left operand is large (and so stay holding as it grows)?
+_HOLDS_WHEN_LARGE = {"cmp.ge": True, "cmp.gt": True, "cmp.le": False, "cmp.lt": False}
+
+
+def _passes_once_seen(facts: Facts, uni, loop: Loop, read: Instr) -> bool:
+    """A spin whose lanes read their own values (an atomic add of 0 per lane), entered by the whole
+    warp: its lanes may leave in different rounds, but none needs a later write when the word only
+    grows (every write of its array after the spin can start adds a constant of 0 or more) and
+    every exit is taken once the value read reaches a warp-uniform bound (`while atomic_add(c[i],
+    0) < n {}`, i warp-uniform): what one lane saw, every later poll of the others sees too, so
+    they follow it out."""
+    if not (read.op == "atom.add" and isinstance(read.args[1], Imm) and read.args[1].value == 0) \
+            or uni.level(read.ref.index) > WARP:
+        return False
+    for _, _, ins in facts.k.instructions():
+        if ins.ref is None or ins.ref.name != read.ref.name or ins.op == "ld" or _before(facts, ins, read):
+            continue                # (a store before the spin, never after it: the count's start)
+        if not (ins.op == "atom.add" and isinstance(ins.args[1], Imm) and ins.args[1].value >= 0):
+            return False
+    for inside, _ in loop.exits:
+        term = facts.cfg.blocks[inside].term
+        test = facts.def_of(term.cond) if isinstance(term, Branch) else None
+        if test is None or test.op not in _HOLDS_WHEN_LARGE:
+            return False
+        leaves_when = term.if_true not in loop.blocks          # the exit is taken when the test is this
+        value, bound = test.args if _HOLDS_WHEN_LARGE[test.op] == leaves_when else reversed(test.args)
+        if facts.def_of(value) is not read or not _one_value_per_warp(facts, uni, bound):
             return False
     return True
 
