@@ -427,19 +427,39 @@ OPERATORS = {
 }
 
 
+def skip_lock(text: str, mask: list[bool]) -> list[Site]:
+    """A hand-written spin lock whose taking always succeeds at once: its compare-and-swap or
+    exchange (`atomic_cas(lk[c], 0, 1)`, `atomic_exch(lk[c], 1)`) replaced by 0, a ticket lock's
+    turn test (`load_cg(lk[c]) == my`) by `my == my`. The section then runs unguarded: the race
+    check must refuse it (E0731, E0730). Only for programs whose such atomics are locks (the hand
+    batch's, HAND_OPERATORS): elsewhere a compare-and-swap of 0 to 1 may elect a thread, and
+    skipping it would change what a correct program computes."""
+    sites = []
+    for pattern, new in ((r"atomic_cas\((\w+\[[^\]]*\]), 0, 1\)", "0"), (r"atomic_exch\((\w+\[[^\]]*\]), 1\)", "0"),
+                         (r"load_cg\((\w+\[[^\]]*\])\) == my\b", "my == my")):
+        for m in find_code(pattern, text, mask):
+            sites.append((f"skip the lock `{m.group(0)}` (line {line_of(text, m.start())})",
+                          _replace(text, m.start(), m.end(), new)))
+    return sites
+
+
+# the hand batch's (tests/oracle/hand.py): every compare-and-swap of 0 to 1 there takes a lock
+HAND_OPERATORS = {**OPERATORS, "skip-lock": skip_lock}
+
+
 # operators that change what the program computes, not only how it synchronizes (a @warp
 # section runs once per warp, a @thread one once per thread: a count kept inside changes)
 CHANGES_RESULT = {"index", "loop-bound", "grid", "declaration"}
 
 
-def mutation_sites(text: str) -> dict[str, list[Site]]:
+def mutation_sites(text: str, operators=OPERATORS) -> dict[str, list[Site]]:
     mask = code_mask(text)
-    return {name: op(text, mask) for name, op in OPERATORS.items()}
+    return {name: op(text, mask) for name, op in operators.items()}
 
 
-def mutate(rng: random.Random, seed: Seed) -> tuple[str, str, str] | None:
+def mutate(rng: random.Random, seed: Seed, operators=OPERATORS) -> tuple[str, str, str] | None:
     """(operator, description, mutant text) for one seeded mutation of a seed, or None."""
-    sites = {k: v for k, v in mutation_sites(seed.text).items() if v}
+    sites = {k: v for k, v in mutation_sites(seed.text, operators).items() if v}
     if not sites:
         return None
     operator = rng.choice(sorted(sites))
@@ -448,12 +468,15 @@ def mutate(rng: random.Random, seed: Seed) -> tuple[str, str, str] | None:
 
 
 def make_mutants(seed: int, count: int, folder: Path, include_seeds: bool = True,
-                 sources: list[str] | None = None) -> tuple[list[Program], dict]:
+                 sources: list[str] | None = None, seeds: list[Seed] | None = None,
+                 operators=OPERATORS) -> tuple[list[Program], dict]:
     """`count` mutants that pass the front end (and, with include_seeds, each seed once), written
     into folder; the stats count what was discarded, per operator. `sources`: draw only from
-    these seed files, in this order (a pinned pool: tests/oracle/fixed_seeds.txt)."""
+    these seed files, in this order (a pinned pool: tests/oracle/fixed_seeds.txt); `seeds`: draw
+    from these programs instead of the repository's (the hand batch's generated ones, with
+    HAND_OPERATORS)."""
     rng = random.Random(seed * 7919 + 17)
-    seeds = load_seeds()
+    seeds = load_seeds() if seeds is None else seeds
     if sources is not None:
         by_source = {s.source: s for s in seeds}
         seeds = [by_source[src] for src in sources]
@@ -468,7 +491,7 @@ def make_mutants(seed: int, count: int, folder: Path, include_seeds: bool = True
     while made < count and attempts < count * 20:
         attempts += 1
         s = rng.choice(seeds)
-        result = mutate(rng, s)
+        result = mutate(rng, s, operators)
         if result is None or result[2] == s.text:
             stats["unchanged"] += 1
             continue

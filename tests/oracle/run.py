@@ -53,7 +53,13 @@ def build_batch(seed: int, count: int, mutants: int, out: Path, queues: bool = F
         path.write_text(program_text(program_seed(seed, i), queues, shapes, scans, sizes, hand))
         programs.append(Program(path.stem, str(path), "generated"))
     stats: dict = {}
-    if mutants:
+    if mutants and hand:        # mutants of the batch's own programs, locks skipped among them
+        from .mutate import HAND_OPERATORS, Seed, make_mutants
+        own = [Seed(p.name, p.path, Path(p.path).read_text(), {}) for p in programs]
+        made, stats = make_mutants(seed, mutants, folder, include_seeds=False, seeds=own,
+                                   operators=HAND_OPERATORS)
+        programs += made
+    elif mutants:
         from .mutate import make_mutants
         made, stats = make_mutants(seed, mutants, folder)
         programs += made

@@ -26,12 +26,14 @@ different threads and:
 
 - different blocks: nothing orders them unless one of them is *synchronized*: a syncc operation
   on a semaphore (but the `acquire`/`wait` and `post` of a section, which keep threads apart:
-  the locksets'), channel, latch, queue, scan, grid barrier or mbarrier, or a hand-written spin
-  loop (a loop whose exit reads memory), on a path that reaches the access or that it reaches
-  (in either thread: conservatively, any such operation before or after either access orders
-  the two); or the access runs where a branch on an atomic's or a `load_cg`'s result decides
-  (between the branch and the point its two sides meet again: the last block of a
-  threadfence reduction reads what the others wrote);
+  the locksets'), channel, latch, queue, scan, grid barrier or mbarrier on a path that reaches
+  the access or that it reaches (in either thread: conservatively, any such operation before or
+  after either access orders the two); or one comes after a hand-written spin loop (a loop whose
+  exit reads memory), or where a branch on an atomic's or a `load_cg`'s result decides (up to
+  the point its two sides meet again: the last block of a threadfence reduction), and the other
+  before a write of a word that spin or branch reads (_sides: the write can be what it waited
+  for or saw). Where no write of the word can close the way (stores of the values the tests let
+  through), the accesses after it are not on the writers' side;
 - one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
   grid's) on a path from one access to the other (a barrier inside a loop around both orders
   them);
@@ -72,11 +74,12 @@ _CANDIDATES = 16   # elements searched then (a race elsewhere is missed, never i
 
 class _Access:
     """One memory access of the program to an array that some thread stores to."""
-    __slots__ = ("ins", "label", "at", "kind", "locks", "synced", "cols")
+    __slots__ = ("ins", "label", "at", "kind", "locks", "synced", "cols", "after", "before")
 
     def __init__(self, ins: Instr, label: str, at: tuple[str, int], kind: str, locks: frozenset, synced: bool):
         self.ins, self.label, self.at, self.kind, self.locks, self.synced = ins, label, at, kind, locks, synced
         self.cols: dict = {}       # space id → (rows, elements, stored values, symbolic parts) or None
+        self.after = self.before = frozenset()     # the spins it comes after, and before a write for
 
     @property
     def name(self) -> str:
@@ -100,13 +103,15 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
     if not any(ins.op == "st" and judged(ins) for _, _, ins in sites):
         return
     locks, holds = _locksets(facts, hand)
-    touched = _synchronized(facts, hand, holds)
+    touched, spins = _synchronized(facts, hand, holds)
     by_array: dict[tuple, list[_Access]] = {}
     for label, i, ins in sites:
         if not judged(ins):
             continue
         kind = "write" if ins.op == "st" else "read" if ins.op == "ld" or _reads_only(ins) else "atomic"
         acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
+        acc.after = frozenset(n for n, (after, _) in enumerate(spins) if label in after)
+        acc.before = frozenset(n for n, (_, before) in enumerate(spins) if label in before)
         by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
     order = _Order(facts)
     reported: dict[str, list] = {}      # code → the spans reported (one report per statement)
@@ -233,12 +238,12 @@ def _lock_word(locks) -> str:
 _SYNCHRONIZED: dict[int, tuple] = {}      # id(kernel's blocks) → (blocks, hand locks, the answer)
 
 
-def _synchronized(facts: Facts, hand, holds: set[int]) -> set[str]:
+def _synchronized(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set]]]:
     """The blocks that run before or after an operation that may synchronize threads of different
-    blocks (the module's docstring lists them); an access there is taken as ordered with any other.
-    The same for every launch shape of one kernel's code (a declared range checks hundreds): kept
-    for the code's blocks, while they are the same object, and the same hand-written locks and
-    semaphore holds."""
+    blocks (the module's docstring lists them), where an access is taken as ordered with any other;
+    and the two sides of each hand-written spin or branch on a polled word (_sides). The same for
+    every launch shape of one kernel's code (a declared range checks hundreds): kept for the code's
+    blocks, while they are the same object, and the same hand-written locks and semaphore holds."""
     locks = (tuple(sorted((lock.loop.head, facts.where[id(lock.acquire)]) for lock in hand)),
              frozenset(holds))
     known = _SYNCHRONIZED.get(id(facts.k.blocks))
@@ -251,34 +256,87 @@ def _synchronized(facts: Facts, hand, holds: set[int]) -> set[str]:
     return found
 
 
-def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> set[str]:
+def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set]]]:
+    """(the blocks synchronized as the module's docstring says; for each hand-written spin loop, and
+    each branch on an atomic's or a `load_cg`'s result, the blocks after it and the blocks before a
+    write of a word it reads: _sides)."""
     k, cfg = facts.k, facts.cfg
     lock_loops = {lock.loop.head for lock in hand}
     lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
     sync: set[str] = set()
-    decided: set[str] = set()          # the blocks a branch on an atomic's or load_cg's result decides
+    sides = []
     for b in k.blocks:
         if b.label not in cfg.reachable:
             continue
         if any(_synchronizes(k, ins) and id(ins) not in holds for ins in b.instrs):
             sync.add(b.label)
         term = b.term
-        if isinstance(term, Branch) and isinstance(term.cond, Reg) and any(
-                (x.info.group == "atomic" or x.op == "ld" and x.attr("cache") is not None)
-                and id(x) not in lock_atomics for x in facts.sources(term.cond)):
-            decided |= cfg.reach([term.if_true, term.if_false], stop=cfg.ipdom(b.label))
+        if not isinstance(term, Branch) or not isinstance(term.cond, Reg):
+            continue
+        read = {x.ref.name for x in facts.sources(term.cond)
+                if (x.info.group == "atomic" or x.op == "ld" and x.attr("cache") is not None)
+                and id(x) not in lock_atomics and x.ref is not None}
+        if read:
+            stop = cfg.ipdom(b.label)
+            region = cfg.reach([term.if_true, term.if_false], stop=stop)
+            # (an `if` without `else`: its body is entered on true, the test that can stay open)
+            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None))
     for loop in facts.loops:
         if loop.head in lock_loops or loop.head in facts.space.counted:
             continue
-        for inside, _ in loop.exits:
-            term = cfg.blocks[inside].term
-            if isinstance(term, Branch) and any(x.op == "ld" or x.info.group == "atomic"
-                                                for x in facts.sources(term.cond)):
-                sync |= loop.blocks
-                break
+        exits = [(inside, cfg.blocks[inside].term.if_true not in loop.blocks) for inside, _ in loop.exits
+                 if isinstance(cfg.blocks[inside].term, Branch)]
+        polled = {x.ref.name for inside, _ in exits for x in facts.sources(cfg.blocks[inside].term.cond)
+                  if (x.op == "ld" or x.info.group == "atomic") and x.ref is not None}
+        if polled:
+            sides.append(_sides(facts, _closure(loop.blocks, cfg.succs), polled, exits))
     if not sync:
-        return decided
-    return decided | sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds)
+        return set(), sides
+    return sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds), sides
+
+
+def _sides(facts: Facts, after: set[str], read: set[str], tests) -> tuple[set, set]:
+    """(the blocks after a spin loop or a branch on what it read, the blocks before a write of a word
+    it reads). An access of the first kind in one thread is ordered after one of the second kind in
+    another (the write can be what the spin waited for, what the branch saw). Where no write can
+    close the way (each stores a value the tests let through: `lk[c] = 0` beside `while
+    load_cg(lk[c]) != 0 {}`, a lock whose taking is missing), threads pass together: what comes
+    after is not on the writers' side. `tests`: (block, the test's value that lets through), or
+    None where that is not known."""
+    cfg = facts.cfg
+    writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
+               if ins.ref is not None and ins.ref.name in read and (ins.op == "st" or ins.info.group == "atomic"
+                                                                      and not _reads_only(ins))}
+    before = writers | _closure(writers, cfg.preds)
+    if tests and _never_closes(facts, tests, read):
+        before -= after
+    return after, before
+
+
+def _never_closes(facts: Facts, tests, read: set[str]) -> bool:
+    """Does every test compare a word read against a constant (`== c`, `!= c`) that every write of
+    those arrays leaves it on (stores and exchanges of constants the tests let through)?"""
+    opens = []
+    for label, through in tests:
+        test = facts.def_of(facts.cfg.blocks[label].term.cond)
+        if test is None or test.op not in ("cmp.eq", "cmp.ne"):
+            return False
+        value, const = test.args
+        if isinstance(value, Imm):
+            value, const = const, value
+        d = facts.def_of(value)
+        if not isinstance(const, Imm) or d is None or d.ref is None or d.ref.name not in read:
+            return False
+        opens.append((const.value, (test.op == "cmp.eq") == through))      # (c, through when equal to c)
+    for _, _, ins in facts.k.instructions():
+        if ins.ref is None or ins.ref.name not in read or not (ins.op == "st" or ins.info.group == "atomic"):
+            continue
+        if _reads_only(ins):
+            continue
+        value = ins.args[1] if ins.op in ("st", "atom.exch") else None
+        if not isinstance(value, Imm) or not all((value.value == c) == equal for c, equal in opens):
+            return False
+    return True
 
 
 def _synchronizes(k, ins: Instr) -> bool:
@@ -367,6 +425,8 @@ class _Order:
 def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, ctx: PassContext) -> None:
     if "write" not in (a.kind, b.kind) or a.synced or b.synced:
         return
+    if a.after & b.before or b.after & a.before:
+        return                  # a spin in one thread can wait for a write the other makes after its access
     names_a, names_b = {x.name for x in a.locks}, {x.name for x in b.locks}
     shared = _shared(a.locks, b.locks)
     if names_a != names_b or shared:
