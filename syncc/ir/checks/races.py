@@ -264,7 +264,8 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
     lock_loops = {lock.loop.head for lock in hand}
     lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
     sync: set[str] = set()
-    sides = []
+    sides: list[tuple[set, set]] = []
+    memo: dict = {}
     for b in k.blocks:
         if b.label not in cfg.reachable:
             continue
@@ -280,7 +281,7 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
             stop = cfg.ipdom(b.label)
             region = cfg.reach([term.if_true, term.if_false], stop=stop)
             # (an `if` without `else`: its body is entered on true, the test that can stay open)
-            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None))
+            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None, memo))
     for loop in facts.loops:
         if loop.head in lock_loops or loop.head in facts.space.counted:
             continue
@@ -289,13 +290,13 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
         polled = {x.ref.name for inside, _ in exits for x in facts.sources(cfg.blocks[inside].term.cond)
                   if (x.op == "ld" or x.info.group == "atomic") and x.ref is not None}
         if polled:
-            sides.append(_sides(facts, _closure(loop.blocks, cfg.succs), polled, exits))
+            sides.append(_sides(facts, _closure(loop.blocks, cfg.succs), polled, exits, memo))
     if not sync:
         return set(), sides
     return sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds), sides
 
 
-def _sides(facts: Facts, after: set[str], read: set[str], tests) -> tuple[set, set]:
+def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> tuple[set, set]:
     """(the blocks after a spin loop or a branch on what it read, the blocks before a write of a word
     it reads). An access of the first kind in one thread is ordered after one of the second kind in
     another (the write can be what the spin waited for, what the branch saw). Where no write can
@@ -303,13 +304,15 @@ def _sides(facts: Facts, after: set[str], read: set[str], tests) -> tuple[set, s
     load_cg(lk[c]) != 0 {}`, a lock whose taking is missing), threads pass together: what comes
     after is not on the writers' side. `tests`: (block, the test's value that lets through), or
     None where that is not known."""
-    cfg = facts.cfg
-    writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
-               if ins.ref is not None and ins.ref.name in read and (ins.op == "st" or ins.info.group == "atomic"
-                                                                      and not _reads_only(ins))}
-    before = writers | _closure(writers, cfg.preds)
+    key = frozenset(read)
+    if key not in memo:          # (many branches read one word: its writers' side is found once)
+        writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
+                   if ins.ref is not None and ins.ref.name in read and (
+                       ins.op == "st" or ins.info.group == "atomic" and not _reads_only(ins))}
+        memo[key] = writers | _closure(writers, facts.cfg.preds)
+    before = memo[key]
     if tests and _never_closes(facts, tests, read):
-        before -= after
+        before = before - after        # (a new set: the memo keeps the whole side)
     return after, before
 
 
