@@ -427,6 +427,28 @@ def test_hand_batch_writes_every_shape():
     assert any("hand-written" in t and "fence" not in t for t in texts)      # every ordering left to syncc
 
 
+def test_skip_lock_makes_a_hand_written_lock_always_taken():
+    """The hand batch's mutation that removes a lock's taking: a compare-and-swap or exchange of
+    the lock word reads as 0, a ticket's turn test as true; other atomics are left alone."""
+    from oracle.mutate import code_mask, skip_lock
+    text = ("while atomic_cas(lk[c], 0, 1) != 0 { }\nif atomic_exch(lk[0], 1) == 0 { }\n"
+            "while load_cg(t[c]) == my { }\natomic_cas(x[0], 2, 3)\n")
+    made = [make() for _, make in skip_lock(text, code_mask(text))]
+    assert len(made) == 3
+    assert "while 0 != 0 { }" in made[0] and "if 0 == 0 { }" in made[1] and "while my == my { }" in made[2]
+    assert all("atomic_cas(x[0], 2, 3)" in m for m in made)
+
+
+def test_hand_batch_mutates_its_own_programs(tmp_path):
+    """`--hand --mutants M` draws its mutants from the batch's generated programs (not the
+    repository's), skipped locks among them, each passing the front end."""
+    from oracle.run import build_batch
+    programs, stats = build_batch(SEED, 12, 24, tmp_path, hand=True)
+    mutants = [p for p in programs if p.kind == "mutant"]
+    assert len(mutants) == 24 and all(p.origin.endswith(".sync") and "genh_" in p.origin for p in mutants)
+    assert stats["by_operator"].get("skip-lock", 0) > 0, stats
+
+
 @pytest.mark.slow
 def test_no_accepted_hand_program_hangs_or_is_wrong(tmp_path, compiled_core):
     """The promise on a fixed batch of hand-written synchronization, both targets, four schedules
