@@ -241,9 +241,11 @@ def swap_nested(text: str, mask: list[bool]) -> list[Site]:
     """Two acquisitions, one directly inside the other: `critical A { critical B {` or
     `if trylock A { if trylock B {`; the mutant takes them in the other order."""
     sites = []
-    for form in (r"critical\s+", r"if\s+trylock\s+", r"acquire\s+", r"read\s+", r"write\s+"):
+    for form in (r"\bcritical\s+", r"\bif\s+trylock\s+", r"\bacquire\s+", r"\bread\s+", r"\bwrite\s+"):
         for m in find_code(form, text, mask):
             a_start = m.end()
+            if not re.match(r"[A-Za-z_]", text[a_start:a_start + 1]):
+                continue                  # (`read` before something that is no place: not a section)
             a_end = place_end(text, a_start)
             brace = text.find("{", a_end)
             inner = re.compile(r"\s*(critical|if\s+trylock|acquire|read|write)\s+").match(text, brace + 1)
