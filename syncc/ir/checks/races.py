@@ -62,6 +62,7 @@ from ..analysis.facts import Facts
 from ..analysis.hand_locks import hand_locks, section
 from ..analysis.permits import amounts
 from .held import LOCKABLE, held, lock_like
+from .retries import leaves_only_after
 # the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
 
 CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.py)
@@ -722,16 +723,19 @@ def _certain(facts: Facts, space, label: str, inst) -> bool:
     """Do exactly the instances listed run the block? As the space says (`exact`), or where the only
     conditions it could not evaluate are the exits of loops the block comes after: a thread that
     reaches a spin loop runs what follows once the loop ends (that it ends is the waits' checks'
-    business)."""
+    business); or tests inside an uncounted loop that can only end once the block has run (a
+    retry loop's section: `while !done { if try() { section; done = true } }`), which each
+    thread that enters it then runs at least once."""
     if inst is None or inst.exact:
         return inst is not None
-    if not inst.counted:
-        return False
+    retried = [lp for lp in facts.loops if label in lp.blocks and lp.head not in space.counted]
+    if not all(leaves_only_after(facts, lp, label) for lp in retried):
+        return False                     # (an uncounted loop that can end without running the block)
     for cond, _, branch in facts.guards(label):
         if facts.is_party_branch(branch):
             return False                 # a @warp/@block leader's: the space lists the whole party
-        if branch in space.counted:
-            continue
+        if branch in space.counted or any(branch in lp.blocks for lp in retried):
+            continue                     # (a test inside a loop that ends only once the block has run)
         if any(branch in lp.blocks and label not in lp.blocks for lp in facts.loops):
             continue                     # the exit of a loop before the block
         col = space.value(cond, label)

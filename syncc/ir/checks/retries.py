@@ -139,16 +139,30 @@ def _propagate(known: dict, ins: Instr) -> None:
 # A state is None (success already seen: every register implies it) or a dict register name →
 # (true implies success, false implies success) for the registers known to say something.
 
-def _success_states(facts: Facts, loop: Loop, attempt: Instr, entry: str, told: dict) -> dict | None:
+def leaves_only_after(facts: Facts, loop: Loop, label: str) -> bool:
+    """Can the loop (entered once, from one block) end only after block `label` has run in this
+    execution of it? The same dataflow, with reaching `label` as the success: `var done = false;
+    while !done { if try() { ...; done = true } }` runs the body of its `if` before it ends."""
+    if loop.head in facts.space.counted or label not in loop.blocks:
+        return False
+    cfg = facts.cfg
+    entries = [x for x in cfg.preds[loop.head] if x not in loop.blocks and x in cfg.reachable]
+    if len(entries) != 1 or cfg.blocks[entries[0]].term.targets != (loop.head,):
+        return False
+    return _success_states(facts, loop, None, entries[0], {}, reached=label) is not None
+
+
+def _success_states(facts: Facts, loop: Loop, attempt: Instr | None, entry: str, told: dict,
+                    reached: str | None = None) -> dict | None:
     """The state at the start of each block of the loop, or None when the loop can end (or its
-    thread return) without a success."""
+    thread return) without a success (an attempt's, or reaching block `reached`)."""
     cfg = facts.cfg
     start = {name: flags for name, flags in _entering(facts, loop, entry).items() if any(flags)}
     states: dict[str, object] = {loop.head: start}
     todo = [loop.head]
     while todo:
         label = todo.pop()
-        state = states[label]
+        state = None if label == reached else states[label]
         for ins in cfg.blocks[label].instrs:
             state = _step(state, ins, attempt, told)
         term = cfg.blocks[label].term
