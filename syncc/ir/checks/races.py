@@ -32,8 +32,9 @@ different threads and:
   exit reads memory), or where a branch on an atomic's or a `load_cg`'s result decides (up to
   the point its two sides meet again: the last block of a threadfence reduction), and the other
   before a write of a word that spin or branch reads (_sides: the write can be what it waited
-  for or saw). Where no write of the word can close the way (stores of the values the tests let
-  through), the accesses after it are not on the writers' side;
+  for or saw). Where the way is open from the start (0 passes) and no write of the word can
+  close it (stores of the values the tests let through), the accesses after it are not on the
+  writers' side;
 - one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
   grid's) on a path from one access to the other (a barrier inside a loop around both orders
   them);
@@ -318,8 +319,11 @@ def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> 
 
 
 def _never_closes(facts: Facts, tests, read: set[str]) -> bool:
-    """Does every test compare a word read against a constant (`== c`, `!= c`) that every write of
-    those arrays leaves it on (stores and exchanges of constants the tests let through)?"""
+    """Does every test compare a word read against a constant (`== c`, `!= c`) that lets 0 through
+    (the value memory starts at when the host zeroes it: the way is open from the start) and that
+    every write of those arrays leaves it on (stores and exchanges of constants it lets through)?
+    A spin that 0 keeps in (`while load_cg(done[bid - 1]) == 0 {}`) waits for a write, as a chain
+    of blocks does, even where every write lets it through."""
     opens = []
     for label, through in tests:
         test = facts.def_of(facts.cfg.blocks[label].term.cond)
@@ -331,7 +335,10 @@ def _never_closes(facts: Facts, tests, read: set[str]) -> bool:
         d = facts.def_of(value)
         if not isinstance(const, Imm) or d is None or d.ref is None or d.ref.name not in read:
             return False
-        opens.append((const.value, (test.op == "cmp.eq") == through))      # (c, through when equal to c)
+        equal = (test.op == "cmp.eq") == through            # through when equal to c (else when not)
+        if (const.value == 0) != equal:
+            return False                                    # 0 does not pass: the way starts closed
+        opens.append((const.value, equal))
     for _, _, ins in facts.k.instructions():
         if ins.ref is None or ins.ref.name not in read or not (ins.op == "st" or ins.info.group == "atomic"):
             continue
