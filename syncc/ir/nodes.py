@@ -136,6 +136,13 @@ class Instr(Attributed):
         return Imm(1, I32)
 
     @property
+    def reads_only(self) -> bool:
+        """An atomic add, sub, or or xor of 0: it returns the word and leaves it as it is (an atomic
+        read, which the race check, the waits' checks and Fermi legalization read as a load)."""
+        return self.op in ("atom.add", "atom.sub", "atom.or", "atom.xor") and len(self.args) > 1 \
+            and isinstance(self.args[1], Imm) and self.args[1].value == 0
+
+    @property
     def reads(self) -> tuple[Reg, ...]:
         """The registers the instruction reads: its register operands and its references' indices."""
         return tuple(read_regs(self.args))

@@ -110,7 +110,7 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
     for label, i, ins in sites:
         if not judged(ins):
             continue
-        kind = "write" if ins.op == "st" else "read" if ins.op == "ld" or _reads_only(ins) else "atomic"
+        kind = "write" if ins.op == "st" else "read" if ins.op == "ld" or ins.reads_only else "atomic"
         acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
         acc.after = frozenset(n for n, (after, _) in enumerate(spins) if label in after)
         acc.before = frozenset(n for n, (_, before) in enumerate(spins) if label in before)
@@ -124,12 +124,6 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
         for n, a in enumerate(accesses):
             for b in accesses[n:]:
                 _judge(facts, order, a, b, reported, ctx)
-
-
-def _reads_only(ins: Instr) -> bool:
-    """An atomic that leaves the word as it is (an add, sub, or or xor of 0): a read."""
-    return ins.op in ("atom.add", "atom.sub", "atom.or", "atom.xor") and isinstance(ins.args[1], Imm) \
-        and ins.args[1].value == 0
 
 
 def _data(k, name: str) -> bool:
@@ -310,7 +304,7 @@ def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> 
     if key not in memo:          # (many branches read one word: its writers' side is found once)
         writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
                    if ins.ref is not None and ins.ref.name in read and (
-                       ins.op == "st" or ins.info.group == "atomic" and not _reads_only(ins))}
+                       ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only)}
         memo[key] = writers | _closure(writers, facts.cfg.preds)
     before = memo[key]
     if tests and _never_closes(facts, tests, read):
@@ -342,7 +336,7 @@ def _never_closes(facts: Facts, tests, read: set[str]) -> bool:
     for _, _, ins in facts.k.instructions():
         if ins.ref is None or ins.ref.name not in read or not (ins.op == "st" or ins.info.group == "atomic"):
             continue
-        if _reads_only(ins):
+        if ins.reads_only:
             continue
         value = ins.args[1] if ins.op in ("st", "atom.exch") else None
         if not isinstance(value, Imm) or not all((value.value == c) == equal for c, equal in opens):

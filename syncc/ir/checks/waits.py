@@ -27,9 +27,9 @@ exit tests plain loads of one word per warp against warp-uniform values is not E
 read one value at each poll and leave in the same round, so none waits at the reconvergence
 point for another (a counting barrier whose arrivals come before its spin). Nor is one polled
 with an atomic add of 0 per lane whose word only grows (every write that can follow the spin
-adds 0 or more) and whose
-exits are taken once the value reaches a warp-uniform bound: the lanes may leave in different
-rounds, but those still in follow at their next poll without a write from anyone.
+adds 0 or more) and whose exits are taken once the value reaches a warp-uniform bound: the lanes
+may leave in different rounds, but those still in follow at their next poll without a write from
+anyone.
 """
 from __future__ import annotations
 
@@ -165,8 +165,8 @@ def _leaves_together(facts: Facts, wait: Wait) -> bool:
     needs (a counting barrier's arrivals, made before the spin by the whole warp at once). So when
     the loop is entered under warp-uniform control and each exit tests, with warp-uniform values,
     plain loads of one word per warp: one load instruction reads one word once for all its lanes
-    (docs/fermi.md, "loads"), so they all see the same value and branch alike. Atomics do not
-    count: each lane's is its own access."""
+    (docs/fermi.md, "loads"), so they all see the same value and branch alike. An atomic read is
+    each lane's own access: `_passes_once_seen` says when its lanes still follow each other out."""
     loop = spin_loop(facts, wait)
     if loop is None:
         return False
@@ -194,8 +194,7 @@ def _passes_once_seen(facts: Facts, uni, loop: Loop, read: Instr) -> bool:
     every exit is taken once the value read reaches a warp-uniform bound (`while atomic_add(c[i],
     0) < n {}`, i warp-uniform): what one lane saw, every later poll of the others sees too, so
     they follow it out."""
-    if not (read.op == "atom.add" and isinstance(read.args[1], Imm) and read.args[1].value == 0) \
-            or uni.level(read.ref.index) > WARP:
+    if not read.reads_only or uni.level(read.ref.index) > WARP:
         return False
     for _, _, ins in facts.k.instructions():
         if ins.ref is None or ins.ref.name != read.ref.name or ins.op == "ld" or _before(facts, ins, read):

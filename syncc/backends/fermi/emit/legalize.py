@@ -196,9 +196,7 @@ def _needs(k: Kernel, ins: Instr, its: bool = False, locked: frozenset[str] = fr
 
 def _reads_only(ins: Instr, elem) -> bool:
     """An integer add, sub, or or xor of 0: the old value, and the word unchanged."""
-    operand = ins.args[1] if len(ins.args) > 1 else None
-    return ins.op in ("atom.add", "atom.sub", "atom.or", "atom.xor") and elem in (I32, U32) \
-        and isinstance(operand, Imm) and operand.value == 0 and bool(ins.dests)
+    return ins.reads_only and elem in (I32, U32) and bool(ins.dests)
 
 
 def _integer_division(ins: Instr) -> bool:
