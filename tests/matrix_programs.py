@@ -151,7 +151,8 @@ def _barriers(impl, placement, gran):
     grid = 4 if gran == "grid" else 1
     yield name, (f"kernel k(out: global i32[256]) launch grid({grid}) block(64) {{\n"
                  f"    barrier b in {placement} @{gran} using {impl.name}\n"
-                 f"    out[gtid] = 1\n    sync b\n    out[gtid] += out[(gtid + 1) % {grid * 64}]\n}}\n")
+                 f"    out[gtid] = 1\n    sync b\n    let v = out[(gtid + 1) % {grid * 64}]\n    sync b\n"
+                 f"    out[gtid] += v\n}}\n")     # (the second meeting orders the reads before the stores)
 
 
 def _scans(impl):

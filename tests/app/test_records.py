@@ -197,6 +197,7 @@ kernel k(table: global Entry[64], out: global Entry[64]) launch grid(1) block(64
     out[tid] = f
     var g = f
     g = table[(tid + 1) % 64]
+    barrier
     table[tid] = g
 }
 host {

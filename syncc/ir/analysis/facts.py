@@ -25,6 +25,12 @@ def reported_waits(facts: "Facts") -> set[int]:
     return facts.memo.setdefault("reported_waits", set())
 
 
+def explained_reads(facts: "Facts") -> set[int]:
+    """The loads a report already blames for reading beside a store (E0704's condition read between
+    the same two barriers as a store): the race check does not report them again (E0732)."""
+    return facts.memo.setdefault("explained_reads", set())
+
+
 def declared_shape(k: Kernel) -> Shape:
     return Shape(k.grid or DEFAULT_GRID, k.block or DEFAULT_BLOCK)
 

@@ -25,7 +25,7 @@ from ..inlined import inlined_calls
 from ..impls.registry import implementation
 from ..nodes import Branch, Instr, Kernel
 from ..analysis.uniformity import BLOCK, GRID, THREAD, WARP
-from ..analysis.facts import Facts
+from ..analysis.facts import Facts, explained_reads
 from .held import UNLOCKS, held
 
 CODES = ("E0704", "E0707")      # what it reports (tests/ir/test_hazard_checks.py)
@@ -234,6 +234,7 @@ def _why_split(facts: Facts, branch: Branch | None, level: int) -> list[Note]:
             at = uni.writer_beside(load, "block")
             if at is not None:
                 store = facts.cfg.blocks[at[0]].instrs[at[1]]
+                explained_reads(facts).add(id(load))
                 return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
                              "same two barriers, so threads can read different values", load.span),
                         Note("the store: put a `barrier` between it and the read", store.span)]
@@ -241,6 +242,7 @@ def _why_split(facts: Facts, branch: Branch | None, level: int) -> list[Note]:
             at = uni.writer_beside(load, "grid")
             store = facts.cfg.blocks[at[0]].instrs[at[1]] if at is not None else None
             if store is not None:
+                explained_reads(facts).add(id(load))
                 return [Note(f"the condition reads `{array.name}` here, and a store to it can run between the "
                              "same two grid barriers, so threads can read different values", load.span),
                         Note("the store: put a grid barrier's `sync` between it and the read", store.span)]

@@ -6,6 +6,7 @@
     E0731  plain stores to one location from several threads (of different blocks, of different
            warps, or lanes of one warp), with nothing ordering them, that can store different values;
            or a plain store beside another thread's atomic update of the location
+    E0732  a plain read of a location another thread can store to plainly, with nothing ordering them
 
 Locks are syncc's mutexes, rwlocks and semaphores (`critical`, `read`/`write`, `acquire` and a
 `wait` the thread's own `post` follows: what held.py says a thread may hold at each instruction)
@@ -35,10 +36,11 @@ different threads and:
   for or saw). Where the way is open from the start (0 passes) and no write of the word can
   close it (stores of the values the tests let through), the accesses after it are not on the
   writers' side;
-- one block: besides, no block barrier (`barrier`, `sync` or `arrive` of any barrier but a
-  grid's) on a path from one access to the other (a barrier inside a loop around both orders
-  them);
-- one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them.
+- one block: besides, no block barrier (`barrier`, a named barrier's `sync` and `arrive`) that
+  orders them, in the pairs of rounds of the loops around both that it leaves unordered
+  (analysis/barrier_order.py: one phase of the barrier that the second access's threads pass);
+- one warp: besides, no warp collective (`syncwarp()`, `ballot`, votes) between them (on Fermi,
+  lanes in lockstep: one access before the other in the program).
 
 An index that is the value an atomic add returned (`let j = atomic_add(n[0], k); out[j] = v`, plus
 a constant) is judged thread by thread from the operands: an add (or sub) of 0 or less in some
@@ -48,8 +50,9 @@ adds (subs) of 1 or more hand out distinct elements.
 Two stores of the same value (a constant or a parameter, the same in every thread: `flag[0] = 1`;
 a value loaded from one element that nothing in the kernel writes) lose nothing, nor do a store
 and an `atomic_exch` of one value; atomics never race with atomics (an atomic counts only beside
-a plain store), and a `load_cg` of guarded data, or an atomic that leaves the word as it is (an
-add of 0), is a read that means to race. A plain read beside a plain store with no lock is not judged (yet).
+a plain store), and a `load_cg`, an atomic that leaves the word as it is (an add of 0), or the
+load a hand-written spin polls is a read that means to race. A read inside a statement whose
+store is reported is not reported again.
 A kernel's launches are separate: only accesses of one launch meet.
 """
 from __future__ import annotations
@@ -59,14 +62,15 @@ from typing import NamedTuple
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Branch, Imm, Instr, Reg
-from ..analysis.facts import Facts
+from ..analysis.barrier_order import CROSS as OTHER_ROUND, NEXT, SAME, BarrierOrder
+from ..analysis.facts import Facts, explained_reads
 from ..analysis.hand_locks import hand_locks, section
+from ..analysis.hand_sync import hand_sync
 from ..analysis.permits import amounts
 from .held import LOCKABLE, held, lock_like
 from .retries import leaves_only_after
-# the hand-written lock and its section: for now from memory.py (the lead moves them to analysis/)
 
-CODES = ("E0730", "E0731")      # what it reports (tests/ir/test_hazard_checks.py)
+CODES = ("E0730", "E0731", "E0732")      # what it reports (tests/ir/test_hazard_checks.py)
 
 CROSS, BLOCK, WARP = "another block", "another warp of the block", "another lane of the warp"
 _REPS = 8          # threads kept per element: enough to find one of another block, warp or value
@@ -115,15 +119,23 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
         acc.after = frozenset(n for n, (after, _) in enumerate(spins) if label in after)
         acc.before = frozenset(n for n, (_, before) in enumerate(spins) if label in before)
         by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
-    order = _Order(facts)
+    order = {BLOCK: BarrierOrder(facts, "block"), WARP: BarrierOrder(facts, "warp")}
     reported: dict[str, list] = {}      # code → the spans reported (one report per statement)
     for accesses in by_array.values():
         if not any(a.kind == "write" for a in accesses):
             continue
         accesses.sort(key=lambda a: a.kind != "write")           # a statement's store before its loads
-        for n, a in enumerate(accesses):
-            for b in accesses[n:]:
-                _judge(facts, order, a, b, reported, ctx)
+        for reads in (False, True):       # a read races last: not where its statement's store does
+            for n, a in enumerate(accesses):
+                for b in accesses[n:]:
+                    _judge(facts, order, a, b, reported, ctx, reads)
+
+
+def _polls(facts: Facts) -> set[int]:
+    """The plain loads a hand-written spin polls (hand_sync: read as `load_cg`)."""
+    if "races.polls" not in facts.memo:
+        facts.memo["races.polls"] = {id(i) for i in hand_sync(facts).plain_polls()}
+    return facts.memo["races.polls"]
 
 
 def _data(k, name: str) -> bool:
@@ -370,64 +382,12 @@ def _closure(start: set[str], edges) -> set[str]:
     return seen
 
 
-class _Order:
-    """Block barriers and warp collectives between two accesses of one block (or warp)."""
-
-    def __init__(self, facts: Facts):
-        self.facts = facts
-        k = facts.k
-        # every barrier but the grid's: a named barrier of `@warp` parties meets several warps of the
-        # block, and one of a warp's lanes only that warp, but as a block barrier it only orders more
-        block_bars = {p.name for p in k.prims if p.kind == "barrier" and p.granularity != "grid"}
-
-        def block_barrier(ins: Instr) -> bool:
-            return ins.op in ("bar.sync", "bar.arrive") or ins.info.group == "prim" and ins.ref is not None \
-                and ins.ref.name in block_bars
-
-        def warp_barrier(ins: Instr) -> bool:
-            return block_barrier(ins) or ins.info.group == "warp" and ins.op not in ("activemask", "elect")
-
-        self.tests = {BLOCK: block_barrier, WARP: warp_barrier}
-        self.memo: dict = {}
-
-    def between(self, relation: str, a: _Access, b: _Access) -> bool:
-        """Is there a barrier of the relation's kind on a path from one access to the other?"""
-        return self._after(relation, a.at, b.at) or self._after(relation, b.at, a.at)
-
-    def _after(self, relation: str, start: tuple[str, int], end: tuple[str, int]) -> bool:
-        key = (relation, start)
-        if key not in self.memo:
-            self.memo[key] = self._past_barrier(self.tests[relation], start)
-        whole, part = self.memo[key]
-        label, i = end
-        return label in whole or label in part and i >= part[label]
-
-    def _past_barrier(self, test, start: tuple[str, int]):
-        """(blocks wholly after a barrier on some path from `start`, block → the first instruction
-        after one in a block entered before it)."""
-        cfg = self.facts.cfg
-        whole: set[str] = set()
-        part: dict[str, int] = {}
-        seen: set[str] = set()
-        todo = [(start[0], start[1] + 1)]
-        while todo:
-            label, i = todo.pop()
-            code = cfg.blocks[label].instrs
-            hit = next((j for j in range(i, len(code)) if test(code[j])), None)
-            if hit is None:
-                for s in cfg.succs[label]:
-                    if s not in seen:
-                        seen.add(s)
-                        todo.append((s, 0))
-                continue
-            part[label] = min(part.get(label, hit + 1), hit + 1)
-            whole |= _closure({label}, cfg.succs)
-        return whole, part
-
-
 # ---- which accesses meet -----------------------------------------------------------------------
 
-def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, ctx: PassContext) -> None:
+def _judge(facts: Facts, order: dict, a: _Access, b: _Access, reported: dict, ctx: PassContext,
+           reads: bool) -> None:
+    """Report the two accesses if they can meet unordered: E0732 (a plain read beside a plain write)
+    when `reads`, the other codes when not."""
     if "write" not in (a.kind, b.kind) or a.synced or b.synced:
         return
     if a.after & b.before or b.after & a.before:
@@ -446,22 +406,27 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
     elif {a.kind, b.kind} == {"write", "atomic"}:
         code = "E0731"          # a plain store beside an atomic update: the store is not atomic with it
         at = a if a.kind == "write" else b
-    else:
-        return                  # a plain read beside a plain write, no lock: not judged yet
-    if any(_overlap(at.ins.span, span) for span in reported.get(code, ())):
+    else:                       # a plain read beside a plain write, no lock
+        code = "E0732"
+        at = a if a.kind == "read" else b
+        if at.ins.attr("cache") is not None or at.ins.info.group == "atomic" or id(at.ins) in _polls(facts):
+            return              # a `load_cg`, an atomic read, a poll: reads that mean to race
+        if id(at.ins) in explained_reads(facts):
+            return              # (E0704 blames it already: a condition read beside a store)
+    if (code == "E0732") != reads:
         return
+    done = reported.get(code, []) + (reported.get("E0730", []) + reported.get("E0731", []) if reads else [])
+    if any(_overlap(at.ins.span, span) for span in done):
+        return                  # (a read inside a store that races: the store's report says it)
     relations = {CROSS, BLOCK, WARP} - _excluded(a.locks, b.locks)
     if facts.k.array(a.name).space == "shared":
         relations.discard(CROSS)            # each block its own
-    for relation in (BLOCK, WARP):
-        if relation in relations and order.between(relation, a, b):
-            relations.discard(relation)
-            if relation == BLOCK:
-                relations.discard(WARP)
+    rounds = _unordered_rounds(order, a, b, relations)
+    relations -= {r for r, left in rounds.items() if not left}
     if not relations:
         return
     both_write = a.kind in ("write", "atomic") and b.kind in ("write", "atomic")
-    found = _meeting(facts, a, b, relations, both_write)
+    found = _meeting(facts, order, a, b, relations, both_write, rounds)
     if found is None and a.kind == b.kind == "write":
         found = _same_ticket(facts, a, b, relations)
     if found is None:
@@ -472,6 +437,22 @@ def _judge(facts: Facts, order: _Order, a: _Access, b: _Access, reported: dict, 
     if at is b:
         first, second = second, first
     _report(facts, code, at, other, first, second, element, relation, shared, ctx)
+
+
+def _unordered_rounds(order: dict, a: _Access, b: _Access, relations: set[str]) -> dict[str, frozenset]:
+    """Relation (of threads of one block, of one warp) → the classes of their instance pairs that no
+    barrier orders (analysis/barrier_order.py: pairs in one round, in consecutive rounds, in any
+    two rounds of the loops around both). A block barrier orders lanes of a warp too."""
+    if a.kind == "write" and b.kind == "read":
+        a, b = b, a
+    read_write = a.kind == "read" and b.kind == "write"
+    out: dict[str, frozenset] = {}
+    for relation in (BLOCK, WARP):
+        if relation in relations:
+            out[relation] = order[relation].unordered(a.at, b.at, read_write, read_write)
+    if out.get(BLOCK) == frozenset() and WARP in out:
+        out[WARP] = frozenset()
+    return out
 
 
 def _overlap(a, b) -> bool:
@@ -498,11 +479,14 @@ def _later(a: _Access, b: _Access) -> bool:
     return (sa.start if sa else 0) > (sb.start if sb else 0)
 
 
-def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_write: bool):
+def _meeting(facts: Facts, order: dict, a: _Access, b: _Access, relations: set[str], both_write: bool,
+             rounds: dict):
     """(row of a's thread, row of b's thread, element, relation) of two instances that touch one
     element in threads whose relation is among `relations` (storing different values, where both
-    store); None where there are none or where it cannot be known. Rows are the space's; a row
-    of a virtual other block (the first block standing for every block) is given as -1 - row."""
+    store) and whose rounds the barriers leave unordered (`rounds`: relation → the classes of
+    pairs, _unordered_rounds; a relation not in it: every pair); None where there are none or
+    where it cannot be known. Rows are the space's; a row of a virtual other block (the first
+    block standing for every block) is given as -1 - row."""
     first_block = facts.threads.shape.blocks > 1 and _blockless(facts, a) and _blockless(facts, b)
     space = facts.first_block_space if first_block else facts.space
     ca, cb = _columns(facts, space, a), _columns(facts, space, b)
@@ -513,6 +497,23 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
         return None                      # indices of different unknowns: cannot be compared
     if both_write and val_a is not None and val_b is not None and len(set(val_a) | set(val_b)) == 1:
         return None                      # one value, stored by all: nothing lost
+    pairs = _round_filter(facts, space, order, a, b, relations, rounds)
+    rd_a = rd_b = None
+    if pairs is not None:
+        filters, rd_a, rd_b, step = pairs
+        if all(filters.get(r) == {SAME} for r in relations):      # one round only: (element, round)
+            ca = (rows_a, list(zip(el_a, rd_a)), val_a, sym_a)
+            cb = (rows_b, list(zip(el_b, rd_b)), val_b, sym_b)
+            found = _meeting_at(facts, order, space, a, b, ca, cb, relations, both_write, first_block, None)
+            return found and found[:2] + (found[2][0],) + found[3:]
+    return _meeting_at(facts, order, space, a, b, (rows_a, el_a, val_a, sym_a), (rows_b, el_b, val_b, sym_b),
+                       relations, both_write, first_block, pairs)
+
+
+def _meeting_at(facts: Facts, order: dict, space, a: _Access, b: _Access, ca, cb, relations: set[str], both_write: bool,
+                first_block: bool, pairs):
+    (rows_a, el_a, val_a, _), (rows_b, el_b, val_b, _) = ca, cb
+    rd_a, rd_b = (pairs[1], pairs[2]) if pairs else (None, None)
     if a is b:
         if len(set(el_a)) == len(el_a) and not (first_block and CROSS in relations):
             return None                  # every instance its own element
@@ -520,21 +521,34 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
         return None
     cols = space.threads.columns
     if len(el_a) + len(el_b) > _LARGE:
+        codes = {e: n for n, e in enumerate(set(el_a) | set(el_b))} if el_a and isinstance(el_a[0], tuple) else None
+        if codes is not None:            # (numpy groups integers: an (element, round) by its number)
+            ca = (rows_a, [codes[e] for e in el_a]) + tuple(ca[2:])
+            cb = (rows_b, [codes[e] for e in el_b]) + tuple(cb[2:])
         kept = _candidates(facts, space, ca, cb, a is b, relations, first_block)
         if not kept:
             return None
-        (rows_a, el_a, val_a), (rows_b, el_b, val_b) = _only(ca, kept), _only(cb, kept)
+        if codes is not None:
+            kept = {e for e, n in codes.items() if n in kept}
+            ca, cb = (rows_a, el_a) + tuple(ca[2:]), (rows_b, el_b) + tuple(cb[2:])
+        (rows_a, el_a, val_a, rd_a), (rows_b, el_b, val_b, rd_b) = _only(ca, kept, rd_a), _only(cb, kept, rd_b)
     block, warp = cols["block"], cols["warp"]
-    reps: dict[int, list[tuple[int, object]]] = {}
+    exposed_a, exposed_b = (order[BLOCK].unsheltered(a.at), order[BLOCK].unsheltered(b.at)) if BLOCK in relations \
+        else ((), ())
+    reps: dict[object, list[tuple[int, object, object]]] = {}
     for n, (row, e) in enumerate(zip(rows_a, el_a)):
         kept = reps.setdefault(e, [])
         v = val_a[n] if val_a is not None else None
-        if len(kept) < 2 and all(r != row for r, _ in kept) or len(kept) < _REPS and all(
-                (block[r], warp[r], w) != (block[row], warp[row], v) for r, w in kept):
-            kept.append((row, v))
+        rd = rd_a[n] if rd_a is not None else None
+        if len(kept) < 2 and all(r != row for r, _, _ in kept) or len(kept) < _REPS and all(
+                (block[r], warp[r], w, q) != (block[row], warp[row], v, rd) for r, w, q in kept):
+            kept.append((row, v, rd))
+    best = None          # the widest relation found (the same report on every machine model), and
+                         # a thread that passes no barrier before its access (the likeliest example)
     for n, (row, e) in enumerate(zip(rows_b, el_b)):
         v = val_b[n] if val_b is not None else None
-        for r, w in reps.get(e, ()):
+        rd = rd_b[n] if rd_b is not None else None
+        for r, w, q in reps.get(e, ()):
             if both_write and v is not None and w is not None and v == w:
                 continue
             if first_block and CROSS in relations:
@@ -542,9 +556,44 @@ def _meeting(facts: Facts, a: _Access, b: _Access, relations: set[str], both_wri
             if r == row:
                 continue
             relation = CROSS if block[r] != block[row] else BLOCK if warp[r] != warp[row] else WARP
-            if relation in relations:
-                return r, row, e, relation
-    return None
+            if relation in relations and (pairs is None or _in_class(pairs[0].get(relation), q, rd, pairs[3])):
+                if relation == CROSS:
+                    return r, row, e, relation
+                rank = (relation == BLOCK, (r in exposed_a) + (row in exposed_b))
+                if best is None or rank > best[0]:
+                    best = (rank, (r, row, e, relation))
+    return best and best[1]
+
+
+def _round_filter(facts: Facts, space, order: dict, a: _Access, b: _Access, relations: set[str], rounds: dict):
+    """(relation → the classes of pairs left unordered, the rounds of a's instances and of b's (a
+    tuple per instance: the values of the counted loops around both, outermost first), each
+    loop's step), or None where every pair counts: no barrier leaves some pairs ordered, or a
+    loop around both is not counted."""
+    filters = {r: rounds[r] for r in relations if r in rounds}
+    if not filters:
+        return None
+    common = order[BLOCK].common_loops(a.label, b.label)
+    counted = [space.counted.get(lp.head) for lp in common]
+    if not common or any(c is None for c in counted):
+        return None                    # (no loop around both: every pair is of one round)
+    columns = []
+    for acc in (a, b):
+        inst = space.of(acc.label)
+        if inst is None or any(c.var not in inst.iters for c in counted):
+            return None
+        columns.append(list(zip(*(inst.iters[c.var] for c in counted))))
+    return filters, columns[0], columns[1], [abs(c.step) for c in counted]
+
+
+def _in_class(classes, x: tuple, y: tuple, steps: list[int]) -> bool:
+    """Is a pair of instances of rounds x and y among the classes left unordered (None: all)?"""
+    if classes is None:
+        return True
+    if x == y:
+        return SAME in classes
+    depth = next(d for d, (p, q) in enumerate(zip(x, y)) if p != q)
+    return (OTHER_ROUND, depth) in classes or (NEXT, depth) in classes and abs(x[depth] - y[depth]) == steps[depth]
 
 
 def _ticket(facts: Facts, ins: Instr):
@@ -654,11 +703,12 @@ def _arrays(facts: Facts, space) -> dict:
     return facts.memo[key]
 
 
-def _only(col, kept: set):
-    """(rows, elements, values) of the instances that touch an element of `kept`."""
-    rows, els, vals, _ = col
+def _only(col, kept: set, rounds):
+    """(rows, elements, values, rounds) of the instances that touch an element of `kept`."""
+    rows, els, vals = col[0], col[1], col[2]
     keep = [n for n, e in enumerate(els) if e in kept]
-    return [rows[n] for n in keep], [els[n] for n in keep], None if vals is None else [vals[n] for n in keep]
+    return ([rows[n] for n in keep], [els[n] for n in keep], None if vals is None else [vals[n] for n in keep],
+            None if rounds is None else [rounds[n] for n in keep])
 
 
 def _blockless(facts: Facts, acc: _Access) -> bool:
@@ -755,6 +805,13 @@ def _report(facts: Facts, code: str, at: _Access, other: _Access, row_at: int, r
         what += f" (field `{at.ins.ref.field}`)"
     t_at, t_other = _thread(facts, row_at), _thread(facts, row_other)
     verb = {"write": "stores to", "read": "reads", "atomic": "updates"}
+    if code == "E0732":
+        ctx.sink.error("E0732", f"{t_at} reads {what} while {t_other} ({relation}) can store to it, with nothing "
+                       "ordering the two: the read can see the value before the store or after it",
+                       at.ins.span, notes=[Note(f"{t_other} stores to it here", other.ins.span)],
+                       help="order the two (a `barrier` between threads of one block, a wait the writer ends), "
+                            "or read with `load_cg` where either value will do")
+        return
     if code == "E0731" and other.kind == "atomic":
         op = other.ins.op.split(".")[1]
         ctx.sink.error("E0731", f"{t_at} stores to {what} plainly while {t_other} ({relation}) updates it with "
