@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..nodes import Instr
+from .cfg import beyond
 from .facts import Facts
 from .space import Loop
 
@@ -94,7 +95,7 @@ class BarrierOrder:
         for lp in facts.loops:
             for latch in (x for x in lp.blocks if lp.head in cfg.succs[x]):
                 dag[latch] += [out for _, out in lp.exits if out not in dag[latch]]
-        self._after_dag = {x: _closure(x, dag) for x in cfg.labels}
+        self._after_dag = {x: beyond([x], dag) for x in cfg.labels}
         self._threads: dict[str, frozenset | None] = {}
         self._memo: dict = {}
 
@@ -211,13 +212,3 @@ class BarrierOrder:
         latches = [x for x in loop.blocks if loop.head in cfg.succs[x]]
         return any(o.waits and o.label in loop.blocks and all(cfg.dominates(o.label, x) for x in latches)
                    and self._passed([o], a) and self._passed([o], b) for o in self.ops)
-
-
-def _closure(start: str, edges) -> set[str]:
-    seen, todo = set(), list(edges[start])
-    while todo:
-        x = todo.pop()
-        if x not in seen:
-            seen.add(x)
-            todo.extend(edges[x])
-    return seen

@@ -28,6 +28,18 @@ def post_order(root: str, succs: dict) -> list[str]:
     return order
 
 
+def beyond(start, edges) -> set[str]:
+    """The blocks one or more edges away from the blocks `start` (`edges`: label → successors, or
+    predecessors)."""
+    seen, todo = set(), [s for x in start for s in edges[x]]
+    while todo:
+        x = todo.pop()
+        if x not in seen:
+            seen.add(x)
+            todo.extend(edges[x])
+    return seen
+
+
 class CFG:
     def __init__(self, k: Kernel, traps_exit: bool = True):
         self.kernel = k

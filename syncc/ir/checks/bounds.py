@@ -60,7 +60,7 @@ def check_bounds(facts: Facts, ctx: PassContext) -> None:
         statements.add((ref.name, ins.span))
         reported_waits(facts).add(id(ins))     # (a wait on it is not reported again as never ending)
         side = "below its first element" if bad < 0 else f"past its last ({length} element{'s' if length != 1 else ''})"
-        ctx.sink.error("E0726", f"{space.threads.describe(inst.thread[n])} {_rounds(facts, inst, n)}uses element "
+        ctx.sink.error("E0726", f"{space.threads.describe(inst.thread[n])} {rounds_shown(facts, inst, n)}uses element "
                        f"{bad} of {what} `{ref.name}`, {side}: it would touch the memory beside it", ins.span,
                        notes=[Note(f"`{ref.name}` is declared here", span)] if span is not None else (),
                        help=f"keep the index within 0 .. {length - 1} for every thread the launch runs (a guard "
@@ -86,7 +86,7 @@ def _target(facts: Facts, name: str):
     return prim.instances, f"the {prim.kind} array", prim.span
 
 
-def _rounds(facts: Facts, inst, n: int) -> str:
+def rounds_shown(facts: Facts, inst, n: int) -> str:
     """`in round i = 3 ` of the counted loops around, where there are any."""
     if not inst.iters:
         return ""

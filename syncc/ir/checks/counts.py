@@ -3,6 +3,7 @@
     E0705  a semaphore waited on more often than its permits and every post that can run allow;
            a latch counted down fewer times than its count; a semaphore or latch whose every post
            or count-down comes after a wait that can never end (so none ever comes)
+           (a hand-written counting barrier: counting_barriers.py)
     E0721  a named barrier whose threads per phase, counted over the launch, differ from its count
            (an element of a block that only `arrive`s reach, and no `sync`, holds no one up)
 

@@ -62,6 +62,7 @@ from typing import NamedTuple
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Branch, Imm, Instr, Reg
+from ..analysis.cfg import beyond
 from ..analysis.barrier_order import CROSS as OTHER_ROUND, NEXT, SAME, BarrierOrder
 from ..analysis.facts import Facts, explained_reads
 from ..analysis.hand_locks import hand_locks, section
@@ -298,10 +299,10 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
         polled = {x.ref.name for inside, _ in exits for x in facts.sources(cfg.blocks[inside].term.cond)
                   if (x.op == "ld" or x.info.group == "atomic") and x.ref is not None}
         if polled:
-            sides.append(_sides(facts, _closure(loop.blocks, cfg.succs), polled, exits, memo))
+            sides.append(_sides(facts, beyond(loop.blocks, cfg.succs), polled, exits, memo))
     if not sync:
         return set(), sides
-    return sync | _closure(sync, cfg.succs) | _closure(sync, cfg.preds), sides
+    return sync | beyond(sync, cfg.succs) | beyond(sync, cfg.preds), sides
 
 
 def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> tuple[set, set]:
@@ -317,7 +318,7 @@ def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> 
         writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
                    if ins.ref is not None and ins.ref.name in read and (
                        ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only)}
-        memo[key] = writers | _closure(writers, facts.cfg.preds)
+        memo[key] = writers | beyond(writers, facts.cfg.preds)
     before = memo[key]
     if tests and _never_closes(facts, tests, read):
         before = before - after        # (a new set: the memo keeps the whole side)
@@ -368,18 +369,7 @@ def _synchronizes(k, ins: Instr) -> bool:
     if prim.kind in LOCKABLE:
         return False                 # exclusion, not order: the locksets' business (a semaphore's
                                      # holds too: the caller leaves them out)
-    return not (prim.kind == "barrier" and prim.granularity != "grid")     # a block's or a warp's: _Order
-
-
-def _closure(start: set[str], edges) -> set[str]:
-    """The blocks one or more edges away from `start`."""
-    seen, todo = set(), [s for x in start for s in edges[x]]
-    while todo:
-        x = todo.pop()
-        if x not in seen:
-            seen.add(x)
-            todo.extend(edges[x])
-    return seen
+    return not (prim.kind == "barrier" and prim.granularity != "grid")     # a block's or a warp's: BarrierOrder
 
 
 # ---- which accesses meet -----------------------------------------------------------------------

@@ -35,6 +35,7 @@ from ..checks.barriers import check_collectives
 from ..checks.bounds import check_bounds
 from ..checks.channels import check_channels
 from ..checks.closes import check_closes
+from ..checks.counting_barriers import check_counting_barriers
 from ..checks.drains import check_drained_gets
 from ..checks.queue_parties import check_queue_parties
 from ..checks.range_puts import check_range_puts
@@ -56,7 +57,8 @@ from ..context import PassContext
 from ..nodes import Kernel
 
 CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_locks, check_lock_scope,
-          check_channels, check_waits, check_waits_for, check_drained_gets, check_counts, check_closes,
+          check_channels, check_waits, check_waits_for, check_drained_gets, check_counts,
+          check_counting_barriers, check_closes,
           check_queue_parties, check_range_puts, check_schedule, check_memory_order,
           check_atomic_scope, check_races)
 
