@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..nodes import Instr
+from ..nodes import Imm, Instr
 from .cfg import beyond
 from .facts import Facts
 from .space import Loop
@@ -75,7 +75,8 @@ def _barrier_ops(facts: Facts, scope: str) -> list[Op]:
 
 def _op(ins: Instr, block_bars: set[str], scope: str):
     if ins.op in ("bar.sync", "bar.arrive"):
-        return ("bar", ins.args[0].value if ins.args and hasattr(ins.args[0], "value") else 0), ins.op == "bar.sync"
+        number = ins.args[0].value if ins.args and isinstance(ins.args[0], Imm) else 0
+        return ("bar", number), ins.op == "bar.sync"
     if ins.info.group == "prim" and ins.ref is not None and ins.ref.name in block_bars:
         return ins.ref.name, ins.op != "prim.arrive"
     if scope == "warp" and ins.info.group == "warp" and ins.op not in ("activemask", "elect"):
@@ -100,15 +101,14 @@ class BarrierOrder:
         self._memo: dict = {}
 
     # ---- the question
-    def unordered(self, first: tuple[str, int], second: tuple[str, int], first_reads: bool = False,
-                  second_writes: bool = False) -> frozenset[str]:
+    def unordered(self, first: tuple[str, int], second: tuple[str, int], read_then_write: bool = False) -> frozenset:
         """The classes of instance pairs of two accesses (in different threads of one block, or one
-        warp for scope "warp") that nothing here orders: SAME, NEXT or CROSS (module docstring).
-        `first_reads`/`second_writes`: the first access reads and the second writes (lanes of one
-        warp read together before one writes)."""
-        key = (first, second, first_reads, second_writes)
+        warp for scope "warp") that nothing here orders: SAME, (NEXT, depth) or (CROSS, depth)
+        (module docstring). `read_then_write`: the first access reads and the second writes (lanes
+        of one warp read together before one writes)."""
+        key = (first, second, read_then_write)
         if key not in self._memo:
-            self._memo[key] = self._unordered(first, second, first_reads and second_writes)
+            self._memo[key] = self._unordered(first, second, read_then_write)
         return self._memo[key]
 
     def _unordered(self, a, b, read_then_write: bool) -> frozenset:

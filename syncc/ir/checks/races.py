@@ -439,7 +439,7 @@ def _unordered_rounds(order: dict, a: _Access, b: _Access, relations: set[str]) 
     out: dict[str, frozenset] = {}
     for relation in (BLOCK, WARP):
         if relation in relations:
-            out[relation] = order[relation].unordered(a.at, b.at, read_write, read_write)
+            out[relation] = order[relation].unordered(a.at, b.at, read_write)
     if out.get(BLOCK) == frozenset() and WARP in out:
         out[WARP] = frozenset()
     return out
@@ -488,9 +488,8 @@ def _meeting(facts: Facts, order: dict, a: _Access, b: _Access, relations: set[s
     if both_write and val_a is not None and val_b is not None and len(set(val_a) | set(val_b)) == 1:
         return None                      # one value, stored by all: nothing lost
     pairs = _round_filter(facts, space, order, a, b, relations, rounds)
-    rd_a = rd_b = None
     if pairs is not None:
-        filters, rd_a, rd_b, step = pairs
+        filters, rd_a, rd_b, _ = pairs
         if all(filters.get(r) == {SAME} for r in relations):      # one round only: (element, round)
             ca = (rows_a, list(zip(el_a, rd_a)), val_a, sym_a)
             cb = (rows_b, list(zip(el_b, rd_b)), val_b, sym_b)
@@ -502,6 +501,8 @@ def _meeting(facts: Facts, order: dict, a: _Access, b: _Access, relations: set[s
 
 def _meeting_at(facts: Facts, order: dict, space, a: _Access, b: _Access, ca, cb, relations: set[str], both_write: bool,
                 first_block: bool, pairs):
+    """_meeting's search over the columns `ca`, `cb` (rows, elements, values, symbolic part), the
+    pairs of instances kept to those `pairs` allows (_round_filter; None: all)."""
     (rows_a, el_a, val_a, _), (rows_b, el_b, val_b, _) = ca, cb
     rd_a, rd_b = (pairs[1], pairs[2]) if pairs else (None, None)
     if a is b:
