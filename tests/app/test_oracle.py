@@ -15,7 +15,7 @@ from oracle.generate import program_seed, program_text
 from oracle.gpu import parse_gpu_output, write_gpu_batch
 from oracle.judge import SOUNDNESS, Program, Settings, classify, frontend_errors, judge
 from oracle.mutate import make_mutants
-from oracle.run import run_batch, shape_of, write_gpu_only
+from oracle.run import own_targets, run_batch, shape_of, write_gpu_only
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 2026                 # the fixed batch the guarantee test runs
@@ -456,3 +456,15 @@ def test_no_accepted_hand_program_hangs_or_is_wrong(tmp_path, compiled_core):
     Before legalization tested a shared compare-and-swap's word first, a shared spin lock of this
     batch's kind livelocked on Fermi (genh_40_0007 of the issue 39 batch)."""
     _fixed_batch_is_safe(tmp_path, "genh", HAND_PROGRAMS, hand=True)
+
+
+def test_a_program_pinned_to_one_target_is_judged_for_it_alone(tmp_path):
+    """A correct neighbour checked only for Fermi (`// syncc-args: --target fermi-sim`: warps in
+    lockstep) races on sm_70+; judging it for ptx would count a true race as rejected-but-correct."""
+    paths = {"fermi": "// syncc-args: --target fermi-sim\n", "ptx": "// syncc-args: --target ptx\n", "both": ""}
+    got = {}
+    for name, head in paths.items():
+        path = tmp_path / f"{name}.sync"
+        path.write_text(head + "kernel k(a: global i32[32]) launch grid(1) block(32) { a[tid] = tid }\n")
+        got[name] = own_targets(Program(name, str(path), "seed", {}))
+    assert got == {"fermi": {"fermi"}, "ptx": {"ptx"}, "both": {"ptx", "fermi"}}

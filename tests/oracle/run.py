@@ -77,9 +77,20 @@ def run_batch(programs: list[Program], targets: list[str], settings: Settings, j
             results += [{"program": p.name, "target": t, "verdict": "frontend-error", "errors": errors[:4]}
                         for t in targets]
         else:
-            tasks += [(p, t) for t in targets]
+            tasks += [(p, t) for t in targets if t in own_targets(p)]
     results += _run_tasks(tasks, settings, jobs, timeout, progress)
     return results
+
+
+_PINNED = re.compile(r"^\s*//\s*syncc-args:.*--target[ =](\S+)", re.M)
+_MODEL = {"ptx": "ptx", "sass": "ptx", "cuda": "ptx", "gpu": "ptx", "fermi-sim": "fermi", "fermi-sass": "fermi"}
+
+
+def own_targets(p: Program) -> set[str]:
+    """The machine models a program is for: the one its `// syncc-args: --target` names (a Fermi-only
+    correct neighbour of the hazard corpus, and the mutants made of it), else both."""
+    found = _PINNED.search(Path(p.path).read_text())
+    return {_MODEL.get(found.group(1), "ptx")} if found else set(TARGETS)
 
 
 def _run_tasks(tasks, settings: Settings, jobs: int, timeout: float, progress) -> list[dict]:
