@@ -39,6 +39,7 @@ a read needs a collective (`syncwarp()`).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import NamedTuple
 
 from ..nodes import Imm, Instr
@@ -138,9 +139,27 @@ class BarrierOrder:
         return False
 
     def _alternatives(self, x: Op, y: Op) -> bool:
-        """Two operations neither of which comes before the other in one round."""
+        """Two operations neither of which comes before the other in one round, each run in every
+        round by its threads: then they meet in one phase. (`if r > 0 { sync empty }` in the
+        producers meets the consumers' `arrive empty` of the round before, not of its own.)"""
         return not self._before((x.label, x.index), (y.label, y.index)) and \
-            not self._before((y.label, y.index), (x.label, x.index))
+            not self._before((y.label, y.index), (x.label, x.index)) and self._each_round(x) and self._each_round(y)
+
+    def _each_round(self, op: Op) -> bool:
+        """Does each thread that runs the operation run it in every round of the loops around it
+        (the same number of times as it enters the innermost loop's body)? Yes where not known."""
+        key = ("each round", op.label)
+        if key not in self._memo:
+            loop = self.facts.loop_of(op.label)
+            inst = self.facts.space.of(op.label)
+            head = self.facts.space.of(loop.head) if loop is not None else None
+            if loop is None or inst is None or head is None or not inst.counted:
+                self._memo[key] = True
+            else:
+                mine = Counter(inst.thread)
+                heads = Counter(head.thread)
+                self._memo[key] = all(n >= heads[t] - 1 for t, n in mine.items())
+        return self._memo[key]
 
     def _before(self, a: tuple[str, int], b: tuple[str, int]) -> bool:
         """Can control go from a to b within one round (no back edge)?"""
