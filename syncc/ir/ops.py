@@ -26,6 +26,8 @@ Groups:
 """
 from __future__ import annotations
 
+import operator
+
 from ..core.prebuilt import dataclass
 
 
@@ -161,6 +163,14 @@ RELEASES = {"mutex.unlock", "sem.post", "chan.put", "chan.signal", "rw.unlock", 
             "queue.publish", "queue.free", "queue.give"}
 LOCKS = {"mutex.lock": "mutex.unlock", "rw.lock": "rw.unlock"}           # exclusive or shared holds, and their ends
 
+# The comparisons: what each computes, the one that holds with its operands swapped (x < y is
+# y > x) and the one that holds where it does not (the other edge of a branch on it).
+COMPARE = {"cmp.eq": operator.eq, "cmp.ne": operator.ne, "cmp.lt": operator.lt, "cmp.le": operator.le,
+           "cmp.gt": operator.gt, "cmp.ge": operator.ge}
+SWAPPED = {"cmp.eq": "cmp.eq", "cmp.ne": "cmp.ne", "cmp.lt": "cmp.gt", "cmp.le": "cmp.ge",
+           "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le"}
+NEGATED = {"cmp.eq": "cmp.ne", "cmp.ne": "cmp.eq", "cmp.lt": "cmp.ge", "cmp.le": "cmp.gt",
+           "cmp.gt": "cmp.le", "cmp.ge": "cmp.lt"}
 SPECIAL_REGISTERS = ("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z", "ctaid.x", "ctaid.y", "ctaid.z",
                      "nctaid.x", "nctaid.y", "nctaid.z", "laneid", "clock", "globaltimer_lo")
 ORDERS = ("relaxed", "acquire", "release", "acq_rel", "sc")

@@ -121,7 +121,7 @@ class BarrierOrder:
             left.add(SAME)
         for depth, loop in enumerate(self.common_loops(a[0], b[0])):
             if not (self._across(loop, a, b) and self._across(loop, b, a)):
-                left.add((NEXT if self._every_round(loop, a, b) else CROSS, depth))
+                left.add((NEXT if self._only_consecutive(loop, a, b) else CROSS, depth))
         return frozenset(left)
 
     # ---- within one round
@@ -143,9 +143,10 @@ class BarrierOrder:
         round by its threads: then they meet in one phase. (`if r > 0 { sync empty }` in the
         producers meets the consumers' `arrive empty` of the round before, not of its own.)"""
         return not self._before((x.label, x.index), (y.label, y.index)) and \
-            not self._before((y.label, y.index), (x.label, x.index)) and self._each_round(x) and self._each_round(y)
+            not self._before((y.label, y.index), (x.label, x.index)) and \
+            self._runs_every_round(x) and self._runs_every_round(y)
 
-    def _each_round(self, op: Op) -> bool:
+    def _runs_every_round(self, op: Op) -> bool:
         """Does each thread that runs the operation run it in every round of the loops around it
         (the same number of times as it enters the innermost loop's body)? Yes where not known."""
         key = ("each round", op.label)
@@ -166,36 +167,29 @@ class BarrierOrder:
         return a[0] == b[0] and a[1] < b[1] or b[0] in self._after_dag[a[0]]
 
     def _passed(self, ops: list[Op], at: tuple[str, int]) -> bool:
-        """Do the threads that run the access at `at` pass one of the waiting operations before it?
-        A block's `barrier` and a warp's collectives, yes: every thread must reach them (E0704 says
-        where one cannot). A named barrier's `sync`, where one comes before the access on
-        every path, or where the threads that run them include those that run the access."""
-        if any(not isinstance(o.key, str) or o.key == "warp" for o in ops):
-            return True
-        cfg = self.facts.cfg
-        if any(o.label == at[0] or cfg.dominates(o.label, at[0]) for o in ops):
-            return True
-        mine = self._runs(at[0])
-        if mine is None:
-            return True
-        theirs: set = set()
-        for o in ops:
-            runs = self._runs(o.label)
-            if runs is None:
-                return True
-            theirs |= runs
-        return mine <= theirs
+        """Do the threads that run the access at `at` pass one of the waiting operations before it?"""
+        return not self._uncovered(ops, at)
 
     def unsheltered(self, at: tuple[str, int]) -> frozenset:
         """The threads that run the access at `at` without passing a waiting operation before it (a
         named barrier's `sync` under a narrower guard): where a report's example is best taken."""
-        ops = [o for o in self.ops if o.waits and self._before((o.label, o.index), at)]
-        mine = self._runs(at[0]) or frozenset()
+        return self._uncovered([o for o in self.ops if o.waits and self._before((o.label, o.index), at)], at)
+
+    def _uncovered(self, ops: list[Op], at: tuple[str, int]) -> frozenset:
+        """The threads that run the access at `at` and none of `ops` (empty where not enumerated).
+        A block's `barrier` and a warp's collectives every thread passes (E0704 says where one
+        cannot); a named barrier's `sync` too where it comes before the access on every path, else
+        the threads that run it."""
+        cfg = self.facts.cfg
+        if any(not isinstance(o.key, str) or o.key == "warp" or cfg.dominates(o.label, at[0]) for o in ops):
+            return frozenset()
+        mine = self._runs(at[0])
         for o in ops:
-            if not isinstance(o.key, str) or o.key == "warp" or self.facts.cfg.dominates(o.label, at[0]):
+            runs = self._runs(o.label)
+            if mine is None or runs is None:
                 return frozenset()
-            mine = mine - (self._runs(o.label) or mine)
-        return mine
+            mine = mine - runs
+        return mine or frozenset()
 
     def _runs(self, label: str) -> frozenset | None:
         """The threads (rows of the launch) that may run the block; None where not enumerated."""
@@ -224,7 +218,7 @@ class BarrierOrder:
                 return True
         return False
 
-    def _every_round(self, loop: Loop, a, b) -> bool:
+    def _only_consecutive(self, loop: Loop, a, b) -> bool:
         """Does a waiting operation of the loop that both accesses' threads pass run in every round
         (it then orders rounds two apart: only consecutive rounds can meet unordered)?"""
         cfg = self.facts.cfg

@@ -47,6 +47,7 @@ import heapq
 from ...core.types import BOOL, ScalarType
 from .cfg import post_order
 from ..nodes import Branch, Imm, Instr, Kernel, Ref, Reg
+from ..ops import COMPARE, NEGATED, SWAPPED
 
 Interval = tuple[int, int]
 
@@ -54,10 +55,7 @@ Interval = tuple[int, int]
 _GRID_MAX = {"x": (1 << 31) - 1, "y": 65535, "z": 65535}
 _BLOCK_MAX = {"x": 1024, "y": 1024, "z": 64}
 _AXIS = {"x": 0, "y": 1, "z": 2}
-_NEGATE = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
-_MIRROR = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
 _LOGIC = ("and", "or", "not", "mov", "xor", "cvt", "select")     # what reads a condition's facts
-_COMPARISONS = ("cmp.eq", "cmp.ne", "cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")
 _RELATED = ("mov", "add", "sub", "div", "min", "max")      # what an alias or a relation (State) comes from
 
 
@@ -152,7 +150,7 @@ class Ranges:
         self.conditions = conditions
         # the registers a condition's facts can read: assigning another kills no fact
         self.compared = {a.name for b in k.blocks for ins in b.instrs
-                         if ins.dests and ins.dests[0].name in conditions and ins.op in ("cvt",) + _COMPARISONS
+                         if ins.dests and ins.dests[0].name in conditions and ins.op in ("cvt",) + tuple(COMPARE)
                          for a in ins.args if isinstance(a, Reg)}
         # the registers worth an alias (a constant offset of another): those compared or used as an
         # index, whose refinement can pass to the register they are an offset of, and back; and
@@ -469,7 +467,7 @@ class Ranges:
             a, b = self.value(args[0], state), self.value(args[1], state)
             known = _decide(rel, a, b)
             fact = (args[0], rel, args[1])
-            facts = ((fact,), ((args[0], _NEGATE[rel], args[1]),))
+            facts = ((fact,), ((args[0], NEGATED[op][4:], args[1]),))
             return ((known, known) if known is not None else (0, 1)), facts, None
         v = [self.value(a, state) for a in args]
         f = [self._facts_of(state, a) for a in args]
@@ -532,7 +530,7 @@ class Ranges:
             if rel == "ne":
                 na, nb = _not_equal(a, b), _not_equal(b, a)
             else:
-                na, nb = _relate(rel, a, b), _relate(_MIRROR[rel], b, a)
+                na, nb = _relate(rel, a, b), _relate(SWAPPED["cmp." + rel][4:], b, a)
             if na is None or nb is None:
                 return False
             if isinstance(x, Reg) and not self._narrow(state, x, na):

@@ -36,6 +36,7 @@ from math import prod
 
 from ...core.prebuilt import dataclass
 from ..nodes import Branch, Imm, Instr, Kernel, Reg
+from ..ops import COMPARE, NEGATED, SWAPPED
 
 BUDGET_THREADS = 1 << 17     # enumerate every block up to this many threads in all
 BUDGET_ROWS = 1 << 20        # instances of one block's operations (threads × iterations)
@@ -168,11 +169,8 @@ def gather(column: list, rows: list[int]) -> list:
 
 # Instance-by-instance arithmetic: map over two columns (C speed for the operator module's
 # functions), with the GPU's truncating division; comparisons give bools, which are ints.
-_CMP = {"cmp.eq": operator.eq, "cmp.ne": operator.ne, "cmp.lt": operator.lt, "cmp.le": operator.le,
-        "cmp.gt": operator.gt, "cmp.ge": operator.ge}
 _PURE = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "and": operator.and_, "or": operator.or_,
          "xor": operator.xor, "min": min, "max": max}
-_FLIP = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le", "cmp.ne": "cmp.ne"}
 
 
 def _linear(a: tuple, b: tuple, sign: int) -> tuple:
@@ -231,11 +229,10 @@ class Spaces:
         if inside == (term.if_false in lp.blocks):
             return None
         cond = [ins for ins in head.instrs if term.cond in ins.dests]
-        if len(cond) != 1 or cond[0].op not in _FLIP and cond[0].op != "cmp.eq":
+        if len(cond) != 1 or cond[0].op not in COMPARE:
             return None
         test = cond[0]
-        op = test.op if inside else {"cmp.lt": "cmp.ge", "cmp.le": "cmp.gt", "cmp.gt": "cmp.le",
-                                     "cmp.ge": "cmp.lt", "cmp.ne": "cmp.eq", "cmp.eq": "cmp.ne"}[test.op]
+        op = test.op if inside else NEGATED[test.op]
         for var_first, (var, bound) in ((True, test.args), (False, test.args[::-1])):
             if not isinstance(var, Reg) or not var.type.is_int:
                 continue
@@ -256,7 +253,7 @@ class Spaces:
             if init.op not in ("mov", "cvt"):
                 continue
             early = any(x != lp.head for x, _ in lp.exits)
-            return Counted(lp, var.name, init.args[0], amount, op if var_first else _FLIP.get(op, op), bound,
+            return Counted(lp, var.name, init.args[0], amount, op if var_first else SWAPPED[op], bound,
                            True, early)
         return None
 
@@ -493,7 +490,7 @@ _PER_BLOCK = frozenset({"ctaid.x", "ctaid.y", "ctaid.z", "block", "gwarp"})
 
 # the operations _arith evaluates (Spaces.unknowable: anything else is unknown)
 _EVALUATED = frozenset({"mov", "cvt", "neg", "not", "abs", "select", "add", "sub", "mul", "div", "rem", "shl",
-                        "shr"}) | frozenset(_CMP) | frozenset(_PURE)
+                        "shr"}) | frozenset(COMPARE) | frozenset(_PURE)
 
 
 def _arith(op: str, args: list) -> Column | None:
@@ -516,10 +513,10 @@ def _arith(op: str, args: list) -> Column | None:
     (a, sa), (b, sb) = args
     if op in ("add", "sub"):
         return list(map(_PURE[op], a, b)), _linear(sa, sb, 1 if op == "add" else -1)
-    if op in _CMP:
+    if op in COMPARE:
         if sa != sb:
             return None
-        return list(map(int, map(_CMP[op], a, b))), ()
+        return list(map(int, map(COMPARE[op], a, b))), ()
     if op == "mul" and (sa or sb):
         if sa and sb:
             return None

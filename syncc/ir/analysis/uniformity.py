@@ -40,10 +40,10 @@ from __future__ import annotations
 from ...core.prebuilt import dataclass
 from .cfg import CFG
 from ..nodes import Branch, Imm, Instr, Kernel, Ref, Reg
+from ..ops import SWAPPED
 
 GRID, BLOCK, WARP, THREAD = 0, 1, 2, 3
 _WARP_EDGE = ("cmp.lt", "cmp.le", "cmp.gt", "cmp.ge")
-_FLIP_CMP = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le"}
 _HOLDS = {"cmp.lt": lambda d: d < 0, "cmp.le": lambda d: d <= 0,        # x OP y, given d = x - y
           "cmp.gt": lambda d: d > 0, "cmp.ge": lambda d: d >= 0}
 LEVEL_NAMES = {GRID: "the grid", BLOCK: "a block", WARP: "a warp", THREAD: "a thread"}
@@ -224,7 +224,7 @@ class Uniformity:
         if self._lane_part(x) != 1:
             if self._lane_part(bound) != 1:
                 return level
-            x, bound, op = bound, x, _FLIP_CMP[op]
+            x, bound, op = bound, x, SWAPPED[op]
         if any(v.startswith("tid.") or v == "laneid" or c % 32 for v, c in bound.terms):
             return level
         edge = bound.const + (1 if op in ("cmp.le", "cmp.gt") else 0)

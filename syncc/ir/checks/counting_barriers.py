@@ -17,6 +17,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..context import PassContext
 from ..nodes import Imm, Instr, Reg
+from ..ops import NEGATED, SWAPPED
 from ..analysis.facts import Facts, reported_waits
 from .bounds import rounds_shown
 from .waits import spin_loop, spin_loops, word_keys
@@ -28,10 +29,6 @@ CODES = ("E0705",)      # what it reports (tests/ir/test_hazard_checks.py)
 # the word that leaves (`read >= b`: b; `read > b`: b + 1; `read == b`: b, which a count that only
 # grows reaches only from below); None where it does not leave on a count grown high enough
 _LEAVES_AT = {"cmp.ge": 0, "cmp.gt": 1, "cmp.eq": 0}
-_NEGATED = {"cmp.lt": "cmp.ge", "cmp.le": "cmp.gt", "cmp.ge": "cmp.lt", "cmp.gt": "cmp.le",
-            "cmp.eq": "cmp.ne", "cmp.ne": "cmp.eq"}
-_SWAPPED = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le",
-            "cmp.eq": "cmp.eq", "cmp.ne": "cmp.ne"}
 
 
 def check_counting_barriers(facts: Facts, ctx: PassContext) -> None:
@@ -90,15 +87,15 @@ def _spin_bound(facts: Facts, w) -> tuple[object, int] | None:
     for inside, _ in loop.exits:
         term = facts.cfg.blocks[inside].term
         d = facts.def_of(getattr(term, "cond", None))
-        if d is None or d.op not in _NEGATED or len(d.args) != 2:
+        if d is None or d.op not in NEGATED or len(d.args) != 2:
             return None
         op, (x, y) = d.op, d.args
         if y == read and x != read:
-            op, x, y = _SWAPPED[op], y, x
+            op, x, y = SWAPPED[op], y, x
         if x != read or _from_parameter(facts, y):
             return None
         if term.if_true in loop.blocks:          # leaves when false: the negated test leaves
-            op = _NEGATED[op]
+            op = NEGATED[op]
         if op not in _LEAVES_AT or found is not None:
             return None                           # (one exit test: a bound and nothing else)
         found = (y, _LEAVES_AT[op])

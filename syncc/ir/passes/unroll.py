@@ -15,7 +15,6 @@ are. `syncc explain` says which loops were unrolled.
 """
 from __future__ import annotations
 
-import operator
 from dataclasses import replace
 
 from ...core.prebuilt import dataclass
@@ -24,12 +23,11 @@ from ..builder import KernelBuilder
 from ..analysis.cfg import CFG
 from ..context import PassContext
 from ..nodes import Branch, Imm, Instr, Jump, Kernel, Reg, imm
+from ..ops import COMPARE, SWAPPED
 
 MAX_ROUNDS = 16
-_TEST = {"cmp.lt": operator.lt, "cmp.le": operator.le, "cmp.gt": operator.gt, "cmp.ge": operator.ge,
-         "cmp.ne": operator.ne}
+_TEST = {op: holds for op, holds in COMPARE.items() if op != "cmp.eq"}     # (a loop while i == c is not counted)
 _TAKES = {"mutex.lock": 1, "mutex.trylock": 1, "mutex.unlock": -1}   # (a trylock may take it too)
-_SWAP = {"cmp.lt": "cmp.gt", "cmp.le": "cmp.ge", "cmp.gt": "cmp.lt", "cmp.ge": "cmp.le", "cmp.ne": "cmp.ne"}
 
 
 def unroll_lock_loops(k: Kernel, ctx: PassContext) -> Kernel:
@@ -88,7 +86,7 @@ def loop_counter(k: Kernel, cfg: CFG, head: str, body: frozenset[str], most: int
     a, b = tests[0].args
     op = tests[0].op
     if isinstance(a, Imm) and isinstance(b, Reg):
-        a, b, op = b, a, _SWAP[op]
+        a, b, op = b, a, SWAPPED[op]
     if not isinstance(a, Reg) or not isinstance(b, Imm):
         return None
     defs = [(x.label, i) for x in k.blocks for i in x.instrs if a in i.dests]
