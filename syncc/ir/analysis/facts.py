@@ -12,8 +12,9 @@ from __future__ import annotations
 from functools import cached_property
 
 from .cfg import CFG, post_order
-from ..nodes import Branch, Instr, Kernel, Reg
-from .uniformity import GRID, THREAD, Uniformity
+from ..nodes import Branch, Imm, Instr, Kernel, Reg
+from ..ops import COMPARE, NEGATED, SWAPPED
+from .uniformity import GRID, THREAD, WARP, Uniformity
 from .values import Values
 from .space import Loop, Shape, Spaces, Threads
 
@@ -186,6 +187,49 @@ class Facts:
                         out.append((term.cond, polarity, x))
             self._guard_cache[label] = out
         return self._guard_cache[label]
+
+    def apart_in_warps(self, a: str, b: str) -> bool:
+        """Can no warp run block a on one lane and block b on another? So where each is reached only
+        through a branch on one integer that a thread sets once (outside every loop) and the lanes of
+        a warp share (a block's ticket told through a shared word after a barrier: uniformity.py),
+        and no value passes both branches: `if role == 0 { ... }` and `if role == 1 { ... }`."""
+        tests_b = [t for t in map(self._shared_test, self._edge_guards(b)) if t is not None]
+        for reg, op, const in filter(None, map(self._shared_test, self._edge_guards(a))):
+            for reg_b, op_b, const_b in tests_b:
+                if reg_b == reg and not any(COMPARE[op](v, const) and COMPARE[op_b](v, const_b) for v in
+                                            (const - 1, const, const + 1, const_b - 1, const_b, const_b + 1)):
+                    return True
+        return False
+
+    def _edge_guards(self, label: str) -> list[tuple[Reg, bool]]:
+        """(condition, taken?) of every branch edge that each path to the block passes, the edge into
+        a loop's head included (guards() takes only edges into blocks with one predecessor)."""
+        cfg, out = self.cfg, []
+        for x in cfg.labels:
+            term = cfg.blocks[x].term
+            if not isinstance(term, Branch) or term.if_true == term.if_false or not isinstance(term.cond, Reg):
+                continue
+            for succ, taken in ((term.if_true, True), (term.if_false, False)):
+                if cfg.dominates(succ, label) and all(p == x or cfg.dominates(succ, p) for p in cfg.preds[succ]):
+                    out.append((term.cond, taken))
+        return out
+
+    def _shared_test(self, guard: tuple[Reg, bool]) -> tuple[str, str, int] | None:
+        """(register, comparison, constant) that holds past a guard comparing an integer a thread sets
+        once and its warp shares with a constant; None for any other guard."""
+        cond, taken = guard
+        test = self.def_of(cond)
+        if test is None or test.op not in COMPARE:
+            return None
+        (x, y), op = test.args, test.op
+        if isinstance(x, Imm):
+            x, y, op = y, x, SWAPPED[op]
+        if not (isinstance(x, Reg) and isinstance(y, Imm) and x.type.is_int):
+            return None
+        d = self.def_of(x)
+        if d is None or self.loop_of(self.where[id(d)][0]) is not None or self.uni.level(x) > WARP:
+            return None
+        return x.name, op if taken else NEGATED[op], int(y.value)
 
     def undecided(self, ctx, message: str, span) -> None:
         """Say (in `syncc explain`) that a check could not decide something, and why."""

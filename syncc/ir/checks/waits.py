@@ -298,7 +298,7 @@ def _same_warp_release(facts: Facts, wait: Wait) -> tuple[Instr, str] | None:
         if not (ins.judged_as in wait.releases or ins.op.split(".")[0] in wait.releases):
             continue
         if ins is wait.site or b.label in wait.inside or _before(facts, ins, wait.site) \
-                or id(ins) in _section_releases(facts):
+                or id(ins) in _section_releases(facts) or facts.apart_in_warps(wait.label, b.label):
             continue
         writers = word_keys(facts, b.label, ins)
         if writers is None:
