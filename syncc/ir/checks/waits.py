@@ -36,7 +36,7 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ...core.prebuilt import dataclass
 from ..context import PassContext
-from ..nodes import Branch, Imm, Instr, Kernel
+from ..nodes import Branch, Imm, Instr, Kernel, Reg
 from ..analysis.uniformity import WARP
 from ..analysis.wait_regions import UNPAIRED, release_point, waits_together
 from .channels import per_block, slot_keys
@@ -123,11 +123,44 @@ def spin_loops(facts: Facts) -> list[Wait]:
         if any(ins.info.group not in _SPIN_OK | {"memory", "atomic"} or ins.op == "st" for ins in code):
             continue
         reads = _exit_reads(facts, loop)
+        if len(reads) == 1 and _update_attempt(facts, loop, reads[0]):
+            continue
         syncwarp = any(ins.op == "warp.sync" for ins in code)
         for read in reads:
             label = facts.where[id(read)][0]
             out.append(Wait(read, label, loop.blocks, ("st", "atom"), True, syncwarp))
     return out
+
+
+def _update_attempt(facts: Facts, loop: Loop, read: Instr) -> bool:
+    """Is the loop a lock-free update, CUDA's atomicCAS loop (`old = atomic_cas(w, seen, f(seen))`
+    until `old == seen`, with `seen = old` between attempts), rather than a wait? So where every exit
+    is taken when the compare-and-swap succeeded, and its expected value is, each round, what this
+    thread last read of the word: the last attempt's result or a load of the word in the loop,
+    set before the attempt. An attempt fails only because another thread's write came between
+    the read and the attempt, and in the word's order one attempt of each round succeeds: the
+    loop waits for no write, and a lane parked at its end owes the others nothing. (An expected
+    value kept from before the loop waits for the word to come back to it: a wait.)"""
+    if read.op != "atom.cas" or not isinstance(read.args[1], Reg):
+        return False
+    old, expected = read.dests[0], read.args[1]
+    for inside, _ in loop.exits:
+        term = facts.cfg.blocks[inside].term
+        test = facts.def_of(term.cond) if isinstance(term, Branch) else None
+        if test is None or test.op not in ("cmp.eq", "cmp.ne") or set(test.args) != {old, expected}:
+            return False
+        if (test.op == "cmp.eq") != (term.if_true not in loop.blocks):     # leaves when they are equal
+            return False
+    at = facts.where[id(read)]
+    fresh = False
+    for d in facts.defs.get(expected.name, []):
+        label, index = facts.where[id(d)]
+        if label not in loop.blocks:
+            continue
+        if not (d.op == "mov" and d.args[0] == old or d.op == "ld" and d.ref == read.ref):
+            return False
+        fresh |= label == at[0] and index < at[1] or label != at[0] and facts.cfg.dominates(label, at[0])
+    return fresh
 
 
 # a single attempt (as the analyses read it: a queue's try is its semaphore's) → what ends its failures
