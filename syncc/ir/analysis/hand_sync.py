@@ -33,7 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..nodes import Branch, Instr, Kernel, Reg
+from ..nodes import Branch, Imm, Instr, Kernel, Reg
+from ..ops import COMPARE, SWAPPED
 
 SCOPES = {"cta": 0, "gpu": 1, "sys": 2}
 ACQUIRE, RELEASE, STORE_LOAD = "acquire", "release", "store-load"
@@ -54,6 +55,35 @@ def hand_sync(facts) -> "HandSync":
     if "hand_sync" not in facts.memo:
         facts.memo["hand_sync"] = HandSync(facts)
     return facts.memo["hand_sync"]
+
+
+def constant_written(ins: Instr):
+    """The constant a store or an atomic exchange writes (None for any other write)."""
+    if ins.op in ("st", "atom.exch") and isinstance(ins.args[1], Imm):
+        return ins.args[1].value
+    return None
+
+
+def lets_through(facts, tests, word: str, value) -> bool:
+    """Can the branches `tests` ((block, the condition's value that lets a thread through): a spin's
+    exits, an `if` on a polled word) let a thread through on reading `value` from `word`? Only
+    comparisons of what was read with constants are judged (`while atomic_add(f[0], 0) != 2 {}`
+    lets through a 2, never a 1); a test of another word lets nothing of `word` through; any other
+    test may let anything through."""
+    for label, through in tests:
+        test = facts.def_of(facts.cfg.blocks[label].term.cond)
+        if test is None or test.op not in COMPARE:
+            return True
+        (x, y), op = test.args, test.op
+        if isinstance(x, Imm):
+            x, y, op = y, x, SWAPPED[op]
+        read = facts.def_of(x)
+        if not isinstance(y, Imm) or read is None or read.ref is None or \
+                not (read.op == "ld" or read.info.group == "atomic"):
+            return True
+        if read.ref.name == word and COMPARE[op](value, y.value) == through:
+            return True
+    return False
 
 
 def array_scope(k: Kernel, name: str) -> str:

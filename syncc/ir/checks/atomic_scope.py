@@ -10,13 +10,14 @@ updates, and another block's poll need never see it. Which elements meet is deci
 launch's threads (analysis/blocks_meet.py): `cnt[bid]` with `.cta` is each block's own word, a
 launch of one block has no other block, and an index the analysis cannot evaluate is assumed
 to meet; an access that a grid barrier's `sync` separates from the atomic (every thread runs
-one before the barrier, the other after it) does not meet it. Other orders between blocks (a
-flag one block raises at gpu scope after its atomic, which another polls before its access)
-are not followed: such a pair is reported, though the PTX model orders it; gpu scope is the
-fix. Shared memory is the block's own, so any scope fits there; `.gpu` and `.sys` are atomic
-across blocks. (A `fence cta` in a lock that other blocks take is checks/memory.py's.) The
-report is at the atomic, with a note at the other block's access; an accepted one is listed
-by `syncc explain` with the reason block scope is enough.
+one before the barrier, the other after it) does not meet it, nor one that a hand-written
+hand-off orders after it (a flag raised after the atomic that the other's spin can take, directly
+or down a chain of hand-offs: races.ordered_by_hand, the race check's order; ScoR's HRD-indirect
+relay), whose fences checks/memory.py judges. Shared memory is the block's own, so any scope
+fits there; `.gpu` and `.sys` are atomic across blocks. (A `fence cta` in a lock that other
+blocks take is checks/memory.py's.) The report is at the atomic, with a note at the other
+block's access; an accepted one is listed by `syncc explain` with the reason block scope is
+enough.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from ...core.diagnostics import Note
 from ..analysis.blocks_meet import other_block_meets
 from ..analysis.facts import Facts
 from ..context import PassContext
+from .races import ordered_by_hand
 
 CODES = ("E0709",)      # what it reports (tests/ir/test_hazard_checks.py)
 
@@ -44,21 +46,25 @@ def check_atomic_scope(facts: Facts, ctx: PassContext) -> None:
         array = k.array(ins.ref.name)
         if array is None or array.space != "global" or array.kind == "state":
             continue
-        ordered = False         # a meeting that a grid barrier orders
+        ordered = None          # what orders a meeting: a grid barrier, a hand-off
         for other in accesses[ins.ref.name]:
             meeting = other_block_meets(facts, ins, other)
             if meeting is None:
                 continue
             if _sync_between(facts, syncs, ins, other) or _sync_between(facts, syncs, other, ins):
-                ordered = True
+                ordered = ordered or "on the other side of a grid barrier's `sync`"
+                continue
+            if ordered_by_hand(facts, ins, other) or ordered_by_hand(facts, other, ins):
+                ordered = ordered or "where a hand-off orders them (a flag raised after one access, polled " \
+                    "before the other)"
                 continue
             reported.add(ins.span)
             _report(facts, ctx, ins, other, meeting)
             break
         else:
             why = "the launch has one block" if facts.shape.blocks < 2 else \
-                "the other blocks touch its elements only on the other side of a grid barrier's `sync`" \
-                if ordered else "no thread of another block touches the elements it updates"
+                f"the other blocks touch its elements only {ordered}" if ordered else \
+                "no thread of another block touches the elements it updates"
             ctx.remark(k.name, "scope", f"`{_name(ins)}.cta` on `{ins.ref.name}`: block scope is enough, {why}",
                        ins.span)
 

@@ -66,7 +66,7 @@ from ..analysis.cfg import beyond
 from ..analysis.barrier_order import CROSS as OTHER_ROUND, NEXT, SAME, BarrierOrder
 from ..analysis.facts import Facts, explained_reads
 from ..analysis.hand_locks import hand_locks, section
-from ..analysis.hand_sync import hand_sync
+from ..analysis.hand_sync import constant_written, hand_sync, lets_through
 from ..analysis.permits import amounts
 from .held import LOCKABLE, held, lock_like
 from .retries import leaves_only_after
@@ -117,8 +117,8 @@ def check_races(facts: Facts, ctx: PassContext) -> None:
             continue
         kind = "write" if ins.op == "st" else "read" if ins.op == "ld" or ins.reads_only else "atomic"
         acc = _Access(ins, label, (label, i), kind, locks.get(id(ins), frozenset()), label in touched)
-        acc.after = frozenset(n for n, (after, _) in enumerate(spins) if label in after)
-        acc.before = frozenset(n for n, (_, before) in enumerate(spins) if label in before)
+        acc.after = frozenset(n for n, (after, _, _) in enumerate(spins) if label in after)
+        acc.before = frozenset(n for n, (_, before, _) in enumerate(spins) if label in before)
         by_array.setdefault((ins.ref.name, ins.ref.field), []).append(acc)
     order = {BLOCK: BarrierOrder(facts, "block"), WARP: BarrierOrder(facts, "warp")}
     reported: dict[str, list] = {}      # code → the spans reported (one report per statement)
@@ -247,7 +247,7 @@ def _lock_word(locks) -> str:
 _SYNCHRONIZED: dict[int, tuple] = {}      # id(kernel's blocks) → (blocks, hand locks, the answer)
 
 
-def _synchronized(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set]]]:
+def _synchronized(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set, set]]]:
     """The blocks that run before or after an operation that may synchronize threads of different
     blocks (the module's docstring lists them), where an access is taken as ordered with any other;
     and the two sides of each hand-written spin or branch on a polled word (_sides). The same for
@@ -265,7 +265,7 @@ def _synchronized(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[t
     return found
 
 
-def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set]]]:
+def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str], list[tuple[set, set, set]]]:
     """(the blocks synchronized as the module's docstring says; for each hand-written spin loop, and
     each branch on an atomic's or a `load_cg`'s result, the blocks after it and the blocks before a
     write of a word it reads: _sides)."""
@@ -273,7 +273,7 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
     lock_loops = {lock.loop.head for lock in hand}
     lock_atomics = {id(lock.acquire) for lock in hand} | {id(lock.release) for lock in hand}
     sync: set[str] = set()
-    sides: list[tuple[set, set]] = []
+    sides: list[tuple] = []
     memo: dict = {}
     for b in k.blocks:
         if b.label not in cfg.reachable:
@@ -290,7 +290,8 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
             stop = cfg.ipdom(b.label)
             region = cfg.reach([term.if_true, term.if_false], stop=stop)
             # (an `if` without `else`: its body is entered on true, the test that can stay open)
-            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None, memo))
+            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None, memo)
+                         + (read,))
     for loop in facts.loops:
         if loop.head in lock_loops or loop.head in facts.space.counted:
             continue
@@ -299,30 +300,68 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
         polled = {x.ref.name for inside, _ in exits for x in facts.sources(cfg.blocks[inside].term.cond)
                   if (x.op == "ld" or x.info.group == "atomic") and x.ref is not None}
         if polled:
-            sides.append(_sides(facts, beyond(loop.blocks, cfg.succs), polled, exits, memo))
+            sides.append(_sides(facts, beyond(loop.blocks, cfg.succs), polled, exits, memo) + (polled,))
+    sides = _chained(sides)
     if not sync:
         return set(), sides
     return sync | beyond(sync, cfg.succs) | beyond(sync, cfg.preds), sides
 
 
-def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> tuple[set, set]:
+def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> tuple[set, set, set]:
     """(the blocks after a spin loop or a branch on what it read, the blocks before a write of a word
-    it reads). An access of the first kind in one thread is ordered after one of the second kind in
-    another (the write can be what the spin waited for, what the branch saw). Where no write can
-    close the way (each stores a value the tests let through: `lk[c] = 0` beside `while
-    load_cg(lk[c]) != 0 {}`, a lock whose taking is missing), threads pass together: what comes
-    after is not on the writers' side. `tests`: (block, the test's value that lets through), or
-    None where that is not known."""
-    key = frozenset(read)
+    it reads that can let it through, those writes' blocks). An access of the first kind in one
+    thread is ordered after one of the second kind in another (the write can be what the spin
+    waited for, what the branch saw). A write of a constant the tests do not let through is not
+    one (hand_sync.lets_through: `while atomic_add(f[0], 0) != 2 {}` waits for a 2, and a 1 written
+    after an access orders nothing for it). Where no write can close the way (each stores a value
+    the tests let through: `lk[c] = 0` beside `while load_cg(lk[c]) != 0 {}`, a lock whose taking
+    is missing), threads pass together: what comes after is not on the writers' side. `tests`:
+    (block, the test's value that lets through), or None where that is not known."""
+    key = (frozenset(read), tuple(tests) if tests else None)
     if key not in memo:          # (many branches read one word: its writers' side is found once)
-        writers = {facts.where[id(ins)][0] for _, _, ins in facts.k.instructions()
-                   if ins.ref is not None and ins.ref.name in read and (
-                       ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only)}
-        memo[key] = writers | beyond(writers, facts.cfg.preds)
-    before = memo[key]
+        writers = set()
+        for _, _, ins in facts.k.instructions():
+            if ins.ref is None or ins.ref.name not in read or not (
+                    ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only):
+                continue
+            value = constant_written(ins) if tests else None
+            if value is None or lets_through(facts, tests, ins.ref.name, value):
+                writers.add(facts.where[id(ins)][0])
+        memo[key] = writers, writers | beyond(writers, facts.cfg.preds)
+    writers, before = memo[key]
     if tests and _never_closes(facts, tests, read):
         before = before - after        # (a new set: the memo keeps the whole side)
-    return after, before
+    return after, before, writers
+
+
+def _chained(sides: list[tuple[set, set, set, set]]) -> list[tuple[set, set, set]]:
+    """(after, before, the words it reads) of each spin or branch, with hand-offs chained: where a write that one lets
+    through comes after another spin, what comes before the writes that spin takes is before it too
+    (ScoR's HRF-indirect relays: block 0's thread 0 raises 1 for its thread 32, which raises 2
+    for block 1; block 1 is after thread 0's write, through thread 32)."""
+    befores = [set(before) for _, before, _, _ in sides]
+    changed = True
+    while changed:
+        changed = False
+        for n, (_, _, writers, _) in enumerate(sides):
+            for m, (after, _, _, _) in enumerate(sides):
+                if m != n and writers & after and not befores[m] <= befores[n]:
+                    befores[n] |= befores[m]
+                    changed = True
+    return [(after, before, read) for (after, _, _, read), before in zip(sides, befores)]
+
+
+def ordered_by_hand(facts: Facts, first: Instr, second: Instr) -> bool:
+    """Does `second` come after a hand-written spin, or a branch on a polled word, that a write made
+    after `first` can let through, directly or down a chain of hand-offs (_sides, _chained), on
+    words neither accesses? Then the hand-off orders them across blocks (its fences are
+    checks/memory.py's); an access to the polled word is part of the hand-off, not ordered by it."""
+    hand = hand_locks(facts)
+    _, holds = _locksets(facts, hand)
+    _, spins = _synchronized(facts, hand, holds)
+    first_label, second_label = facts.where[id(first)][0], facts.where[id(second)][0]
+    words = {first.ref.name, second.ref.name}
+    return any(first_label in before and second_label in after and not words & read for after, before, read in spins)
 
 
 def _never_closes(facts: Facts, tests, read: set[str]) -> bool:
