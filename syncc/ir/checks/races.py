@@ -335,10 +335,10 @@ def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> 
 
 
 def _chained(sides: list[tuple[set, set, set, set]]) -> list[tuple[set, set, set]]:
-    """(after, before, the words it reads) of each spin or branch, with hand-offs chained: where a write that one lets
-    through comes after another spin, what comes before the writes that spin takes is before it too
-    (ScoR's HRF-indirect relays: block 0's thread 0 raises 1 for its thread 32, which raises 2
-    for block 1; block 1 is after thread 0's write, through thread 32)."""
+    """(after, before, the words it reads) of each spin or branch, with hand-offs chained: where a
+    write that one lets through comes after another spin, what comes before the writes that spin
+    takes is before it too (ScoR's HRF-indirect relays: block 0's thread 0 raises 1 for its
+    thread 32, which raises 2 for block 1; block 1 is after thread 0's write, through thread 32)."""
     befores = [set(before) for _, before, _, _ in sides]
     changed = True
     while changed:
