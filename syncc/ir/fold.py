@@ -18,17 +18,20 @@ from typing import Callable
 from ..core import floats
 from ..core.types import ScalarType
 from ..frontend.consts import c_div, c_rem
+from .ops import COMPARE
 
 
-_COMPARE = {"cmp.eq": operator.eq, "cmp.ne": operator.ne, "cmp.lt": operator.lt, "cmp.le": operator.le,
-            "cmp.gt": operator.gt, "cmp.ge": operator.ge}
+# `x OP x` for any integer x (a float may be a NaN, which equals nothing): comparisons of a value
+# with itself, which a skip-lock edit (`if my == my`) or a macro leaves behind
+SAME_OPERANDS = {"cmp.eq": True, "cmp.le": True, "cmp.ge": True, "cmp.ne": False, "cmp.lt": False,
+                 "cmp.gt": False, "sub": 0, "xor": 0}
 
 INTEGER: dict[str, Callable] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
     "div": lambda a, b: c_div(a, b) if b else None, "rem": lambda a, b: c_rem(a, b) if b else None,
     "and": operator.and_, "or": operator.or_, "xor": operator.xor, "min": min, "max": max,
     "neg": operator.neg, "not": lambda a: not a if isinstance(a, bool) else ~a,
-    **_COMPARE,
+    **COMPARE,
 }
 FLOAT: dict[str, Callable] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -39,7 +42,7 @@ FLOAT: dict[str, Callable] = {
     "floor": lambda a: math.copysign(float(math.floor(a)), a) if math.isfinite(a) else a,
     "ceil": lambda a: math.copysign(float(math.ceil(a)), a) if math.isfinite(a) else a,
     "trunc": lambda a: math.copysign(float(math.trunc(a)), a) if math.isfinite(a) else a,
-    **_COMPARE,
+    **COMPARE,
 }
 
 
@@ -47,6 +50,11 @@ def fold(op: str, t: ScalarType, values) -> object | None:
     """The value of `op` on constant operands of type t, or None where it does not fold."""
     fn = (FLOAT if t.is_float else INTEGER).get(op)
     return None if fn is None else fn(*values)
+
+
+def fold_same(op: str, t: ScalarType) -> object | None:
+    """The value of `op` on one integer operand given twice (`x == x`), or None."""
+    return None if t.is_float else SAME_OPERANDS.get(op)
 
 
 def bitcast(value, src: ScalarType, dst: ScalarType):

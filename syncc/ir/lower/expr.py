@@ -13,7 +13,7 @@ from ...core import mathlib
 from ...core.types import BOOL, F64, FLOAT_LIT, I32, I64, INT_LIT, U32, ArrayType, PrimType, ScalarType
 from ...frontend import ast as A
 from ...frontend.consts import NotConstant, fold
-from ..fold import bitcast, fold as fold_op
+from ..fold import bitcast, fold as fold_op, fold_same
 from ...frontend.symbols import Symbol
 from ..inlined import through_call
 from ...core.records import RecordType
@@ -138,9 +138,14 @@ class ExpressionLowering:
         return self.binop_into(dest, BINARY[op], t, a, b, span=e.span)
 
     def binop_into(self, dest, op, t, *args, span=None):
-        """Emit `op` (folding it when every operand is an immediate)."""
+        """Emit `op` (folding it when every operand is an immediate, or an integer register given
+        twice: `x == x`)."""
         if all(isinstance(a, Imm) for a in args):
             value = fold_op(op, args[0].type, [a.value for a in args])
+            if value is not None:
+                return imm(value, t)
+        if len(args) == 2 and isinstance(args[0], Reg) and args[0] == args[1]:
+            value = fold_same(op, args[0].type)
             if value is not None:
                 return imm(value, t)
         if dest is not None and dest.type == t:
