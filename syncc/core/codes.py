@@ -126,6 +126,7 @@ CODES: dict[str, str] = {
     "E0730": "data a lock guards, accessed by another thread without it",
     "E0731": "plain stores to one location from several threads, unordered",
     "E0732": "a plain read beside another thread's plain store, unordered",
+    "E0733": "a wait whose value another store can replace unseen",
     # the Fermi SASS emitter (--target fermi-sass / fermi-sim)
     "E0801": "not supported on Fermi SASS",
     # running a program (syncc run)

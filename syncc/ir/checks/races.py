@@ -411,6 +411,33 @@ def _synchronizes(k, ins: Instr) -> bool:
     return not (prim.kind == "barrier" and prim.granularity != "grid")     # a block's or a warp's: BarrierOrder
 
 
+def unordered_stores(facts: Facts, first: Instr, second: Instr):
+    """(row of first's thread, row of second's, element, relation) of two instances of two stores
+    (plain, or an atomic exchange) of different values that touch one element in different threads
+    with nothing ordering them, by this check's order (syncc's primitives, hand-offs, a block's
+    barriers by phase, a warp's collectives); None where none can meet so, or where it cannot be
+    known. Locks are left out: a lock keeps the two apart, not in an order."""
+    hand = hand_locks(facts)
+    _, holds = _locksets(facts, hand)
+    touched, spins = _synchronized(facts, hand, holds)
+    a, b = (_Access(ins, facts.where[id(ins)][0], facts.where[id(ins)], "write", frozenset(),
+                    facts.where[id(ins)][0] in touched) for ins in (first, second))
+    for acc in (a, b):
+        acc.after = frozenset(n for n, (after, _, _) in enumerate(spins) if acc.label in after)
+        acc.before = frozenset(n for n, (_, before, _) in enumerate(spins) if acc.label in before)
+    if a.synced or b.synced or a.after & b.before or b.after & a.before:
+        return None
+    if "races.order" not in facts.memo:
+        facts.memo["races.order"] = {BLOCK: BarrierOrder(facts, "block"), WARP: BarrierOrder(facts, "warp")}
+    order = facts.memo["races.order"]
+    relations = {CROSS, BLOCK, WARP}
+    if facts.k.array(a.name).space == "shared":
+        relations.discard(CROSS)            # each block its own
+    rounds = _unordered_rounds(order, a, b, relations)
+    relations -= {r for r, left in rounds.items() if not left}
+    return _meeting(facts, order, a, b, relations, True, rounds) if relations else None
+
+
 # ---- which accesses meet -----------------------------------------------------------------------
 
 def _judge(facts: Facts, order: dict, a: _Access, b: _Access, reported: dict, ctx: PassContext,

@@ -46,6 +46,7 @@ from ..analysis.launches import DeclaredConfiguration
 from ..checks.counts import check_counts
 from ..checks.data_params import data_only_params
 from ..checks.lock_scope import check_lock_scope
+from ..checks.lost_wakeups import check_lost_wakeups
 from ..checks.locks import check_locks
 from ..checks.memory import check_memory_order
 from ..checks.phases import check_phases
@@ -60,7 +61,7 @@ CHECKS = (check_bounds, check_collectives, check_residency, check_phases, check_
           check_channels, check_waits, check_waits_for, check_drained_gets, check_counts,
           check_counting_barriers, check_closes,
           check_queue_parties, check_range_puts, check_schedule, check_memory_order,
-          check_atomic_scope, check_races)
+          check_atomic_scope, check_races, check_lost_wakeups)
 
 
 @dataclass
