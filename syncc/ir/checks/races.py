@@ -70,6 +70,7 @@ from ..analysis.hand_sync import constant_written, hand_sync, lets_through
 from ..analysis.permits import amounts
 from .held import LOCKABLE, held, lock_like
 from .retries import leaves_only_after
+from .waits import word_keys
 
 CODES = ("E0730", "E0731", "E0732")      # what it reports (tests/ir/test_hazard_checks.py)
 
@@ -290,8 +291,8 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
             stop = cfg.ipdom(b.label)
             region = cfg.reach([term.if_true, term.if_false], stop=stop)
             # (an `if` without `else`: its body is entered on true, the test that can stay open)
-            sides.append(_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None, memo)
-                         + (read,))
+            sides.append((_sides(facts, region, read, [(b.label, True)] if term.if_false == stop else None, memo),
+                          read))
     for loop in facts.loops:
         if loop.head in lock_loops or loop.head in facts.space.counted:
             continue
@@ -300,55 +301,101 @@ def _synchronized_blocks(facts: Facts, hand, holds: set[int]) -> tuple[set[str],
         polled = {x.ref.name for inside, _ in exits for x in facts.sources(cfg.blocks[inside].term.cond)
                   if (x.op == "ld" or x.info.group == "atomic") and x.ref is not None}
         if polled:
-            sides.append(_sides(facts, beyond(loop.blocks, cfg.succs), polled, exits, memo) + (polled,))
-    sides = _chained(sides)
+            sides.append((_sides(facts, beyond(loop.blocks, cfg.succs), polled, exits, memo), polled))
+    sides = _chained(facts, sides)
     if not sync:
         return set(), sides
     return sync | beyond(sync, cfg.succs) | beyond(sync, cfg.preds), sides
 
 
-def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> tuple[set, set, set]:
-    """(the blocks after a spin loop or a branch on what it read, the blocks before a write of a word
-    it reads that can let it through, those writes' blocks). An access of the first kind in one
-    thread is ordered after one of the second kind in another (the write can be what the spin
-    waited for, what the branch saw). A write of a constant the tests do not let through is not
-    one (hand_sync.lets_through: `while atomic_add(f[0], 0) != 2 {}` waits for a 2, and a 1 written
-    after an access orders nothing for it). Where no write can close the way (each stores a value
-    the tests let through: `lk[c] = 0` beside `while load_cg(lk[c]) != 0 {}`, a lock whose taking
-    is missing), threads pass together: what comes after is not on the writers' side. `tests`:
-    (block, the test's value that lets through), or None where that is not known."""
+class _Side(NamedTuple):
+    """A spin's or a branch's two sides, before chaining (_sides, _chained)."""
+    after: set                # the blocks after it
+    loose: frozenset          # the blocks of writes it may take, any one of which may be what it saw
+    exact: tuple              # the blocks of the stores of values it leaves on, each from one thread
+    shut: bool                # no write can close its way: what comes after is not on the writers' side
+
+
+def _sides(facts: Facts, after: set[str], read: set[str], tests, memo: dict) -> _Side:
+    """The writes a spin loop or a branch on what it read can take. An access after it in one
+    thread is ordered after an access in another before such a write (the write can be what the
+    spin waited for, what the branch saw): any write of a word it reads whose value is not a
+    constant (an atomic add: `loose`, any one suffices), and the stores of constants its tests let
+    through (hand_sync.lets_through: `while atomic_add(f[0], 0) != 2 {}` waits for a 2, and a 1
+    written after an access orders nothing for it), where an access must come before each of them
+    (`exact`: the spin ends on whichever comes; _chained). Where two threads store such a value to
+    one element, it orders after neither (_one_thread_each). Where no write can close the way
+    (each stores a value the tests let through: `lk[c] = 0` beside `while load_cg(lk[c]) != 0 {}`,
+    a lock whose taking is missing), threads pass together: what comes after is not on the writers'
+    side. `tests`: (block, the test's value that lets through), or None where that is not known."""
     key = (frozenset(read), tuple(tests) if tests else None)
-    if key not in memo:          # (many branches read one word: its writers' side is found once)
-        writers = set()
+    if key not in memo:          # (many branches read one word: its writers are found once)
+        loose, taken = set(), []
         for _, _, ins in facts.k.instructions():
             if ins.ref is None or ins.ref.name not in read or not (
                     ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only):
                 continue
             value = constant_written(ins) if tests else None
-            if value is None or lets_through(facts, tests, ins.ref.name, value):
-                writers.add(facts.where[id(ins)][0])
-        memo[key] = writers, writers | beyond(writers, facts.cfg.preds)
-    writers, before = memo[key]
-    if tests and _never_closes(facts, tests, read):
-        before = before - after        # (a new set: the memo keeps the whole side)
-    return after, before, writers
+            if value is None:
+                loose.add(facts.where[id(ins)][0])
+            elif lets_through(facts, tests, ins.ref.name, value):
+                taken.append(ins)
+        exact = tuple(sorted({facts.where[id(ins)][0] for ins in taken})) if _one_thread_each(facts, taken) else ()
+        memo[key] = frozenset(loose), exact
+    loose, exact = memo[key]
+    return _Side(after, loose, exact, bool(tests) and _never_closes(facts, tests, read))
 
 
-def _chained(sides: list[tuple[set, set, set, set]]) -> list[tuple[set, set, set]]:
-    """(after, before, the words it reads) of each spin or branch, with hand-offs chained: where a
-    write that one lets through comes after another spin, what comes before the writes that spin
-    takes is before it too (ScoR's HRF-indirect relays: block 0's thread 0 raises 1 for its
-    thread 32, which raises 2 for block 1; block 1 is after thread 0's write, through thread 32)."""
-    befores = [set(before) for _, before, _, _ in sides]
+def _one_thread_each(facts: Facts, stores: list[Instr]) -> bool:
+    """Does each element get each of these stores from one thread at most (yes where an index is
+    not known)? Where two threads store a value a spin leaves on to one element by one instruction,
+    the spin ends on either store, and the check, which tells threads apart by the blocks of code
+    they run, cannot name which (two publishers raising one flag)."""
+    for ins in stores:
+        first: dict = {}
+        keys = word_keys(facts, facts.where[id(ins)][0], ins)
+        if keys is None or keys[1] is None:
+            continue
+        rows, elements, symbolic = keys
+        for row, element in zip(rows, elements):
+            if first.setdefault((element, symbolic), row) != row:
+                return False
+    return True
+
+
+def _chained(facts: Facts, sides: list[tuple[_Side, set]]) -> list[tuple[set, set, set]]:
+    """(after, before, the words it reads) of each spin or branch: before it, the blocks that come
+    before any of its loose writes, or before each of its exact ones (_sides), with hand-offs
+    chained: where a write one takes comes after another spin, what comes before that spin comes
+    before the write too (ScoR's HRF-indirect relays: block 0's thread 0 raises 1 for its thread 32,
+    which raises 2 for block 1; block 1 is after thread 0's write, through thread 32)."""
+    preds, reach = facts.cfg.preds, {}
+
+    def before_write(label: str, befores: list) -> set:
+        if label not in reach:
+            reach[label] = {label} | beyond({label}, preds)
+        out = set(reach[label])
+        for (side, _), known in zip(sides, befores):
+            if label in side.after:
+                out |= known
+        return out
+
+    befores: list[set] = [set() for _ in sides]
     changed = True
     while changed:
         changed = False
-        for n, (_, _, writers, _) in enumerate(sides):
-            for m, (after, _, _, _) in enumerate(sides):
-                if m != n and writers & after and not befores[m] <= befores[n]:
-                    befores[n] |= befores[m]
-                    changed = True
-    return [(after, before, read) for (after, _, _, read), before in zip(sides, befores)]
+        for n, (side, _) in enumerate(sides):
+            new = set()
+            for label in side.loose:
+                new |= before_write(label, befores)
+            if side.exact:
+                new |= set.intersection(*(before_write(label, befores) for label in side.exact))
+            if side.shut:
+                new -= side.after
+            if not new <= befores[n]:
+                befores[n] |= new
+                changed = True
+    return [(side.after, before, read) for (side, read), before in zip(sides, befores)]
 
 
 def ordered_by_hand(facts: Facts, first: Instr, second: Instr) -> bool:
