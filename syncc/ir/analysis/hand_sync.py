@@ -64,6 +64,21 @@ def constant_written(ins: Instr):
     return None
 
 
+def compares_with_constant(facts, label: str) -> bool:
+    """Is the branch that ends block `label` a comparison of a memory read with a constant (what
+    lets_through judges exactly)?"""
+    term = facts.cfg.blocks[label].term
+    test = facts.def_of(term.cond) if isinstance(term, Branch) else None
+    if test is None or test.op not in COMPARE:
+        return False
+    x, y = test.args
+    if isinstance(x, Imm):
+        x, y = y, x
+    read = facts.def_of(x)
+    return isinstance(y, Imm) and read is not None and read.ref is not None and \
+        (read.op == "ld" or read.info.group == "atomic")
+
+
 def lets_through(facts, tests, word: str, value) -> bool:
     """Can the branches `tests` ((block, the condition's value that lets a thread through): a spin's
     exits, an `if` on a polled word) let a thread through on reading `value` from `word`? Only

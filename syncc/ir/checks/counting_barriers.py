@@ -1,9 +1,13 @@
-"""Hand-written counting barriers that their launch cannot complete.
+"""Hand-written counting barriers and flags that their launch cannot complete.
 
     E0705  a spin that leaves once a word of a global array reaches a bound (`while
            load_cg(cnt[0]) < 128 { }`), where every write of the array is an atomic add of a
            constant of 1 or more (the count only grows), and the adds of the whole launch to the
-           word sum to less than the bound some waiting instance needs
+           word sum to less than the bound some waiting instance needs; or a spin on a flag
+           (every exit compares what it read with constants) that 0 does not let through, where
+           every write of the array stores a constant and none that lets it through reaches the
+           element a waiting instance polls (`while atomic_add(f[0], 0) != 2 { }` and no thread of
+           the launch stores a 2: the block that would is not launched)
 
 Counting from 0, the value a host's `zeros` gives the word, such a wait never ends (a grid
 barrier written by hand, launched with fewer blocks than its bound counts). The adds are counted
@@ -19,6 +23,7 @@ from ..context import PassContext
 from ..nodes import Imm, Instr, Reg
 from ..ops import NEGATED, SWAPPED
 from ..analysis.facts import Facts, reported_waits
+from ..analysis.hand_sync import compares_with_constant, constant_written, lets_through
 from .bounds import rounds_shown
 from .waits import spin_loop, spin_loops, word_keys
 
@@ -33,6 +38,59 @@ _LEAVES_AT = {"cmp.ge": 0, "cmp.gt": 1, "cmp.eq": 0}
 
 def check_counting_barriers(facts: Facts, ctx: PassContext) -> None:
     reported = reported_waits(facts)
+    _check_counts(facts, ctx, reported)
+    _check_flags(facts, ctx, reported)
+
+
+def _check_flags(facts: Facts, ctx: PassContext, reported: set) -> None:
+    """E0705 for a flag no store of the launch raises to a value its spin leaves on (module
+    docstring). Counting from 0, as for the counts."""
+    k = facts.k
+    if not facts.threads.every_block:
+        return                          # (a sample of the blocks: a store may be in one left out)
+    for w in spin_loops(facts):
+        array = k.array(w.site.ref.name)
+        loop = spin_loop(facts, w)
+        if id(w.site) in reported or array is None or array.space != "global" or loop is None:
+            continue
+        tests = [(inside, facts.cfg.blocks[inside].term.if_true not in loop.blocks) for inside, _ in loop.exits]
+        word = w.site.ref.name
+        if not all(compares_with_constant(facts, label) for label, _ in tests) or lets_through(facts, tests, word, 0):
+            continue
+        writes = [(b.label, ins) for b, _, ins in k.instructions() if ins.ref is not None and ins.ref.name == word
+                  and (ins.op == "st" or ins.info.group == "atomic" and not ins.reads_only)]
+        if any(constant_written(ins) is None for _, ins in writes):
+            continue                    # (a value computed at run time may be any)
+        waiters = word_keys(facts, w.label, w.site)
+        if waiters is None or waiters[1] is None or not _surely_waits(facts, w):
+            continue
+        raised: set = set()
+        for label, ins in writes:
+            if not lets_through(facts, tests, word, constant_written(ins)):
+                continue
+            found = word_keys(facts, label, ins)
+            if found is None or found[1] is None or found[2] != waiters[2]:
+                raised = None
+                break
+            raised |= set(found[1])
+        if raised is None:
+            continue
+        rows, keys, _ = waiters
+        for n, (row, key) in enumerate(zip(rows, keys)):
+            if key not in raised:
+                reported.add(id(w.site))
+                t = facts.threads.describe(row) + " " + rounds_shown(facts, facts.instances(w.label), n)
+                name = f"`{word}`" if not isinstance(key, int) else f"`{word}[{key}]`"
+                ctx.sink.error(
+                    "E0705", f"{t.rstrip()} waits here for {name} to hold a value it leaves on, but no store of "
+                    "this launch writes one there: counting from 0, the wait never ends", w.site.span,
+                    help="store the value the wait leaves on from a thread the launch runs, or launch the "
+                         "threads that store it")
+                break
+
+
+def _check_counts(facts: Facts, ctx: PassContext, reported: set) -> None:
+    """E0705 for a count that the launch's adds cannot bring to its bound (module docstring)."""
     k = facts.k
     for w in spin_loops(facts):
         array = k.array(w.site.ref.name)

@@ -18,10 +18,8 @@ from __future__ import annotations
 from ...core.diagnostics import Note
 from ..analysis.facts import Facts
 from ..analysis.hand_locks import hand_locks
-from ..analysis.hand_sync import constant_written, lets_through
+from ..analysis.hand_sync import compares_with_constant, constant_written, lets_through
 from ..context import PassContext
-from ..nodes import Branch, Imm
-from ..ops import COMPARE
 from .races import unordered_stores
 from .waits import spin_loop, spin_loops
 
@@ -37,7 +35,7 @@ def check_lost_wakeups(facts: Facts, ctx: PassContext) -> None:
         if word in lock_words or loop is None:
             continue
         tests = [(inside, facts.cfg.blocks[inside].term.if_true not in loop.blocks) for inside, _ in loop.exits]
-        if not all(_judged(facts, label) for label, _ in tests):
+        if not all(compares_with_constant(facts, label) for label, _ in tests):
             continue
         stores = [ins for b, _, ins in facts.k.instructions() if ins.ref is not None and ins.ref.name == word
                   and b.label not in loop.blocks and constant_written(ins) is not None]
@@ -51,21 +49,6 @@ def check_lost_wakeups(facts: Facts, ctx: PassContext) -> None:
                     told.add(id(closing))
                     _report(facts, ctx, wait, waking, closing, found)
                     break
-
-
-def _judged(facts: Facts, label: str) -> bool:
-    """Is the exit's test a comparison of a memory read with a constant (what lets_through judges
-    exactly)?"""
-    term = facts.cfg.blocks[label].term
-    test = facts.def_of(term.cond) if isinstance(term, Branch) else None
-    if test is None or test.op not in COMPARE:
-        return False
-    x, y = test.args
-    if isinstance(x, Imm):
-        x, y = y, x
-    read = facts.def_of(x)
-    return isinstance(y, Imm) and read is not None and read.ref is not None and \
-        (read.op == "ld" or read.info.group == "atomic")
 
 
 def _report(facts: Facts, ctx: PassContext, wait, waking, closing, found) -> None:
