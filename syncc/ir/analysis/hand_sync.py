@@ -64,19 +64,27 @@ def constant_written(ins: Instr):
     return None
 
 
-def compares_with_constant(facts, label: str) -> bool:
-    """Is the branch that ends block `label` a comparison of a memory read with a constant (what
-    lets_through judges exactly)?"""
+def _constant_test(facts, label: str):
+    """(the read, comparison, constant) of the branch that ends block `label` where it compares a
+    memory read with a constant (`read OP constant`, operands put in that order); else None."""
     term = facts.cfg.blocks[label].term
     test = facts.def_of(term.cond) if isinstance(term, Branch) else None
     if test is None or test.op not in COMPARE:
-        return False
-    x, y = test.args
+        return None
+    (x, y), op = test.args, test.op
     if isinstance(x, Imm):
-        x, y = y, x
+        x, y, op = y, x, SWAPPED[op]
     read = facts.def_of(x)
-    return isinstance(y, Imm) and read is not None and read.ref is not None and \
-        (read.op == "ld" or read.info.group == "atomic")
+    if not isinstance(y, Imm) or read is None or read.ref is None or \
+            not (read.op == "ld" or read.info.group == "atomic"):
+        return None
+    return read, op, y.value
+
+
+def compares_with_constant(facts, label: str) -> bool:
+    """Is the branch that ends block `label` a comparison of a memory read with a constant (what
+    lets_through judges exactly)?"""
+    return _constant_test(facts, label) is not None
 
 
 def lets_through(facts, tests, word: str, value) -> bool:
@@ -86,17 +94,11 @@ def lets_through(facts, tests, word: str, value) -> bool:
     lets through a 2, never a 1); a test of another word lets nothing of `word` through; any other
     test may let anything through."""
     for label, through in tests:
-        test = facts.def_of(facts.cfg.blocks[label].term.cond)
-        if test is None or test.op not in COMPARE:
+        found = _constant_test(facts, label)
+        if found is None:
             return True
-        (x, y), op = test.args, test.op
-        if isinstance(x, Imm):
-            x, y, op = y, x, SWAPPED[op]
-        read = facts.def_of(x)
-        if not isinstance(y, Imm) or read is None or read.ref is None or \
-                not (read.op == "ld" or read.info.group == "atomic"):
-            return True
-        if read.ref.name == word and COMPARE[op](value, y.value) == through:
+        read, op, const = found
+        if read.ref.name == word and COMPARE[op](value, const) == through:
             return True
     return False
 

@@ -398,14 +398,22 @@ def _chained(facts: Facts, sides: list[tuple[_Side, set]]) -> list[tuple[set, se
     return [(side.after, before, read) for (side, read), before in zip(sides, befores)]
 
 
+def _hand_order(facts: Facts) -> tuple[set[str], list[tuple[set, set, set]]]:
+    """_synchronized for the kernel's own hand-written locks and semaphore holds, found once per
+    Facts for the checks that ask about pairs (ordered_by_hand, unordered_stores)."""
+    if "races.hand_order" not in facts.memo:
+        hand = hand_locks(facts)
+        _, holds = _locksets(facts, hand)
+        facts.memo["races.hand_order"] = _synchronized(facts, hand, holds)
+    return facts.memo["races.hand_order"]
+
+
 def ordered_by_hand(facts: Facts, first: Instr, second: Instr) -> bool:
     """Does `second` come after a hand-written spin, or a branch on a polled word, that a write made
     after `first` can let through, directly or down a chain of hand-offs (_sides, _chained), on
     words neither accesses? Then the hand-off orders them across blocks (its fences are
     checks/memory.py's); an access to the polled word is part of the hand-off, not ordered by it."""
-    hand = hand_locks(facts)
-    _, holds = _locksets(facts, hand)
-    _, spins = _synchronized(facts, hand, holds)
+    _, spins = _hand_order(facts)
     first_label, second_label = facts.where[id(first)][0], facts.where[id(second)][0]
     words = {first.ref.name, second.ref.name}
     return any(first_label in before and second_label in after and not words & read for after, before, read in spins)
@@ -464,9 +472,7 @@ def unordered_stores(facts: Facts, first: Instr, second: Instr):
     with nothing ordering them, by this check's order (syncc's primitives, hand-offs, a block's
     barriers by phase, a warp's collectives); None where none can meet so, or where it cannot be
     known. Locks are left out: a lock keeps the two apart, not in an order."""
-    hand = hand_locks(facts)
-    _, holds = _locksets(facts, hand)
-    touched, spins = _synchronized(facts, hand, holds)
+    touched, spins = _hand_order(facts)
     a, b = (_Access(ins, facts.where[id(ins)][0], facts.where[id(ins)], "write", frozenset(),
                     facts.where[id(ins)][0] in touched) for ins in (first, second))
     for acc in (a, b):
